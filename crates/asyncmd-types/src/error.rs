@@ -1,0 +1,203 @@
+//! Error codes, message ids and the error type every layer returns.
+
+/// The HRESULT-like class of an error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    /// `E_FAIL`: the call is valid but cannot be carried out (e.g. the fallback cannot lower it).
+    Fail,
+    /// `E_INVALIDARG`: the call breaks an API rule.
+    InvalidArg,
+    /// `E_OUTOFMEMORY`: an allocation failed.
+    OutOfMemory,
+    /// `DXGI_ERROR_UNSUPPORTED`: the device or feature does not exist here.
+    Unsupported,
+}
+
+/// Severity of a debug message (`D3D12_MESSAGE_SEVERITY`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MessageSeverity {
+    /// Memory may be corrupted.
+    Corruption,
+    /// An error.
+    Error,
+    /// A warning.
+    Warning,
+    /// Information.
+    Info,
+    /// Other messages.
+    Message,
+}
+
+/// Category of a debug message (`D3D12_MESSAGE_CATEGORY`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MessageCategory {
+    /// Set by the application.
+    ApplicationDefined,
+    /// Anything else.
+    Miscellaneous,
+    /// Device and object creation.
+    Initialization,
+    /// Object destruction.
+    Cleanup,
+    /// Pipeline and resource description checks.
+    StateCreation,
+    /// Setting state on a command list.
+    StateSetting,
+    /// Reading state.
+    StateGetting,
+    /// Copies, clears, resolves and barriers.
+    ResourceManipulation,
+    /// Recording and execution.
+    Execution,
+}
+
+macro_rules! message_ids {
+    ($($(#[$doc:meta])* $name:ident => $category:ident,)*) => {
+        /// Identifies a debug message (`D3D12_MESSAGE_ID`), named as in D3D12 where it has one.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum MessageId {
+            $($(#[$doc])* $name,)*
+        }
+
+        impl MessageId {
+            /// The category messages with this id belong to.
+            pub fn category(self) -> MessageCategory {
+                match self {
+                    $(MessageId::$name => MessageCategory::$category,)*
+                }
+            }
+        }
+    };
+}
+
+message_ids! {
+    /// The fallback cannot lower an Async Command (`D3D12_MESSAGE_ID_ASYNC_COMMANDS_FALLBACK_UNSUPPORTED`).
+    AsyncCommandsFallbackUnsupported => Execution,
+    /// Invalid `ResolveQueryData` parameters (`RESOLVE_QUERY_DATA_INVALID_PARAMETERS`).
+    ResolveQueryDataInvalidParameters => ResourceManipulation,
+    /// Invalid device creation (settings, singleton rule).
+    CreateDeviceInvalidArgs => Initialization,
+    /// An invalid resource description.
+    CreateResourceInvalidDesc => StateCreation,
+    /// An invalid heap or placement.
+    CreateResourceInvalidHeap => StateCreation,
+    /// An invalid query heap description.
+    CreateQueryHeapInvalidParameters => StateCreation,
+    /// An invalid pipeline or root signature.
+    CreatePipelineStateInvalid => StateCreation,
+    /// An invalid view description.
+    CreateViewInvalidDesc => StateCreation,
+    /// An invalid descriptor handle.
+    InvalidDescriptorHandle => StateSetting,
+    /// A command not allowed on this command list type.
+    CommandListTypeMismatch => Execution,
+    /// A command recorded on a closed list, or a close of a closed list.
+    CommandListClosed => Execution,
+    /// A command list used while open, or executed while not closed.
+    CommandListNotClosed => Execution,
+    /// Reset of a list whose allocator is used by another recording list.
+    CommandAllocatorInUse => Execution,
+    /// Reset of an allocator whose work the GPU may still be using.
+    CommandAllocatorResetWhileInFlight => Execution,
+    /// Invalid `CopyBufferRegion` parameters.
+    CopyBufferRegionInvalidParameters => ResourceManipulation,
+    /// Invalid `CopyTextureRegion` parameters.
+    CopyTextureRegionInvalidParameters => ResourceManipulation,
+    /// Invalid `CopyResource` parameters.
+    CopyResourceInvalidParameters => ResourceManipulation,
+    /// Invalid `CopyTiles` parameters.
+    CopyTilesInvalidParameters => ResourceManipulation,
+    /// Invalid `ResolveSubresourceRegion` parameters.
+    ResolveSubresourceInvalidParameters => ResourceManipulation,
+    /// Invalid `ClearRenderTargetView` parameters.
+    ClearRenderTargetViewInvalidParameters => ResourceManipulation,
+    /// Invalid `ClearDepthStencilView` parameters.
+    ClearDepthStencilViewInvalidParameters => ResourceManipulation,
+    /// An invalid barrier (sync/access/layout combination, queue rule, range).
+    IncompatibleBarrierValues => ResourceManipulation,
+    /// A barrier's `LayoutBefore` does not match the subresource's layout.
+    IncompatibleBarrierLayout => ResourceManipulation,
+    /// A resource accessed in a layout that does not allow the access.
+    InvalidSubresourceLayout => ResourceManipulation,
+    /// A subresource index out of range.
+    InvalidSubresourceIndex => ResourceManipulation,
+    /// An invalid query begin, end or heap use.
+    QueryInvalidParameters => Execution,
+    /// Invalid predication.
+    PredicationInvalidParameters => Execution,
+    /// An invalid render-pass begin or end, or a command not allowed inside a pass.
+    RenderPassInvalid => Execution,
+    /// An invalid draw or dispatch (pipeline, root signature, targets).
+    DrawInvalid => Execution,
+    /// Invalid graphics or compute state setting.
+    StateSettingInvalid => StateSetting,
+    /// An invalid bundle execution.
+    ExecuteBundleInvalid => Execution,
+    /// Invalid `ExecuteCommandLists` parameters.
+    ExecuteCommandListsInvalid => Execution,
+    /// An invalid fence operation.
+    FenceInvalidOperation => Execution,
+    /// Invalid CPU access to a resource (map of a default heap, out of range).
+    ResourceMapInvalid => ResourceManipulation,
+    /// Invalid `CopyBufferRegions` parameters.
+    CopyBufferRegionsInvalidParameters => ResourceManipulation,
+    /// Overlapping destinations or source/destination conflicts within one `CopyBufferRegions`.
+    CopyBufferRegionsOverlappingRegions => ResourceManipulation,
+    /// Invalid `FillBuffers` parameters.
+    FillBuffersInvalidParameters => ResourceManipulation,
+    /// Invalid `ClearTextureSubresources` parameters.
+    ClearTextureSubresourcesInvalidParameters => ResourceManipulation,
+    /// Invalid bound-clear parameters.
+    ClearBoundViewsInvalidParameters => ResourceManipulation,
+    /// A selected bound-clear slot has nothing bound.
+    ClearBoundViewsUnboundOutput => ResourceManipulation,
+    /// An Async Command on a device where `Impl` is `NotSupported`.
+    AsyncCommandsNotSupported => Execution,
+    /// An allocation failed.
+    OutOfMemory => Execution,
+    /// A device operation the device does not support.
+    DeviceUnsupported => Initialization,
+}
+
+/// An error: its class, the message id reported to the info queue, and a text naming the API
+/// and the reason.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{code:?} ({id:?}): {text}")]
+pub struct Error {
+    /// Error class.
+    pub code: ErrorCode,
+    /// Message id.
+    pub id: MessageId,
+    /// What went wrong, naming the API.
+    pub text: String,
+}
+
+impl Error {
+    /// An error of class `code`.
+    pub fn new(code: ErrorCode, id: MessageId, text: impl Into<String>) -> Self {
+        Self { code, id, text: text.into() }
+    }
+
+    /// An `E_INVALIDARG` error.
+    pub fn invalid_arg(id: MessageId, text: impl Into<String>) -> Self {
+        Self::new(ErrorCode::InvalidArg, id, text)
+    }
+
+    /// An `E_FAIL` error.
+    pub fn fail(id: MessageId, text: impl Into<String>) -> Self {
+        Self::new(ErrorCode::Fail, id, text)
+    }
+
+    /// An out-of-memory error.
+    pub fn out_of_memory(text: impl Into<String>) -> Self {
+        Self::new(ErrorCode::OutOfMemory, MessageId::OutOfMemory, text)
+    }
+
+    /// An unsupported-feature error.
+    pub fn unsupported(text: impl Into<String>) -> Self {
+        Self::new(ErrorCode::Unsupported, MessageId::DeviceUnsupported, text)
+    }
+}
+
+/// A result with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
