@@ -3,6 +3,41 @@
 
 use crate::{Box3, ClearData, Format, PlacedSubresourceFootprint};
 
+/// One side of a texture copy (`D3D12_TEXTURE_COPY_LOCATION`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TextureCopyLocation<R> {
+    /// The texture, or the buffer of a placed footprint.
+    pub resource: R,
+    /// Which part of it.
+    pub kind: CopyLocationKind,
+}
+
+/// How a [`TextureCopyLocation`] selects its data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CopyLocationKind {
+    /// A texture subresource.
+    Subresource(u32),
+    /// A footprint in a buffer.
+    PlacedFootprint(PlacedSubresourceFootprint),
+}
+
+impl<R> TextureCopyLocation<R> {
+    /// A texture subresource.
+    pub fn subresource(resource: R, index: u32) -> Self {
+        Self { resource, kind: CopyLocationKind::Subresource(index) }
+    }
+
+    /// A placed footprint in a buffer.
+    pub fn footprint(resource: R, footprint: PlacedSubresourceFootprint) -> Self {
+        Self { resource, kind: CopyLocationKind::PlacedFootprint(footprint) }
+    }
+
+    /// The same location with the resource handle mapped through `f`.
+    pub fn map<S>(&self, f: impl FnOnce(&R) -> S) -> TextureCopyLocation<S> {
+        TextureCopyLocation { resource: f(&self.resource), kind: self.kind }
+    }
+}
+
 /// One region of a texture copy (`D3D12_TEXTURE_COPY_REGION`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct TextureCopyRegion {

@@ -1,4 +1,5 @@
-//! Render-pass descriptions (`D3D12_RENDER_PASS_*`), generic over the view handle `V`.
+//! Render-pass descriptions (`D3D12_RENDER_PASS_*`), generic over the view handle `V` and
+//! the resource handle `R`.
 
 use crate::{ClearData, Format};
 
@@ -30,15 +31,15 @@ impl BeginningAccess {
 
 /// What a pass does with a target when it ends (`D3D12_RENDER_PASS_ENDING_ACCESS`).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum EndingAccess<V> {
+pub enum EndingAccess<R> {
     /// Contents may be discarded.
     Discard,
     /// Contents are written back.
     Preserve,
     /// Resolved into another resource's subresource.
     Resolve {
-        /// Destination view handle of the resolve (resource + subresource).
-        dest: V,
+        /// Destination resource of the resolve.
+        dest: R,
         /// Destination subresource.
         dest_subresource: u32,
         /// Format of the resolve.
@@ -60,18 +61,18 @@ pub enum EndingAccess<V> {
 
 /// One render target of a pass (`D3D12_RENDER_PASS_RENDER_TARGET_DESC`).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RenderPassRenderTarget<V> {
+pub struct RenderPassRenderTarget<V, R> {
     /// The render-target view.
     pub view: V,
     /// Beginning access.
     pub beginning: BeginningAccess,
     /// Ending access.
-    pub ending: EndingAccess<V>,
+    pub ending: EndingAccess<R>,
 }
 
 /// The depth-stencil target of a pass (`D3D12_RENDER_PASS_DEPTH_STENCIL_DESC`).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RenderPassDepthStencil<V> {
+pub struct RenderPassDepthStencil<V, R> {
     /// The depth-stencil view.
     pub view: V,
     /// Depth beginning access.
@@ -79,9 +80,9 @@ pub struct RenderPassDepthStencil<V> {
     /// Stencil beginning access.
     pub stencil_beginning: BeginningAccess,
     /// Depth ending access.
-    pub depth_ending: EndingAccess<V>,
+    pub depth_ending: EndingAccess<R>,
     /// Stencil ending access.
-    pub stencil_ending: EndingAccess<V>,
+    pub stencil_ending: EndingAccess<R>,
 }
 
 bitflags::bitflags! {

@@ -1,0 +1,440 @@
+//! Every command a command list records, as one enum: the legacy DDIs and the native async
+//! DDIs. Devices consume them; the spy logs them.
+
+use crate::{Executable, GpuAddress, PipelineId, PrimitiveTopology, QueryHeapId, ResourceId, RootSignatureId};
+use asyncmd_types::{
+    BarrierGroup, Box3, BufferCopyRegion, ClearData, ClearFlags, ClearTextureDesc, DepthStencilViewDesc, FillBufferDesc,
+    Format, PredicationOp, QueryType, Rect, RenderPassDepthStencil, RenderPassFlags, RenderPassRenderTarget,
+    RenderTargetViewDesc, ResolveMode, TextureCopyDesc, TextureCopyLocation, TileCopyFlags, TileRegionSize,
+    TiledResourceCoordinate, Viewport,
+};
+
+/// A render-target view as the device sees it: the resource and the view description,
+/// captured when the view was bound or used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RenderTargetView {
+    /// The texture.
+    pub resource: ResourceId,
+    /// The view.
+    pub desc: RenderTargetViewDesc,
+}
+
+/// A depth-stencil view as the device sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DepthStencilView {
+    /// The texture.
+    pub resource: ResourceId,
+    /// The view.
+    pub desc: DepthStencilViewDesc,
+}
+
+/// A tile copy (`CopyTiles` and `CopyTilesAsync` share it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TileCopy {
+    /// The reserved resource.
+    pub resource: ResourceId,
+    /// First tile.
+    pub start: TiledResourceCoordinate,
+    /// Tiles to copy.
+    pub size: TileRegionSize,
+    /// The linear buffer.
+    pub buffer: ResourceId,
+    /// Byte offset in the buffer.
+    pub buffer_offset: u64,
+    /// Direction.
+    pub flags: TileCopyFlags,
+}
+
+/// A subresource resolve (`ResolveSubresourceRegion` and its async form).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Resolve {
+    /// Single-sample (or, for decompress, same-count) destination.
+    pub dest: ResourceId,
+    /// Destination subresource.
+    pub dest_subresource: u32,
+    /// Destination x.
+    pub dest_x: u32,
+    /// Destination y.
+    pub dest_y: u32,
+    /// Multisampled source.
+    pub source: ResourceId,
+    /// Source subresource.
+    pub source_subresource: u32,
+    /// Source rectangle; `None` for the whole subresource.
+    pub source_rect: Option<Rect>,
+    /// Format the samples are combined in.
+    pub format: Format,
+    /// How samples are combined.
+    pub mode: ResolveMode,
+}
+
+/// A query resolve (`ResolveQueryData` and its async form).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct QueryResolve {
+    /// The heap.
+    pub heap: QueryHeapId,
+    /// Query type.
+    pub ty: QueryType,
+    /// First query.
+    pub start: u32,
+    /// Number of queries.
+    pub count: u32,
+    /// Destination buffer.
+    pub dest: ResourceId,
+    /// Destination offset (a multiple of 8).
+    pub dest_offset: u64,
+}
+
+/// One command of a command list.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    /// `CopyBufferRegion`.
+    CopyBufferRegion(BufferCopyRegion<ResourceId>),
+    /// `CopyTextureRegion`.
+    CopyTextureRegion {
+        /// Destination.
+        dest: TextureCopyLocation<ResourceId>,
+        /// Destination x.
+        dest_x: u32,
+        /// Destination y.
+        dest_y: u32,
+        /// Destination z.
+        dest_z: u32,
+        /// Source.
+        source: TextureCopyLocation<ResourceId>,
+        /// Source box; `None` for the whole source.
+        source_box: Option<Box3>,
+    },
+    /// `CopyResource`.
+    CopyResource {
+        /// Destination.
+        dest: ResourceId,
+        /// Source.
+        source: ResourceId,
+    },
+    /// `CopyTiles`.
+    CopyTiles(TileCopy),
+    /// `ResolveSubresourceRegion`.
+    ResolveSubresourceRegion(Resolve),
+    /// `ResolveQueryData`.
+    ResolveQueryData(QueryResolve),
+    /// `BeginQuery`.
+    BeginQuery {
+        /// The heap.
+        heap: QueryHeapId,
+        /// Query type.
+        ty: QueryType,
+        /// Query index.
+        index: u32,
+    },
+    /// `EndQuery` (timestamps are written by `EndQuery` alone).
+    EndQuery {
+        /// The heap.
+        heap: QueryHeapId,
+        /// Query type.
+        ty: QueryType,
+        /// Query index.
+        index: u32,
+    },
+    /// `Barrier` with enhanced barrier groups.
+    Barrier(Vec<BarrierGroup<ResourceId>>),
+    /// `ClearRenderTargetView`.
+    ClearRenderTargetView {
+        /// The view.
+        view: RenderTargetView,
+        /// RGBA value.
+        color: [f32; 4],
+        /// Rectangles in view space; empty for the whole view.
+        rects: Vec<Rect>,
+    },
+    /// `ClearDepthStencilView`.
+    ClearDepthStencilView {
+        /// The view.
+        view: DepthStencilView,
+        /// Planes to clear.
+        flags: ClearFlags,
+        /// Depth value.
+        depth: f32,
+        /// Stencil value.
+        stencil: u8,
+        /// Rectangles; empty for the whole view.
+        rects: Vec<Rect>,
+    },
+    /// `SetPipelineState`.
+    SetPipelineState(PipelineId),
+    /// `SetGraphicsRootSignature`.
+    SetGraphicsRootSignature(RootSignatureId),
+    /// `SetComputeRootSignature`.
+    SetComputeRootSignature(RootSignatureId),
+    /// `SetGraphicsRoot32BitConstants`.
+    SetGraphicsRootConstants {
+        /// Root parameter.
+        parameter: u32,
+        /// First dword within the parameter.
+        offset: u32,
+        /// Values.
+        values: Vec<u32>,
+    },
+    /// `SetComputeRoot32BitConstants`.
+    SetComputeRootConstants {
+        /// Root parameter.
+        parameter: u32,
+        /// First dword within the parameter.
+        offset: u32,
+        /// Values.
+        values: Vec<u32>,
+    },
+    /// `SetGraphicsRootUnorderedAccessView`.
+    SetGraphicsRootUav {
+        /// Root parameter.
+        parameter: u32,
+        /// Buffer address.
+        address: GpuAddress,
+    },
+    /// `SetComputeRootUnorderedAccessView`.
+    SetComputeRootUav {
+        /// Root parameter.
+        parameter: u32,
+        /// Buffer address.
+        address: GpuAddress,
+    },
+    /// `RSSetViewports`.
+    SetViewports(Vec<Viewport>),
+    /// `RSSetScissorRects`.
+    SetScissorRects(Vec<Rect>),
+    /// `IASetPrimitiveTopology`.
+    SetPrimitiveTopology(PrimitiveTopology),
+    /// `OMSetBlendFactor`.
+    SetBlendFactor([f32; 4]),
+    /// `OMSetStencilRef`.
+    SetStencilRef(u32),
+    /// `OMSetRenderTargets`, with views captured at bind time.
+    SetRenderTargets {
+        /// Render targets in slot order.
+        rtvs: Vec<RenderTargetView>,
+        /// Depth-stencil view.
+        dsv: Option<DepthStencilView>,
+    },
+    /// `BeginRenderPass`.
+    BeginRenderPass {
+        /// Render targets.
+        render_targets: Vec<RenderPassRenderTarget<RenderTargetView, ResourceId>>,
+        /// Depth-stencil target.
+        depth_stencil: Option<RenderPassDepthStencil<DepthStencilView, ResourceId>>,
+        /// Flags.
+        flags: RenderPassFlags,
+    },
+    /// `EndRenderPass`.
+    EndRenderPass,
+    /// `DrawInstanced`.
+    DrawInstanced {
+        /// Vertices per instance.
+        vertex_count: u32,
+        /// Instances.
+        instance_count: u32,
+        /// First vertex.
+        start_vertex: u32,
+        /// First instance.
+        start_instance: u32,
+    },
+    /// `Dispatch`.
+    Dispatch {
+        /// Groups in x.
+        x: u32,
+        /// Groups in y.
+        y: u32,
+        /// Groups in z.
+        z: u32,
+    },
+    /// `SetPredication`; `None` turns predication off.
+    SetPredication(Option<(GpuAddress, PredicationOp)>),
+    /// `ExecuteBundle`.
+    ExecuteBundle(Executable),
+    /// Native `CopyBufferRegions`.
+    CopyBufferRegions(Vec<BufferCopyRegion<ResourceId>>),
+    /// Native `CopyTextureRegions`.
+    CopyTextureRegions(Vec<TextureCopyDesc<ResourceId>>),
+    /// Native `CopyResources`: (destination, source) pairs.
+    CopyResources(Vec<(ResourceId, ResourceId)>),
+    /// Native `CopyTilesAsync`.
+    CopyTilesAsync(TileCopy),
+    /// Native `ResolveSubresourceRegionAsync`.
+    ResolveSubresourceRegionAsync(Resolve),
+    /// Native `ResolveQueryDataAsync`.
+    ResolveQueryDataAsync(QueryResolve),
+    /// Native `FillBuffers`.
+    FillBuffers(Vec<FillBufferDesc<ResourceId>>),
+    /// Native `ClearTextureSubresources`.
+    ClearTextureSubresources(Vec<ClearTextureDesc<ResourceId>>),
+    /// Native `ClearBoundRenderTargetViews`.
+    ClearBoundRenderTargetViews {
+        /// Selected slots.
+        mask: u8,
+        /// Values per slot (read for selected slots).
+        values: [ClearData; 8],
+        /// Regions per slot; `None` for the whole view.
+        regions: [Option<Vec<Box3>>; 8],
+    },
+    /// Native `ClearBoundDepthStencilView`.
+    ClearBoundDepthStencilView {
+        /// Planes.
+        flags: ClearFlags,
+        /// Depth value.
+        depth: f32,
+        /// Stencil value.
+        stencil: u8,
+        /// Regions; `None` for the whole view.
+        regions: Option<Vec<Box3>>,
+    },
+}
+
+impl Command {
+    /// Whether this is one of the native async commands.
+    pub fn is_async(&self) -> bool {
+        matches!(
+            self,
+            Command::CopyBufferRegions(_)
+                | Command::CopyTextureRegions(_)
+                | Command::CopyResources(_)
+                | Command::CopyTilesAsync(_)
+                | Command::ResolveSubresourceRegionAsync(_)
+                | Command::ResolveQueryDataAsync(_)
+                | Command::FillBuffers(_)
+                | Command::ClearTextureSubresources(_)
+                | Command::ClearBoundRenderTargetViews { .. }
+                | Command::ClearBoundDepthStencilView { .. }
+        )
+    }
+
+    /// The command's name as in D3D12, for messages and logs.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::CopyBufferRegion(_) => "CopyBufferRegion",
+            Command::CopyTextureRegion { .. } => "CopyTextureRegion",
+            Command::CopyResource { .. } => "CopyResource",
+            Command::CopyTiles(_) => "CopyTiles",
+            Command::ResolveSubresourceRegion(_) => "ResolveSubresourceRegion",
+            Command::ResolveQueryData(_) => "ResolveQueryData",
+            Command::BeginQuery { .. } => "BeginQuery",
+            Command::EndQuery { .. } => "EndQuery",
+            Command::Barrier(_) => "Barrier",
+            Command::ClearRenderTargetView { .. } => "ClearRenderTargetView",
+            Command::ClearDepthStencilView { .. } => "ClearDepthStencilView",
+            Command::SetPipelineState(_) => "SetPipelineState",
+            Command::SetGraphicsRootSignature(_) => "SetGraphicsRootSignature",
+            Command::SetComputeRootSignature(_) => "SetComputeRootSignature",
+            Command::SetGraphicsRootConstants { .. } => "SetGraphicsRoot32BitConstants",
+            Command::SetComputeRootConstants { .. } => "SetComputeRoot32BitConstants",
+            Command::SetGraphicsRootUav { .. } => "SetGraphicsRootUnorderedAccessView",
+            Command::SetComputeRootUav { .. } => "SetComputeRootUnorderedAccessView",
+            Command::SetViewports(_) => "RSSetViewports",
+            Command::SetScissorRects(_) => "RSSetScissorRects",
+            Command::SetPrimitiveTopology(_) => "IASetPrimitiveTopology",
+            Command::SetBlendFactor(_) => "OMSetBlendFactor",
+            Command::SetStencilRef(_) => "OMSetStencilRef",
+            Command::SetRenderTargets { .. } => "OMSetRenderTargets",
+            Command::BeginRenderPass { .. } => "BeginRenderPass",
+            Command::EndRenderPass => "EndRenderPass",
+            Command::DrawInstanced { .. } => "DrawInstanced",
+            Command::Dispatch { .. } => "Dispatch",
+            Command::SetPredication(_) => "SetPredication",
+            Command::ExecuteBundle(_) => "ExecuteBundle",
+            Command::CopyBufferRegions(_) => "CopyBufferRegions",
+            Command::CopyTextureRegions(_) => "CopyTextureRegions",
+            Command::CopyResources(_) => "CopyResources",
+            Command::CopyTilesAsync(_) => "CopyTilesAsync",
+            Command::ResolveSubresourceRegionAsync(_) => "ResolveSubresourceRegionAsync",
+            Command::ResolveQueryDataAsync(_) => "ResolveQueryDataAsync",
+            Command::FillBuffers(_) => "FillBuffers",
+            Command::ClearTextureSubresources(_) => "ClearTextureSubresources",
+            Command::ClearBoundRenderTargetViews { .. } => "ClearBoundRenderTargetViews",
+            Command::ClearBoundDepthStencilView { .. } => "ClearBoundDepthStencilView",
+        }
+    }
+
+    /// Calls `f` with every resource the command names (bundles excluded: they hold their own).
+    pub fn for_each_resource(&self, mut f: impl FnMut(ResourceId)) {
+        match self {
+            Command::CopyBufferRegion(r) => {
+                f(r.dest);
+                f(r.source);
+            }
+            Command::CopyTextureRegion { dest, source, .. } => {
+                f(dest.resource);
+                f(source.resource);
+            }
+            Command::CopyResource { dest, source } => {
+                f(*dest);
+                f(*source);
+            }
+            Command::CopyTiles(t) | Command::CopyTilesAsync(t) => {
+                f(t.resource);
+                f(t.buffer);
+            }
+            Command::ResolveSubresourceRegion(r) | Command::ResolveSubresourceRegionAsync(r) => {
+                f(r.dest);
+                f(r.source);
+            }
+            Command::ResolveQueryData(q) | Command::ResolveQueryDataAsync(q) => f(q.dest),
+            Command::Barrier(groups) => {
+                for g in groups {
+                    g.map(|r| f(*r));
+                }
+            }
+            Command::ClearRenderTargetView { view, .. } => f(view.resource),
+            Command::ClearDepthStencilView { view, .. } => f(view.resource),
+            Command::SetGraphicsRootUav { address, .. } | Command::SetComputeRootUav { address, .. } => {
+                f(address.resource)
+            }
+            Command::SetRenderTargets { rtvs, dsv } => {
+                rtvs.iter().for_each(|v| f(v.resource));
+                if let Some(d) = dsv {
+                    f(d.resource);
+                }
+            }
+            Command::BeginRenderPass { render_targets, depth_stencil, .. } => {
+                for rt in render_targets {
+                    f(rt.view.resource);
+                    if let asyncmd_types::EndingAccess::Resolve { dest, .. } = rt.ending {
+                        f(dest);
+                    }
+                }
+                if let Some(ds) = depth_stencil {
+                    f(ds.view.resource);
+                    for e in [ds.depth_ending, ds.stencil_ending] {
+                        if let asyncmd_types::EndingAccess::Resolve { dest, .. } = e {
+                            f(dest);
+                        }
+                    }
+                }
+            }
+            Command::SetPredication(Some((address, _))) => f(address.resource),
+            Command::CopyBufferRegions(regions) => regions.iter().for_each(|r| {
+                f(r.dest);
+                f(r.source);
+            }),
+            Command::CopyTextureRegions(descs) => {
+                for d in descs {
+                    match d.kind {
+                        asyncmd_types::TextureCopyKind::TextureToTexture { dest, source, .. } => {
+                            f(dest);
+                            f(source);
+                        }
+                        asyncmd_types::TextureCopyKind::BufferToTexture { buffer, texture, .. }
+                        | asyncmd_types::TextureCopyKind::TextureToBuffer { buffer, texture, .. } => {
+                            f(buffer);
+                            f(texture);
+                        }
+                    }
+                }
+            }
+            Command::CopyResources(pairs) => pairs.iter().for_each(|(d, s)| {
+                f(*d);
+                f(*s);
+            }),
+            Command::FillBuffers(fills) => fills.iter().for_each(|d| f(d.buffer)),
+            Command::ClearTextureSubresources(clears) => clears.iter().for_each(|d| f(d.texture)),
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,237 @@
+//! Root signatures and pipeline state descriptions.
+
+use crate::{RootSignatureId, ShaderId};
+use asyncmd_types::{Format, SampleDesc};
+
+/// One root parameter (`D3D12_ROOT_PARAMETER1`, the kinds the runtime uses).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RootParameter {
+    /// 32-bit constants in a constant-buffer register.
+    Constants {
+        /// Shader register (`b<n>`).
+        shader_register: u32,
+        /// Number of 32-bit values.
+        count: u32,
+    },
+    /// A root UAV: a buffer address bound directly.
+    Uav {
+        /// Shader register (`u<n>`).
+        shader_register: u32,
+    },
+    /// A root CBV.
+    Cbv {
+        /// Shader register (`b<n>`).
+        shader_register: u32,
+    },
+    /// A root SRV.
+    Srv {
+        /// Shader register (`t<n>`).
+        shader_register: u32,
+    },
+}
+
+/// A root signature description.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct RootSignatureDesc {
+    /// Parameters in slot order.
+    pub parameters: Vec<RootParameter>,
+}
+
+/// Primitive topology type of a graphics pipeline.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum PrimitiveTopologyType {
+    /// Points.
+    Point,
+    /// Lines.
+    Line,
+    /// Triangles.
+    #[default]
+    Triangle,
+}
+
+/// Primitive topology set on a command list (`D3D_PRIMITIVE_TOPOLOGY`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum PrimitiveTopology {
+    /// Not set.
+    #[default]
+    Undefined,
+    /// Point list.
+    PointList,
+    /// Line list.
+    LineList,
+    /// Line strip.
+    LineStrip,
+    /// Triangle list.
+    TriangleList,
+    /// Triangle strip.
+    TriangleStrip,
+}
+
+/// Comparison of depth and stencil tests (`D3D12_COMPARISON_FUNC`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ComparisonFunc {
+    /// Never passes.
+    Never,
+    /// Passes if less.
+    Less,
+    /// Passes if equal.
+    Equal,
+    /// Passes if less or equal.
+    LessEqual,
+    /// Passes if greater.
+    Greater,
+    /// Passes if not equal.
+    NotEqual,
+    /// Passes if greater or equal.
+    GreaterEqual,
+    /// Always passes.
+    #[default]
+    Always,
+}
+
+impl ComparisonFunc {
+    /// Applies the comparison `src <op> dst`.
+    pub fn test<T: PartialOrd>(self, src: T, dst: T) -> bool {
+        match self {
+            ComparisonFunc::Never => false,
+            ComparisonFunc::Less => src < dst,
+            ComparisonFunc::Equal => src == dst,
+            ComparisonFunc::LessEqual => src <= dst,
+            ComparisonFunc::Greater => src > dst,
+            ComparisonFunc::NotEqual => src != dst,
+            ComparisonFunc::GreaterEqual => src >= dst,
+            ComparisonFunc::Always => true,
+        }
+    }
+}
+
+/// A stencil operation (`D3D12_STENCIL_OP`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum StencilOp {
+    /// Keep the value.
+    #[default]
+    Keep,
+    /// Write 0.
+    Zero,
+    /// Write the reference value.
+    Replace,
+    /// Increment, saturating.
+    IncrSat,
+    /// Decrement, saturating.
+    DecrSat,
+    /// Bitwise invert.
+    Invert,
+    /// Increment, wrapping.
+    Incr,
+    /// Decrement, wrapping.
+    Decr,
+}
+
+/// Stencil behaviour of one face (`D3D12_DEPTH_STENCILOP_DESC`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct StencilFace {
+    /// On stencil failure.
+    pub fail: StencilOp,
+    /// On stencil pass and depth failure.
+    pub depth_fail: StencilOp,
+    /// On both passing.
+    pub pass: StencilOp,
+    /// The stencil test.
+    pub func: ComparisonFunc,
+}
+
+/// Depth-stencil state (`D3D12_DEPTH_STENCIL_DESC`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DepthStencilState {
+    /// Depth test enabled.
+    pub depth_enable: bool,
+    /// Depth writes enabled (`D3D12_DEPTH_WRITE_MASK_ALL`).
+    pub depth_write: bool,
+    /// The depth test.
+    pub depth_func: ComparisonFunc,
+    /// Stencil test enabled.
+    pub stencil_enable: bool,
+    /// Stencil read mask.
+    pub stencil_read_mask: u8,
+    /// Stencil write mask.
+    pub stencil_write_mask: u8,
+    /// Front faces.
+    pub front: StencilFace,
+    /// Back faces.
+    pub back: StencilFace,
+}
+
+impl Default for DepthStencilState {
+    fn default() -> Self {
+        Self {
+            depth_enable: false,
+            depth_write: false,
+            depth_func: ComparisonFunc::Always,
+            stencil_enable: false,
+            stencil_read_mask: 0xff,
+            stencil_write_mask: 0xff,
+            front: StencilFace::default(),
+            back: StencilFace::default(),
+        }
+    }
+}
+
+bitflags::bitflags! {
+    /// `D3D12_COLOR_WRITE_ENABLE`.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub struct ColorWriteMask: u8 {
+        /// Red.
+        const RED = 0x1;
+        /// Green.
+        const GREEN = 0x2;
+        /// Blue.
+        const BLUE = 0x4;
+        /// Alpha.
+        const ALPHA = 0x8;
+        /// All four.
+        const ALL = 0xF;
+    }
+}
+
+/// A graphics pipeline of built-in shaders.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct GraphicsPipelineDesc {
+    /// Root signature.
+    pub root_signature: RootSignatureId,
+    /// Vertex shader.
+    pub vs: ShaderId,
+    /// Pixel shader, if any.
+    pub ps: Option<ShaderId>,
+    /// Per-target colour write masks (blending is off).
+    pub write_masks: [ColorWriteMask; 8],
+    /// Depth and stencil.
+    pub depth_stencil: DepthStencilState,
+    /// Render-target formats (at most 8).
+    pub rtv_formats: Vec<Format>,
+    /// Depth-stencil format (`Unknown` if none).
+    pub dsv_format: Format,
+    /// Multisampling.
+    pub sample_desc: SampleDesc,
+    /// Sample mask.
+    pub sample_mask: u32,
+    /// Topology type.
+    pub topology_type: PrimitiveTopologyType,
+}
+
+/// A compute pipeline of a built-in shader.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ComputePipelineDesc {
+    /// Root signature.
+    pub root_signature: RootSignatureId,
+    /// Compute shader.
+    pub cs: ShaderId,
+}
+
+/// A pipeline state description.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum PipelineDesc {
+    /// A graphics pipeline.
+    Graphics(GraphicsPipelineDesc),
+    /// A compute pipeline.
+    Compute(ComputePipelineDesc),
+}

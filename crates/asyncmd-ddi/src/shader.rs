@@ -1,0 +1,58 @@
+//! The runtime's own shaders, named by id; each device supplies their implementation.
+//!
+//! Their interface is fixed here so that every device agrees on it.
+//!
+//! **Clear shaders** (graphics). Root parameter 0 holds [`CLEAR_CONSTANT_COUNT`] 32-bit constants:
+//! dwords 0–3 the clear value (floats, uints or sints by the pixel shader's output class),
+//! dword 4 the depth (f32 bits), dword 5 the render-target array index. [`ShaderId::ClearVs`]
+//! emits, from `SV_VertexID` 0, 1, 2, the triangle (-1, -1), (-1, 3), (3, -1) in clip space with
+//! z = depth and w = 1, covering the whole viewport, and writes `SV_RenderTargetArrayIndex` from
+//! dword 5. The colour pixel shaders write dwords 0–3 to every bound render target; the
+//! depth pixel shader writes dword 4 to `SV_Depth` and no colour.
+//!
+//! **Fill shader** (compute, 64 threads per group in x). Root parameter 0 holds
+//! [`FILL_CONSTANT_COUNT`] constants: dwords 0–3 the pattern, dword 4 the pattern length in dwords
+//! (1–4), dword 5 the number of dwords to write. Root parameter 1 is a root UAV: the destination
+//! address. Thread `i = group.x · 64 + thread.x` writes dword `i` with pattern dword
+//! `i mod length`, for `i` below the count.
+
+/// A built-in shader.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShaderId {
+    /// Full-viewport triangle vertex shader of the clear draws.
+    ClearVs,
+    /// Pixel shader writing a float value.
+    ClearPsFloat,
+    /// Pixel shader writing a uint value.
+    ClearPsUint,
+    /// Pixel shader writing a sint value.
+    ClearPsSint,
+    /// Pixel shader writing depth.
+    ClearPsDepth,
+    /// Compute shader filling a buffer with a repeating dword pattern.
+    FillCs,
+}
+
+impl ShaderId {
+    /// Whether this is a compute shader.
+    pub fn is_compute(self) -> bool {
+        matches!(self, ShaderId::FillCs)
+    }
+
+    /// Whether this is a vertex shader.
+    pub fn is_vertex(self) -> bool {
+        matches!(self, ShaderId::ClearVs)
+    }
+
+    /// Whether this is a pixel shader.
+    pub fn is_pixel(self) -> bool {
+        !self.is_compute() && !self.is_vertex()
+    }
+}
+
+/// Root constants of the clear shaders.
+pub const CLEAR_CONSTANT_COUNT: u32 = 6;
+/// Root constants of the fill shader.
+pub const FILL_CONSTANT_COUNT: u32 = 6;
+/// Threads per group of the fill shader.
+pub const FILL_THREADS_PER_GROUP: u32 = 64;
