@@ -1,0 +1,219 @@
+//! Runs recorded command lists: one command after another, as legacy D3D12 requires.
+
+mod clear;
+mod copy;
+mod draw;
+mod fill;
+mod native;
+mod query;
+mod pixels;
+mod resolve;
+pub(crate) mod surface;
+
+use crate::device::{RefQueryHeap, Shared};
+use crate::memory::RefResource;
+use crate::recorder::{Objects, RecordedList};
+use asyncmd_ddi::{
+    Command, DepthStencilView, GpuAddress, PipelineDesc, PrimitiveTopology, RenderTargetView, ResourceId,
+    RootSignatureDesc,
+};
+use asyncmd_types::{EndingAccess, PipelineStatistics, PredicationOp, Rect, RenderPassFlags, Viewport};
+use std::sync::Arc;
+
+/// Root arguments of one pipeline kind (graphics or compute).
+#[derive(Clone, Default)]
+pub(crate) struct RootArgs {
+    pub(crate) signature: Option<Arc<RootSignatureDesc>>,
+    pub(crate) constants: Vec<Vec<u32>>,
+    pub(crate) uavs: Vec<Option<GpuAddress>>,
+}
+
+impl RootArgs {
+    fn set_signature(&mut self, sig: Option<Arc<RootSignatureDesc>>) {
+        let n = sig.as_ref().map_or(0, |s| s.parameters.len());
+        self.signature = sig;
+        self.constants = vec![Vec::new(); n];
+        self.uavs = vec![None; n];
+    }
+
+    fn set_constants(&mut self, parameter: u32, offset: u32, values: &[u32]) {
+        if let Some(c) = self.constants.get_mut(parameter as usize) {
+            let end = offset as usize + values.len();
+            if c.len() < end {
+                c.resize(end, 0);
+            }
+            c[offset as usize..end].copy_from_slice(values);
+        }
+    }
+
+    /// Constant `index` of root parameter `parameter` (0 when unset).
+    pub(crate) fn constant(&self, parameter: usize, index: usize) -> u32 {
+        self.constants.get(parameter).and_then(|c| c.get(index)).copied().unwrap_or(0)
+    }
+}
+
+/// Ending accesses to carry out when the open render pass ends.
+#[derive(Clone, Default)]
+pub(crate) struct PassEnd {
+    pub(crate) flags: RenderPassFlags,
+    pub(crate) resolves: Vec<(RenderTargetView, EndingAccess<ResourceId>)>,
+}
+
+/// Graphics and compute state while a list runs.
+#[derive(Clone, Default)]
+pub(crate) struct State {
+    pub(crate) pipeline: Option<Arc<PipelineDesc>>,
+    pub(crate) graphics: RootArgs,
+    pub(crate) compute: RootArgs,
+    pub(crate) viewports: Vec<Viewport>,
+    pub(crate) scissors: Vec<Rect>,
+    pub(crate) topology: PrimitiveTopology,
+    pub(crate) blend_factor: [f32; 4],
+    pub(crate) stencil_ref: u32,
+    pub(crate) rtvs: Vec<RenderTargetView>,
+    pub(crate) dsv: Option<DepthStencilView>,
+    pub(crate) pass: Option<PassEnd>,
+    /// Predication evaluated to "skip".
+    pub(crate) predicated_off: bool,
+}
+
+/// An occlusion or statistics query between its begin and end.
+pub(crate) struct ActiveQuery {
+    pub(crate) heap: Arc<RefQueryHeap>,
+    pub(crate) index: u32,
+    pub(crate) binary: bool,
+    pub(crate) samples: u64,
+    pub(crate) stats: Option<PipelineStatistics>,
+}
+
+/// The executor of one list (and the bundles it calls).
+pub(crate) struct Exec<'a> {
+    pub(crate) shared: &'a Shared,
+    objects: &'a Objects,
+    pub(crate) state: State,
+    pub(crate) queries: Vec<ActiveQuery>,
+}
+
+/// Runs one recorded list to completion.
+pub(crate) fn run_list(shared: &Shared, list: &RecordedList) {
+    let mut exec = Exec { shared, objects: &list.objects, state: State::default(), queries: Vec::new() };
+    exec.run(&list.commands);
+}
+
+impl<'a> Exec<'a> {
+    pub(crate) fn resource(&self, id: ResourceId) -> Option<Arc<RefResource>> {
+        self.objects.resources.get(&id.0).cloned()
+    }
+
+    pub(crate) fn query_heap(&self, id: u64) -> Option<Arc<RefQueryHeap>> {
+        self.objects.query_heaps.get(&id).cloned()
+    }
+
+    fn run(&mut self, commands: &[Command]) {
+        for c in commands {
+            self.command(c);
+        }
+    }
+
+    fn command(&mut self, c: &Command) {
+        let skip = self.state.predicated_off;
+        match c {
+            Command::CopyBufferRegion(r) if !skip => self.copy_buffer_region(r),
+            Command::CopyTextureRegion { dest, dest_x, dest_y, dest_z, source, source_box } if !skip => {
+                self.copy_texture_region(dest, (*dest_x, *dest_y, *dest_z), source, *source_box)
+            }
+            Command::CopyResource { dest, source } if !skip => self.copy_resource(*dest, *source),
+            Command::CopyTiles(t) if !skip => crate::tiles::copy_tiles(self, t),
+            Command::ResolveSubresourceRegion(r) if !skip => self.resolve(r),
+            Command::ResolveQueryData(q) => self.resolve_query_data(q),
+            Command::BeginQuery { heap, ty, index } => self.begin_query(heap.0, *ty, *index),
+            Command::EndQuery { heap, ty, index } => self.end_query(heap.0, *ty, *index),
+            // Barriers order work; a reference queue runs every command to completion in order.
+            Command::Barrier(_) => {}
+            Command::ClearRenderTargetView { view, color, rects } if !skip => self.clear_rtv(view, color, rects),
+            Command::ClearDepthStencilView { view, flags, depth, stencil, rects } if !skip => {
+                self.clear_dsv(view, *flags, *depth, *stencil, rects)
+            }
+            Command::SetPipelineState(id) => self.state.pipeline = self.objects.pipelines.get(&id.0).cloned(),
+            Command::SetGraphicsRootSignature(id) => {
+                self.state.graphics.set_signature(self.objects.root_signatures.get(&id.0).cloned())
+            }
+            Command::SetComputeRootSignature(id) => {
+                self.state.compute.set_signature(self.objects.root_signatures.get(&id.0).cloned())
+            }
+            Command::SetGraphicsRootConstants { parameter, offset, values } => {
+                self.state.graphics.set_constants(*parameter, *offset, values)
+            }
+            Command::SetComputeRootConstants { parameter, offset, values } => {
+                self.state.compute.set_constants(*parameter, *offset, values)
+            }
+            Command::SetGraphicsRootUav { parameter, address } => {
+                if let Some(u) = self.state.graphics.uavs.get_mut(*parameter as usize) {
+                    *u = Some(*address);
+                }
+            }
+            Command::SetComputeRootUav { parameter, address } => {
+                if let Some(u) = self.state.compute.uavs.get_mut(*parameter as usize) {
+                    *u = Some(*address);
+                }
+            }
+            Command::SetViewports(v) => self.state.viewports = v.clone(),
+            Command::SetScissorRects(r) => self.state.scissors = r.clone(),
+            Command::SetPrimitiveTopology(t) => self.state.topology = *t,
+            Command::SetBlendFactor(f) => self.state.blend_factor = *f,
+            Command::SetStencilRef(s) => self.state.stencil_ref = *s,
+            Command::SetRenderTargets { rtvs, dsv } => {
+                self.state.rtvs = rtvs.clone();
+                self.state.dsv = *dsv;
+            }
+            Command::BeginRenderPass { render_targets, depth_stencil, flags } => {
+                self.begin_render_pass(render_targets, depth_stencil.as_ref(), *flags)
+            }
+            Command::EndRenderPass => self.end_render_pass(),
+            Command::DrawInstanced { vertex_count, instance_count, start_vertex, start_instance } if !skip => {
+                self.draw(*vertex_count, *instance_count, *start_vertex, *start_instance)
+            }
+            Command::Dispatch { x, y, z } if !skip => self.dispatch(*x, *y, *z),
+            Command::SetPredication(p) => self.set_predication(*p),
+            Command::ExecuteBundle(exe) => {
+                let objects: &'a Objects = self.objects;
+                let bundle = objects.bundles.iter().find(|b| {
+                    std::ptr::eq(Arc::as_ptr(b) as *const u8, Arc::as_ptr(&exe.0) as *const u8)
+                });
+                if let Some(bundle) = bundle {
+                    self.objects = &bundle.objects;
+                    // A bundle starts with no pipeline and an undefined topology; the rest of
+                    // the state is inherited and its changes persist.
+                    let pipeline = self.state.pipeline.take();
+                    self.run(&bundle.commands);
+                    if self.state.pipeline.is_none() {
+                        self.state.pipeline = pipeline;
+                    }
+                    self.objects = objects;
+                }
+            }
+            c if c.is_async() && !skip => self.native(c),
+            _ => {}
+        }
+    }
+
+    fn set_predication(&mut self, p: Option<(GpuAddress, PredicationOp)>) {
+        self.state.predicated_off = match p {
+            None => false,
+            Some((address, op)) => {
+                let Some(buffer) = self.resource(address.resource) else {
+                    return;
+                };
+                let data = buffer.read();
+                let value = usize::try_from(address.offset)
+                    .ok()
+                    .and_then(|o| data.get(o..o + 8))
+                    .map_or(0, |b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])));
+                match op {
+                    PredicationOp::EqualZero => value == 0,
+                    PredicationOp::NotEqualZero => value != 0,
+                }
+            }
+        };
+    }
+}

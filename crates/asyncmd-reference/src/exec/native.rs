@@ -1,0 +1,197 @@
+//! The native Async Commands of the reference device.
+//!
+//! Each command runs its parts one after another here, which is one of the orderings the API
+//! allows; running independent parts on a thread pool is the next step for this device.
+
+use super::pixels::{encode_depth, plane_codec_format};
+use super::surface::Surface;
+use super::Exec;
+use asyncmd_ddi::{Command, DepthStencilView, RenderTargetView};
+use asyncmd_types::{
+    encode_texel, Box3, ClearData, ClearFlags, ClearTextureDesc, CopyLocationKind, Format, Layout, Rect,
+    ResourceDimension, TextureCopyKind, TextureCopyLocation, ALL_SUBRESOURCES,
+};
+
+/// Writes `value` into every element (block, all samples) of `bbox` (in texels) of a surface.
+fn fill_box(data: &mut [u8], s: &Surface, bbox: &Box3, value: &[u8]) {
+    let (bw, bh) = (s.block_w.max(1), s.block_h.max(1));
+    let n = s.sample_bytes().min(value.len());
+    for z in bbox.front..bbox.back.min(s.depth) {
+        for by in bbox.top / bh..bbox.bottom.min(s.height).div_ceil(bh) {
+            for bx in bbox.left / bw..bbox.right.min(s.width).div_ceil(bw) {
+                for k in 0..s.samples {
+                    let o = (s.offset(bx, by, z) + k as u64 * s.sample_bytes() as u64) as usize;
+                    if let Some(t) = data.get_mut(o..o + n) {
+                        t.copy_from_slice(&value[..n]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The bytes one element of plane `plane` is cleared to.
+fn clear_element(format: Format, plane: u32, value: &ClearData) -> Option<Vec<u8>> {
+    let info = format.info();
+    match info.layout {
+        Layout::Block => Some(value.bytes[..info.bytes_per_block as usize].to_vec()),
+        Layout::D16 | Layout::D32 | Layout::D24S8 | Layout::D32S8 if plane == 0 => {
+            Some(encode_depth(format, value.floats()[0]))
+        }
+        Layout::D24S8 | Layout::D32S8 => Some(vec![value.uints()[1] as u8]),
+        _ => {
+            let codec = plane_codec_format(format, plane);
+            encode_texel(codec, value).map(|(b, n)| b[..n].to_vec())
+        }
+    }
+}
+
+impl Exec<'_> {
+    pub(crate) fn native(&mut self, c: &Command) {
+        match c {
+            Command::CopyBufferRegions(regions) => regions.iter().for_each(|r| self.copy_buffer_region(r)),
+            Command::CopyTextureRegions(descs) => {
+                for d in descs {
+                    let (dest, source) = match d.kind {
+                        TextureCopyKind::TextureToTexture { dest, dest_subresource, source, source_subresource } => (
+                            TextureCopyLocation::subresource(dest, dest_subresource),
+                            TextureCopyLocation::subresource(source, source_subresource),
+                        ),
+                        TextureCopyKind::BufferToTexture { buffer, texture, subresource, footprint } => (
+                            TextureCopyLocation::subresource(texture, subresource),
+                            TextureCopyLocation { resource: buffer, kind: CopyLocationKind::PlacedFootprint(footprint) },
+                        ),
+                        TextureCopyKind::TextureToBuffer { buffer, texture, subresource, footprint } => (
+                            TextureCopyLocation { resource: buffer, kind: CopyLocationKind::PlacedFootprint(footprint) },
+                            TextureCopyLocation::subresource(texture, subresource),
+                        ),
+                    };
+                    for r in &d.regions {
+                        self.copy_texture_region(&dest, (r.dest_x, r.dest_y, r.dest_z), &source, r.source_box);
+                    }
+                }
+            }
+            Command::CopyResources(pairs) => pairs.iter().for_each(|(d, s)| self.copy_resource(*d, *s)),
+            Command::CopyTilesAsync(t) => crate::tiles::copy_tiles(self, t),
+            Command::ResolveSubresourceRegionAsync(r) => self.resolve(r),
+            Command::ResolveQueryDataAsync(q) => self.resolve_query_data(q),
+            Command::FillBuffers(fills) => {
+                for f in fills {
+                    let Some(buffer) = self.resource(f.buffer) else { continue };
+                    let pattern: Vec<u8> = if f.format == Format::Unknown {
+                        f.fill_value.bytes[..(f.raw_pattern_size as usize).min(16)].to_vec()
+                    } else {
+                        match encode_texel(f.format, &f.fill_value) {
+                            Some((b, n)) => b[..n].to_vec(),
+                            None => continue,
+                        }
+                    };
+                    if pattern.is_empty() {
+                        continue;
+                    }
+                    let mut data = buffer.write();
+                    for i in 0..f.repeat_count as u64 {
+                        let Ok(o) = usize::try_from(f.offset + i * pattern.len() as u64) else { break };
+                        // A pattern that does not fit is skipped, never written in part.
+                        match data.get_mut(o..o + pattern.len()) {
+                            Some(t) => t.copy_from_slice(&pattern),
+                            None => break,
+                        }
+                    }
+                    buffer.scrub_unmapped(&mut data);
+                }
+            }
+            Command::ClearTextureSubresources(clears) => clears.iter().for_each(|d| self.clear_texture(d)),
+            Command::ClearBoundRenderTargetViews { mask, values, regions } => {
+                let rtvs = self.state.rtvs.clone();
+                for (slot, view) in rtvs.iter().enumerate() {
+                    if mask & (1 << slot) != 0 {
+                        self.clear_bound_rtv(view, &values[slot], regions[slot].as_deref());
+                    }
+                }
+            }
+            Command::ClearBoundDepthStencilView { flags, depth, stencil, regions } => {
+                if let Some(view) = self.state.dsv {
+                    self.clear_bound_dsv(&view, *flags, *depth, *stencil, regions.as_deref());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn clear_texture(&self, d: &ClearTextureDesc<asyncmd_ddi::ResourceId>) {
+        let Some(res) = self.resource(d.texture) else { return };
+        let format = if d.format == Format::Unknown { res.desc.format } else { d.format };
+        let subs: Vec<u32> =
+            if d.subresource == ALL_SUBRESOURCES { (0..res.desc.subresource_count()).collect() } else { vec![d.subresource] };
+        let mut data = res.write();
+        for sub in subs {
+            let Some(s) = Surface::subresource(&res, sub) else { continue };
+            let plane = res.desc.subresource(sub).map_or(0, |x| x.plane);
+            let Some(value) = clear_element(format, plane, &d.clear_value) else { continue };
+            let bbox = d.region.unwrap_or_else(|| s.full_box());
+            fill_box(&mut data, &s, &bbox, &value);
+        }
+    }
+
+    /// Boxes of a bound clear as (rectangles, first slice, slice count) groups; `None` regions
+    /// mean the whole view.
+    fn box_groups(regions: Option<&[Box3]>, slices: u32) -> Vec<(Vec<Rect>, u32, u32)> {
+        match regions {
+            None => vec![(Vec::new(), 0, slices)],
+            Some(boxes) => boxes
+                .iter()
+                .filter(|b| !b.is_empty())
+                .map(|b| {
+                    let back = b.back.min(slices);
+                    let rect = Rect::new(b.left as i32, b.top as i32, b.right.min(i32::MAX as u32) as i32, b.bottom.min(i32::MAX as u32) as i32);
+                    (vec![rect], b.front.min(back), back.saturating_sub(b.front))
+                })
+                .collect(),
+        }
+    }
+
+    fn clear_bound_rtv(&self, view: &RenderTargetView, value: &ClearData, regions: Option<&[Box3]>) {
+        let Some(res) = self.resource(view.resource) else { return };
+        let Some(range) = view.desc.range(&res.desc) else { return };
+        let Some((bytes, n)) = encode_texel(view.desc.format, value) else { return };
+        let three_d = res.desc.dimension == ResourceDimension::Texture3D;
+        let mut data = res.write();
+        for (rects, first, count) in Self::box_groups(regions, range.slices) {
+            for slice in range.first_slice + first..range.first_slice + first + count {
+                let (sub, z) = if three_d {
+                    (res.desc.subresource_index(range.mip, 0, 0), slice)
+                } else {
+                    (res.desc.subresource_index(range.mip, slice, range.plane), 0)
+                };
+                let Some(s) = Surface::subresource(&res, sub) else { continue };
+                for r in super::clear::clip_rects(&rects, s.width, s.height) {
+                    super::pixels::fill_rect(&mut data, &s, r, z, &bytes[..n]);
+                }
+            }
+        }
+    }
+
+    fn clear_bound_dsv(&self, view: &DepthStencilView, flags: ClearFlags, depth: f32, stencil: u8, regions: Option<&[Box3]>) {
+        let Some(res) = self.resource(view.resource) else { return };
+        let Some(range) = view.desc.range(&res.desc) else { return };
+        for (rects, first, count) in Self::box_groups(regions, range.slices) {
+            let sub_view = DepthStencilView {
+                resource: view.resource,
+                desc: asyncmd_types::DepthStencilViewDesc {
+                    dimension: asyncmd_types::DsvDimension::Texture2DArray {
+                        mip: range.mip,
+                        first_slice: range.first_slice + first,
+                        array_size: count,
+                    },
+                    ..view.desc
+                },
+            };
+            if count > 0 && !res.desc.is_msaa() && res.desc.dimension == ResourceDimension::Texture2D {
+                self.clear_dsv(&sub_view, flags, depth, stencil, &rects);
+            } else if count > 0 {
+                self.clear_dsv(view, flags, depth, stencil, &rects);
+            }
+        }
+    }
+}
