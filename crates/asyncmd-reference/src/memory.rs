@@ -53,7 +53,6 @@ impl RefResource {
         self.subresources.get(index as usize).copied()
     }
 }
-}
 
 /// Locks a source for reading and a destination for writing, in a fixed order so that two
 /// queues copying in opposite directions cannot deadlock. When both are the same resource,
