@@ -36,7 +36,7 @@ impl RefResource {
         data.try_reserve_exact(len)
             .map_err(|_| Error::out_of_memory(format!("CreateResource: cannot allocate {size} bytes")))?;
         data.resize(len, 0);
-        let tiles = reserved.then(|| Mutex::new(vec![None; crate::tiles::tile_count(desc) as usize]));
+        let tiles = reserved.then(|| Mutex::new(vec![None; asyncmd_types::tile_count(desc) as usize]));
         Ok(Self { id, desc: *desc, samples, subresources, data: RwLock::new(data), tiles })
     }
 

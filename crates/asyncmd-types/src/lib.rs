@@ -15,6 +15,7 @@ mod query;
 mod render_pass;
 mod resource;
 mod subresource;
+mod tiling;
 mod view;
 
 pub use async_desc::*;
@@ -27,6 +28,7 @@ pub use query::*;
 pub use render_pass::*;
 pub use resource::*;
 pub use subresource::*;
+pub use tiling::*;
 pub use view::*;
 
 /// `D3D12_REQ_SUBRESOURCES`: the most subresources a resource may have.

@@ -1,0 +1,392 @@
+//! Copies: `CopyBufferRegion`, `CopyTextureRegion`, `CopyResource`, `CopyTiles`, and the
+//! validation the async copies share with them.
+
+use super::{CommandList, ALL_QUEUES};
+use crate::resource::Resource;
+use asyncmd_ddi::{Command, ResourceId, TileCopy};
+use asyncmd_types::{
+    subresource_tiles, BarrierAccess, Box3, BufferCopyRegion, CopyLocationKind, Error, Format, HeapType, MessageId,
+    ResourceDimension, Result, TextureCopyLocation, TileCopyFlags, TileRegionSize, TiledResourceCoordinate,
+    TEXTURE_DATA_PITCH_ALIGNMENT, TEXTURE_DATA_PLACEMENT_ALIGNMENT, TILE_SIZE_IN_BYTES,
+};
+
+fn invalid(id: MessageId, api: &str, text: impl std::fmt::Display) -> Error {
+    Error::invalid_arg(id, format!("{api}: {text}"))
+}
+
+/// Checks one buffer-to-buffer copy.
+pub(crate) fn validate_buffer_copy(api: &str, dest: &Resource, dest_offset: u64, source: &Resource, source_offset: u64, size: u64) -> Result<()> {
+    let id = MessageId::CopyBufferRegionInvalidParameters;
+    if !dest.desc().is_buffer() || !source.desc().is_buffer() {
+        return Err(invalid(id, api, "source and destination must be buffers"));
+    }
+    if dest.heap_type() == HeapType::Upload {
+        return Err(invalid(id, api, "an UPLOAD buffer cannot be a copy destination"));
+    }
+    if source.heap_type() == HeapType::Readback {
+        return Err(invalid(id, api, "a READBACK buffer cannot be a copy source"));
+    }
+    let fits = |offset: u64, res: &Resource| offset.checked_add(size).is_some_and(|end| end <= res.desc().width);
+    if !fits(dest_offset, dest) {
+        return Err(invalid(id, api, format!("destination range {dest_offset}+{size} exceeds {} bytes", dest.desc().width)));
+    }
+    if !fits(source_offset, source) {
+        return Err(invalid(id, api, format!("source range {source_offset}+{size} exceeds {} bytes", source.desc().width)));
+    }
+    if dest.same(source) && dest_offset < source_offset + size && source_offset < dest_offset + size {
+        return Err(invalid(id, api, "source and destination ranges of one buffer overlap"));
+    }
+    Ok(())
+}
+
+/// One side of a texture copy, resolved.
+struct Side {
+    /// Subresource of a texture side.
+    subresource: Option<u32>,
+    format: Format,
+    extent: (u32, u32, u32),
+    block: (u32, u32),
+    samples: u32,
+    whole_only: bool,
+    dimension: ResourceDimension,
+}
+
+fn side(api: &str, what: &str, loc: &TextureCopyLocation<&Resource>) -> Result<Side> {
+    let id = MessageId::CopyTextureRegionInvalidParameters;
+    let desc = loc.resource.desc();
+    match loc.kind {
+        CopyLocationKind::Subresource(index) => {
+            if desc.is_buffer() {
+                return Err(invalid(id, api, format!("the {what} is a buffer but is addressed by subresource index")));
+            }
+            let sub = desc.subresource(index).ok_or_else(|| {
+                invalid(MessageId::InvalidSubresourceIndex, api, format!("{what} subresource {index} is out of range (the resource has {})", desc.subresource_count()))
+            })?;
+            let plane = desc.format.plane(sub.plane).ok_or_else(|| invalid(id, api, format!("the {what}'s format has no plane {}", sub.plane)))?;
+            let extent = desc.subresource_extent(index).unwrap_or((0, 0, 0));
+            let format = if desc.format.plane_count() > 1 { plane.format } else { desc.format };
+            Ok(Side {
+                subresource: Some(index),
+                format,
+                extent,
+                block: (plane.block_width, plane.block_height),
+                samples: desc.sample_desc.count,
+                whole_only: desc.format.has_depth() || desc.is_msaa(),
+                dimension: desc.dimension,
+            })
+        }
+        CopyLocationKind::PlacedFootprint(fp) => {
+            if !desc.is_buffer() {
+                return Err(invalid(id, api, format!("the {what} is a texture but is addressed by a placed footprint")));
+            }
+            let f = fp.footprint;
+            if fp.offset % TEXTURE_DATA_PLACEMENT_ALIGNMENT != 0 {
+                return Err(invalid(id, api, format!("footprint offset {} is not a multiple of 512", fp.offset)));
+            }
+            if f.row_pitch % TEXTURE_DATA_PITCH_ALIGNMENT != 0 {
+                return Err(invalid(id, api, format!("footprint row pitch {} is not a multiple of 256", f.row_pitch)));
+            }
+            let plane = f.format.plane(0).filter(|_| f.format.plane_count() == 1).ok_or_else(|| {
+                invalid(id, api, format!("footprint format {} cannot describe buffer data", f.format))
+            })?;
+            if f.width == 0 || f.height == 0 || f.depth == 0 {
+                return Err(invalid(id, api, "footprint width, height and depth must be non-zero"));
+            }
+            let row_bytes = f.width.div_ceil(plane.block_width) as u64 * plane.bytes_per_block as u64;
+            if (f.row_pitch as u64) < row_bytes {
+                return Err(invalid(id, api, format!("footprint row pitch {} is less than a row's {row_bytes} bytes", f.row_pitch)));
+            }
+            let needed = f.required_bytes().unwrap_or(u64::MAX);
+            if fp.offset.checked_add(needed).is_none_or(|end| end > desc.width) {
+                return Err(invalid(id, api, format!("the footprint needs {needed} bytes from offset {} but the buffer has {}", fp.offset, desc.width)));
+            }
+            Ok(Side {
+                subresource: None,
+                format: f.format,
+                extent: (f.width, f.height, f.depth),
+                block: (plane.block_width, plane.block_height),
+                samples: 1,
+                whole_only: false,
+                dimension: ResourceDimension::Buffer,
+            })
+        }
+    }
+}
+
+/// Checks one `CopyTextureRegion`-shaped copy.
+pub(crate) fn validate_texture_copy(
+    api: &str,
+    dest: &TextureCopyLocation<&Resource>,
+    at: (u32, u32, u32),
+    source: &TextureCopyLocation<&Resource>,
+    source_box: Option<&Box3>,
+) -> Result<()> {
+    let id = MessageId::CopyTextureRegionInvalidParameters;
+    let d = side(api, "destination", dest)?;
+    let s = side(api, "source", source)?;
+    if d.subresource.is_none() && s.subresource.is_none() {
+        return Err(invalid(id, api, "both sides are buffers: use CopyBufferRegion"));
+    }
+    if dest.resource.desc().is_buffer() && dest.resource.heap_type() == HeapType::Upload {
+        return Err(invalid(id, api, "an UPLOAD buffer cannot be a copy destination"));
+    }
+    if source.resource.desc().is_buffer() && source.resource.heap_type() == HeapType::Readback {
+        return Err(invalid(id, api, "a READBACK buffer cannot be a copy source"));
+    }
+    if !d.format.copy_compatible(s.format) {
+        return Err(invalid(id, api, format!("formats {} and {} are not of one copy group", s.format, d.format)));
+    }
+    if d.subresource.is_some() && s.subresource.is_some() && d.samples != s.samples {
+        return Err(invalid(id, api, format!("sample counts differ ({} and {})", s.samples, d.samples)));
+    }
+    let sbox = source_box.copied().unwrap_or(Box3::sized(s.extent.0, s.extent.1, s.extent.2));
+    if !sbox.fits(s.extent.0, s.extent.1, s.extent.2) {
+        return Err(invalid(id, api, format!("source box {sbox:?} is not inside the source's {:?}", s.extent)));
+    }
+    if sbox.is_empty() {
+        return Ok(());
+    }
+    let (w, h, depth) = sbox.extent();
+    let aligned = |v: u32, block: u32, edge: u32| v % block == 0 || v == edge;
+    if !(aligned(sbox.left, s.block.0, s.extent.0)
+        && aligned(sbox.top, s.block.1, s.extent.1)
+        && aligned(sbox.right, s.block.0, s.extent.0)
+        && aligned(sbox.bottom, s.block.1, s.extent.1))
+    {
+        return Err(invalid(id, api, format!("source box {sbox:?} is not aligned to {}x{} blocks", s.block.0, s.block.1)));
+    }
+    if at.0 % d.block.0 != 0 || at.1 % d.block.1 != 0 {
+        return Err(invalid(id, api, format!("destination ({}, {}) is not aligned to {}x{} blocks", at.0, at.1, d.block.0, d.block.1)));
+    }
+    let fits = |pos: u32, len: u32, edge: u32, block: u32| pos.checked_add(len).is_some_and(|e| e <= edge.next_multiple_of(block));
+    if !(fits(at.0, w, d.extent.0, d.block.0) && fits(at.1, h, d.extent.1, d.block.1) && fits(at.2, depth, d.extent.2, 1)) {
+        return Err(invalid(id, api, format!("a {w}x{h}x{depth} region at {at:?} does not fit the destination's {:?}", d.extent)));
+    }
+    if (d.whole_only || s.whole_only) && (at != (0, 0, 0) || sbox != Box3::sized(s.extent.0, s.extent.1, s.extent.2) || s.extent != d.extent) {
+        return Err(invalid(id, api, "depth-stencil and multisampled copies cover whole, equal subresources"));
+    }
+    for (side, pos_y, pos_z) in [(&d, at.1, at.2), (&s, sbox.top, sbox.front)] {
+        if side.dimension == ResourceDimension::Texture1D && pos_y != 0 {
+            return Err(invalid(id, api, "1D textures have no y"));
+        }
+        if matches!(side.dimension, ResourceDimension::Texture1D | ResourceDimension::Texture2D) && pos_z != 0 {
+            return Err(invalid(id, api, "1D and 2D textures have no z"));
+        }
+    }
+    if dest.resource.same(source.resource) && d.subresource == s.subresource {
+        let dbox = Box3::new(at.0, at.1, at.2, at.0 + w, at.1 + h, at.2 + depth);
+        if dbox.intersects(&sbox) {
+            return Err(invalid(id, api, "source and destination regions of one subresource intersect"));
+        }
+    }
+    Ok(())
+}
+
+/// Checks a `CopyResource`-shaped copy.
+pub(crate) fn validate_copy_resource(api: &str, dest: &Resource, source: &Resource) -> Result<()> {
+    let id = MessageId::CopyResourceInvalidParameters;
+    let (d, s) = (dest.desc(), source.desc());
+    if dest.same(source) {
+        return Err(invalid(id, api, "source and destination are the same resource"));
+    }
+    if d.dimension != s.dimension || d.width != s.width || d.height != s.height || d.depth_or_array_size != s.depth_or_array_size {
+        return Err(invalid(id, api, "resources differ in dimension or size"));
+    }
+    if d.mip_count() != s.mip_count() || d.sample_desc != s.sample_desc {
+        return Err(invalid(id, api, "resources differ in mip levels or samples"));
+    }
+    if !d.is_buffer() && !d.format.copy_compatible(s.format) {
+        return Err(invalid(id, api, format!("formats {} and {} are not of one copy group", s.format, d.format)));
+    }
+    if d.is_buffer() && dest.heap_type() == HeapType::Upload {
+        return Err(invalid(id, api, "an UPLOAD buffer cannot be a copy destination"));
+    }
+    if s.is_buffer() && source.heap_type() == HeapType::Readback {
+        return Err(invalid(id, api, "a READBACK buffer cannot be a copy source"));
+    }
+    if dest.is_reserved() != source.is_reserved() && !d.is_buffer() {
+        return Err(invalid(id, api, "a reserved texture copies only to or from a reserved texture"));
+    }
+    Ok(())
+}
+
+/// Checks a `CopyTiles`-shaped copy and returns the tiles it touches.
+pub(crate) fn validate_copy_tiles(
+    api: &str,
+    resource: &Resource,
+    start: &TiledResourceCoordinate,
+    size: &TileRegionSize,
+    buffer: &Resource,
+    buffer_offset: u64,
+    flags: TileCopyFlags,
+) -> Result<u64> {
+    let id = MessageId::CopyTilesInvalidParameters;
+    if !resource.is_reserved() {
+        return Err(invalid(id, api, "the tiled resource is not a reserved resource"));
+    }
+    if !buffer.desc().is_buffer() {
+        return Err(invalid(id, api, "the linear side must be a buffer"));
+    }
+    let to_buffer = flags.contains(TileCopyFlags::SWIZZLED_TILED_RESOURCE_TO_LINEAR_BUFFER);
+    let to_tiles = flags.contains(TileCopyFlags::LINEAR_BUFFER_TO_SWIZZLED_TILED_RESOURCE);
+    if to_buffer == to_tiles {
+        return Err(invalid(id, api, "exactly one direction flag must be set"));
+    }
+    if to_buffer && buffer.heap_type() == HeapType::Upload || to_tiles && buffer.heap_type() == HeapType::Readback {
+        return Err(invalid(id, api, format!("a {:?} buffer cannot be that side of the copy", buffer.heap_type())));
+    }
+    let (tx, ty, tz) = subresource_tiles(resource.desc(), start.subresource)
+        .ok_or_else(|| invalid(MessageId::InvalidSubresourceIndex, api, format!("subresource {} is out of range", start.subresource)))?;
+    let tiles = if size.use_box {
+        let inside = start.x.checked_add(size.width).is_some_and(|e| e <= tx)
+            && start.y.checked_add(size.height as u32).is_some_and(|e| e <= ty)
+            && start.z.checked_add(size.depth as u32).is_some_and(|e| e <= tz);
+        if !inside {
+            return Err(invalid(id, api, format!("the tile box at ({}, {}, {}) leaves the subresource's {tx}x{ty}x{tz} tiles", start.x, start.y, start.z)));
+        }
+        size.width as u64 * size.height as u64 * size.depth as u64
+    } else {
+        let first = asyncmd_types::linear_tile(resource.desc(), start)
+            .ok_or_else(|| invalid(id, api, "the start coordinate is outside the resource"))?;
+        if first + size.num_tiles as u64 > asyncmd_types::tile_count(resource.desc()) {
+            return Err(invalid(id, api, format!("{} tiles from the start run past the resource", size.num_tiles)));
+        }
+        size.num_tiles as u64
+    };
+    if buffer_offset.checked_add(tiles * TILE_SIZE_IN_BYTES).is_none_or(|e| e > buffer.desc().width) {
+        return Err(invalid(id, api, format!("{tiles} tiles from offset {buffer_offset} exceed the buffer's {} bytes", buffer.desc().width)));
+    }
+    Ok(tiles)
+}
+
+impl CommandList {
+    fn check_owned(&mut self, api: &str, resources: &[&Resource]) -> bool {
+        if resources.iter().all(|r| self.owns(r)) {
+            return true;
+        }
+        self.remove(invalid(MessageId::CopyResourceInvalidParameters, api, "a resource belongs to another device"));
+        false
+    }
+
+    /// Tracks a texture copy's accesses for the debug layer's layout checks.
+    pub(crate) fn track_copy(&mut self, api: &str, dest: &TextureCopyLocation<&Resource>, source: &TextureCopyLocation<&Resource>) -> Result<()> {
+        let ty = self.ty;
+        if let CopyLocationKind::Subresource(i) = dest.kind {
+            self.tracker.access(dest.resource, &[i], BarrierAccess::COPY_DEST, ty, api)?;
+        }
+        if let CopyLocationKind::Subresource(i) = source.kind {
+            self.tracker.access(source.resource, &[i], BarrierAccess::COPY_SOURCE, ty, api)?;
+        }
+        Ok(())
+    }
+
+    /// Tracks whole-resource accesses.
+    pub(crate) fn track_whole(&mut self, api: &str, res: &Resource, access: BarrierAccess) -> Result<()> {
+        let subs: Vec<u32> = (0..res.layouts().len() as u32).collect();
+        let ty = self.ty;
+        self.tracker.access(res, &subs, access, ty, api)
+    }
+
+    /// `CopyBufferRegion`: copies `size` bytes between buffers.
+    pub fn copy_buffer_region(&mut self, dest: &Resource, dest_offset: u64, source: &Resource, source_offset: u64, size: u64) {
+        const API: &str = "CopyBufferRegion";
+        if !self.begin(API, ALL_QUEUES, false) || !self.check_owned(API, &[dest, source]) {
+            return;
+        }
+        if !self.check(validate_buffer_copy(API, dest, dest_offset, source, source_offset, size)) {
+            return;
+        }
+        self.record(Command::CopyBufferRegion(BufferCopyRegion {
+            dest: dest.id(),
+            dest_offset,
+            source: source.id(),
+            source_offset,
+            size,
+        }));
+    }
+
+    /// `CopyTextureRegion`: copies a box of texels between subresources and placed footprints.
+    pub fn copy_texture_region(
+        &mut self,
+        dest: &TextureCopyLocation<&Resource>,
+        dest_x: u32,
+        dest_y: u32,
+        dest_z: u32,
+        source: &TextureCopyLocation<&Resource>,
+        source_box: Option<&Box3>,
+    ) {
+        const API: &str = "CopyTextureRegion";
+        if !self.begin(API, ALL_QUEUES, false) || !self.check_owned(API, &[dest.resource, source.resource]) {
+            return;
+        }
+        let at = (dest_x, dest_y, dest_z);
+        let r = validate_texture_copy(API, dest, at, source, source_box).and_then(|_| self.track_copy(API, dest, source));
+        if !self.check(r) {
+            return;
+        }
+        self.record(Command::CopyTextureRegion {
+            dest: dest.map(|r| r.id()),
+            dest_x,
+            dest_y,
+            dest_z,
+            source: source.map(|r| r.id()),
+            source_box: source_box.copied(),
+        });
+    }
+
+    /// `CopyResource`: copies a whole resource into one of the same shape.
+    pub fn copy_resource(&mut self, dest: &Resource, source: &Resource) {
+        const API: &str = "CopyResource";
+        if !self.begin(API, ALL_QUEUES, false) || !self.check_owned(API, &[dest, source]) {
+            return;
+        }
+        let r = validate_copy_resource(API, dest, source)
+            .and_then(|_| self.track_whole(API, dest, BarrierAccess::COPY_DEST))
+            .and_then(|_| self.track_whole(API, source, BarrierAccess::COPY_SOURCE));
+        if !self.check(r) {
+            return;
+        }
+        self.record(Command::CopyResource { dest: dest.id(), source: source.id() });
+    }
+
+    /// `CopyTiles`: copies tiles between a reserved resource and a linear buffer.
+    pub fn copy_tiles(
+        &mut self,
+        resource: &Resource,
+        start: &TiledResourceCoordinate,
+        size: &TileRegionSize,
+        buffer: &Resource,
+        buffer_offset: u64,
+        flags: TileCopyFlags,
+    ) {
+        const API: &str = "CopyTiles";
+        if !self.begin(API, ALL_QUEUES, false) || !self.check_owned(API, &[resource, buffer]) {
+            return;
+        }
+        let access = if flags.contains(TileCopyFlags::LINEAR_BUFFER_TO_SWIZZLED_TILED_RESOURCE) {
+            BarrierAccess::COPY_DEST
+        } else {
+            BarrierAccess::COPY_SOURCE
+        };
+        let r = validate_copy_tiles(API, resource, start, size, buffer, buffer_offset, flags).and_then(|_| {
+            let ty = self.ty;
+            self.tracker.access(resource, &[start.subresource], access, ty, API)
+        });
+        if !self.check(r) {
+            return;
+        }
+        self.record(Command::CopyTiles(tile_copy(resource.id(), start, size, buffer.id(), buffer_offset, flags)));
+    }
+}
+
+/// The driver's form of a tile copy.
+pub(crate) fn tile_copy(
+    resource: ResourceId,
+    start: &TiledResourceCoordinate,
+    size: &TileRegionSize,
+    buffer: ResourceId,
+    buffer_offset: u64,
+    flags: TileCopyFlags,
+) -> TileCopy {
+    TileCopy { resource, start: *start, size: *size, buffer, buffer_offset, flags }
+}

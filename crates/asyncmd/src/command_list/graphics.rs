@@ -1,0 +1,415 @@
+//! Graphics and compute state, render targets, view clears, render passes, draws, dispatches
+//! and bundles.
+
+use super::{CommandList, Lists, Pass};
+use crate::descriptor::CpuDescriptorHandle;
+use crate::objects::{PipelineState, RootSignature};
+use crate::resource::Resource;
+use asyncmd_ddi::{Command, GpuAddress, PipelineDesc, PrimitiveTopology, RootParameter};
+use asyncmd_types::{
+    BarrierAccess, ClearFlags, DsvFlags, EndingAccess, Error, MessageId, Rect, RenderPassDepthStencil, RenderPassFlags,
+    RenderPassRenderTarget, ResourceFlags, Result, Viewport,
+};
+
+const GRAPHICS: Lists = Lists::DIRECT.or(Lists::BUNDLE);
+const ANY_SHADER: Lists = Lists::DIRECT.or(Lists::COMPUTE).or(Lists::BUNDLE);
+
+fn state_error(text: String) -> Error {
+    Error::invalid_arg(MessageId::StateSettingInvalid, text)
+}
+
+fn check_rects(api: &str, rects: &[Rect]) -> Result<()> {
+    match rects.iter().find(|r| r.left > r.right || r.top > r.bottom) {
+        Some(r) => Err(Error::invalid_arg(MessageId::ClearRenderTargetViewInvalidParameters, format!("{api}: inverted rectangle {r:?}"))),
+        None => Ok(()),
+    }
+}
+
+/// Subresources a view range covers (3D views cover their one mip subresource).
+fn view_subresources(res: &Resource, mip: u32, first: u32, count: u32, planes: &[u32]) -> Vec<u32> {
+    let desc = res.desc();
+    if desc.dimension == asyncmd_types::ResourceDimension::Texture3D {
+        return vec![desc.subresource_index(mip, 0, 0)];
+    }
+    planes.iter().flat_map(|&p| (first..first + count).map(move |s| desc.subresource_index(mip, s, p))).collect()
+}
+
+impl CommandList {
+    /// `SetPipelineState`.
+    pub fn set_pipeline_state(&mut self, pipeline: &PipelineState) {
+        if !self.begin("SetPipelineState", ANY_SHADER, true) {
+            return;
+        }
+        if self.ty == asyncmd_types::CommandListType::Compute && matches!(pipeline.desc(), PipelineDesc::Graphics(_)) {
+            return self.remove(state_error("SetPipelineState: a graphics pipeline on a compute list".into()));
+        }
+        self.shadow.pipeline = Some(pipeline.clone());
+        self.record(Command::SetPipelineState(pipeline.0.id));
+    }
+
+    /// `SetGraphicsRootSignature`.
+    pub fn set_graphics_root_signature(&mut self, root: &RootSignature) {
+        if !self.begin("SetGraphicsRootSignature", GRAPHICS, true) {
+            return;
+        }
+        self.shadow.graphics_root = Some(root.clone());
+        self.record(Command::SetGraphicsRootSignature(root.id()));
+    }
+
+    /// `SetComputeRootSignature`.
+    pub fn set_compute_root_signature(&mut self, root: &RootSignature) {
+        if !self.begin("SetComputeRootSignature", ANY_SHADER, true) {
+            return;
+        }
+        self.shadow.compute_root = Some(root.clone());
+        self.record(Command::SetComputeRootSignature(root.id()));
+    }
+
+    fn check_root_param(api: &str, root: Option<&RootSignature>, parameter: u32, want_constants: Option<(u32, usize)>) -> Result<()> {
+        let root = root.ok_or_else(|| state_error(format!("{api}: no root signature is set")))?;
+        let p = root.desc().parameters.get(parameter as usize).ok_or_else(|| state_error(format!("{api}: root parameter {parameter} does not exist")))?;
+        match (p, want_constants) {
+            (RootParameter::Constants { count, .. }, Some((offset, n))) if offset as usize + n <= *count as usize => Ok(()),
+            (RootParameter::Constants { count, .. }, Some((offset, n))) => {
+                Err(state_error(format!("{api}: {n} constants at {offset} exceed parameter {parameter}'s {count}")))
+            }
+            (RootParameter::Uav { .. }, None) => Ok(()),
+            _ => Err(state_error(format!("{api}: root parameter {parameter} is {p:?}"))),
+        }
+    }
+
+    /// `SetGraphicsRoot32BitConstants`.
+    pub fn set_graphics_root_32bit_constants(&mut self, parameter: u32, values: &[u32], offset: u32) {
+        const API: &str = "SetGraphicsRoot32BitConstants";
+        if !self.begin(API, GRAPHICS, true) {
+            return;
+        }
+        let r = Self::check_root_param(API, self.shadow.graphics_root.as_ref(), parameter, Some((offset, values.len())));
+        if self.check(r) {
+            self.record(Command::SetGraphicsRootConstants { parameter, offset, values: values.to_vec() });
+        }
+    }
+
+    /// `SetComputeRoot32BitConstants`.
+    pub fn set_compute_root_32bit_constants(&mut self, parameter: u32, values: &[u32], offset: u32) {
+        const API: &str = "SetComputeRoot32BitConstants";
+        if !self.begin(API, ANY_SHADER, true) {
+            return;
+        }
+        let r = Self::check_root_param(API, self.shadow.compute_root.as_ref(), parameter, Some((offset, values.len())));
+        if self.check(r) {
+            self.record(Command::SetComputeRootConstants { parameter, offset, values: values.to_vec() });
+        }
+    }
+
+    /// `SetGraphicsRootUnorderedAccessView`.
+    pub fn set_graphics_root_unordered_access_view(&mut self, parameter: u32, address: GpuAddress) {
+        const API: &str = "SetGraphicsRootUnorderedAccessView";
+        if !self.begin(API, GRAPHICS, true) {
+            return;
+        }
+        let r = Self::check_root_param(API, self.shadow.graphics_root.as_ref(), parameter, None);
+        if self.check(r) {
+            self.record(Command::SetGraphicsRootUav { parameter, address });
+        }
+    }
+
+    /// `SetComputeRootUnorderedAccessView`.
+    pub fn set_compute_root_unordered_access_view(&mut self, parameter: u32, address: GpuAddress) {
+        const API: &str = "SetComputeRootUnorderedAccessView";
+        if !self.begin(API, ANY_SHADER, true) {
+            return;
+        }
+        let r = Self::check_root_param(API, self.shadow.compute_root.as_ref(), parameter, None);
+        if self.check(r) {
+            self.record(Command::SetComputeRootUav { parameter, address });
+        }
+    }
+
+    /// `RSSetViewports`.
+    pub fn rs_set_viewports(&mut self, viewports: &[Viewport]) {
+        if !self.begin("RSSetViewports", Lists::DIRECT, true) {
+            return;
+        }
+        if viewports.len() > 16 {
+            return self.remove(state_error(format!("RSSetViewports: {} viewports exceed 16", viewports.len())));
+        }
+        self.shadow.viewports = viewports.len();
+        self.record(Command::SetViewports(viewports.to_vec()));
+    }
+
+    /// `RSSetScissorRects`.
+    pub fn rs_set_scissor_rects(&mut self, rects: &[Rect]) {
+        if !self.begin("RSSetScissorRects", Lists::DIRECT, true) {
+            return;
+        }
+        if rects.len() > 16 {
+            return self.remove(state_error(format!("RSSetScissorRects: {} rectangles exceed 16", rects.len())));
+        }
+        self.shadow.scissors = rects.len();
+        self.record(Command::SetScissorRects(rects.to_vec()));
+    }
+
+    /// `IASetPrimitiveTopology`.
+    pub fn ia_set_primitive_topology(&mut self, topology: PrimitiveTopology) {
+        if self.begin("IASetPrimitiveTopology", GRAPHICS, true) {
+            self.record(Command::SetPrimitiveTopology(topology));
+        }
+    }
+
+    /// `OMSetBlendFactor`.
+    pub fn om_set_blend_factor(&mut self, factor: [f32; 4]) {
+        if self.begin("OMSetBlendFactor", GRAPHICS, true) {
+            self.record(Command::SetBlendFactor(factor));
+        }
+    }
+
+    /// `OMSetStencilRef`.
+    pub fn om_set_stencil_ref(&mut self, reference: u32) {
+        if self.begin("OMSetStencilRef", GRAPHICS, true) {
+            self.record(Command::SetStencilRef(reference));
+        }
+    }
+
+    /// `OMSetRenderTargets`: binds render targets and a depth-stencil view. The views are read
+    /// now, so the descriptors may be rewritten right after.
+    pub fn om_set_render_targets(&mut self, rtvs: &[CpuDescriptorHandle], dsv: Option<&CpuDescriptorHandle>) {
+        const API: &str = "OMSetRenderTargets";
+        if !self.begin(API, Lists::DIRECT, false) {
+            return;
+        }
+        if rtvs.len() > asyncmd_types::SIMULTANEOUS_RENDER_TARGET_COUNT {
+            return self.remove(state_error(format!("{API}: {} render targets exceed 8", rtvs.len())));
+        }
+        let mut captured = Vec::with_capacity(rtvs.len());
+        for h in rtvs {
+            match h.capture_rtv(API) {
+                Ok((c, res)) if res.desc().flags.contains(ResourceFlags::ALLOW_RENDER_TARGET) => captured.push(c),
+                Ok(_) => return self.remove(state_error(format!("{API}: a render target lacks ALLOW_RENDER_TARGET"))),
+                Err(e) => return self.remove(e),
+            }
+        }
+        let dsv = match dsv.map(|h| h.capture_dsv(API)) {
+            None => None,
+            Some(Ok((c, res))) if res.desc().flags.contains(ResourceFlags::ALLOW_DEPTH_STENCIL) => Some(c),
+            Some(Ok(_)) => return self.remove(state_error(format!("{API}: the depth-stencil target lacks ALLOW_DEPTH_STENCIL"))),
+            Some(Err(e)) => return self.remove(e),
+        };
+        let views = captured.iter().map(|c| c.view).collect();
+        let dsv_view = dsv.as_ref().map(|c| c.view);
+        self.shadow.rtvs = captured.into_iter().map(Some).collect();
+        self.shadow.dsv = dsv;
+        self.record(Command::SetRenderTargets { rtvs: views, dsv: dsv_view });
+    }
+
+    /// `ClearRenderTargetView`: clears a view (in `RENDER_TARGET` layout) to a float colour.
+    pub fn clear_render_target_view(&mut self, rtv: &CpuDescriptorHandle, color: [f32; 4], rects: &[Rect]) {
+        const API: &str = "ClearRenderTargetView";
+        if !self.begin(API, Lists::DIRECT, false) {
+            return;
+        }
+        let r = (|| {
+            let (c, res) = rtv.capture_rtv(API)?;
+            if !res.desc().flags.contains(ResourceFlags::ALLOW_RENDER_TARGET) {
+                return Err(Error::invalid_arg(MessageId::ClearRenderTargetViewInvalidParameters, format!("{API}: the resource lacks ALLOW_RENDER_TARGET")));
+            }
+            check_rects(API, rects)?;
+            let range = c.view.desc.range(res.desc()).ok_or_else(|| Error::invalid_arg(MessageId::ClearRenderTargetViewInvalidParameters, format!("{API}: the view no longer fits")))?;
+            let subs = view_subresources(&res, range.mip, range.first_slice, range.slices, &[range.plane]);
+            let ty = self.ty;
+            self.tracker.access(&res, &subs, BarrierAccess::RENDER_TARGET, ty, API)?;
+            Ok(c.view)
+        })();
+        match r {
+            Ok(view) => self.record(Command::ClearRenderTargetView { view, color, rects: rects.to_vec() }),
+            Err(e) => self.remove(e),
+        }
+    }
+
+    /// `ClearDepthStencilView`: clears depth and/or stencil of a view in `DEPTH_STENCIL_WRITE`.
+    pub fn clear_depth_stencil_view(&mut self, dsv: &CpuDescriptorHandle, flags: ClearFlags, depth: f32, stencil: u8, rects: &[Rect]) {
+        const API: &str = "ClearDepthStencilView";
+        if !self.begin(API, Lists::DIRECT, false) {
+            return;
+        }
+        let err = |t: String| Error::invalid_arg(MessageId::ClearDepthStencilViewInvalidParameters, format!("{API}: {t}"));
+        let r = (|| {
+            let (c, res) = dsv.capture_dsv(API)?;
+            if flags.is_empty() {
+                return Err(err("ClearFlags selects no plane".into()));
+            }
+            if flags.contains(ClearFlags::DEPTH) && !(0.0..=1.0).contains(&depth) {
+                return Err(err(format!("depth {depth} is outside [0, 1]")));
+            }
+            if flags.contains(ClearFlags::DEPTH) && c.view.desc.flags.contains(DsvFlags::READ_ONLY_DEPTH)
+                || flags.contains(ClearFlags::STENCIL) && c.view.desc.flags.contains(DsvFlags::READ_ONLY_STENCIL)
+            {
+                return Err(err("the view's plane is read-only".into()));
+            }
+            check_rects(API, rects)?;
+            let range = c.view.desc.range(res.desc()).ok_or_else(|| err("the view no longer fits".into()))?;
+            let mut planes = Vec::new();
+            if flags.contains(ClearFlags::DEPTH) {
+                planes.push(0);
+            }
+            if flags.contains(ClearFlags::STENCIL) && res.desc().format.has_stencil() {
+                planes.push(1);
+            }
+            let subs = view_subresources(&res, range.mip, range.first_slice, range.slices, &planes);
+            let ty = self.ty;
+            self.tracker.access(&res, &subs, BarrierAccess::DEPTH_STENCIL_WRITE, ty, API)?;
+            Ok(c.view)
+        })();
+        match r {
+            Ok(view) => self.record(Command::ClearDepthStencilView { view, flags, depth, stencil, rects: rects.to_vec() }),
+            Err(e) => self.remove(e),
+        }
+    }
+
+    /// `BeginRenderPass`.
+    pub fn begin_render_pass(
+        &mut self,
+        render_targets: &[RenderPassRenderTarget<CpuDescriptorHandle, &Resource>],
+        depth_stencil: Option<&RenderPassDepthStencil<CpuDescriptorHandle, &Resource>>,
+        flags: RenderPassFlags,
+    ) {
+        const API: &str = "BeginRenderPass";
+        let resuming = flags.contains(RenderPassFlags::RESUMING_PASS);
+        if !self.begin(API, Lists::DIRECT, true) {
+            return;
+        }
+        let err = |t: String| Error::invalid_arg(MessageId::RenderPassInvalid, format!("{API}: {t}"));
+        match self.pass {
+            Pass::Open { .. } => return self.remove(err("a render pass is already open".into())),
+            Pass::Suspended if !resuming => {
+                return self.remove(Error::fail(MessageId::RenderPassInvalid, format!("{API}: the suspended pass must be resumed first")))
+            }
+            _ => {}
+        }
+        if render_targets.len() > asyncmd_types::SIMULTANEOUS_RENDER_TARGET_COUNT {
+            return self.remove(err(format!("{} render targets exceed 8", render_targets.len())));
+        }
+        let mut rts = Vec::with_capacity(render_targets.len());
+        let mut bound = Vec::new();
+        for t in render_targets {
+            let (c, _) = match t.view.capture_rtv(API) {
+                Ok(v) => v,
+                Err(e) => return self.remove(e),
+            };
+            let ending = match t.ending {
+                EndingAccess::Resolve { dest, dest_subresource, format, mode, preserve_source } => {
+                    if !self.owns(dest) {
+                        return self.remove(err("a resolve destination belongs to another device".into()));
+                    }
+                    EndingAccess::Resolve { dest: dest.id(), dest_subresource, format, mode, preserve_source }
+                }
+                EndingAccess::Discard => EndingAccess::Discard,
+                EndingAccess::Preserve => EndingAccess::Preserve,
+                EndingAccess::NoAccess => EndingAccess::NoAccess,
+                EndingAccess::PreserveLocalRender => EndingAccess::PreserveLocalRender,
+                EndingAccess::PreserveLocalSrv => EndingAccess::PreserveLocalSrv,
+                EndingAccess::PreserveLocalUav => EndingAccess::PreserveLocalUav,
+            };
+            if t.beginning.binds() {
+                bound.push(Some(c.clone()));
+            }
+            rts.push(RenderPassRenderTarget { view: c.view, beginning: t.beginning, ending });
+        }
+        let ds = match depth_stencil {
+            None => None,
+            Some(ds) => {
+                let (c, _) = match ds.view.capture_dsv(API) {
+                    Ok(v) => v,
+                    Err(e) => return self.remove(e),
+                };
+                let plain = |e: EndingAccess<&Resource>| match e {
+                    EndingAccess::Resolve { dest, dest_subresource, format, mode, preserve_source } => {
+                        EndingAccess::Resolve { dest: dest.id(), dest_subresource, format, mode, preserve_source }
+                    }
+                    EndingAccess::Discard => EndingAccess::Discard,
+                    EndingAccess::Preserve => EndingAccess::Preserve,
+                    EndingAccess::NoAccess => EndingAccess::NoAccess,
+                    EndingAccess::PreserveLocalRender => EndingAccess::PreserveLocalRender,
+                    EndingAccess::PreserveLocalSrv => EndingAccess::PreserveLocalSrv,
+                    EndingAccess::PreserveLocalUav => EndingAccess::PreserveLocalUav,
+                };
+                self.shadow.dsv = (ds.depth_beginning.binds() || ds.stencil_beginning.binds()).then(|| c.clone());
+                Some(RenderPassDepthStencil {
+                    view: c.view,
+                    depth_beginning: ds.depth_beginning,
+                    stencil_beginning: ds.stencil_beginning,
+                    depth_ending: plain(ds.depth_ending),
+                    stencil_ending: plain(ds.stencil_ending),
+                })
+            }
+        };
+        if depth_stencil.is_none() {
+            self.shadow.dsv = None;
+        }
+        self.shadow.rtvs = bound;
+        self.pass = Pass::Open { suspending: flags.contains(RenderPassFlags::SUSPENDING_PASS) };
+        self.record(Command::BeginRenderPass { render_targets: rts, depth_stencil: ds, flags });
+    }
+
+    /// `EndRenderPass`.
+    pub fn end_render_pass(&mut self) {
+        const API: &str = "EndRenderPass";
+        if !self.begin(API, Lists::DIRECT, true) {
+            return;
+        }
+        match self.pass {
+            Pass::Open { suspending } => {
+                self.pass = if suspending { Pass::Suspended } else { Pass::None };
+                self.shadow.rtvs.clear();
+                self.shadow.dsv = None;
+                self.record(Command::EndRenderPass);
+            }
+            _ => self.remove(Error::invalid_arg(MessageId::RenderPassInvalid, format!("{API}: no render pass is open"))),
+        }
+    }
+
+    /// `DrawInstanced`.
+    pub fn draw_instanced(&mut self, vertex_count: u32, instance_count: u32, start_vertex: u32, start_instance: u32) {
+        const API: &str = "DrawInstanced";
+        if !self.begin(API, GRAPHICS, true) {
+            return;
+        }
+        let graphics = matches!(self.shadow.pipeline.as_ref().map(|p| p.desc()), Some(PipelineDesc::Graphics(_)));
+        if !graphics || self.shadow.graphics_root.is_none() {
+            return self.remove(Error::invalid_arg(MessageId::DrawInvalid, format!("{API}: needs a graphics pipeline and root signature")));
+        }
+        self.record(Command::DrawInstanced { vertex_count, instance_count, start_vertex, start_instance });
+    }
+
+    /// `Dispatch`.
+    pub fn dispatch(&mut self, x: u32, y: u32, z: u32) {
+        const API: &str = "Dispatch";
+        if !self.begin(API, ANY_SHADER, false) {
+            return;
+        }
+        let compute = matches!(self.shadow.pipeline.as_ref().map(|p| p.desc()), Some(PipelineDesc::Compute(_)));
+        if !compute || self.shadow.compute_root.is_none() {
+            return self.remove(Error::invalid_arg(MessageId::DrawInvalid, format!("{API}: needs a compute pipeline and root signature")));
+        }
+        if x > 65535 || y > 65535 || z > 65535 {
+            return self.remove(Error::invalid_arg(MessageId::DrawInvalid, format!("{API}: ({x}, {y}, {z}) groups exceed 65535 in a dimension")));
+        }
+        self.record(Command::Dispatch { x, y, z });
+    }
+
+    /// `ExecuteBundle`: runs a closed bundle with this list's state.
+    pub fn execute_bundle(&mut self, bundle: &CommandList) {
+        const API: &str = "ExecuteBundle";
+        if !self.begin(API, Lists::DIRECT, true) {
+            return;
+        }
+        if bundle.ty() != asyncmd_types::CommandListType::Bundle {
+            return self.remove(Error::invalid_arg(MessageId::ExecuteBundleInvalid, format!("{API}: a {} list is not a bundle", bundle.ty().name())));
+        }
+        match bundle.executable() {
+            Ok(exe) => self.record(Command::ExecuteBundle(exe)),
+            Err(e) => self.remove(Error::invalid_arg(MessageId::ExecuteBundleInvalid, format!("{API}: {}", e.text))),
+        }
+    }
+}
+

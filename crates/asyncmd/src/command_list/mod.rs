@@ -1,0 +1,310 @@
+//! Command lists: recording with validation, the removed state, close and reset.
+//!
+//! Recording methods return nothing, as in D3D12. A call that breaks a rule **removes** the
+//! list: later calls are ignored and [`CommandList::close`] returns the error, which also goes
+//! to the device's info queue.
+
+mod barrier;
+mod copy;
+mod graphics;
+mod query;
+mod resolve;
+
+use crate::allocator::CommandAllocator;
+use crate::debug::layouts::LayoutTracker;
+use crate::descriptor::{CapturedDsv, CapturedRtv};
+use crate::device::{Device, DeviceShared};
+use crate::objects::{PipelineState, RootSignature};
+use asyncmd_ddi::{Command, CommandListDdi, Executable, QueryHeapId};
+use asyncmd_types::{CommandListType, Error, MessageId, MessageSeverity, QueryType, Result};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+/// Which list types a command is legal on.
+#[derive(Clone, Copy)]
+pub(crate) struct Lists(u8);
+
+impl Lists {
+    pub(crate) const DIRECT: Lists = Lists(1);
+    pub(crate) const COMPUTE: Lists = Lists(2);
+    pub(crate) const COPY: Lists = Lists(4);
+    pub(crate) const BUNDLE: Lists = Lists(8);
+
+    pub(crate) const fn or(self, other: Lists) -> Lists {
+        Lists(self.0 | other.0)
+    }
+
+    fn allows(self, ty: CommandListType) -> bool {
+        let bit = match ty {
+            CommandListType::Direct => 1,
+            CommandListType::Compute => 2,
+            CommandListType::Copy => 4,
+            CommandListType::Bundle => 8,
+        };
+        self.0 & bit != 0
+    }
+}
+
+/// Direct, compute and copy lists (copies, barriers).
+pub(crate) const ALL_QUEUES: Lists = Lists::DIRECT.or(Lists::COMPUTE).or(Lists::COPY);
+/// Direct and compute lists.
+pub(crate) const DIRECT_COMPUTE: Lists = Lists::DIRECT.or(Lists::COMPUTE);
+
+/// Where a render pass stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Pass {
+    /// No pass.
+    None,
+    /// Between `BeginRenderPass` and `EndRenderPass`; whether its end suspends.
+    Open { suspending: bool },
+    /// After a suspending `EndRenderPass`, before the resuming begin.
+    Suspended,
+}
+
+/// Graphics state as the app set it: what later layers restore and what bound clears read.
+#[derive(Clone, Default)]
+pub(crate) struct Shadow {
+    pub(crate) pipeline: Option<PipelineState>,
+    pub(crate) graphics_root: Option<RootSignature>,
+    pub(crate) compute_root: Option<RootSignature>,
+    pub(crate) rtvs: Vec<Option<CapturedRtv>>,
+    pub(crate) dsv: Option<CapturedDsv>,
+    pub(crate) viewports: usize,
+    pub(crate) scissors: usize,
+}
+
+enum Status {
+    Recording,
+    Closed(Executable),
+    /// Closed after an error: not executable.
+    Failed(Error),
+}
+
+/// A command list (`ID3D12GraphicsCommandList`): direct, compute, copy or bundle.
+pub struct CommandList {
+    device: Arc<DeviceShared>,
+    ty: CommandListType,
+    ddi: Box<dyn CommandListDdi>,
+    allocator: CommandAllocator,
+    status: Status,
+    error: Option<Error>,
+    tracker: LayoutTracker,
+    pass: Pass,
+    queries: Vec<(QueryHeapId, QueryType, u32)>,
+    shadow: Shadow,
+}
+
+impl CommandList {
+    pub(crate) fn create(device: &Device, ty: CommandListType, allocator: &CommandAllocator) -> Result<CommandList> {
+        let d = &device.shared;
+        Self::check_allocator(d, ty, allocator)?;
+        let ddi = d.ddi.create_command_list(ty).or_else(|e| d.fail(e))?;
+        allocator.0.recording.store(true, Ordering::Release);
+        Ok(CommandList {
+            device: d.clone(),
+            ty,
+            ddi,
+            allocator: allocator.clone(),
+            status: Status::Recording,
+            error: None,
+            tracker: LayoutTracker::default(),
+            pass: Pass::None,
+            queries: Vec::new(),
+            shadow: Shadow::default(),
+        })
+    }
+
+    fn check_allocator(d: &DeviceShared, ty: CommandListType, allocator: &CommandAllocator) -> Result<()> {
+        if !std::ptr::eq(&*allocator.0.device, d) {
+            return d.fail(Error::invalid_arg(MessageId::CommandAllocatorInUse, "CreateCommandList: the allocator belongs to another device"));
+        }
+        if allocator.command_list_type() != ty {
+            return d.fail(Error::invalid_arg(
+                MessageId::CommandListTypeMismatch,
+                format!("CreateCommandList: a {} list needs a {} allocator", ty.name(), ty.name()),
+            ));
+        }
+        if allocator.0.recording.load(Ordering::Acquire) {
+            return d.fail(Error::invalid_arg(
+                MessageId::CommandAllocatorInUse,
+                "CreateCommandList: another command list is recording on this allocator",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The list's type.
+    pub fn ty(&self) -> CommandListType {
+        self.ty
+    }
+
+    /// The device that made it.
+    pub fn device(&self) -> Device {
+        Device::from_shared(self.device.clone())
+    }
+
+    /// The error that removed the list, if any.
+    pub fn error(&self) -> Option<&Error> {
+        self.error.as_ref().or(match &self.status {
+            Status::Failed(e) => Some(e),
+            _ => None,
+        })
+    }
+
+    /// Whether the list is open for recording and not removed.
+    pub fn is_recording(&self) -> bool {
+        matches!(self.status, Status::Recording) && self.error.is_none()
+    }
+
+    /// `Close`: ends recording. Returns the error that removed the list, if one did.
+    pub fn close(&mut self) -> Result<()> {
+        match &self.status {
+            Status::Recording => {}
+            _ => {
+                return self.device.fail(Error::invalid_arg(MessageId::CommandListClosed, "Close: the command list is already closed"));
+            }
+        }
+        if self.error.is_none() {
+            if matches!(self.pass, Pass::Open { .. }) {
+                self.set_error(Error::invalid_arg(MessageId::RenderPassInvalid, "Close: a render pass is still open"));
+            } else if let Some((_, ty, index)) = self.queries.first() {
+                self.set_error(Error::invalid_arg(
+                    MessageId::QueryInvalidParameters,
+                    format!("Close: {ty:?} query {index} was begun but not ended"),
+                ));
+            }
+        }
+        self.allocator.0.recording.store(false, Ordering::Release);
+        if let Some(e) = self.error.take() {
+            self.status = Status::Failed(e.clone());
+            self.ddi.reset();
+            return Err(e);
+        }
+        match self.ddi.close() {
+            Ok(exe) => {
+                self.status = Status::Closed(exe);
+                Ok(())
+            }
+            Err(e) => {
+                self.status = Status::Failed(e.clone());
+                self.device.fail(e)
+            }
+        }
+    }
+
+    /// `Reset`: reopens a closed list on `allocator`, dropping what was recorded and the error.
+    pub fn reset(&mut self, allocator: &CommandAllocator) -> Result<()> {
+        if matches!(self.status, Status::Recording) {
+            return self.device.fail(Error::invalid_arg(MessageId::CommandListNotClosed, "Reset: the command list is still recording; close it first"));
+        }
+        Self::check_allocator(&self.device, self.ty, allocator)?;
+        allocator.0.recording.store(true, Ordering::Release);
+        self.allocator = allocator.clone();
+        self.ddi.reset();
+        self.status = Status::Recording;
+        self.error = None;
+        self.tracker.clear();
+        self.pass = Pass::None;
+        self.queries.clear();
+        self.shadow = Shadow::default();
+        Ok(())
+    }
+
+    pub(crate) fn executable(&self) -> Result<Executable> {
+        match &self.status {
+            Status::Closed(exe) => Ok(exe.clone()),
+            Status::Recording => Err(Error::invalid_arg(MessageId::CommandListNotClosed, "the command list is still recording")),
+            Status::Failed(e) => Err(Error::invalid_arg(e.id, format!("the command list was removed: {}", e.text))),
+        }
+    }
+
+    pub(crate) fn tracker(&self) -> &LayoutTracker {
+        &self.tracker
+    }
+
+    pub(crate) fn allocator(&self) -> &CommandAllocator {
+        &self.allocator
+    }
+
+    /// Whether the list was made with the given allocator.
+    pub fn uses_allocator(&self, allocator: &CommandAllocator) -> bool {
+        self.allocator.same(allocator)
+    }
+
+    fn set_error(&mut self, e: Error) {
+        self.device.info_queue.report(&e);
+        if self.error.is_none() {
+            self.error = Some(e);
+        }
+    }
+
+    /// Removes the list with `e` (the first error wins).
+    pub(crate) fn remove(&mut self, e: Error) {
+        self.set_error(e);
+    }
+
+    /// Whether `api` may be recorded now: the list is recording and healthy, the list type
+    /// allows it, and the render-pass state allows it. Otherwise removes the list (or, on a
+    /// closed list, reports the misuse) and returns false.
+    pub(crate) fn begin(&mut self, api: &str, lists: Lists, in_pass: bool) -> bool {
+        if !matches!(self.status, Status::Recording) {
+            self.device.info_queue.push(
+                MessageSeverity::Error,
+                MessageId::CommandListClosed,
+                format!("{api}: recorded on a closed command list; ignored"),
+            );
+            return false;
+        }
+        if self.error.is_some() {
+            return false;
+        }
+        if !lists.allows(self.ty) {
+            self.remove(Error::invalid_arg(MessageId::CommandListTypeMismatch, format!("{api}: not allowed on a {} command list", self.ty.name())));
+            return false;
+        }
+        match self.pass {
+            Pass::Open { .. } if !in_pass => {
+                self.remove(Error::invalid_arg(MessageId::RenderPassInvalid, format!("{api}: not allowed inside a render pass")));
+                return false;
+            }
+            Pass::Suspended if !in_pass => {
+                self.remove(Error::fail(
+                    MessageId::RenderPassInvalid,
+                    format!("{api}: GPU work between a suspending EndRenderPass and the resuming BeginRenderPass"),
+                ));
+                return false;
+            }
+            _ => {}
+        }
+        true
+    }
+
+    /// Checks a validation result; on error removes the list and returns false.
+    pub(crate) fn check(&mut self, r: Result<()>) -> bool {
+        match r {
+            Ok(()) => true,
+            Err(e) => {
+                self.remove(e);
+                false
+            }
+        }
+    }
+
+    /// Hands a validated command to the driver.
+    pub(crate) fn record(&mut self, command: Command) {
+        self.ddi.record(command);
+    }
+
+    /// Whether a resource belongs to this list's device.
+    pub(crate) fn owns(&self, res: &crate::resource::Resource) -> bool {
+        Arc::ptr_eq(&res.shared.device, &self.device)
+    }
+}
+
+impl Drop for CommandList {
+    fn drop(&mut self) {
+        if matches!(self.status, Status::Recording) {
+            self.allocator.0.recording.store(false, Ordering::Release);
+        }
+    }
+}

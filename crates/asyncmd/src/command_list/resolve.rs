@@ -1,0 +1,125 @@
+//! `ResolveSubresourceRegion`.
+
+use super::{CommandList, Lists};
+use crate::resource::Resource;
+use asyncmd_ddi::{Command, FormatSupport, Resolve};
+use asyncmd_types::{BarrierAccess, Error, Format, MessageId, Rect, ResolveMode, Result};
+
+/// Checks a `ResolveSubresourceRegion`-shaped call (shared by the async form).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn validate_resolve(
+    api: &str,
+    caps: &dyn Fn(Format) -> asyncmd_ddi::FormatCaps,
+    dest: &Resource,
+    dest_subresource: u32,
+    dest_x: u32,
+    dest_y: u32,
+    source: &Resource,
+    source_subresource: u32,
+    rect: Option<&Rect>,
+    format: Format,
+    mode: ResolveMode,
+) -> Result<()> {
+    let err = |t: String| Error::invalid_arg(MessageId::ResolveSubresourceInvalidParameters, format!("{api}: {t}"));
+    let (d, s) = (dest.desc(), source.desc());
+    if d.is_buffer() || s.is_buffer() {
+        return Err(err("resolves are between textures".into()));
+    }
+    if matches!(mode, ResolveMode::EncodeSamplerFeedback | ResolveMode::DecodeSamplerFeedback) {
+        return Err(err(format!("{mode:?} is not supported")));
+    }
+    let (Some(ss), Some(ds)) = (s.subresource(source_subresource), d.subresource(dest_subresource)) else {
+        return Err(Error::invalid_arg(MessageId::InvalidSubresourceIndex, format!("{api}: a subresource index is out of range")));
+    };
+    if mode == ResolveMode::Decompress {
+        if s.sample_desc.count != d.sample_desc.count {
+            return Err(err("DECOMPRESS needs equal sample counts".into()));
+        }
+    } else {
+        if s.sample_desc.count < 2 {
+            return Err(err("the source is not multisampled".into()));
+        }
+        if d.sample_desc.count != 1 {
+            return Err(err("the destination must be single-sampled".into()));
+        }
+    }
+    let format = if format == Format::Unknown { s.format } else { format };
+    if format.is_typeless() || !format.castable_from(s.format) || !format.castable_from(d.format) {
+        return Err(err(format!("format {format} does not fit {} and {}", s.format, d.format)));
+    }
+    if mode == ResolveMode::Average && !caps(format).support.contains(FormatSupport::MULTISAMPLE_RESOLVE) {
+        return Err(err(format!("{format} cannot be resolved by averaging")));
+    }
+    if mode == ResolveMode::Average && format.is_depth_stencil() {
+        return Err(err("depth-stencil formats resolve with MIN or MAX".into()));
+    }
+    let (sw, sh, _) = s.subresource_extent(source_subresource).unwrap_or((0, 0, 0));
+    let (dw, dh, _) = d.subresource_extent(dest_subresource).unwrap_or((0, 0, 0));
+    let r = rect.copied().unwrap_or(Rect::new(0, 0, sw as i32, sh as i32));
+    if r.left < 0 || r.top < 0 || r.right < r.left || r.bottom < r.top || r.right as u32 > sw || r.bottom as u32 > sh {
+        return Err(err(format!("source rectangle {r:?} is not inside the {sw}x{sh} source")));
+    }
+    let (w, h) = ((r.right - r.left) as u32, (r.bottom - r.top) as u32);
+    if dest_x.checked_add(w).is_none_or(|e| e > dw) || dest_y.checked_add(h).is_none_or(|e| e > dh) {
+        return Err(err(format!("a {w}x{h} region at ({dest_x}, {dest_y}) does not fit the {dw}x{dh} destination")));
+    }
+    if ss.plane != ds.plane {
+        return Err(err("source and destination planes differ".into()));
+    }
+    Ok(())
+}
+
+impl CommandList {
+    /// `ResolveSubresourceRegion`: combines the samples of a multisampled region into a
+    /// single-sampled destination (or decompresses in place).
+    #[allow(clippy::too_many_arguments)]
+    pub fn resolve_subresource_region(
+        &mut self,
+        dest: &Resource,
+        dest_subresource: u32,
+        dest_x: u32,
+        dest_y: u32,
+        source: &Resource,
+        source_subresource: u32,
+        source_rect: Option<&Rect>,
+        format: Format,
+        mode: ResolveMode,
+    ) {
+        const API: &str = "ResolveSubresourceRegion";
+        if !self.begin(API, Lists::DIRECT, false) {
+            return;
+        }
+        if !self.owns(dest) || !self.owns(source) {
+            return self.remove(Error::invalid_arg(MessageId::ResolveSubresourceInvalidParameters, format!("{API}: a resource belongs to another device")));
+        }
+        let ddi = self.device.ddi.clone();
+        let caps = move |f: Format| ddi.format_caps(f);
+        let r = validate_resolve(API, &caps, dest, dest_subresource, dest_x, dest_y, source, source_subresource, source_rect, format, mode)
+            .and_then(|_| {
+                let ty = self.ty;
+                let (da, sa) = if mode == ResolveMode::Decompress {
+                    (BarrierAccess::COPY_DEST, BarrierAccess::COPY_SOURCE)
+                } else {
+                    (BarrierAccess::RESOLVE_DEST, BarrierAccess::RESOLVE_SOURCE)
+                };
+                if mode == ResolveMode::Decompress && dest.same(source) && dest_subresource == source_subresource {
+                    return Ok(());
+                }
+                self.tracker.access(dest, &[dest_subresource], da, ty, API)?;
+                self.tracker.access(source, &[source_subresource], sa, ty, API)
+            });
+        if self.check(r) {
+            self.record(Command::ResolveSubresourceRegion(Resolve {
+                dest: dest.id(),
+                dest_subresource,
+                dest_x,
+                dest_y,
+                source: source.id(),
+                source_subresource,
+                source_rect: source_rect.copied(),
+                format,
+                mode,
+            }));
+        }
+    }
+}

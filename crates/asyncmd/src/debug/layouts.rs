@@ -1,0 +1,177 @@
+//! Per-subresource layout tracking for the debug layer.
+//!
+//! A command list knows the layouts its own barriers set. Where it touches a subresource
+//! before any barrier of its own, it records what it expects (the barrier's `LayoutBefore`, or
+//! an access the layout must allow); the submission checks those expectations against the
+//! layouts the earlier submissions left, then applies the list's final layouts.
+
+use crate::resource::{Resource, ResourceShared};
+use asyncmd_ddi::ResourceId;
+use asyncmd_types::{BarrierAccess, BarrierLayout, CommandListType, Error, MessageId, Result};
+use std::collections::HashMap;
+use std::sync::{Arc, Weak};
+
+/// What a list needs of a subresource's layout at its start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FirstUse {
+    /// A barrier names this `LayoutBefore`.
+    Layout(BarrierLayout),
+    /// The list accesses it this way before any barrier.
+    Access(BarrierAccess),
+}
+
+struct Tracked {
+    resource: Weak<ResourceShared>,
+    known: Vec<Option<BarrierLayout>>,
+    first: Vec<Option<FirstUse>>,
+}
+
+/// Layouts one command list sets and expects.
+#[derive(Default)]
+pub(crate) struct LayoutTracker {
+    entries: HashMap<ResourceId, Tracked>,
+}
+
+/// Whether a subresource in `layout` may be accessed with `access` on a list of type `ty`.
+pub(crate) fn layout_permits(layout: BarrierLayout, access: BarrierAccess, ty: CommandListType) -> bool {
+    if ty == CommandListType::Copy {
+        // Copy queues see every texture in COMMON.
+        return layout == BarrierLayout::Common;
+    }
+    layout.legal_on(ty) && layout.allows(access)
+}
+
+impl LayoutTracker {
+    fn entry(&mut self, res: &Resource) -> Option<&mut Tracked> {
+        let n = res.layouts().len();
+        if n == 0 {
+            return None;
+        }
+        Some(self.entries.entry(res.id()).or_insert_with(|| Tracked {
+            resource: Arc::downgrade(&res.shared),
+            known: vec![None; n],
+            first: vec![None; n],
+        }))
+    }
+
+    /// A texture barrier from `before` to `after` on subresources `subs`. Errors name what the
+    /// list knows of the layout.
+    pub(crate) fn transition(&mut self, res: &Resource, subs: &[u32], before: BarrierLayout, after: BarrierLayout) -> Result<()> {
+        let Some(t) = self.entry(res) else { return Ok(()) };
+        for &s in subs {
+            let s = s as usize;
+            match t.known.get(s).copied().flatten() {
+                Some(k) if before != BarrierLayout::Undefined && k != before => {
+                    return Err(Error::invalid_arg(
+                        MessageId::IncompatibleBarrierLayout,
+                        format!("Barrier: LayoutBefore {before:?} does not match subresource {s}'s layout {k:?}"),
+                    ));
+                }
+                Some(_) => {}
+                None => {
+                    if before != BarrierLayout::Undefined && t.first[s].is_none() {
+                        t.first[s] = Some(FirstUse::Layout(before));
+                    }
+                }
+            }
+            t.known[s] = Some(after);
+        }
+        Ok(())
+    }
+
+    /// An access to subresources `subs` by command `api` on a list of type `ty`.
+    pub(crate) fn access(&mut self, res: &Resource, subs: &[u32], access: BarrierAccess, ty: CommandListType, api: &str) -> Result<()> {
+        let Some(t) = self.entry(res) else { return Ok(()) };
+        for &s in subs {
+            let s = s as usize;
+            match t.known.get(s).copied().flatten() {
+                Some(k) if !layout_permits(k, access, ty) => {
+                    return Err(Error::invalid_arg(
+                        MessageId::InvalidSubresourceLayout,
+                        format!("{api}: subresource {s} is in layout {k:?}, which does not allow {access:?} on a {} list", ty.name()),
+                    ));
+                }
+                Some(_) => {}
+                None => {
+                    if t.first[s].is_none() {
+                        t.first[s] = Some(FirstUse::Access(access));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Forgets everything (list reset).
+    pub(crate) fn clear(&mut self) {
+        self.entries.clear();
+    }
+}
+
+/// The layout changes a submission makes, checked and ready to apply.
+pub(crate) type LayoutUpdates = Vec<(Arc<ResourceShared>, Vec<(usize, BarrierLayout)>)>;
+
+/// Checks the lists of one submission in order against the current layouts.
+pub(crate) fn check_submission<'a>(
+    lists: impl Iterator<Item = (CommandListType, &'a LayoutTracker)>,
+    queue: CommandListType,
+) -> Result<LayoutUpdates> {
+    let mut pending: HashMap<ResourceId, (Arc<ResourceShared>, Vec<BarrierLayout>)> = HashMap::new();
+    for (index, (ty, tracker)) in lists.enumerate() {
+        for (id, t) in &tracker.entries {
+            let Some(res) = t.resource.upgrade() else {
+                return Err(Error::invalid_arg(
+                    MessageId::ExecuteCommandListsInvalid,
+                    format!("ExecuteCommandLists: list {index} uses a resource that was destroyed"),
+                ));
+            };
+            let entry = pending.entry(*id).or_insert_with(|| {
+                let current = res.layouts.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+                (res.clone(), current)
+            });
+            for (s, first) in t.first.iter().enumerate() {
+                let Some(current) = entry.1.get(s).copied() else { continue };
+                match first {
+                    Some(FirstUse::Layout(l)) if *l != current => {
+                        return Err(Error::invalid_arg(
+                            MessageId::IncompatibleBarrierLayout,
+                            format!(
+                                "ExecuteCommandLists: list {index} has a barrier from {l:?} on subresource {s}, \
+                                 which is in {current:?}"
+                            ),
+                        ));
+                    }
+                    Some(FirstUse::Access(a)) if !layout_permits(current, *a, ty) => {
+                        return Err(Error::invalid_arg(
+                            MessageId::InvalidSubresourceLayout,
+                            format!(
+                                "ExecuteCommandLists: list {index} accesses subresource {s} as {a:?} on a {} queue, \
+                                 but it is in {current:?}",
+                                queue.name()
+                            ),
+                        ));
+                    }
+                    _ => {}
+                }
+            }
+            for (s, k) in t.known.iter().enumerate() {
+                if let (Some(k), Some(slot)) = (k, entry.1.get_mut(s)) {
+                    *slot = *k;
+                }
+            }
+        }
+    }
+    Ok(pending.into_values().map(|(res, layouts)| (res, layouts.into_iter().enumerate().collect())).collect())
+}
+
+/// Applies checked layout changes.
+pub(crate) fn apply(updates: LayoutUpdates) {
+    for (res, layouts) in updates {
+        let mut cur = res.layouts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        for (s, l) in layouts {
+            if let Some(slot) = cur.get_mut(s) {
+                *slot = l;
+            }
+        }
+    }
+}

@@ -1,0 +1,199 @@
+//! The device: creates resources, queues, fences, allocators, command lists, pipelines, views.
+
+use crate::allocator::CommandAllocator;
+use crate::command_list::CommandList;
+use crate::debug::InfoQueue;
+use crate::descriptor::{CpuDescriptorHandle, DescriptorHeap, DescriptorHeapType, ViewDescriptor};
+use crate::factory::StartupOptions;
+use crate::fence::Fence;
+use crate::objects::{Heap, PipelineState, QueryHeap, RootSignature};
+use crate::queue::CommandQueue;
+use crate::resource::Resource;
+use asyncmd_ddi::{Capabilities, DeviceDdi, FormatCaps, PipelineDesc, RootSignatureDesc};
+use asyncmd_types::{
+    AsyncCommandsImpl, BarrierLayout, CommandListType, CopyableFootprints, DepthStencilViewDesc, Error, Format,
+    HeapType, MessageId, QueryHeapDesc, RenderTargetViewDesc, ResourceDesc, Result,
+};
+use std::sync::Arc;
+
+/// State shared by a device and every object it made.
+pub(crate) struct DeviceShared {
+    pub(crate) ddi: Arc<dyn DeviceDdi>,
+    pub(crate) options: StartupOptions,
+    pub(crate) async_impl: AsyncCommandsImpl,
+    pub(crate) info_queue: InfoQueue,
+}
+
+impl DeviceShared {
+    pub(crate) fn new(ddi: Arc<dyn DeviceDdi>, options: StartupOptions, async_impl: AsyncCommandsImpl) -> Self {
+        Self { ddi, options, async_impl, info_queue: InfoQueue::default() }
+    }
+
+    /// Reports an error to the info queue and returns it.
+    pub(crate) fn fail<T>(&self, error: Error) -> Result<T> {
+        self.info_queue.report(&error);
+        Err(error)
+    }
+}
+
+/// `D3D12_DEVICE_CONFIGURATION_DESC`: how the device was created.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeviceConfiguration {
+    /// `D3D12_DEVICE_FLAG_ASYNC_COMMANDS_FALLBACK_ENABLED`: the app opted in to the fallback.
+    pub async_commands_fallback_enabled: bool,
+    /// The developer's forced setting in effect at creation.
+    pub async_commands_force_fallback: bool,
+}
+
+/// A device (`ID3D12Device`). Cloning shares it.
+#[derive(Clone)]
+pub struct Device {
+    pub(crate) shared: Arc<DeviceShared>,
+}
+
+impl Device {
+    pub(crate) fn from_shared(shared: Arc<DeviceShared>) -> Self {
+        Self { shared }
+    }
+
+    /// `CheckFeatureSupport(D3D12_FEATURE_ASYNC_COMMANDS)`: the implementation chosen at creation.
+    pub fn async_commands_impl(&self) -> AsyncCommandsImpl {
+        self.shared.async_impl
+    }
+
+    /// The device's creation settings.
+    pub fn configuration(&self) -> DeviceConfiguration {
+        DeviceConfiguration {
+            async_commands_fallback_enabled: self.shared.options.async_commands_fallback_enabled,
+            async_commands_force_fallback: self.shared.options.async_commands_force_fallback,
+        }
+    }
+
+    /// The driver's capabilities.
+    pub fn capabilities(&self) -> &Capabilities {
+        self.shared.ddi.capabilities()
+    }
+
+    /// `CheckFeatureSupport(D3D12_FEATURE_FORMAT_SUPPORT)` and the multisample counts.
+    pub fn format_support(&self, format: Format) -> FormatCaps {
+        self.shared.ddi.format_caps(format)
+    }
+
+    /// The debug layer's message queue.
+    pub fn info_queue(&self) -> &InfoQueue {
+        &self.shared.info_queue
+    }
+
+    /// Whether two handles are the same device.
+    pub fn same(&self, other: &Device) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+
+    /// `CreateCommittedResource3`: a resource with its own memory in a heap of `heap` type.
+    /// Buffers start `Undefined`; textures in `initial_layout`.
+    pub fn create_committed_resource(&self, heap: HeapType, desc: &ResourceDesc, initial_layout: BarrierLayout) -> Result<Resource> {
+        Resource::create(self, heap, desc, initial_layout, false, false)
+    }
+
+    /// `CreateReservedResource2`: a tiled resource whose tiles are mapped later.
+    pub fn create_reserved_resource(&self, desc: &ResourceDesc, initial_layout: BarrierLayout) -> Result<Resource> {
+        Resource::create(self, HeapType::Default, desc, initial_layout, true, false)
+    }
+
+    /// A committed resource in a protected session.
+    pub fn create_protected_resource(&self, desc: &ResourceDesc, initial_layout: BarrierLayout) -> Result<Resource> {
+        Resource::create(self, HeapType::Default, desc, initial_layout, false, true)
+    }
+
+    /// `CreateHeap`: memory that reserved resources map tiles into.
+    pub fn create_heap(&self, size: u64) -> Result<Heap> {
+        Heap::create(self, size)
+    }
+
+    /// `GetCopyableFootprints`: the placed footprints of `num` subresources of `desc` from
+    /// `first`, placed from `base_offset`.
+    pub fn copyable_footprints(&self, desc: &ResourceDesc, first: u32, num: u32, base_offset: u64) -> Result<CopyableFootprints> {
+        desc.copyable_footprints(first, num, base_offset).ok_or_else(|| {
+            Error::invalid_arg(
+                MessageId::InvalidSubresourceIndex,
+                format!("GetCopyableFootprints: subresources {first}..{first}+{num} exceed the resource's {}", desc.subresource_count()),
+            )
+        })
+    }
+
+    /// `CreateCommandQueue`.
+    pub fn create_command_queue(&self, ty: CommandListType) -> Result<CommandQueue> {
+        CommandQueue::create(self, ty)
+    }
+
+    /// `CreateFence`.
+    pub fn create_fence(&self, initial: u64) -> Result<Fence> {
+        Fence::create(self, initial)
+    }
+
+    /// `CreateCommandAllocator`.
+    pub fn create_command_allocator(&self, ty: CommandListType) -> Result<CommandAllocator> {
+        Ok(CommandAllocator::new(self, ty))
+    }
+
+    /// `CreateCommandList`: a list open for recording on `allocator`.
+    pub fn create_command_list(&self, ty: CommandListType, allocator: &CommandAllocator) -> Result<CommandList> {
+        CommandList::create(self, ty, allocator)
+    }
+
+    /// `CreateQueryHeap`.
+    pub fn create_query_heap(&self, desc: &QueryHeapDesc) -> Result<QueryHeap> {
+        QueryHeap::create(self, desc)
+    }
+
+    /// `CreateRootSignature`.
+    pub fn create_root_signature(&self, desc: &RootSignatureDesc) -> Result<RootSignature> {
+        RootSignature::create(self, desc)
+    }
+
+    /// `CreatePipelineState` for a pipeline of built-in shaders.
+    pub fn create_pipeline_state(&self, desc: &PipelineDesc) -> Result<PipelineState> {
+        PipelineState::create(self, desc)
+    }
+
+    /// `CreateDescriptorHeap` (CPU-only RTV or DSV heaps).
+    pub fn create_descriptor_heap(&self, ty: DescriptorHeapType, count: u32) -> Result<DescriptorHeap> {
+        DescriptorHeap::create(self, ty, count)
+    }
+
+    /// `CreateRenderTargetView`: writes a view of `resource` into `handle`. `None` describes the
+    /// whole mip 0 in the resource's format.
+    pub fn create_render_target_view(&self, resource: &Resource, desc: Option<&RenderTargetViewDesc>, handle: &CpuDescriptorHandle) -> Result<()> {
+        let d = desc.copied().unwrap_or_else(|| RenderTargetViewDesc::default_for(resource.desc()));
+        let err = |t: String| Error::invalid_arg(MessageId::CreateViewInvalidDesc, format!("CreateRenderTargetView: {t}"));
+        if handle.heap_type() != DescriptorHeapType::Rtv {
+            return self.shared.fail(err("the handle is not in an RTV heap".into()));
+        }
+        if resource.desc().is_buffer() {
+            return self.shared.fail(err("buffers have no render-target views here".into()));
+        }
+        if d.format.is_typeless() || !d.format.castable_from(resource.desc().format) {
+            return self.shared.fail(err(format!("format {} cannot view a {} resource", d.format, resource.desc().format)));
+        }
+        if d.range(resource.desc()).is_none() {
+            return self.shared.fail(err(format!("{:?} does not fit the resource", d.dimension)));
+        }
+        handle.write(ViewDescriptor::render_target(resource, d)).or_else(|e| self.shared.fail(e))
+    }
+
+    /// `CreateDepthStencilView`: writes a view of `resource` into `handle`.
+    pub fn create_depth_stencil_view(&self, resource: &Resource, desc: Option<&DepthStencilViewDesc>, handle: &CpuDescriptorHandle) -> Result<()> {
+        let d = desc.copied().unwrap_or_else(|| DepthStencilViewDesc::default_for(resource.desc()));
+        let err = |t: String| Error::invalid_arg(MessageId::CreateViewInvalidDesc, format!("CreateDepthStencilView: {t}"));
+        if handle.heap_type() != DescriptorHeapType::Dsv {
+            return self.shared.fail(err("the handle is not in a DSV heap".into()));
+        }
+        if !d.format.is_depth_stencil() || !d.format.castable_from(resource.desc().format) {
+            return self.shared.fail(err(format!("format {} cannot view a {} resource as depth", d.format, resource.desc().format)));
+        }
+        if d.range(resource.desc()).is_none() {
+            return self.shared.fail(err(format!("{:?} does not fit the resource", d.dimension)));
+        }
+        handle.write(ViewDescriptor::depth_stencil(resource, d)).or_else(|e| self.shared.fail(e))
+    }
+}

@@ -1,0 +1,171 @@
+//! Small device objects: heaps, query heaps, root signatures and pipeline states.
+
+use crate::device::{Device, DeviceShared};
+use asyncmd_ddi::{HeapId, PipelineDesc, PipelineId, QueryHeapId, RootParameter, RootSignatureDesc, RootSignatureId};
+use asyncmd_types::{CommandListType, Error, MessageId, QueryHeapDesc, QueryHeapType, Result};
+use std::sync::Arc;
+
+struct HeapShared {
+    device: Arc<DeviceShared>,
+    id: HeapId,
+    size: u64,
+}
+
+impl Drop for HeapShared {
+    fn drop(&mut self) {
+        self.device.ddi.destroy_heap(self.id);
+    }
+}
+
+/// Memory for tile mappings (`ID3D12Heap`).
+#[derive(Clone)]
+pub struct Heap(Arc<HeapShared>);
+
+impl Heap {
+    pub(crate) fn create(device: &Device, size: u64) -> Result<Heap> {
+        let d = &device.shared;
+        let id = d.ddi.create_heap(size).or_else(|e| d.fail(e))?;
+        Ok(Heap(Arc::new(HeapShared { device: d.clone(), id, size })))
+    }
+
+    /// Size in bytes.
+    pub fn size(&self) -> u64 {
+        self.0.size
+    }
+
+    pub(crate) fn id(&self) -> HeapId {
+        self.0.id
+    }
+}
+
+pub(crate) struct QueryHeapShared {
+    device: Arc<DeviceShared>,
+    pub(crate) id: QueryHeapId,
+    pub(crate) desc: QueryHeapDesc,
+}
+
+impl Drop for QueryHeapShared {
+    fn drop(&mut self) {
+        self.device.ddi.destroy_query_heap(self.id);
+    }
+}
+
+/// A query heap (`ID3D12QueryHeap`).
+#[derive(Clone)]
+pub struct QueryHeap(pub(crate) Arc<QueryHeapShared>);
+
+impl QueryHeap {
+    pub(crate) fn create(device: &Device, desc: &QueryHeapDesc) -> Result<QueryHeap> {
+        let d = &device.shared;
+        if desc.count == 0 {
+            return d.fail(Error::invalid_arg(MessageId::CreateQueryHeapInvalidParameters, "CreateQueryHeap: Count must be non-zero"));
+        }
+        let id = d.ddi.create_query_heap(desc).or_else(|e| d.fail(e))?;
+        Ok(QueryHeap(Arc::new(QueryHeapShared { device: d.clone(), id, desc: *desc })))
+    }
+
+    /// The description.
+    pub fn desc(&self) -> &QueryHeapDesc {
+        &self.0.desc
+    }
+
+    /// Whether queries of this heap may be used on a list of type `ty`.
+    pub(crate) fn legal_on(&self, ty: CommandListType) -> bool {
+        match ty {
+            CommandListType::Copy => self.0.desc.ty == QueryHeapType::CopyQueueTimestamp,
+            _ => self.0.desc.ty != QueryHeapType::CopyQueueTimestamp,
+        }
+    }
+}
+
+pub(crate) struct RootSignatureShared {
+    pub(crate) id: RootSignatureId,
+    pub(crate) desc: RootSignatureDesc,
+}
+
+/// A root signature (`ID3D12RootSignature`).
+#[derive(Clone)]
+pub struct RootSignature(pub(crate) Arc<RootSignatureShared>);
+
+impl RootSignature {
+    pub(crate) fn create(device: &Device, desc: &RootSignatureDesc) -> Result<RootSignature> {
+        let d = &device.shared;
+        let total: u32 = desc
+            .parameters
+            .iter()
+            .map(|p| match p {
+                RootParameter::Constants { count, .. } => *count,
+                _ => 2,
+            })
+            .sum();
+        if total > 64 {
+            return d.fail(Error::invalid_arg(
+                MessageId::CreatePipelineStateInvalid,
+                format!("CreateRootSignature: {total} dwords exceed the 64-dword root signature limit"),
+            ));
+        }
+        let id = d.ddi.create_root_signature(desc).or_else(|e| d.fail(e))?;
+        Ok(RootSignature(Arc::new(RootSignatureShared { id, desc: desc.clone() })))
+    }
+
+    /// The driver's id, used in pipeline descriptions.
+    pub fn id(&self) -> RootSignatureId {
+        self.0.id
+    }
+
+    /// The description.
+    pub fn desc(&self) -> &RootSignatureDesc {
+        &self.0.desc
+    }
+}
+
+pub(crate) struct PipelineShared {
+    device: Arc<DeviceShared>,
+    pub(crate) id: PipelineId,
+    pub(crate) desc: PipelineDesc,
+}
+
+impl Drop for PipelineShared {
+    fn drop(&mut self) {
+        self.device.ddi.destroy_pipeline(self.id);
+    }
+}
+
+/// A pipeline state object of built-in shaders (`ID3D12PipelineState`).
+#[derive(Clone)]
+pub struct PipelineState(pub(crate) Arc<PipelineShared>);
+
+impl PipelineState {
+    pub(crate) fn create(device: &Device, desc: &PipelineDesc) -> Result<PipelineState> {
+        let d = &device.shared;
+        let err = |t: String| Error::invalid_arg(MessageId::CreatePipelineStateInvalid, format!("CreatePipelineState: {t}"));
+        match desc {
+            PipelineDesc::Graphics(g) => {
+                if !g.vs.is_vertex() || g.ps.is_some_and(|p| !p.is_pixel()) {
+                    return d.fail(err("shader stages do not match their slots".into()));
+                }
+                if g.rtv_formats.len() > 8 {
+                    return d.fail(err(format!("{} render targets exceed 8", g.rtv_formats.len())));
+                }
+                if g.rtv_formats.iter().any(|f| f.is_typeless() || f.is_depth_stencil()) {
+                    return d.fail(err("render-target formats must be typed colour formats".into()));
+                }
+                if g.dsv_format != asyncmd_types::Format::Unknown && !g.dsv_format.is_depth_stencil() {
+                    return d.fail(err(format!("{} is not a depth format", g.dsv_format)));
+                }
+            }
+            PipelineDesc::Compute(c) => {
+                if !c.cs.is_compute() {
+                    return d.fail(err("a compute pipeline needs a compute shader".into()));
+                }
+            }
+        }
+        let id = d.ddi.create_pipeline(desc).or_else(|e| d.fail(e))?;
+        Ok(PipelineState(Arc::new(PipelineShared { device: d.clone(), id, desc: desc.clone() })))
+    }
+
+    /// The description.
+    pub fn desc(&self) -> &PipelineDesc {
+        &self.0.desc
+    }
+}

@@ -1,0 +1,140 @@
+//! Command queues: submission, queue-side fence signals and waits, tile mappings.
+
+use crate::command_list::CommandList;
+use crate::device::{Device, DeviceShared};
+use crate::fence::Fence;
+use crate::objects::Heap;
+use crate::resource::Resource;
+use asyncmd_ddi::{QueueDdi, TileMapping};
+use asyncmd_types::{CommandListType, Error, MessageId, Result, TiledResourceCoordinate};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+pub(crate) struct QueueShared {
+    device: Arc<DeviceShared>,
+    ty: CommandListType,
+    ddi: Box<dyn QueueDdi>,
+    /// Signalled after every submission; tells allocators when the GPU is done.
+    progress: Fence,
+    last: Mutex<u64>,
+}
+
+/// A command queue (`ID3D12CommandQueue`). Cloning shares it.
+#[derive(Clone)]
+pub struct CommandQueue(Arc<QueueShared>);
+
+/// One range of `UpdateTileMappings`.
+#[derive(Clone)]
+pub struct TileRangeMapping<'a> {
+    /// First tile.
+    pub coordinate: TiledResourceCoordinate,
+    /// Number of tiles.
+    pub num_tiles: u32,
+    /// Heap and first heap tile, or `None` to unmap.
+    pub heap: Option<(&'a Heap, u32)>,
+}
+
+impl CommandQueue {
+    pub(crate) fn create(device: &Device, ty: CommandListType) -> Result<CommandQueue> {
+        let d = &device.shared;
+        if ty == CommandListType::Bundle {
+            return d.fail(Error::invalid_arg(MessageId::ExecuteCommandListsInvalid, "CreateCommandQueue: there are no bundle queues"));
+        }
+        let ddi = d.ddi.create_queue(ty).or_else(|e| d.fail(e))?;
+        let progress = Fence::create(device, 0)?;
+        Ok(CommandQueue(Arc::new(QueueShared { device: d.clone(), ty, ddi, progress, last: Mutex::new(0) })))
+    }
+
+    /// The queue's type.
+    pub fn ty(&self) -> CommandListType {
+        self.0.ty
+    }
+
+    /// `ExecuteCommandLists`: runs closed lists in order. Every list must be closed without
+    /// error, match the queue's type, and find its textures in the layouts its barriers expect;
+    /// otherwise nothing runs and the error says why.
+    pub fn execute_command_lists(&self, lists: &[&CommandList]) -> Result<()> {
+        let q = &self.0;
+        let mut executables = Vec::with_capacity(lists.len());
+        for (i, list) in lists.iter().enumerate() {
+            let exe = list.executable().map_err(|e| Error::new(e.code, e.id, format!("ExecuteCommandLists: list {i}: {}", e.text)));
+            let exe = match exe {
+                Ok(exe) => exe,
+                Err(e) => return q.device.fail(e),
+            };
+            if list.ty() != q.ty {
+                return q.device.fail(Error::invalid_arg(
+                    MessageId::ExecuteCommandListsInvalid,
+                    format!("ExecuteCommandLists: list {i} is a {} list, the queue is a {} queue", list.ty().name(), q.ty.name()),
+                ));
+            }
+            executables.push(exe);
+        }
+        let checked = crate::debug::layouts::check_submission(lists.iter().map(|l| (l.ty(), l.tracker())), q.ty);
+        let updates = match checked {
+            Ok(u) => u,
+            Err(e) => return q.device.fail(e),
+        };
+        let mut last = q.last.lock().unwrap_or_else(PoisonError::into_inner);
+        q.ddi.execute(&executables).or_else(|e| q.device.fail(e))?;
+        crate::debug::layouts::apply(updates);
+        *last += 1;
+        q.ddi.signal(q.progress.id(), *last)?;
+        for list in lists {
+            list.allocator().submitted(&q.progress, *last);
+        }
+        Ok(())
+    }
+
+    /// `Signal`: sets `fence` to `value` once the work submitted so far has completed.
+    pub fn signal(&self, fence: &Fence, value: u64) -> Result<()> {
+        self.check_fence(fence, "Signal")?;
+        self.0.ddi.signal(fence.id(), value)
+    }
+
+    /// `Wait`: work submitted after this waits until `fence` reaches `value`.
+    pub fn wait(&self, fence: &Fence, value: u64) -> Result<()> {
+        self.check_fence(fence, "Wait")?;
+        self.0.ddi.wait(fence.id(), value)
+    }
+
+    fn check_fence(&self, fence: &Fence, api: &str) -> Result<()> {
+        if !Arc::ptr_eq(fence.device(), &self.0.device) {
+            return self.0.device.fail(Error::invalid_arg(MessageId::FenceInvalidOperation, format!("{api}: the fence belongs to another device")));
+        }
+        Ok(())
+    }
+
+    /// Blocks until everything submitted so far has completed, or `timeout` passes (`Fail`).
+    pub fn wait_idle(&self, timeout: Duration) -> Result<()> {
+        let last = *self.0.last.lock().unwrap_or_else(PoisonError::into_inner);
+        self.0.progress.wait(last, timeout)
+    }
+
+    /// `UpdateTileMappings`: maps tiles of a reserved resource to heap tiles (or unmaps them).
+    /// Applied at once: work in flight that reads these tiles must be waited for first.
+    pub fn update_tile_mappings(&self, resource: &Resource, ranges: &[TileRangeMapping<'_>]) -> Result<()> {
+        let d = &self.0.device;
+        if !resource.is_reserved() {
+            return d.fail(Error::invalid_arg(MessageId::CopyTilesInvalidParameters, "UpdateTileMappings: the resource is not reserved"));
+        }
+        let mappings: Vec<TileMapping> = ranges
+            .iter()
+            .map(|r| TileMapping { coordinate: r.coordinate, num_tiles: r.num_tiles, heap: r.heap.map(|(h, t)| (h.id(), t)) })
+            .collect();
+        d.ddi.update_tile_mappings(resource.id(), &mappings).or_else(|e| d.fail(e))
+    }
+
+    /// Timestamp ticks per second (`GetTimestampFrequency`).
+    pub fn timestamp_frequency(&self) -> u64 {
+        self.0.device.ddi.capabilities().timestamp_frequency
+    }
+}
+
+impl Drop for QueueShared {
+    fn drop(&mut self) {
+        // Let submitted work finish before the driver queue goes away.
+        let last = *self.last.lock().unwrap_or_else(PoisonError::into_inner);
+        let _ = self.progress.wait(last, Duration::from_secs(30));
+    }
+}

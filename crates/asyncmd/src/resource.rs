@@ -1,0 +1,174 @@
+//! Resources: buffers and textures, with the layouts the debug layer tracks for them.
+
+use crate::device::{Device, DeviceShared};
+use asyncmd_ddi::{GpuAddress, ResourceCreateInfo, ResourceId};
+use asyncmd_types::{BarrierLayout, Error, HeapType, MessageId, ResourceDesc, ResourceFlags, Result};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+pub(crate) struct ResourceShared {
+    pub(crate) device: Arc<DeviceShared>,
+    pub(crate) id: ResourceId,
+    pub(crate) desc: ResourceDesc,
+    pub(crate) heap: HeapType,
+    pub(crate) reserved: bool,
+    pub(crate) protected: bool,
+    /// Layout of each subresource as of the last submission (textures whose layouts are
+    /// tracked; empty otherwise).
+    pub(crate) layouts: Mutex<Vec<BarrierLayout>>,
+}
+
+impl Drop for ResourceShared {
+    fn drop(&mut self) {
+        self.device.ddi.destroy_resource(self.id);
+    }
+}
+
+/// A buffer or texture (`ID3D12Resource`). Cloning shares it; the memory is freed when the last
+/// clone goes. Like D3D12, keeping it alive while the GPU uses it is the app's job.
+#[derive(Clone)]
+pub struct Resource {
+    pub(crate) shared: Arc<ResourceShared>,
+}
+
+impl std::fmt::Debug for Resource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Resource").field("id", &self.shared.id).field("desc", &self.shared.desc).finish()
+    }
+}
+
+impl Resource {
+    pub(crate) fn create(
+        device: &Device,
+        heap: HeapType,
+        desc: &ResourceDesc,
+        initial_layout: BarrierLayout,
+        reserved: bool,
+        protected: bool,
+    ) -> Result<Resource> {
+        let shared = &device.shared;
+        let api = if reserved { "CreateReservedResource" } else { "CreateCommittedResource" };
+        let err = |t: String| Error::invalid_arg(MessageId::CreateResourceInvalidDesc, format!("{api}: {t}"));
+        if let Err(reason) = desc.validate() {
+            return shared.fail(err(reason.into()));
+        }
+        if desc.is_buffer() {
+            if initial_layout != BarrierLayout::Undefined {
+                return shared.fail(err(format!("a buffer's initial layout must be UNDEFINED, not {initial_layout:?}")));
+            }
+        } else {
+            if heap != HeapType::Default {
+                return shared.fail(err(format!("textures live in DEFAULT heaps, not {heap:?}")));
+            }
+            if initial_layout == BarrierLayout::Undefined && !desc.flags.contains(ResourceFlags::ALLOW_SIMULTANEOUS_ACCESS) {
+                tracing::debug!("{api}: texture created UNDEFINED; its first barrier must discard");
+            }
+            let caps = shared.ddi.format_caps(desc.format);
+            if desc.is_msaa() && !caps.supports_samples(desc.sample_desc.count) {
+                return shared.fail(err(format!("{} samples of {} are not supported", desc.sample_desc.count, desc.format)));
+            }
+            if desc.sample_desc.quality != 0 {
+                return shared.fail(err("only sample quality 0 is supported".into()));
+            }
+        }
+        if reserved {
+            if desc.is_msaa() {
+                return shared.fail(err("multisampled reserved resources are not supported".into()));
+            }
+            if shared.ddi.capabilities().tiled_resources_tier == 0 {
+                return shared.fail(Error::unsupported(format!("{api}: the device has no tiled resources")));
+            }
+        }
+        let info = ResourceCreateInfo { heap, initial_layout, reserved, protected };
+        let id = shared.ddi.create_resource(desc, &info).or_else(|e| shared.fail(e))?;
+        let tracked = !desc.is_buffer() && !desc.flags.contains(ResourceFlags::ALLOW_SIMULTANEOUS_ACCESS);
+        let layouts = if tracked { vec![initial_layout; desc.subresource_count() as usize] } else { Vec::new() };
+        Ok(Resource {
+            shared: Arc::new(ResourceShared {
+                device: shared.clone(),
+                id,
+                desc: *desc,
+                heap,
+                reserved,
+                protected,
+                layouts: Mutex::new(layouts),
+            }),
+        })
+    }
+
+    /// The description it was created with.
+    pub fn desc(&self) -> &ResourceDesc {
+        &self.shared.desc
+    }
+
+    /// The heap type (committed resources).
+    pub fn heap_type(&self) -> HeapType {
+        self.shared.heap
+    }
+
+    /// Whether it is a reserved (tiled) resource.
+    pub fn is_reserved(&self) -> bool {
+        self.shared.reserved
+    }
+
+    /// Whether it was created in a protected session.
+    pub fn is_protected(&self) -> bool {
+        self.shared.protected
+    }
+
+    /// The driver's id of this resource.
+    pub fn id(&self) -> ResourceId {
+        self.shared.id
+    }
+
+    /// The GPU address of byte `offset` of a buffer (root UAVs, predication).
+    pub fn gpu_address(&self, offset: u64) -> GpuAddress {
+        GpuAddress { resource: self.shared.id, offset }
+    }
+
+    /// Whether two handles are the same resource.
+    pub fn same(&self, other: &Resource) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+
+    fn check_host_access(&self, api: &str, offset: u64, len: usize) -> Result<()> {
+        let err = |t: String| Error::invalid_arg(MessageId::ResourceMapInvalid, format!("{api}: {t}"));
+        let s = &self.shared;
+        if s.heap == HeapType::Default || !s.desc.is_buffer() {
+            return s.device.fail(err("only UPLOAD and READBACK buffers are CPU-visible".into()));
+        }
+        if offset.checked_add(len as u64).is_none_or(|end| end > s.desc.width) {
+            return s.device.fail(err(format!("bytes {offset}..{offset}+{len} exceed the buffer's {}", s.desc.width)));
+        }
+        Ok(())
+    }
+
+    /// Writes bytes into an UPLOAD or READBACK buffer (`Map`, copy, `Unmap`).
+    pub fn write(&self, offset: u64, data: &[u8]) -> Result<()> {
+        self.check_host_access("Map (write)", offset, data.len())?;
+        self.shared.device.ddi.write_buffer(self.shared.id, offset, data)
+    }
+
+    /// Reads bytes from an UPLOAD or READBACK buffer.
+    pub fn read(&self, offset: u64, out: &mut [u8]) -> Result<()> {
+        self.check_host_access("Map (read)", offset, out.len())?;
+        self.shared.device.ddi.read_buffer(self.shared.id, offset, out)
+    }
+
+    /// Reads `len` bytes from an UPLOAD or READBACK buffer into a new vector.
+    pub fn read_vec(&self, offset: u64, len: usize) -> Result<Vec<u8>> {
+        let mut v = vec![0; len];
+        self.read(offset, &mut v)?;
+        Ok(v)
+    }
+
+    /// Layouts as of the last submission; empty for buffers and simultaneous-access textures.
+    pub(crate) fn layouts(&self) -> MutexGuard<'_, Vec<BarrierLayout>> {
+        self.shared.layouts.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The current layout of one subresource, as of the last submission (`None` when not
+    /// tracked: buffers and simultaneous-access textures).
+    pub fn layout(&self, subresource: u32) -> Option<BarrierLayout> {
+        self.layouts().get(subresource as usize).copied()
+    }
+}
