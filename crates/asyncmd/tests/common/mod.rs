@@ -1,0 +1,182 @@
+//! Shared test harness: every available device, and helpers to upload, run and read back.
+#![allow(dead_code)]
+
+use asyncmd::ddi::DeviceDdi;
+use asyncmd::types::*;
+use asyncmd::*;
+use asyncmd_reference::{ReferenceConfig, ReferenceDevice};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A fresh adapter over a reference device with `config`.
+pub fn reference_adapter(config: ReferenceConfig) -> Adapter {
+    Adapter::new(Arc::new(ReferenceDevice::new(config)) as Arc<dyn DeviceDdi>)
+}
+
+/// A device on a fresh reference adapter (own factory, so no singleton interplay).
+pub fn reference_device(config: ReferenceConfig) -> Device {
+    DeviceFactory::new().create_device(&reference_adapter(config)).expect("reference device")
+}
+
+/// Every device the tests run on, by name. The reference device is always there.
+pub fn devices() -> Vec<(&'static str, Device)> {
+    vec![("reference", reference_device(ReferenceConfig::default()))]
+}
+
+/// A device with a direct, a compute and a copy queue.
+pub struct Ctx {
+    pub device: Device,
+    pub direct: CommandQueue,
+    pub compute: CommandQueue,
+    pub copy: CommandQueue,
+}
+
+pub const TIMEOUT: Duration = Duration::from_secs(20);
+
+impl Ctx {
+    pub fn new(device: Device) -> Self {
+        let direct = device.create_command_queue(CommandListType::Direct).unwrap();
+        let compute = device.create_command_queue(CommandListType::Compute).unwrap();
+        let copy = device.create_command_queue(CommandListType::Copy).unwrap();
+        Self { device, direct, compute, copy }
+    }
+
+    pub fn reference() -> Self {
+        Self::new(reference_device(ReferenceConfig::default()))
+    }
+
+    pub fn queue(&self, ty: CommandListType) -> &CommandQueue {
+        match ty {
+            CommandListType::Compute => &self.compute,
+            CommandListType::Copy => &self.copy,
+            _ => &self.direct,
+        }
+    }
+
+    /// A new open list of `ty` with its own allocator.
+    pub fn list(&self, ty: CommandListType) -> CommandList {
+        let alloc = self.device.create_command_allocator(ty).unwrap();
+        self.device.create_command_list(ty, &alloc).unwrap()
+    }
+
+    /// Records with `f` on a list of `ty`, closes it, runs it and waits. Panics with the
+    /// list's error if recording failed.
+    pub fn run(&self, ty: CommandListType, f: impl FnOnce(&mut CommandList)) {
+        let mut list = self.list(ty);
+        f(&mut list);
+        list.close().expect("close");
+        let q = self.queue(ty);
+        q.execute_command_lists(&[&list]).expect("execute");
+        q.wait_idle(TIMEOUT).expect("idle");
+    }
+
+    /// Records with `f`, closes, and returns what close said.
+    pub fn record(&self, ty: CommandListType, f: impl FnOnce(&mut CommandList)) -> Result<()> {
+        let mut list = self.list(ty);
+        f(&mut list);
+        list.close()
+    }
+
+    pub fn buffer(&self, heap: HeapType, size: u64) -> Resource {
+        self.device.create_committed_resource(heap, &ResourceDesc::buffer(size), BarrierLayout::Undefined).unwrap()
+    }
+
+    /// An upload buffer holding `data`.
+    pub fn upload(&self, data: &[u8]) -> Resource {
+        let b = self.buffer(HeapType::Upload, data.len().max(1) as u64);
+        b.write(0, data).unwrap();
+        b
+    }
+
+    /// A default-heap buffer holding `data` (uploaded through a copy).
+    pub fn default_buffer(&self, data: &[u8]) -> Resource {
+        let src = self.upload(data);
+        let dst = self.buffer(HeapType::Default, data.len() as u64);
+        self.run(CommandListType::Direct, |l| l.copy_buffer_region(&dst, 0, &src, 0, data.len() as u64));
+        dst
+    }
+
+    /// Reads a buffer back through a readback copy.
+    pub fn read_buffer(&self, buffer: &Resource) -> Vec<u8> {
+        let size = buffer.desc().width;
+        if buffer.heap_type() != HeapType::Default {
+            return buffer.read_vec(0, size as usize).unwrap();
+        }
+        let rb = self.buffer(HeapType::Readback, size);
+        self.run(CommandListType::Direct, |l| l.copy_buffer_region(&rb, 0, buffer, 0, size));
+        rb.read_vec(0, size as usize).unwrap()
+    }
+
+    /// A committed texture in `layout`.
+    pub fn texture(&self, desc: &ResourceDesc, layout: BarrierLayout) -> Resource {
+        self.device.create_committed_resource(HeapType::Default, desc, layout).unwrap()
+    }
+
+    /// Uploads tightly packed `data` into one subresource (which must be in a layout that
+    /// allows copies: COMMON or COPY_DEST).
+    pub fn upload_subresource(&self, tex: &Resource, sub: u32, data: &[u8]) {
+        let fp = self.device.copyable_footprints(tex.desc(), sub, 1, 0).unwrap();
+        let layout = fp.layouts[0];
+        let rows = fp.num_rows[0] as usize;
+        let row = fp.row_sizes[0] as usize;
+        let depth = layout.footprint.depth as usize;
+        let mut staging = vec![0u8; fp.total_bytes as usize];
+        for z in 0..depth {
+            for y in 0..rows {
+                let s = (z * rows + y) * row;
+                let d = (z * rows + y) * layout.footprint.row_pitch as usize;
+                staging[d..d + row].copy_from_slice(&data[s..s + row]);
+            }
+        }
+        let src = self.upload(&staging);
+        self.run(CommandListType::Direct, |l| {
+            l.copy_texture_region(&TextureCopyLocation::subresource(tex, sub), 0, 0, 0, &TextureCopyLocation::footprint(&src, layout), None)
+        });
+    }
+
+    /// Reads one subresource back, tightly packed.
+    pub fn read_subresource(&self, tex: &Resource, sub: u32) -> Vec<u8> {
+        let fp = self.device.copyable_footprints(tex.desc(), sub, 1, 0).unwrap();
+        let layout = fp.layouts[0];
+        let rb = self.buffer(HeapType::Readback, fp.total_bytes);
+        self.run(CommandListType::Direct, |l| {
+            l.copy_texture_region(&TextureCopyLocation::footprint(&rb, layout), 0, 0, 0, &TextureCopyLocation::subresource(tex, sub), None)
+        });
+        let raw = rb.read_vec(0, fp.total_bytes as usize).unwrap();
+        let rows = fp.num_rows[0] as usize;
+        let row = fp.row_sizes[0] as usize;
+        let mut out = Vec::new();
+        for z in 0..layout.footprint.depth as usize {
+            for y in 0..rows {
+                let s = (z * rows + y) * layout.footprint.row_pitch as usize;
+                out.extend_from_slice(&raw[s..s + row]);
+            }
+        }
+        out
+    }
+}
+
+/// Deterministic test bytes.
+pub fn pattern(len: usize, seed: u32) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(2_654_435_761).wrapping_add(12345);
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as u8
+        })
+        .collect()
+}
+
+/// Asserts that closing failed with `code` and `id`.
+#[track_caller]
+pub fn assert_error(r: Result<()>, code: ErrorCode, id: MessageId) -> Error {
+    match r {
+        Ok(()) => panic!("expected {code:?} {id:?}, got Ok"),
+        Err(e) => {
+            assert_eq!((e.code, e.id), (code, id), "unexpected error: {}", e.text);
+            e
+        }
+    }
+}
