@@ -89,24 +89,31 @@ pub(crate) struct ActiveQuery {
 /// The executor of one list (and the bundles it calls).
 pub(crate) struct Exec<'a> {
     pub(crate) shared: &'a Shared,
-    objects: &'a Objects,
+    /// The running list's objects, then those of the bundles it is inside.
+    objects: Vec<&'a Objects>,
     pub(crate) state: State,
     pub(crate) queries: Vec<ActiveQuery>,
 }
 
 /// Runs one recorded list to completion.
 pub(crate) fn run_list(shared: &Shared, list: &RecordedList) {
-    let mut exec = Exec { shared, objects: &list.objects, state: State::default(), queries: Vec::new() };
+    let mut exec = Exec { shared, objects: vec![&list.objects], state: State::default(), queries: Vec::new() };
     exec.run(&list.commands);
 }
 
 impl<'a> Exec<'a> {
+    /// Looks an object up in the innermost bundle first, then outwards: a bundle uses the
+    /// targets its caller bound.
+    fn find<T: Clone + 'a>(&self, get: impl Fn(&'a Objects) -> Option<&'a T>) -> Option<T> {
+        self.objects.iter().rev().find_map(|o| get(o)).cloned()
+    }
+
     pub(crate) fn resource(&self, id: ResourceId) -> Option<Arc<RefResource>> {
-        self.objects.resources.get(&id.0).cloned()
+        self.find(|o| o.resources.get(&id.0))
     }
 
     pub(crate) fn query_heap(&self, id: u64) -> Option<Arc<RefQueryHeap>> {
-        self.objects.query_heaps.get(&id).cloned()
+        self.find(|o| o.query_heaps.get(&id))
     }
 
     fn run(&mut self, commands: &[Command]) {
@@ -134,12 +141,12 @@ impl<'a> Exec<'a> {
             Command::ClearDepthStencilView { view, flags, depth, stencil, rects } if !skip => {
                 self.clear_dsv(view, *flags, *depth, *stencil, rects)
             }
-            Command::SetPipelineState(id) => self.state.pipeline = self.objects.pipelines.get(&id.0).cloned(),
+            Command::SetPipelineState(id) => self.state.pipeline = self.find(|o| o.pipelines.get(&id.0)),
             Command::SetGraphicsRootSignature(id) => {
-                self.state.graphics.set_signature(self.objects.root_signatures.get(&id.0).cloned())
+                self.state.graphics.set_signature(self.find(|o| o.root_signatures.get(&id.0)))
             }
             Command::SetComputeRootSignature(id) => {
-                self.state.compute.set_signature(self.objects.root_signatures.get(&id.0).cloned())
+                self.state.compute.set_signature(self.find(|o| o.root_signatures.get(&id.0)))
             }
             Command::SetGraphicsRootConstants { parameter, offset, values } => {
                 self.state.graphics.set_constants(*parameter, *offset, values)
@@ -176,12 +183,13 @@ impl<'a> Exec<'a> {
             Command::Dispatch { x, y, z } if !skip => self.dispatch(*x, *y, *z),
             Command::SetPredication(p) => self.set_predication(*p),
             Command::ExecuteBundle(exe) => {
-                let objects: &'a Objects = self.objects;
-                let bundle = objects.bundles.iter().find(|b| {
-                    std::ptr::eq(Arc::as_ptr(b) as *const u8, Arc::as_ptr(&exe.0) as *const u8)
+                let stack: Vec<&'a Objects> = self.objects.clone();
+                let bundle = stack.iter().rev().find_map(|o| {
+                    let o: &'a Objects = o;
+                    o.bundles.iter().find(|b| std::ptr::eq(Arc::as_ptr(b) as *const u8, Arc::as_ptr(&exe.0) as *const u8))
                 });
                 if let Some(bundle) = bundle {
-                    self.objects = &bundle.objects;
+                    self.objects.push(&bundle.objects);
                     // A bundle starts with no pipeline and an undefined topology; the rest of
                     // the state is inherited and its changes persist.
                     let pipeline = self.state.pipeline.take();
@@ -189,7 +197,7 @@ impl<'a> Exec<'a> {
                     if self.state.pipeline.is_none() {
                         self.state.pipeline = pipeline;
                     }
-                    self.objects = objects;
+                    self.objects.pop();
                 }
             }
             c if c.is_async() && !skip => self.native(c),
