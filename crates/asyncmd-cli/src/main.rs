@@ -1,1 +1,61 @@
-fn main() {}
+//! `asyncmd`: device information and developer settings.
+
+mod info;
+
+use asyncmd::config::{config_path, DeveloperConfig, FORCE_FALLBACK_KEY};
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// asyncmd: explicit GPU command submission in the shape of Direct3D 12.
+#[derive(Parser)]
+#[command(version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List the devices, their capabilities and the Async Commands implementation each gets.
+    Info,
+    /// Show the developer settings, or change one (`force-async-commands-fallback=true|false`).
+    Config {
+        /// A `key=value` setting to persist.
+        setting: Option<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("ASYNCMD_LOG").unwrap_or_else(|_| "warn".into()))
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Info => info::run(),
+        Command::Config { setting } => config(setting),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {}", e.text);
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn config(setting: Option<String>) -> asyncmd::Result<()> {
+    let mut config = DeveloperConfig::load()?;
+    if let Some(s) = setting {
+        config.set(&s)?;
+        let path = config.save()?;
+        println!("saved {}", path.display());
+    }
+    let path = config_path().map_or_else(|| "(no config directory)".to_string(), |p| p.display().to_string());
+    println!("{FORCE_FALLBACK_KEY}={}", config.force_async_commands_fallback);
+    println!("# file: {path}");
+    if let Ok(v) = std::env::var(asyncmd::config::FORCE_FALLBACK_ENV) {
+        println!("# overridden by {}={v}", asyncmd::config::FORCE_FALLBACK_ENV);
+    }
+    Ok(())
+}

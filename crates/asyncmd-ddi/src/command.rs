@@ -3,10 +3,10 @@
 
 use crate::{Executable, GpuAddress, PipelineId, PrimitiveTopology, QueryHeapId, ResourceId, RootSignatureId};
 use asyncmd_types::{
-    BarrierGroup, Box3, BufferCopyRegion, ClearData, ClearFlags, ClearTextureDesc, DepthStencilViewDesc, FillBufferDesc,
-    Format, PredicationOp, QueryType, Rect, RenderPassDepthStencil, RenderPassFlags, RenderPassRenderTarget,
-    RenderTargetViewDesc, ResolveMode, TextureCopyDesc, TextureCopyLocation, TileCopyFlags, TileRegionSize,
-    TiledResourceCoordinate, Viewport,
+    BarrierGroup, Box3, BufferCopyRegion, ClearData, ClearFlags, ClearTextureDesc, DepthStencilViewDesc,
+    FillBufferDesc, Format, PredicationOp, QueryType, Rect, RenderPassDepthStencil, RenderPassFlags,
+    RenderPassRenderTarget, RenderTargetViewDesc, ResolveMode, TextureCopyDesc, TextureCopyLocation, TileCopyFlags,
+    TileRegionSize, TiledResourceCoordinate, Viewport,
 };
 
 /// A render-target view as the device sees it: the resource and the view description,

@@ -4,7 +4,9 @@ use crate::{
     Capabilities, Command, FenceId, FormatQuery, HeapId, PipelineDesc, PipelineId, QueryHeapId, ResourceId,
     RootSignatureDesc, RootSignatureId,
 };
-use asyncmd_types::{BarrierLayout, CommandListType, HeapType, QueryHeapDesc, ResourceDesc, Result, TiledResourceCoordinate};
+use asyncmd_types::{
+    BarrierLayout, CommandListType, HeapType, QueryHeapDesc, ResourceDesc, Result, TiledResourceCoordinate,
+};
 use std::any::Any;
 use std::sync::Arc;
 use std::time::Duration;

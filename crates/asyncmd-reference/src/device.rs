@@ -7,8 +7,7 @@ use crate::recorder::RefCommandList;
 use crate::table::Table;
 use asyncmd_ddi::*;
 use asyncmd_types::{
-    CommandListType, Error, Format, MessageId, QueryHeapDesc, QueryHeapType, ResourceDesc, Result,
-    TILE_SIZE_IN_BYTES,
+    CommandListType, Error, Format, MessageId, QueryHeapDesc, QueryHeapType, ResourceDesc, Result, TILE_SIZE_IN_BYTES,
 };
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -133,7 +132,10 @@ impl ReferenceDevice {
 
     fn host_range(&self, res: &RefResource, offset: u64, len: usize, api: &str) -> Result<std::ops::Range<usize>> {
         if !res.desc.is_buffer() {
-            return Err(Error::invalid_arg(MessageId::ResourceMapInvalid, format!("{api}: only buffers can be mapped here")));
+            return Err(Error::invalid_arg(
+                MessageId::ResourceMapInvalid,
+                format!("{api}: only buffers can be mapped here"),
+            ));
         }
         let end = offset.checked_add(len as u64).filter(|&e| e <= res.desc.width).ok_or_else(|| {
             Error::invalid_arg(
@@ -238,7 +240,10 @@ impl DeviceDdi for ReferenceDevice {
             PipelineDesc::Compute(c) => c.root_signature,
         };
         if self.shared.root_signatures.get(root.0).is_none() {
-            return Err(Error::invalid_arg(MessageId::CreatePipelineStateInvalid, "CreatePipelineState: unknown root signature"));
+            return Err(Error::invalid_arg(
+                MessageId::CreatePipelineStateInvalid,
+                "CreatePipelineState: unknown root signature",
+            ));
         }
         Ok(PipelineId(self.shared.pipelines.insert(desc.clone())))
     }
@@ -275,7 +280,10 @@ impl DeviceDdi for ReferenceDevice {
 
     fn create_queue(&self, ty: CommandListType) -> Result<Box<dyn QueueDdi>> {
         if ty == CommandListType::Bundle {
-            return Err(Error::invalid_arg(MessageId::ExecuteCommandListsInvalid, "CreateCommandQueue: no bundle queues"));
+            return Err(Error::invalid_arg(
+                MessageId::ExecuteCommandListsInvalid,
+                "CreateCommandQueue: no bundle queues",
+            ));
         }
         Ok(Box::new(RefQueue::new(self.shared.clone(), ty)?))
     }

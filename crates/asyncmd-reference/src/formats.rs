@@ -20,8 +20,12 @@ pub(crate) fn format_caps(format: Format) -> FormatCaps {
             support |= FormatSupport::DEPTH_STENCIL | FormatSupport::MULTISAMPLE_RENDER_TARGET;
             sample_counts = MSAA_COUNTS;
         }
-        ComponentClass::Float | ComponentClass::Unorm | ComponentClass::Snorm | ComponentClass::Srgb
-        | ComponentClass::Uint | ComponentClass::Sint
+        ComponentClass::Float
+        | ComponentClass::Unorm
+        | ComponentClass::Snorm
+        | ComponentClass::Srgb
+        | ComponentClass::Uint
+        | ComponentClass::Sint
             if encodable && !matches!(info.layout, Layout::D24S8 | Layout::D32S8) =>
         {
             support |= FormatSupport::BUFFER | FormatSupport::RENDER_TARGET | FormatSupport::MULTISAMPLE_RENDER_TARGET;

@@ -5,6 +5,9 @@ use asyncmd_ddi::{HeapId, ResourceId};
 use asyncmd_types::{Error, PackedLayout, ResourceDesc, Result};
 use std::sync::{Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+/// What one resource tile maps to: a heap and a tile in it, or nothing.
+pub(crate) type TileSlot = Option<(HeapId, u32)>;
+
 /// A buffer or texture of the reference device.
 pub(crate) struct RefResource {
     pub(crate) id: ResourceId,
@@ -14,7 +17,7 @@ pub(crate) struct RefResource {
     pub(crate) subresources: Vec<(u64, PackedLayout)>,
     pub(crate) data: RwLock<Vec<u8>>,
     /// For reserved resources: the heap tile each resource tile maps to, or `None` (unmapped).
-    pub(crate) tiles: Option<Mutex<Vec<Option<(HeapId, u32)>>>>,
+    pub(crate) tiles: Option<Mutex<Vec<TileSlot>>>,
 }
 
 impl RefResource {
@@ -23,15 +26,16 @@ impl RefResource {
         let mut subresources = Vec::with_capacity(desc.subresource_count() as usize);
         let mut size = 0u64;
         for index in 0..desc.subresource_count() {
-            let layout = desc
-                .packed_layout(index)
-                .ok_or_else(|| Error::unsupported(format!("CreateResource: format {} has no memory layout", desc.format)))?;
+            let layout = desc.packed_layout(index).ok_or_else(|| {
+                Error::unsupported(format!("CreateResource: format {} has no memory layout", desc.format))
+            })?;
             subresources.push((size, layout));
             size = size
                 .checked_add(layout.size() * samples as u64)
                 .ok_or_else(|| Error::out_of_memory("CreateResource: size overflows"))?;
         }
-        let len = usize::try_from(size).map_err(|_| Error::out_of_memory("CreateResource: larger than the address space"))?;
+        let len =
+            usize::try_from(size).map_err(|_| Error::out_of_memory("CreateResource: larger than the address space"))?;
         let mut data = Vec::new();
         data.try_reserve_exact(len)
             .map_err(|_| Error::out_of_memory(format!("CreateResource: cannot allocate {size} bytes")))?;

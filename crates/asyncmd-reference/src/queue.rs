@@ -6,8 +6,8 @@ use crate::fence::RefFence;
 use crate::recorder::RecordedList;
 use asyncmd_ddi::{Executable, FenceId, QueueDdi};
 use asyncmd_types::{CommandListType, Error, MessageId, Result};
-use std::sync::mpsc::{channel, Sender};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 
@@ -77,7 +77,10 @@ impl QueueDdi for RefQueue {
         let mut recorded = Vec::with_capacity(lists.len());
         for l in lists {
             let list = l.0.clone().downcast::<RecordedList>().map_err(|_| {
-                Error::invalid_arg(MessageId::ExecuteCommandListsInvalid, "ExecuteCommandLists: a list of another device")
+                Error::invalid_arg(
+                    MessageId::ExecuteCommandListsInvalid,
+                    "ExecuteCommandLists: a list of another device",
+                )
             })?;
             if list.ty != self.ty {
                 return Err(Error::invalid_arg(

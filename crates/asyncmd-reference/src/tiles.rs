@@ -23,7 +23,8 @@ pub(crate) fn update_tile_mappings(shared: &Shared, resource: ResourceId, mappin
     let res = shared.resources.get(resource.0).ok_or_else(|| err("unknown resource".into()))?;
     let Some(tiles) = &res.tiles else { return Err(err("the resource is not reserved".into())) };
     for m in mappings {
-        let first = linear_tile(&res.desc, &m.coordinate).ok_or_else(|| err("start coordinate outside the resource".into()))?;
+        let first =
+            linear_tile(&res.desc, &m.coordinate).ok_or_else(|| err("start coordinate outside the resource".into()))?;
         let end = first + m.num_tiles as u64;
         if end > tile_count(&res.desc) {
             return Err(err(format!("{} tiles from tile {first} run past the resource", m.num_tiles)));

@@ -25,7 +25,10 @@ pub enum BeginningAccess {
 impl BeginningAccess {
     /// Whether a target with this beginning access is bound for drawing.
     pub fn binds(&self) -> bool {
-        !matches!(self, BeginningAccess::NoAccess | BeginningAccess::PreserveLocalSrv | BeginningAccess::PreserveLocalUav)
+        !matches!(
+            self,
+            BeginningAccess::NoAccess | BeginningAccess::PreserveLocalSrv | BeginningAccess::PreserveLocalUav
+        )
     }
 }
 

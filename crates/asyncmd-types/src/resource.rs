@@ -244,17 +244,12 @@ impl ResourceDesc {
                 if self.sample_desc.count != 1 {
                     return Err("a buffer cannot be multisampled");
                 }
-                if self
-                    .flags
-                    .intersects(ResourceFlags::ALLOW_RENDER_TARGET | ResourceFlags::ALLOW_DEPTH_STENCIL)
-                {
+                if self.flags.intersects(ResourceFlags::ALLOW_RENDER_TARGET | ResourceFlags::ALLOW_DEPTH_STENCIL) {
                     return Err("a buffer cannot allow render target or depth stencil");
                 }
                 return Ok(());
             }
-            ResourceDimension::Texture1D if self.height != 1 => {
-                return Err("a 1D texture has height 1")
-            }
+            ResourceDimension::Texture1D if self.height != 1 => return Err("a 1D texture has height 1"),
             _ => {}
         }
         if self.format == Format::Unknown {
@@ -270,10 +265,10 @@ impl ResourceDesc {
             return Err("more mip levels than the size allows");
         }
         let info = self.format.info();
-        if info.block_width > 1 || info.block_height > 1 {
-            if self.width % info.block_width as u64 != 0 || self.height % info.block_height as u32 != 0 {
-                return Err("width and height of a block format must be multiples of the block size");
-            }
+        if (info.block_width > 1 || info.block_height > 1)
+            && (self.width % info.block_width as u64 != 0 || self.height % info.block_height as u32 != 0)
+        {
+            return Err("width and height of a block format must be multiples of the block size");
         }
         if let crate::Layout::Planar420 { .. } = info.layout {
             if self.width % 2 != 0 || self.height % 2 != 0 {
@@ -316,7 +311,9 @@ impl ResourceDesc {
                 return Err("ALLOW_DEPTH_STENCIL excludes simultaneous access");
             }
         }
-        if self.flags.contains(ResourceFlags::ALLOW_RENDER_TARGET) && (depth_family || self.format.is_block_compressed()) {
+        if self.flags.contains(ResourceFlags::ALLOW_RENDER_TARGET)
+            && (depth_family || self.format.is_block_compressed())
+        {
             return Err("ALLOW_RENDER_TARGET needs a renderable colour format");
         }
         if self.flags.contains(ResourceFlags::ALLOW_UNORDERED_ACCESS) && samples > 1 {

@@ -81,11 +81,7 @@ impl ResourceDesc {
         if self.is_buffer() {
             return (self.width as u32, 1, 1);
         }
-        (
-            ((self.width >> mip) as u32).max(1),
-            (self.height >> mip).max(1),
-            (self.depth() >> mip).max(1),
-        )
+        (((self.width >> mip) as u32).max(1), (self.height >> mip).max(1), (self.depth() >> mip).max(1))
     }
 
     /// Size in texels of one subresource, accounting for plane subsampling.
@@ -103,7 +99,14 @@ impl ResourceDesc {
     /// per block row, rows, and slices.
     pub fn packed_layout(&self, index: u32) -> Option<PackedLayout> {
         if self.is_buffer() {
-            return Some(PackedLayout { row_bytes: self.width, rows: 1, depth: 1, block_bytes: 1, block_width: 1, block_height: 1 });
+            return Some(PackedLayout {
+                row_bytes: self.width,
+                rows: 1,
+                depth: 1,
+                block_bytes: 1,
+                block_width: 1,
+                block_height: 1,
+            });
         }
         let sub = self.subresource(index)?;
         let plane = self.format.plane(sub.plane)?;
@@ -168,7 +171,7 @@ impl ResourceDesc {
             out.row_sizes.push(layout.row_bytes);
             let rows_total = layout.rows as u64 * d as u64;
             last_end = offset + pitch * (rows_total - 1) + layout.row_bytes;
-            offset = offset + pitch * rows_total;
+            offset += pitch * rows_total;
         }
         out.total_bytes = last_end - out.layouts.first().map_or(base_offset, |l| l.offset);
         Some(out)

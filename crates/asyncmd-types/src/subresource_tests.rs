@@ -62,8 +62,14 @@ fn resource_validation_rejects_bad_descriptions() {
     assert!(ResourceDesc::tex2d(Format::R8Unorm, 4, 4).with_mips(4).validate().is_err());
     assert!(ResourceDesc::tex2d(Format::R8Unorm, 4, 4).with_mips(3).validate().is_ok());
     assert!(ResourceDesc::tex3d(Format::R8Unorm, 4, 4, 4).with_samples(4, 0).validate().is_err());
-    assert!(ResourceDesc::tex2d(Format::R8Unorm, 4, 4).with_flags(ResourceFlags::ALLOW_DEPTH_STENCIL).validate().is_err());
-    assert!(ResourceDesc::tex2d(Format::D32Float, 4, 4).with_flags(ResourceFlags::ALLOW_RENDER_TARGET).validate().is_err());
+    assert!(ResourceDesc::tex2d(Format::R8Unorm, 4, 4)
+        .with_flags(ResourceFlags::ALLOW_DEPTH_STENCIL)
+        .validate()
+        .is_err());
+    assert!(ResourceDesc::tex2d(Format::D32Float, 4, 4)
+        .with_flags(ResourceFlags::ALLOW_RENDER_TARGET)
+        .validate()
+        .is_err());
     assert!(ResourceDesc::buffer(16).with_flags(ResourceFlags::ALLOW_RENDER_TARGET).validate().is_err());
 }
 

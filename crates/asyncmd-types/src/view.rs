@@ -214,20 +214,20 @@ impl DepthStencilViewDesc {
             (_, false, false) => DsvDimension::Texture2D { mip: 0 },
             (_, false, true) => DsvDimension::Texture2DArray { mip: 0, first_slice: 0, array_size: res.array_size() },
         };
-        Self {
-            format: res.format.depth_stencil_member().unwrap_or(res.format),
-            flags: DsvFlags::empty(),
-            dimension,
-        }
+        Self { format: res.format.depth_stencil_member().unwrap_or(res.format), flags: DsvFlags::empty(), dimension }
     }
 
     /// Resolves the selected range; `None` if it does not fit `res`.
     pub fn range(&self, res: &ResourceDesc) -> Option<ViewRange> {
         let (mip, first, count, need_msaa, one_d) = match self.dimension {
             DsvDimension::Texture1D { mip } => (mip, 0, 1, false, true),
-            DsvDimension::Texture1DArray { mip, first_slice, array_size } => (mip, first_slice, array_size, false, true),
+            DsvDimension::Texture1DArray { mip, first_slice, array_size } => {
+                (mip, first_slice, array_size, false, true)
+            }
             DsvDimension::Texture2D { mip } => (mip, 0, 1, false, false),
-            DsvDimension::Texture2DArray { mip, first_slice, array_size } => (mip, first_slice, array_size, false, false),
+            DsvDimension::Texture2DArray { mip, first_slice, array_size } => {
+                (mip, first_slice, array_size, false, false)
+            }
             DsvDimension::Texture2DMs => (0, 0, 1, true, false),
             DsvDimension::Texture2DMsArray { first_slice, array_size } => (0, first_slice, array_size, true, false),
         };

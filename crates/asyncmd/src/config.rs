@@ -60,9 +60,8 @@ impl DeveloperConfig {
 
     /// Applies one `key=value` setting.
     pub fn set(&mut self, assignment: &str) -> Result<()> {
-        let (key, value) = assignment
-            .split_once('=')
-            .ok_or_else(|| config_error(format!("`{assignment}` is not key=value")))?;
+        let (key, value) =
+            assignment.split_once('=').ok_or_else(|| config_error(format!("`{assignment}` is not key=value")))?;
         match key.trim() {
             FORCE_FALLBACK_KEY => {
                 self.force_async_commands_fallback =

@@ -119,14 +119,20 @@ impl CpuDescriptorHandle {
     }
 
     fn out_of_range(&self) -> Error {
-        Error::invalid_arg(MessageId::InvalidDescriptorHandle, format!("descriptor {} is past the end of its heap", self.index))
+        Error::invalid_arg(
+            MessageId::InvalidDescriptorHandle,
+            format!("descriptor {} is past the end of its heap", self.index),
+        )
     }
 
     fn read(&self) -> Result<ViewDescriptor> {
         let slots = self.heap.slots.lock().unwrap_or_else(PoisonError::into_inner);
         match slots.get(self.index as usize) {
             Some(Some(v)) => Ok(v.clone()),
-            Some(None) => Err(Error::invalid_arg(MessageId::InvalidDescriptorHandle, format!("descriptor {} holds no view", self.index))),
+            Some(None) => Err(Error::invalid_arg(
+                MessageId::InvalidDescriptorHandle,
+                format!("descriptor {} holds no view", self.index),
+            )),
             None => Err(self.out_of_range()),
         }
     }
@@ -137,14 +143,18 @@ impl CpuDescriptorHandle {
         match self.read().map_err(prefix)? {
             ViewDescriptor::Rtv { resource, desc } => {
                 let shared = resource.upgrade().ok_or_else(|| {
-                    Error::invalid_arg(MessageId::InvalidDescriptorHandle, format!("{api}: the view's resource was destroyed"))
+                    Error::invalid_arg(
+                        MessageId::InvalidDescriptorHandle,
+                        format!("{api}: the view's resource was destroyed"),
+                    )
                 })?;
                 let captured = CapturedRtv { view: RenderTargetView { resource: shared.id, desc } };
                 Ok((captured, Resource { shared }))
             }
-            ViewDescriptor::Dsv { .. } => {
-                Err(Error::invalid_arg(MessageId::InvalidDescriptorHandle, format!("{api}: the descriptor holds a depth-stencil view")))
-            }
+            ViewDescriptor::Dsv { .. } => Err(Error::invalid_arg(
+                MessageId::InvalidDescriptorHandle,
+                format!("{api}: the descriptor holds a depth-stencil view"),
+            )),
         }
     }
 
@@ -154,14 +164,18 @@ impl CpuDescriptorHandle {
         match self.read().map_err(prefix)? {
             ViewDescriptor::Dsv { resource, desc } => {
                 let shared = resource.upgrade().ok_or_else(|| {
-                    Error::invalid_arg(MessageId::InvalidDescriptorHandle, format!("{api}: the view's resource was destroyed"))
+                    Error::invalid_arg(
+                        MessageId::InvalidDescriptorHandle,
+                        format!("{api}: the view's resource was destroyed"),
+                    )
                 })?;
                 let captured = CapturedDsv { view: DepthStencilView { resource: shared.id, desc } };
                 Ok((captured, Resource { shared }))
             }
-            ViewDescriptor::Rtv { .. } => {
-                Err(Error::invalid_arg(MessageId::InvalidDescriptorHandle, format!("{api}: the descriptor holds a render-target view")))
-            }
+            ViewDescriptor::Rtv { .. } => Err(Error::invalid_arg(
+                MessageId::InvalidDescriptorHandle,
+                format!("{api}: the descriptor holds a render-target view"),
+            )),
         }
     }
 }

@@ -91,7 +91,12 @@ impl Device {
 
     /// `CreateCommittedResource3`: a resource with its own memory in a heap of `heap` type.
     /// Buffers start `Undefined`; textures in `initial_layout`.
-    pub fn create_committed_resource(&self, heap: HeapType, desc: &ResourceDesc, initial_layout: BarrierLayout) -> Result<Resource> {
+    pub fn create_committed_resource(
+        &self,
+        heap: HeapType,
+        desc: &ResourceDesc,
+        initial_layout: BarrierLayout,
+    ) -> Result<Resource> {
         Resource::create(self, heap, desc, initial_layout, false, false)
     }
 
@@ -112,11 +117,20 @@ impl Device {
 
     /// `GetCopyableFootprints`: the placed footprints of `num` subresources of `desc` from
     /// `first`, placed from `base_offset`.
-    pub fn copyable_footprints(&self, desc: &ResourceDesc, first: u32, num: u32, base_offset: u64) -> Result<CopyableFootprints> {
+    pub fn copyable_footprints(
+        &self,
+        desc: &ResourceDesc,
+        first: u32,
+        num: u32,
+        base_offset: u64,
+    ) -> Result<CopyableFootprints> {
         desc.copyable_footprints(first, num, base_offset).ok_or_else(|| {
             Error::invalid_arg(
                 MessageId::InvalidSubresourceIndex,
-                format!("GetCopyableFootprints: subresources {first}..{first}+{num} exceed the resource's {}", desc.subresource_count()),
+                format!(
+                    "GetCopyableFootprints: subresources {first}..{first}+{num} exceed the resource's {}",
+                    desc.subresource_count()
+                ),
             )
         })
     }
@@ -163,9 +177,15 @@ impl Device {
 
     /// `CreateRenderTargetView`: writes a view of `resource` into `handle`. `None` describes the
     /// whole mip 0 in the resource's format.
-    pub fn create_render_target_view(&self, resource: &Resource, desc: Option<&RenderTargetViewDesc>, handle: &CpuDescriptorHandle) -> Result<()> {
+    pub fn create_render_target_view(
+        &self,
+        resource: &Resource,
+        desc: Option<&RenderTargetViewDesc>,
+        handle: &CpuDescriptorHandle,
+    ) -> Result<()> {
         let d = desc.copied().unwrap_or_else(|| RenderTargetViewDesc::default_for(resource.desc()));
-        let err = |t: String| Error::invalid_arg(MessageId::CreateViewInvalidDesc, format!("CreateRenderTargetView: {t}"));
+        let err =
+            |t: String| Error::invalid_arg(MessageId::CreateViewInvalidDesc, format!("CreateRenderTargetView: {t}"));
         if handle.heap_type() != DescriptorHeapType::Rtv {
             return self.shared.fail(err("the handle is not in an RTV heap".into()));
         }
@@ -173,7 +193,11 @@ impl Device {
             return self.shared.fail(err("buffers have no render-target views here".into()));
         }
         if d.format.is_typeless() || !d.format.castable_from(resource.desc().format) {
-            return self.shared.fail(err(format!("format {} cannot view a {} resource", d.format, resource.desc().format)));
+            return self.shared.fail(err(format!(
+                "format {} cannot view a {} resource",
+                d.format,
+                resource.desc().format
+            )));
         }
         if d.range(resource.desc()).is_none() {
             return self.shared.fail(err(format!("{:?} does not fit the resource", d.dimension)));
@@ -182,14 +206,24 @@ impl Device {
     }
 
     /// `CreateDepthStencilView`: writes a view of `resource` into `handle`.
-    pub fn create_depth_stencil_view(&self, resource: &Resource, desc: Option<&DepthStencilViewDesc>, handle: &CpuDescriptorHandle) -> Result<()> {
+    pub fn create_depth_stencil_view(
+        &self,
+        resource: &Resource,
+        desc: Option<&DepthStencilViewDesc>,
+        handle: &CpuDescriptorHandle,
+    ) -> Result<()> {
         let d = desc.copied().unwrap_or_else(|| DepthStencilViewDesc::default_for(resource.desc()));
-        let err = |t: String| Error::invalid_arg(MessageId::CreateViewInvalidDesc, format!("CreateDepthStencilView: {t}"));
+        let err =
+            |t: String| Error::invalid_arg(MessageId::CreateViewInvalidDesc, format!("CreateDepthStencilView: {t}"));
         if handle.heap_type() != DescriptorHeapType::Dsv {
             return self.shared.fail(err("the handle is not in a DSV heap".into()));
         }
         if !d.format.is_depth_stencil() || !d.format.castable_from(resource.desc().format) {
-            return self.shared.fail(err(format!("format {} cannot view a {} resource as depth", d.format, resource.desc().format)));
+            return self.shared.fail(err(format!(
+                "format {} cannot view a {} resource as depth",
+                d.format,
+                resource.desc().format
+            )));
         }
         if d.range(resource.desc()).is_none() {
             return self.shared.fail(err(format!("{:?} does not fit the resource", d.dimension)));

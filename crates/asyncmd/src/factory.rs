@@ -48,8 +48,7 @@ pub struct StartupOptions {
 /// feature version; else NOT_SUPPORTED.
 pub fn select_impl(caps: &Capabilities, options: StartupOptions) -> AsyncCommandsImpl {
     let native = caps.native_async_commands.is_some_and(|v| v >= ASYNC_COMMANDS_DDI_VERSION);
-    let wants_fallback =
-        options.async_commands_force_fallback || (options.async_commands_fallback_enabled && !native);
+    let wants_fallback = options.async_commands_force_fallback || (options.async_commands_fallback_enabled && !native);
     if caps.enhanced_barriers && wants_fallback {
         AsyncCommandsImpl::Fallback
     } else if native {
@@ -153,7 +152,8 @@ impl DeviceFactory {
                 ));
             }
         }
-        let shared = Arc::new(DeviceShared::new(adapter.ddi.clone(), options, select_impl(adapter.capabilities(), options)));
+        let shared =
+            Arc::new(DeviceShared::new(adapter.ddi.clone(), options, select_impl(adapter.capabilities(), options)));
         if singleton {
             table.push((key, Arc::downgrade(&shared)));
         }

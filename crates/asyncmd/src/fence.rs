@@ -46,7 +46,10 @@ impl Fence {
         } else {
             Err(Error::fail(
                 MessageId::FenceInvalidOperation,
-                format!("SetEventOnCompletion: the fence did not reach {value} within {timeout:?} (it is at {})", self.completed_value()),
+                format!(
+                    "SetEventOnCompletion: the fence did not reach {value} within {timeout:?} (it is at {})",
+                    self.completed_value()
+                ),
             ))
         }
     }

@@ -58,7 +58,10 @@ impl QueryHeap {
     pub(crate) fn create(device: &Device, desc: &QueryHeapDesc) -> Result<QueryHeap> {
         let d = &device.shared;
         if desc.count == 0 {
-            return d.fail(Error::invalid_arg(MessageId::CreateQueryHeapInvalidParameters, "CreateQueryHeap: Count must be non-zero"));
+            return d.fail(Error::invalid_arg(
+                MessageId::CreateQueryHeapInvalidParameters,
+                "CreateQueryHeap: Count must be non-zero",
+            ));
         }
         let id = d.ddi.create_query_heap(desc).or_else(|e| d.fail(e))?;
         Ok(QueryHeap(Arc::new(QueryHeapShared { device: d.clone(), id, desc: *desc })))
@@ -138,7 +141,8 @@ pub struct PipelineState(pub(crate) Arc<PipelineShared>);
 impl PipelineState {
     pub(crate) fn create(device: &Device, desc: &PipelineDesc) -> Result<PipelineState> {
         let d = &device.shared;
-        let err = |t: String| Error::invalid_arg(MessageId::CreatePipelineStateInvalid, format!("CreatePipelineState: {t}"));
+        let err =
+            |t: String| Error::invalid_arg(MessageId::CreatePipelineStateInvalid, format!("CreatePipelineState: {t}"));
         match desc {
             PipelineDesc::Graphics(g) => {
                 if !g.vs.is_vertex() || g.ps.is_some_and(|p| !p.is_pixel()) {

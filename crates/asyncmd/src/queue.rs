@@ -38,7 +38,10 @@ impl CommandQueue {
     pub(crate) fn create(device: &Device, ty: CommandListType) -> Result<CommandQueue> {
         let d = &device.shared;
         if ty == CommandListType::Bundle {
-            return d.fail(Error::invalid_arg(MessageId::ExecuteCommandListsInvalid, "CreateCommandQueue: there are no bundle queues"));
+            return d.fail(Error::invalid_arg(
+                MessageId::ExecuteCommandListsInvalid,
+                "CreateCommandQueue: there are no bundle queues",
+            ));
         }
         let ddi = d.ddi.create_queue(ty).or_else(|e| d.fail(e))?;
         let progress = Fence::create(device, 0)?;
@@ -57,7 +60,9 @@ impl CommandQueue {
         let q = &self.0;
         let mut executables = Vec::with_capacity(lists.len());
         for (i, list) in lists.iter().enumerate() {
-            let exe = list.executable().map_err(|e| Error::new(e.code, e.id, format!("ExecuteCommandLists: list {i}: {}", e.text)));
+            let exe = list
+                .executable()
+                .map_err(|e| Error::new(e.code, e.id, format!("ExecuteCommandLists: list {i}: {}", e.text)));
             let exe = match exe {
                 Ok(exe) => exe,
                 Err(e) => return q.device.fail(e),
@@ -65,7 +70,11 @@ impl CommandQueue {
             if list.ty() != q.ty {
                 return q.device.fail(Error::invalid_arg(
                     MessageId::ExecuteCommandListsInvalid,
-                    format!("ExecuteCommandLists: list {i} is a {} list, the queue is a {} queue", list.ty().name(), q.ty.name()),
+                    format!(
+                        "ExecuteCommandLists: list {i} is a {} list, the queue is a {} queue",
+                        list.ty().name(),
+                        q.ty.name()
+                    ),
                 ));
             }
             executables.push(exe);
@@ -100,7 +109,10 @@ impl CommandQueue {
 
     fn check_fence(&self, fence: &Fence, api: &str) -> Result<()> {
         if !Arc::ptr_eq(fence.device(), &self.0.device) {
-            return self.0.device.fail(Error::invalid_arg(MessageId::FenceInvalidOperation, format!("{api}: the fence belongs to another device")));
+            return self.0.device.fail(Error::invalid_arg(
+                MessageId::FenceInvalidOperation,
+                format!("{api}: the fence belongs to another device"),
+            ));
         }
         Ok(())
     }
@@ -116,11 +128,18 @@ impl CommandQueue {
     pub fn update_tile_mappings(&self, resource: &Resource, ranges: &[TileRangeMapping<'_>]) -> Result<()> {
         let d = &self.0.device;
         if !resource.is_reserved() {
-            return d.fail(Error::invalid_arg(MessageId::CopyTilesInvalidParameters, "UpdateTileMappings: the resource is not reserved"));
+            return d.fail(Error::invalid_arg(
+                MessageId::CopyTilesInvalidParameters,
+                "UpdateTileMappings: the resource is not reserved",
+            ));
         }
         let mappings: Vec<TileMapping> = ranges
             .iter()
-            .map(|r| TileMapping { coordinate: r.coordinate, num_tiles: r.num_tiles, heap: r.heap.map(|(h, t)| (h.id(), t)) })
+            .map(|r| TileMapping {
+                coordinate: r.coordinate,
+                num_tiles: r.num_tiles,
+                heap: r.heap.map(|(h, t)| (h.id(), t)),
+            })
             .collect();
         d.ddi.update_tile_mappings(resource.id(), &mappings).or_else(|e| d.fail(e))
     }

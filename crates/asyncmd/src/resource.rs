@@ -53,18 +53,22 @@ impl Resource {
         }
         if desc.is_buffer() {
             if initial_layout != BarrierLayout::Undefined {
-                return shared.fail(err(format!("a buffer's initial layout must be UNDEFINED, not {initial_layout:?}")));
+                return shared
+                    .fail(err(format!("a buffer's initial layout must be UNDEFINED, not {initial_layout:?}")));
             }
         } else {
             if heap != HeapType::Default {
                 return shared.fail(err(format!("textures live in DEFAULT heaps, not {heap:?}")));
             }
-            if initial_layout == BarrierLayout::Undefined && !desc.flags.contains(ResourceFlags::ALLOW_SIMULTANEOUS_ACCESS) {
+            if initial_layout == BarrierLayout::Undefined
+                && !desc.flags.contains(ResourceFlags::ALLOW_SIMULTANEOUS_ACCESS)
+            {
                 tracing::debug!("{api}: texture created UNDEFINED; its first barrier must discard");
             }
             let caps = shared.ddi.format_caps(desc.format);
             if desc.is_msaa() && !caps.supports_samples(desc.sample_desc.count) {
-                return shared.fail(err(format!("{} samples of {} are not supported", desc.sample_desc.count, desc.format)));
+                return shared
+                    .fail(err(format!("{} samples of {} are not supported", desc.sample_desc.count, desc.format)));
             }
             if desc.sample_desc.quality != 0 {
                 return shared.fail(err("only sample quality 0 is supported".into()));

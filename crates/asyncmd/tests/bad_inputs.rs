@@ -16,7 +16,14 @@ fn subresource_out_of_range_is_invalid_arg() {
     let t = tex(&ctx, Format::R8Unorm, 4, 4, BarrierLayout::Common);
     let u = tex(&ctx, Format::R8Unorm, 4, 4, BarrierLayout::Common);
     let r = ctx.record(CommandListType::Direct, |l| {
-        l.copy_texture_region(&TextureCopyLocation::subresource(&t, 1), 0, 0, 0, &TextureCopyLocation::subresource(&u, 0), None)
+        l.copy_texture_region(
+            &TextureCopyLocation::subresource(&t, 1),
+            0,
+            0,
+            0,
+            &TextureCopyLocation::subresource(&u, 0),
+            None,
+        )
     });
     let e = assert_error(r, ErrorCode::InvalidArg, MessageId::InvalidSubresourceIndex);
     assert!(e.text.starts_with("CopyTextureRegion"), "{}", e.text);
@@ -31,14 +38,33 @@ fn misaligned_footprints_are_invalid_arg() {
     let good = ctx.device.copyable_footprints(t.desc(), 0, 1, 0).unwrap().layouts[0];
     let cases = [
         ("offset", PlacedSubresourceFootprint { offset: 256, ..good }),
-        ("pitch", PlacedSubresourceFootprint { footprint: SubresourceFootprint { row_pitch: 128, ..good.footprint }, ..good }),
-        ("pitch too small", PlacedSubresourceFootprint { footprint: SubresourceFootprint { width: 100, ..good.footprint }, ..good }),
+        (
+            "pitch",
+            PlacedSubresourceFootprint { footprint: SubresourceFootprint { row_pitch: 128, ..good.footprint }, ..good },
+        ),
+        (
+            "pitch too small",
+            PlacedSubresourceFootprint { footprint: SubresourceFootprint { width: 100, ..good.footprint }, ..good },
+        ),
         ("past the end", PlacedSubresourceFootprint { offset: 8192, ..good }),
-        ("format", PlacedSubresourceFootprint { footprint: SubresourceFootprint { format: Format::R16Float, ..good.footprint }, ..good }),
+        (
+            "format",
+            PlacedSubresourceFootprint {
+                footprint: SubresourceFootprint { format: Format::R16Float, ..good.footprint },
+                ..good
+            },
+        ),
     ];
     for (what, fp) in cases {
         let r = ctx.record(CommandListType::Direct, |l| {
-            l.copy_texture_region(&TextureCopyLocation::subresource(&t, 0), 0, 0, 0, &TextureCopyLocation::footprint(&b, fp), None)
+            l.copy_texture_region(
+                &TextureCopyLocation::subresource(&t, 0),
+                0,
+                0,
+                0,
+                &TextureCopyLocation::footprint(&b, fp),
+                None,
+            )
         });
         let e = assert_error(r, ErrorCode::InvalidArg, MessageId::CopyTextureRegionInvalidParameters);
         assert!(e.text.contains("CopyTextureRegion"), "{what}: {}", e.text);
@@ -50,9 +76,21 @@ fn out_of_bounds_boxes_and_regions_are_invalid_arg() {
     let ctx = Ctx::reference();
     let a = tex(&ctx, Format::R8Unorm, 8, 8, BarrierLayout::Common);
     let b = tex(&ctx, Format::R8Unorm, 4, 4, BarrierLayout::Common);
-    for (at, sbox) in [((0, 0, 0), Box3::new(0, 0, 0, 9, 1, 1)), ((2, 2, 0), Box3::new(0, 0, 0, 3, 3, 1)), ((0, 0, 1), Box3::new(0, 0, 0, 1, 1, 1)), ((0, 0, 0), Box3::new(3, 0, 0, 2, 1, 1))] {
+    for (at, sbox) in [
+        ((0, 0, 0), Box3::new(0, 0, 0, 9, 1, 1)),
+        ((2, 2, 0), Box3::new(0, 0, 0, 3, 3, 1)),
+        ((0, 0, 1), Box3::new(0, 0, 0, 1, 1, 1)),
+        ((0, 0, 0), Box3::new(3, 0, 0, 2, 1, 1)),
+    ] {
         let r = ctx.record(CommandListType::Direct, |l| {
-            l.copy_texture_region(&TextureCopyLocation::subresource(&b, 0), at.0, at.1, at.2, &TextureCopyLocation::subresource(&a, 0), Some(&sbox))
+            l.copy_texture_region(
+                &TextureCopyLocation::subresource(&b, 0),
+                at.0,
+                at.1,
+                at.2,
+                &TextureCopyLocation::subresource(&a, 0),
+                Some(&sbox),
+            )
         });
         assert_error(r, ErrorCode::InvalidArg, MessageId::CopyTextureRegionInvalidParameters);
     }
@@ -68,9 +106,20 @@ fn block_compressed_regions_must_be_block_aligned() {
     let ctx = Ctx::reference();
     let a = tex(&ctx, Format::Bc3Unorm, 16, 16, BarrierLayout::Common);
     let b = tex(&ctx, Format::Bc3Unorm, 16, 16, BarrierLayout::Common);
-    for (at, sbox) in [((0, 0), Box3::new(2, 0, 0, 6, 4, 1)), ((1, 0), Box3::new(0, 0, 0, 4, 4, 1)), ((0, 0), Box3::new(0, 0, 0, 5, 4, 1))] {
+    for (at, sbox) in [
+        ((0, 0), Box3::new(2, 0, 0, 6, 4, 1)),
+        ((1, 0), Box3::new(0, 0, 0, 4, 4, 1)),
+        ((0, 0), Box3::new(0, 0, 0, 5, 4, 1)),
+    ] {
         let r = ctx.record(CommandListType::Direct, |l| {
-            l.copy_texture_region(&TextureCopyLocation::subresource(&b, 0), at.0, at.1, 0, &TextureCopyLocation::subresource(&a, 0), Some(&sbox))
+            l.copy_texture_region(
+                &TextureCopyLocation::subresource(&b, 0),
+                at.0,
+                at.1,
+                0,
+                &TextureCopyLocation::subresource(&a, 0),
+                Some(&sbox),
+            )
         });
         assert_error(r, ErrorCode::InvalidArg, MessageId::CopyTextureRegionInvalidParameters);
     }
@@ -82,13 +131,27 @@ fn incompatible_formats_and_partial_depth_copies_are_invalid_arg() {
     let a = tex(&ctx, Format::R8G8B8A8Unorm, 4, 4, BarrierLayout::Common);
     let b = tex(&ctx, Format::R32Float, 4, 4, BarrierLayout::Common);
     let r = ctx.record(CommandListType::Direct, |l| {
-        l.copy_texture_region(&TextureCopyLocation::subresource(&b, 0), 0, 0, 0, &TextureCopyLocation::subresource(&a, 0), None)
+        l.copy_texture_region(
+            &TextureCopyLocation::subresource(&b, 0),
+            0,
+            0,
+            0,
+            &TextureCopyLocation::subresource(&a, 0),
+            None,
+        )
     });
     assert_error(r, ErrorCode::InvalidArg, MessageId::CopyTextureRegionInvalidParameters);
     let d1 = tex(&ctx, Format::D32Float, 4, 4, BarrierLayout::Common);
     let d2 = tex(&ctx, Format::D32Float, 4, 4, BarrierLayout::Common);
     let r = ctx.record(CommandListType::Direct, |l| {
-        l.copy_texture_region(&TextureCopyLocation::subresource(&d2, 0), 0, 0, 0, &TextureCopyLocation::subresource(&d1, 0), Some(&Box3::new(0, 0, 0, 2, 2, 1)))
+        l.copy_texture_region(
+            &TextureCopyLocation::subresource(&d2, 0),
+            0,
+            0,
+            0,
+            &TextureCopyLocation::subresource(&d1, 0),
+            Some(&Box3::new(0, 0, 0, 2, 2, 1)),
+        )
     });
     assert_error(r, ErrorCode::InvalidArg, MessageId::CopyTextureRegionInvalidParameters);
     let r = ctx.record(CommandListType::Direct, |l| l.copy_resource(&a, &b));
@@ -101,11 +164,16 @@ fn commands_on_the_wrong_list_type_are_invalid_arg() {
     let t = tex(&ctx, Format::R8Unorm, 4, 4, BarrierLayout::Common);
     let ms = ctx.texture(&ResourceDesc::tex2d(Format::R8Unorm, 4, 4).with_samples(4, 0), BarrierLayout::Common);
     let heaps = ctx.device.create_descriptor_heap(DescriptorHeapType::Rtv, 1).unwrap();
-    let rt = ctx.texture(&ResourceDesc::tex2d(Format::R8Unorm, 4, 4).with_flags(ResourceFlags::ALLOW_RENDER_TARGET), BarrierLayout::RenderTarget);
+    let rt = ctx.texture(
+        &ResourceDesc::tex2d(Format::R8Unorm, 4, 4).with_flags(ResourceFlags::ALLOW_RENDER_TARGET),
+        BarrierLayout::RenderTarget,
+    );
     ctx.device.create_render_target_view(&rt, None, &heaps.handle(0)).unwrap();
     // Resolves are direct-only.
     for ty in [CommandListType::Compute, CommandListType::Copy] {
-        let r = ctx.record(ty, |l| l.resolve_subresource_region(&t, 0, 0, 0, &ms, 0, None, Format::R8Unorm, ResolveMode::Average));
+        let r = ctx.record(ty, |l| {
+            l.resolve_subresource_region(&t, 0, 0, 0, &ms, 0, None, Format::R8Unorm, ResolveMode::Average)
+        });
         assert_error(r, ErrorCode::InvalidArg, MessageId::CommandListTypeMismatch);
     }
     // No view clears or draws on compute or copy lists.
@@ -128,7 +196,10 @@ fn a_copy_into_a_texture_in_a_wrong_layout_is_reported() {
     let src = ctx.upload(&[0; 4096]);
     let fp = |t: &Resource| ctx.device.copyable_footprints(t.desc(), 0, 1, 0).unwrap().layouts[0];
     // Known inside the list: after a barrier to RENDER_TARGET, a copy destination is wrong.
-    let t = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 4, 4).with_flags(ResourceFlags::ALLOW_RENDER_TARGET), BarrierLayout::Common);
+    let t = ctx.texture(
+        &ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 4, 4).with_flags(ResourceFlags::ALLOW_RENDER_TARGET),
+        BarrierLayout::Common,
+    );
     let r = ctx.record(CommandListType::Direct, |l| {
         l.barrier(&[BarrierGroup::Texture(vec![TextureBarrier {
             sync_before: BarrierSync::NONE,
@@ -141,14 +212,28 @@ fn a_copy_into_a_texture_in_a_wrong_layout_is_reported() {
             subresources: BarrierSubresourceRange::ALL,
             flags: TextureBarrierFlags::empty(),
         }])]);
-        l.copy_texture_region(&TextureCopyLocation::subresource(&t, 0), 0, 0, 0, &TextureCopyLocation::footprint(&src, fp(&t)), None);
+        l.copy_texture_region(
+            &TextureCopyLocation::subresource(&t, 0),
+            0,
+            0,
+            0,
+            &TextureCopyLocation::footprint(&src, fp(&t)),
+            None,
+        );
     });
     assert_error(r, ErrorCode::InvalidArg, MessageId::InvalidSubresourceLayout);
 
     // Known only at submission: the texture is in SHADER_RESOURCE when the list runs.
     let s = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 4, 4), BarrierLayout::ShaderResource);
     let mut list = ctx.list(CommandListType::Direct);
-    list.copy_texture_region(&TextureCopyLocation::subresource(&s, 0), 0, 0, 0, &TextureCopyLocation::footprint(&src, fp(&s)), None);
+    list.copy_texture_region(
+        &TextureCopyLocation::subresource(&s, 0),
+        0,
+        0,
+        0,
+        &TextureCopyLocation::footprint(&src, fp(&s)),
+        None,
+    );
     list.close().unwrap();
     let e = ctx.direct.execute_command_lists(&[&list]).unwrap_err();
     assert_eq!((e.code, e.id), (ErrorCode::InvalidArg, MessageId::InvalidSubresourceLayout), "{}", e.text);
@@ -187,9 +272,13 @@ fn layouts_carry_across_submissions() {
         subresources: BarrierSubresourceRange::ALL,
         flags: TextureBarrierFlags::empty(),
     };
-    ctx.run(CommandListType::Direct, |l| l.barrier(&[BarrierGroup::Texture(vec![to(BarrierLayout::Common, BarrierLayout::CopySource)])]));
+    ctx.run(CommandListType::Direct, |l| {
+        l.barrier(&[BarrierGroup::Texture(vec![to(BarrierLayout::Common, BarrierLayout::CopySource)])])
+    });
     assert_eq!(t.layout(0), Some(BarrierLayout::CopySource));
-    ctx.run(CommandListType::Direct, |l| l.barrier(&[BarrierGroup::Texture(vec![to(BarrierLayout::CopySource, BarrierLayout::Common)])]));
+    ctx.run(CommandListType::Direct, |l| {
+        l.barrier(&[BarrierGroup::Texture(vec![to(BarrierLayout::CopySource, BarrierLayout::Common)])])
+    });
     assert_eq!(t.layout(0), Some(BarrierLayout::Common));
 }
 
@@ -217,7 +306,14 @@ fn copy_queue_layout_rules() {
     let src = ctx.upload(&[1; 1024]);
     let fp = ctx.device.copyable_footprints(c.desc(), 0, 1, 0).unwrap().layouts[0];
     let mut list = ctx.list(CommandListType::Copy);
-    list.copy_texture_region(&TextureCopyLocation::subresource(&c, 0), 0, 0, 0, &TextureCopyLocation::footprint(&src, fp), None);
+    list.copy_texture_region(
+        &TextureCopyLocation::subresource(&c, 0),
+        0,
+        0,
+        0,
+        &TextureCopyLocation::footprint(&src, fp),
+        None,
+    );
     list.close().unwrap();
     let e = ctx.copy.execute_command_lists(&[&list]).unwrap_err();
     assert_eq!(e.id, MessageId::InvalidSubresourceLayout, "{}", e.text);
@@ -289,9 +385,12 @@ fn query_resolve_rules() {
     let heap = ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Timestamp, count: 4 }).unwrap();
     let dst = ctx.buffer(HeapType::Readback, 64);
     let upload = ctx.buffer(HeapType::Upload, 64);
-    let cases: [(&Resource, u32, u32, u64); 4] = [(&dst, 0, 1, 4), (&upload, 0, 1, 0), (&dst, 3, 2, 0), (&dst, 0, 4, 40)];
+    let cases: [(&Resource, u32, u32, u64); 4] =
+        [(&dst, 0, 1, 4), (&upload, 0, 1, 0), (&dst, 3, 2, 0), (&dst, 0, 4, 40)];
     for (buffer, start, count, offset) in cases {
-        let r = ctx.record(CommandListType::Direct, |l| l.resolve_query_data(&heap, QueryType::Timestamp, start, count, buffer, offset));
+        let r = ctx.record(CommandListType::Direct, |l| {
+            l.resolve_query_data(&heap, QueryType::Timestamp, start, count, buffer, offset)
+        });
         assert_error(r, ErrorCode::InvalidArg, MessageId::ResolveQueryDataInvalidParameters);
     }
     let r = ctx.record(CommandListType::Direct, |l| l.resolve_query_data(&heap, QueryType::Occlusion, 0, 1, &dst, 0));
@@ -394,10 +493,17 @@ fn bad_resource_descriptions_are_invalid_arg() {
     ];
     for (heap, desc, layout) in cases {
         let e = d.create_committed_resource(heap, &desc, layout).unwrap_err();
-        assert_eq!((e.code, e.id), (ErrorCode::InvalidArg, MessageId::CreateResourceInvalidDesc), "{desc:?}: {}", e.text);
+        assert_eq!(
+            (e.code, e.id),
+            (ErrorCode::InvalidArg, MessageId::CreateResourceInvalidDesc),
+            "{desc:?}: {}",
+            e.text
+        );
     }
     // A huge buffer fails as out of memory, not with a panic or abort.
-    let e = d.create_committed_resource(HeapType::Default, &ResourceDesc::buffer(1 << 62), BarrierLayout::Undefined).unwrap_err();
+    let e = d
+        .create_committed_resource(HeapType::Default, &ResourceDesc::buffer(1 << 62), BarrierLayout::Undefined)
+        .unwrap_err();
     assert_eq!(e.code, ErrorCode::OutOfMemory, "{}", e.text);
 }
 

@@ -60,7 +60,14 @@ fn texture_to_texture_box_copy_lands_at_the_destination_offset() {
     ctx.upload_subresource(&dst, 0, &vec![0; w * h * 2]);
     let sbox = Box3::new(2, 1, 0, 7, 4, 1);
     ctx.run(CommandListType::Compute, |l| {
-        l.copy_texture_region(&TextureCopyLocation::subresource(&dst, 0), 9, 4, 0, &TextureCopyLocation::subresource(&src, 0), Some(&sbox))
+        l.copy_texture_region(
+            &TextureCopyLocation::subresource(&dst, 0),
+            9,
+            4,
+            0,
+            &TextureCopyLocation::subresource(&src, 0),
+            Some(&sbox),
+        )
     });
     let out = ctx.read_subresource(&dst, 0);
     let mut want = vec![0u8; w * h * 2];
@@ -85,7 +92,14 @@ fn three_d_box_copies_move_the_right_slices() {
     ctx.upload_subresource(&dst, 0, &[0; 128]);
     let sbox = Box3::new(1, 1, 1, 4, 3, 3);
     ctx.run(CommandListType::Direct, |l| {
-        l.copy_texture_region(&TextureCopyLocation::subresource(&dst, 0), 4, 2, 2, &TextureCopyLocation::subresource(&src, 0), Some(&sbox))
+        l.copy_texture_region(
+            &TextureCopyLocation::subresource(&dst, 0),
+            4,
+            2,
+            2,
+            &TextureCopyLocation::subresource(&src, 0),
+            Some(&sbox),
+        )
     });
     let out = ctx.read_subresource(&dst, 0);
     let mut want = vec![0u8; 128];
@@ -111,7 +125,14 @@ fn block_compressed_copies_move_whole_blocks() {
     ctx.upload_subresource(&dst, 0, &[0; 64]);
     let sbox = Box3::new(4, 0, 0, 12, 4, 1);
     ctx.run(CommandListType::Direct, |l| {
-        l.copy_texture_region(&TextureCopyLocation::subresource(&dst, 0), 0, 4, 0, &TextureCopyLocation::subresource(&src, 0), Some(&sbox))
+        l.copy_texture_region(
+            &TextureCopyLocation::subresource(&dst, 0),
+            0,
+            4,
+            0,
+            &TextureCopyLocation::subresource(&src, 0),
+            Some(&sbox),
+        )
     });
     let out = ctx.read_subresource(&dst, 0);
     let mut want = vec![0u8; 64];
@@ -122,7 +143,14 @@ fn block_compressed_copies_move_whole_blocks() {
     let small = pattern(16, 6);
     ctx.upload_subresource(&src, 1, &small);
     ctx.run(CommandListType::Direct, |l| {
-        l.copy_texture_region(&TextureCopyLocation::subresource(&dst, 1), 0, 0, 0, &TextureCopyLocation::subresource(&src, 1), None)
+        l.copy_texture_region(
+            &TextureCopyLocation::subresource(&dst, 1),
+            0,
+            0,
+            0,
+            &TextureCopyLocation::subresource(&src, 1),
+            None,
+        )
     });
     assert_eq!(ctx.read_subresource(&dst, 1), small);
 }
@@ -140,7 +168,14 @@ fn depth_and_stencil_planes_copy_separately() {
     assert_eq!(ctx.read_subresource(&tex, 1), stencil);
     let copy = ctx.texture(&desc, BarrierLayout::Common);
     ctx.run(CommandListType::Direct, |l| {
-        l.copy_texture_region(&TextureCopyLocation::subresource(&copy, 1), 0, 0, 0, &TextureCopyLocation::subresource(&tex, 1), None)
+        l.copy_texture_region(
+            &TextureCopyLocation::subresource(&copy, 1),
+            0,
+            0,
+            0,
+            &TextureCopyLocation::subresource(&tex, 1),
+            None,
+        )
     });
     assert_eq!(ctx.read_subresource(&copy, 1), stencil);
     assert_eq!(ctx.read_subresource(&copy, 0), vec![0; 64], "only the stencil plane was copied");
@@ -173,25 +208,42 @@ fn tile_copies_round_trip_through_mapped_tiles_and_drop_unmapped_writes() {
     let heap = ctx.device.create_heap(2 * TILE_SIZE_IN_BYTES).unwrap();
     // Map resource tiles 1 and 2; 0 and 3 stay unmapped.
     ctx.direct
-        .update_tile_mappings(&reserved, &[asyncmd::TileRangeMapping {
-            coordinate: TiledResourceCoordinate { x: 1, ..Default::default() },
-            num_tiles: 2,
-            heap: Some((&heap, 0)),
-        }])
+        .update_tile_mappings(
+            &reserved,
+            &[asyncmd::TileRangeMapping {
+                coordinate: TiledResourceCoordinate { x: 1, ..Default::default() },
+                num_tiles: 2,
+                heap: Some((&heap, 0)),
+            }],
+        )
         .unwrap();
     let data = pattern(4 * tile, 9);
     let src = ctx.default_buffer(&data);
     let back = ctx.buffer(HeapType::Default, 4 * TILE_SIZE_IN_BYTES);
     ctx.run(CommandListType::Direct, |l| {
         let size = TileRegionSize { num_tiles: 4, ..Default::default() };
-        l.copy_tiles(&reserved, &TiledResourceCoordinate::default(), &size, &src, 0, TileCopyFlags::LINEAR_BUFFER_TO_SWIZZLED_TILED_RESOURCE);
+        l.copy_tiles(
+            &reserved,
+            &TiledResourceCoordinate::default(),
+            &size,
+            &src,
+            0,
+            TileCopyFlags::LINEAR_BUFFER_TO_SWIZZLED_TILED_RESOURCE,
+        );
         l.barrier(&[BarrierGroup::Global(vec![GlobalBarrier {
             sync_before: BarrierSync::COPY,
             sync_after: BarrierSync::COPY,
             access_before: BarrierAccess::COPY_DEST,
             access_after: BarrierAccess::COPY_SOURCE,
         }])]);
-        l.copy_tiles(&reserved, &TiledResourceCoordinate::default(), &size, &back, 0, TileCopyFlags::SWIZZLED_TILED_RESOURCE_TO_LINEAR_BUFFER);
+        l.copy_tiles(
+            &reserved,
+            &TiledResourceCoordinate::default(),
+            &size,
+            &back,
+            0,
+            TileCopyFlags::SWIZZLED_TILED_RESOURCE_TO_LINEAR_BUFFER,
+        );
     });
     let out = ctx.read_buffer(&back);
     assert_eq!(&out[..tile], &vec![0; tile][..], "unmapped tile 0 reads zero");
@@ -207,7 +259,10 @@ fn tile_copies_of_a_2d_texture_use_the_standard_tile_shape() {
     let tex = ctx.device.create_reserved_resource(&desc, BarrierLayout::Common).unwrap();
     let heap = ctx.device.create_heap(2 * TILE_SIZE_IN_BYTES).unwrap();
     ctx.direct
-        .update_tile_mappings(&tex, &[asyncmd::TileRangeMapping { coordinate: Default::default(), num_tiles: 2, heap: Some((&heap, 0)) }])
+        .update_tile_mappings(
+            &tex,
+            &[asyncmd::TileRangeMapping { coordinate: Default::default(), num_tiles: 2, heap: Some((&heap, 0)) }],
+        )
         .unwrap();
     let tile = pattern(TILE_SIZE_IN_BYTES as usize, 11);
     let src = ctx.default_buffer(&tile);

@@ -15,7 +15,8 @@ struct Target {
 }
 
 fn render_target(ctx: &Ctx, format: Format, w: u32, h: u32, samples: u32) -> Target {
-    let desc = ResourceDesc::tex2d(format, w, h).with_samples(samples, 0).with_flags(ResourceFlags::ALLOW_RENDER_TARGET);
+    let desc =
+        ResourceDesc::tex2d(format, w, h).with_samples(samples, 0).with_flags(ResourceFlags::ALLOW_RENDER_TARGET);
     let tex = ctx.texture(&desc, BarrierLayout::RenderTarget);
     let heap = ctx.device.create_descriptor_heap(DescriptorHeapType::Rtv, 1).unwrap();
     ctx.device.create_render_target_view(&tex, None, &heap.handle(0)).unwrap();
@@ -42,10 +43,20 @@ fn read_back(ctx: &Ctx, t: &Resource, layout: BarrierLayout, sub: u32) -> Vec<u8
     ctx.read_subresource(t, sub)
 }
 
-fn clear_pipeline(ctx: &Ctx, rt: &[Format], dsv: Format, samples: u32, ps: Option<ShaderId>, depth: DepthStencilState, mask: ColorWriteMask) -> (RootSignature, PipelineState) {
+fn clear_pipeline(
+    ctx: &Ctx,
+    rt: &[Format],
+    dsv: Format,
+    samples: u32,
+    ps: Option<ShaderId>,
+    depth: DepthStencilState,
+    mask: ColorWriteMask,
+) -> (RootSignature, PipelineState) {
     let root = ctx
         .device
-        .create_root_signature(&RootSignatureDesc { parameters: vec![RootParameter::Constants { shader_register: 0, count: CLEAR_CONSTANT_COUNT }] })
+        .create_root_signature(&RootSignatureDesc {
+            parameters: vec![RootParameter::Constants { shader_register: 0, count: CLEAR_CONSTANT_COUNT }],
+        })
         .unwrap();
     let pso = ctx
         .device
@@ -65,7 +76,14 @@ fn clear_pipeline(ctx: &Ctx, rt: &[Format], dsv: Format, samples: u32, ps: Optio
     (root, pso)
 }
 
-fn set_clear_state(l: &mut CommandList, root: &RootSignature, pso: &PipelineState, vp: Viewport, scissor: Rect, constants: [u32; 6]) {
+fn set_clear_state(
+    l: &mut CommandList,
+    root: &RootSignature,
+    pso: &PipelineState,
+    vp: Viewport,
+    scissor: Rect,
+    constants: [u32; 6],
+) {
     l.set_graphics_root_signature(root);
     l.set_pipeline_state(pso);
     l.set_graphics_root_32bit_constants(0, &constants, 0);
@@ -125,7 +143,15 @@ fn clear_depth_stencil_view_writes_the_selected_planes() {
 fn draws_fill_the_scissor_with_the_write_mask() {
     let ctx = Ctx::reference();
     let t = render_target(&ctx, Format::R8G8B8A8Unorm, 8, 8, 1);
-    let (root, pso) = clear_pipeline(&ctx, &[Format::R8G8B8A8Unorm], Format::Unknown, 1, Some(ShaderId::ClearPsFloat), DepthStencilState::default(), ColorWriteMask::RED | ColorWriteMask::ALPHA);
+    let (root, pso) = clear_pipeline(
+        &ctx,
+        &[Format::R8G8B8A8Unorm],
+        Format::Unknown,
+        1,
+        Some(ShaderId::ClearPsFloat),
+        DepthStencilState::default(),
+        ColorWriteMask::RED | ColorWriteMask::ALPHA,
+    );
     ctx.run(CommandListType::Direct, |l| {
         l.clear_render_target_view(&t.rtv, [0.0, 0.25, 0.0, 0.0], &[]);
         l.om_set_render_targets(std::slice::from_ref(&t.rtv), None);
@@ -146,7 +172,15 @@ fn draws_fill_the_scissor_with_the_write_mask() {
 fn without_a_scissor_nothing_is_drawn() {
     let ctx = Ctx::reference();
     let t = render_target(&ctx, Format::R8Unorm, 4, 4, 1);
-    let (root, pso) = clear_pipeline(&ctx, &[Format::R8Unorm], Format::Unknown, 1, Some(ShaderId::ClearPsFloat), DepthStencilState::default(), ColorWriteMask::ALL);
+    let (root, pso) = clear_pipeline(
+        &ctx,
+        &[Format::R8Unorm],
+        Format::Unknown,
+        1,
+        Some(ShaderId::ClearPsFloat),
+        DepthStencilState::default(),
+        ColorWriteMask::ALL,
+    );
     ctx.run(CommandListType::Direct, |l| {
         l.clear_render_target_view(&t.rtv, [0.0; 4], &[]);
         l.om_set_render_targets(std::slice::from_ref(&t.rtv), None);
@@ -163,10 +197,25 @@ fn without_a_scissor_nothing_is_drawn() {
 fn integer_targets_take_integer_values_exactly() {
     let ctx = Ctx::reference();
     let t = render_target(&ctx, Format::R32G32Uint, 2, 2, 1);
-    let (root, pso) = clear_pipeline(&ctx, &[Format::R32G32Uint], Format::Unknown, 1, Some(ShaderId::ClearPsUint), DepthStencilState::default(), ColorWriteMask::ALL);
+    let (root, pso) = clear_pipeline(
+        &ctx,
+        &[Format::R32G32Uint],
+        Format::Unknown,
+        1,
+        Some(ShaderId::ClearPsUint),
+        DepthStencilState::default(),
+        ColorWriteMask::ALL,
+    );
     ctx.run(CommandListType::Direct, |l| {
         l.om_set_render_targets(std::slice::from_ref(&t.rtv), None);
-        set_clear_state(l, &root, &pso, Viewport::sized(2.0, 2.0), Rect::new(0, 0, 2, 2), [0xDEAD_BEEF, 0x0123_4567, 0, 0, 0, 0]);
+        set_clear_state(
+            l,
+            &root,
+            &pso,
+            Viewport::sized(2.0, 2.0),
+            Rect::new(0, 0, 2, 2),
+            [0xDEAD_BEEF, 0x0123_4567, 0, 0, 0, 0],
+        );
         l.draw_instanced(3, 1, 0, 0);
     });
     let img = read_back(&ctx, &t.tex, BarrierLayout::RenderTarget, 0);
@@ -195,10 +244,23 @@ fn depth_and_stencil_tests_follow_the_pipeline_and_occlusion_counts_passing_samp
         stencil_enable: true,
         stencil_read_mask: 0xFF,
         stencil_write_mask: 0xFF,
-        front: StencilFace { fail: StencilOp::Keep, depth_fail: StencilOp::Keep, pass: StencilOp::IncrSat, func: ComparisonFunc::Always },
+        front: StencilFace {
+            fail: StencilOp::Keep,
+            depth_fail: StencilOp::Keep,
+            pass: StencilOp::IncrSat,
+            func: ComparisonFunc::Always,
+        },
         back: StencilFace::default(),
     };
-    let (root, pso) = clear_pipeline(&ctx, &[Format::R8Unorm], Format::D32FloatS8X24Uint, 1, Some(ShaderId::ClearPsFloat), depth_state, ColorWriteMask::ALL);
+    let (root, pso) = clear_pipeline(
+        &ctx,
+        &[Format::R8Unorm],
+        Format::D32FloatS8X24Uint,
+        1,
+        Some(ShaderId::ClearPsFloat),
+        depth_state,
+        ColorWriteMask::ALL,
+    );
     let queries = ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Occlusion, count: 2 }).unwrap();
     let results = ctx.buffer(HeapType::Readback, 16);
     let draw = |l: &mut CommandList, depth: f32, value: f32, query: u32| {
@@ -221,7 +283,8 @@ fn depth_and_stencil_tests_follow_the_pipeline_and_occlusion_counts_passing_samp
         draw(l, 0.5, 0.5, 1);
         l.resolve_query_data(&queries, QueryType::Occlusion, 0, 2, &results, 0);
     });
-    let counts: Vec<u64> = results.read_vec(0, 16).unwrap().chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+    let counts: Vec<u64> =
+        results.read_vec(0, 16).unwrap().chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
     assert_eq!(counts, vec![8, 0]);
     let img = read_back(&ctx, &t.tex, BarrierLayout::RenderTarget, 0);
     for y in 0..4 {
@@ -239,7 +302,15 @@ fn depth_and_stencil_tests_follow_the_pipeline_and_occlusion_counts_passing_samp
 fn msaa_resolves_in_each_mode() {
     let ctx = Ctx::reference();
     let ms = render_target(&ctx, Format::R8Unorm, 2, 1, 4);
-    let (root, pso) = clear_pipeline(&ctx, &[Format::R8Unorm], Format::Unknown, 4, Some(ShaderId::ClearPsFloat), DepthStencilState::default(), ColorWriteMask::ALL);
+    let (root, pso) = clear_pipeline(
+        &ctx,
+        &[Format::R8Unorm],
+        Format::Unknown,
+        4,
+        Some(ShaderId::ClearPsFloat),
+        DepthStencilState::default(),
+        ColorWriteMask::ALL,
+    );
     // Pixel 0: the standard 4x pattern puts samples 0 and 2 left of x = 0.5, so a viewport
     // 0.5 pixels wide covers exactly those two. Pixel 1 stays at the cleared value.
     ctx.run(CommandListType::Direct, |l| {
@@ -250,7 +321,11 @@ fn msaa_resolves_in_each_mode() {
         l.draw_instanced(3, 1, 0, 0);
     });
     let a = (0.2f32 * 255.0 + 0.5) as u8; // 51
-    let cases = [(ResolveMode::Average, [((51.0 + 255.0) / 2.0 + 0.5) as u8, a]), (ResolveMode::Min, [a, a]), (ResolveMode::Max, [255, a])];
+    let cases = [
+        (ResolveMode::Average, [((51.0 + 255.0) / 2.0 + 0.5) as u8, a]),
+        (ResolveMode::Min, [a, a]),
+        (ResolveMode::Max, [255, a]),
+    ];
     for (mode, want) in cases {
         let dst = ctx.texture(&ResourceDesc::tex2d(Format::R8Unorm, 2, 1), BarrierLayout::ResolveDest);
         ctx.run(CommandListType::Direct, |l| {
@@ -303,11 +378,23 @@ fn resolve_of_a_region_lands_at_the_destination_offset() {
     });
     let dst = ctx.texture(&ResourceDesc::tex2d(Format::R16G16B16A16Float, 4, 4), BarrierLayout::ResolveDest);
     ctx.run(CommandListType::Direct, |l| {
-        l.resolve_subresource_region(&dst, 0, 0, 2, &ms.tex, 0, Some(&Rect::new(1, 1, 3, 3)), Format::Unknown, ResolveMode::Average)
+        l.resolve_subresource_region(
+            &dst,
+            0,
+            0,
+            2,
+            &ms.tex,
+            0,
+            Some(&Rect::new(1, 1, 3, 3)),
+            Format::Unknown,
+            ResolveMode::Average,
+        )
     });
     let img = read_back(&ctx, &dst, BarrierLayout::ResolveDest, 0);
     let texel = |x: usize, y: usize| -> [f32; 4] {
-        std::array::from_fn(|c| half::f16::from_le_bytes(img[(y * 4 + x) * 8 + c * 2..][..2].try_into().unwrap()).to_f32())
+        std::array::from_fn(|c| {
+            half::f16::from_le_bytes(img[(y * 4 + x) * 8 + c * 2..][..2].try_into().unwrap()).to_f32()
+        })
     };
     assert_eq!(texel(0, 2), [1.0, 2.0, 3.0, 4.0]);
     assert_eq!(texel(1, 3), [1.0, 2.0, 3.0, 4.0]);
@@ -320,13 +407,27 @@ fn render_pass_clears_binds_and_resolves() {
     let ctx = Ctx::reference();
     let ms = render_target(&ctx, Format::R8G8B8A8Unorm, 4, 4, 4);
     let dst = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 4, 4), BarrierLayout::ResolveDest);
-    let (root, pso) = clear_pipeline(&ctx, &[Format::R8G8B8A8Unorm], Format::Unknown, 4, Some(ShaderId::ClearPsFloat), DepthStencilState::default(), ColorWriteMask::ALL);
+    let (root, pso) = clear_pipeline(
+        &ctx,
+        &[Format::R8G8B8A8Unorm],
+        Format::Unknown,
+        4,
+        Some(ShaderId::ClearPsFloat),
+        DepthStencilState::default(),
+        ColorWriteMask::ALL,
+    );
     ctx.run(CommandListType::Direct, |l| {
         l.begin_render_pass(
             &[RenderPassRenderTarget {
                 view: ms.rtv.clone(),
                 beginning: BeginningAccess::Clear(ClearData::from_floats([0.0, 0.0, 1.0, 1.0])),
-                ending: EndingAccess::Resolve { dest: &dst, dest_subresource: 0, format: Format::R8G8B8A8Unorm, mode: ResolveMode::Average, preserve_source: true },
+                ending: EndingAccess::Resolve {
+                    dest: &dst,
+                    dest_subresource: 0,
+                    format: Format::R8G8B8A8Unorm,
+                    mode: ResolveMode::Average,
+                    preserve_source: true,
+                },
             }],
             None,
             RenderPassFlags::empty(),
@@ -367,9 +468,18 @@ fn predication_skips_work_when_the_predicate_says_so() {
 fn timestamps_advance_and_pipeline_statistics_count_draws() {
     let ctx = Ctx::reference();
     let t = render_target(&ctx, Format::R8Unorm, 4, 2, 1);
-    let (root, pso) = clear_pipeline(&ctx, &[Format::R8Unorm], Format::Unknown, 1, Some(ShaderId::ClearPsFloat), DepthStencilState::default(), ColorWriteMask::ALL);
+    let (root, pso) = clear_pipeline(
+        &ctx,
+        &[Format::R8Unorm],
+        Format::Unknown,
+        1,
+        Some(ShaderId::ClearPsFloat),
+        DepthStencilState::default(),
+        ColorWriteMask::ALL,
+    );
     let ts = ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Timestamp, count: 2 }).unwrap();
-    let stats = ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::PipelineStatistics, count: 1 }).unwrap();
+    let stats =
+        ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::PipelineStatistics, count: 1 }).unwrap();
     let out = ctx.buffer(HeapType::Readback, 16 + 88);
     ctx.run(CommandListType::Direct, |l| {
         l.end_query(&ts, QueryType::Timestamp, 0);
@@ -395,7 +505,15 @@ fn timestamps_advance_and_pipeline_statistics_count_draws() {
 fn bundles_replay_with_the_callers_targets() {
     let ctx = Ctx::reference();
     let t = render_target(&ctx, Format::R8Unorm, 4, 4, 1);
-    let (root, pso) = clear_pipeline(&ctx, &[Format::R8Unorm], Format::Unknown, 1, Some(ShaderId::ClearPsFloat), DepthStencilState::default(), ColorWriteMask::ALL);
+    let (root, pso) = clear_pipeline(
+        &ctx,
+        &[Format::R8Unorm],
+        Format::Unknown,
+        1,
+        Some(ShaderId::ClearPsFloat),
+        DepthStencilState::default(),
+        ColorWriteMask::ALL,
+    );
     let balloc = ctx.device.create_command_allocator(CommandListType::Bundle).unwrap();
     let mut bundle = ctx.device.create_command_list(CommandListType::Bundle, &balloc).unwrap();
     bundle.set_graphics_root_signature(&root);
@@ -423,10 +541,19 @@ fn fill_shader_dispatch_writes_the_pattern() {
     let root = ctx
         .device
         .create_root_signature(&RootSignatureDesc {
-            parameters: vec![RootParameter::Constants { shader_register: 0, count: FILL_CONSTANT_COUNT }, RootParameter::Uav { shader_register: 0 }],
+            parameters: vec![
+                RootParameter::Constants { shader_register: 0, count: FILL_CONSTANT_COUNT },
+                RootParameter::Uav { shader_register: 0 },
+            ],
         })
         .unwrap();
-    let pso = ctx.device.create_pipeline_state(&PipelineDesc::Compute(ComputePipelineDesc { root_signature: root.id(), cs: ShaderId::FillCs })).unwrap();
+    let pso = ctx
+        .device
+        .create_pipeline_state(&PipelineDesc::Compute(ComputePipelineDesc {
+            root_signature: root.id(),
+            cs: ShaderId::FillCs,
+        }))
+        .unwrap();
     ctx.run(CommandListType::Compute, |l| {
         l.set_compute_root_signature(&root);
         l.set_pipeline_state(&pso);

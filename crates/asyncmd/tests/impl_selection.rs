@@ -37,7 +37,11 @@ fn truth_table_of_select_impl_matches_the_spec_in_every_cell() {
     for bits in 0..16u8 {
         let (e, n, o, f) = (bits & 1 != 0, bits & 2 != 0, bits & 4 != 0, bits & 8 != 0);
         let options = StartupOptions { async_commands_fallback_enabled: o, async_commands_force_fallback: f };
-        assert_eq!(select_impl(&caps(e, n), options), expected(e, n, o, f), "enhanced {e} native {n} opt-in {o} forced {f}");
+        assert_eq!(
+            select_impl(&caps(e, n), options),
+            expected(e, n, o, f),
+            "enhanced {e} native {n} opt-in {o} forced {f}"
+        );
     }
 }
 
@@ -48,7 +52,8 @@ fn truth_table_holds_on_real_devices() {
         let _guard = ForceFallbackGuard::new(f);
         let factory = DeviceFactory::new();
         factory.async_commands_fallback().set_fallback_layer_enabled(o);
-        let adapter = reference_adapter(ReferenceConfig { enhanced_barriers: e, native_async_commands: n, ..Default::default() });
+        let adapter =
+            reference_adapter(ReferenceConfig { enhanced_barriers: e, native_async_commands: n, ..Default::default() });
         let device = factory.create_device(&adapter).unwrap();
         assert_eq!(device.async_commands_impl(), expected(e, n, o, f), "enhanced {e} native {n} opt-in {o} forced {f}");
         assert_eq!(device.configuration().async_commands_fallback_enabled, o);
@@ -62,7 +67,11 @@ fn named_cells_of_the_spec() {
         let factory = DeviceFactory::new();
         factory.async_commands_fallback().set_fallback_layer_enabled(o);
         factory
-            .create_device(&reference_adapter(ReferenceConfig { enhanced_barriers: e, native_async_commands: n, ..Default::default() }))
+            .create_device(&reference_adapter(ReferenceConfig {
+                enhanced_barriers: e,
+                native_async_commands: n,
+                ..Default::default()
+            }))
             .unwrap()
             .async_commands_impl()
     };

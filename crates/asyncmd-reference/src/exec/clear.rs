@@ -53,7 +53,14 @@ impl Exec<'_> {
         }
     }
 
-    pub(crate) fn clear_dsv(&self, view: &DepthStencilView, flags: ClearFlags, depth: f32, stencil: u8, rects: &[Rect]) {
+    pub(crate) fn clear_dsv(
+        &self,
+        view: &DepthStencilView,
+        flags: ClearFlags,
+        depth: f32,
+        stencil: u8,
+        rects: &[Rect],
+    ) {
         let Some(res) = self.resource(view.resource) else { return };
         let Some(range) = view.desc.range(&res.desc) else { return };
         let format = view.desc.format;

@@ -9,20 +9,25 @@ use asyncmd_types::{Box3, BufferCopyRegion, CopyLocationKind, TextureCopyLocatio
 impl Exec<'_> {
     pub(crate) fn copy_buffer_region(&self, r: &BufferCopyRegion<ResourceId>) {
         let (Some(dst), Some(src)) = (self.resource(r.dest), self.resource(r.source)) else { return };
-        let (Ok(size), Ok(so), Ok(doff)) = (usize::try_from(r.size), usize::try_from(r.source_offset), usize::try_from(r.dest_offset))
+        let (Ok(size), Ok(so), Ok(doff)) =
+            (usize::try_from(r.size), usize::try_from(r.source_offset), usize::try_from(r.dest_offset))
         else {
             return;
         };
         if std::ptr::eq(&*dst, &*src) {
             let mut d = dst.write();
-            if so.checked_add(size).is_some_and(|e| e <= d.len()) && doff.checked_add(size).is_some_and(|e| e <= d.len()) {
+            if so.checked_add(size).is_some_and(|e| e <= d.len())
+                && doff.checked_add(size).is_some_and(|e| e <= d.len())
+            {
                 d.copy_within(so..so + size, doff);
             }
             dst.scrub_unmapped(&mut d);
             return;
         }
         with_src_dst(&src, &dst, |s, d| {
-            if let (Some(from), Some(to)) = (s.get(so..so.saturating_add(size)), d.get_mut(doff..doff.saturating_add(size))) {
+            if let (Some(from), Some(to)) =
+                (s.get(so..so.saturating_add(size)), d.get_mut(doff..doff.saturating_add(size)))
+            {
                 to.copy_from_slice(from);
             }
         });

@@ -9,9 +9,7 @@ use super::pixels::{encode_depth, masked_write, plane_codec_format};
 use super::surface::Surface;
 use super::{Exec, PassEnd};
 use crate::memory::RefResource;
-use asyncmd_ddi::{
-    ColorWriteMask, DepthStencilView, PipelineDesc, RenderTargetView, ResourceId, ShaderId, StencilOp,
-};
+use asyncmd_ddi::{ColorWriteMask, DepthStencilView, PipelineDesc, RenderTargetView, ResourceId, ShaderId, StencilOp};
 use asyncmd_types::{
     decode_texel, encode_texel, BeginningAccess, ClearData, ClearFlags, EndingAccess, Format, PipelineStatistics,
     RenderPassDepthStencil, RenderPassFlags, RenderPassRenderTarget, ResourceDimension,
@@ -25,8 +23,22 @@ fn sample_positions(count: u32) -> &'static [(i8, i8)] {
         4 => &[(-2, -6), (6, -2), (-6, 2), (2, 6)],
         8 => &[(1, -3), (-1, 3), (5, 1), (-3, -5), (-5, 5), (-7, -1), (3, 7), (7, -7)],
         16 => &[
-            (1, 1), (-1, -3), (-3, 2), (4, -1), (-5, -2), (2, 5), (5, 3), (3, -5),
-            (-2, 6), (0, -7), (-4, -6), (-6, 4), (-8, 0), (7, -4), (6, 7), (-7, -8),
+            (1, 1),
+            (-1, -3),
+            (-3, 2),
+            (4, -1),
+            (-5, -2),
+            (2, 5),
+            (5, 3),
+            (3, -5),
+            (-2, 6),
+            (0, -7),
+            (-4, -6),
+            (-6, 4),
+            (-8, 0),
+            (7, -4),
+            (6, 7),
+            (-7, -8),
         ],
         _ => &[(0, 0)],
     }
@@ -69,7 +81,11 @@ impl Exec<'_> {
         Some(Target { res, surface, z, format: view.desc.format, mask })
     }
 
-    fn depth_planes(&self, view: &DepthStencilView, slice_index: u32) -> Option<(Arc<RefResource>, Option<Surface>, Option<Surface>)> {
+    fn depth_planes(
+        &self,
+        view: &DepthStencilView,
+        slice_index: u32,
+    ) -> Option<(Arc<RefResource>, Option<Surface>, Option<Surface>)> {
         let res = self.resource(view.resource)?;
         let range = view.desc.range(&res.desc)?;
         let slice = range.first_slice + if slice_index < range.slices { slice_index } else { 0 };
@@ -92,7 +108,8 @@ impl Exec<'_> {
         let constants: [u32; 6] = std::array::from_fn(|i| root.constant(0, i));
         let vs_depth = f32::from_bits(constants[4]);
         let slice = constants[5];
-        let (Some(vp), Some(scissor)) = (self.state.viewports.first().copied(), self.state.scissors.first().copied()) else {
+        let (Some(vp), Some(scissor)) = (self.state.viewports.first().copied(), self.state.scissors.first().copied())
+        else {
             // D3D12 always scissors: with no scissor rectangle set, nothing is drawn.
             return;
         };
@@ -138,16 +155,19 @@ impl Exec<'_> {
             .map(|t| {
                 t.as_ref().and_then(|t| {
                     if pso.ps == Some(ShaderId::ClearPsFloat) {
-                        rtv_clear_texel(t.format, &ps_value.floats()).or_else(|| encode_texel(t.format, &ps_value).map(|(b, n)| b[..n].to_vec()))
+                        rtv_clear_texel(t.format, &ps_value.floats())
+                            .or_else(|| encode_texel(t.format, &ps_value).map(|(b, n)| b[..n].to_vec()))
                     } else {
                         encode_texel(t.format, &ps_value).map(|(b, n)| b[..n].to_vec())
                     }
                 })
             })
             .collect();
-        let writes_color = matches!(pso.ps, Some(ShaderId::ClearPsFloat | ShaderId::ClearPsUint | ShaderId::ClearPsSint));
+        let writes_color =
+            matches!(pso.ps, Some(ShaderId::ClearPsFloat | ShaderId::ClearPsUint | ShaderId::ClearPsSint));
         let z_ndc = if pso.ps == Some(ShaderId::ClearPsDepth) { f32::from_bits(constants[4]) } else { vs_depth };
-        let z = (vp.min_depth + z_ndc * (vp.max_depth - vp.min_depth)).clamp(vp.min_depth.min(vp.max_depth), vp.max_depth.max(vp.min_depth));
+        let z = (vp.min_depth + z_ndc * (vp.max_depth - vp.min_depth))
+            .clamp(vp.min_depth.min(vp.max_depth), vp.max_depth.max(vp.min_depth));
         let positions = sample_positions(samples);
         let ds = pso.depth_stencil;
         let reference = self.state.stencil_ref as u8;
@@ -161,19 +181,27 @@ impl Exec<'_> {
                     for (s, &(sx, sy)) in positions.iter().enumerate().take(samples as usize) {
                         let px = x as f32 + 0.5 + sx as f32 / 16.0;
                         let py = y as f32 + 0.5 + sy as f32 / 16.0;
-                        if px < vp.top_left_x || py < vp.top_left_y || px >= vp.top_left_x + vp.width || py >= vp.top_left_y + vp.height {
+                        if px < vp.top_left_x
+                            || py < vp.top_left_y
+                            || px >= vp.top_left_x + vp.width
+                            || py >= vp.top_left_y + vp.height
+                        {
                             continue;
                         }
                         let (x, y, s) = (x as u32, y as u32, s as u32);
                         if let Some((view, (res, dsurf, ssurf))) = &depth {
                             let mut data = res.write();
                             let read_only_depth = view.desc.flags.contains(asyncmd_types::DsvFlags::READ_ONLY_DEPTH);
-                            let read_only_stencil = view.desc.flags.contains(asyncmd_types::DsvFlags::READ_ONLY_STENCIL);
+                            let read_only_stencil =
+                                view.desc.flags.contains(asyncmd_types::DsvFlags::READ_ONLY_STENCIL);
                             let depth_pass = match dsurf {
                                 Some(d) if ds.depth_enable => {
                                     let o = d.texel(x, y, 0, s) as usize;
                                     let codec = plane_codec_format(res.desc.format, 0);
-                                    let stored = data.get(o..o + d.sample_bytes()).and_then(|b| decode_texel(codec, b)).map_or(0.0, |t| t.floats()[0]);
+                                    let stored = data
+                                        .get(o..o + d.sample_bytes())
+                                        .and_then(|b| decode_texel(codec, b))
+                                        .map_or(0.0, |t| t.floats()[0]);
                                     let pass = ds.depth_func.test(z, stored);
                                     if pass && ds.depth_write && !read_only_depth {
                                         let bytes = encode_depth(res.desc.format, z);
@@ -191,8 +219,15 @@ impl Exec<'_> {
                                     let o = st.texel(x, y, 0, s) as usize;
                                     let cur = data.get(o).copied().unwrap_or(0);
                                     let face = ds.front;
-                                    let pass = face.func.test(reference & ds.stencil_read_mask, cur & ds.stencil_read_mask);
-                                    let op = if !pass { face.fail } else if !depth_pass { face.depth_fail } else { face.pass };
+                                    let pass =
+                                        face.func.test(reference & ds.stencil_read_mask, cur & ds.stencil_read_mask);
+                                    let op = if !pass {
+                                        face.fail
+                                    } else if !depth_pass {
+                                        face.depth_fail
+                                    } else {
+                                        face.pass
+                                    };
                                     let new = stencil_op(op, cur, reference);
                                     if !read_only_stencil {
                                         if let Some(b) = data.get_mut(o) {
@@ -303,4 +338,3 @@ impl Exec<'_> {
         self.state.dsv = None;
     }
 }
-

@@ -5,8 +5,8 @@ mod copy;
 mod draw;
 mod fill;
 mod native;
-mod query;
 mod pixels;
+mod query;
 mod resolve;
 pub(crate) mod surface;
 
@@ -186,7 +186,9 @@ impl<'a> Exec<'a> {
                 let stack: Vec<&'a Objects> = self.objects.clone();
                 let bundle = stack.iter().rev().find_map(|o| {
                     let o: &'a Objects = o;
-                    o.bundles.iter().find(|b| std::ptr::eq(Arc::as_ptr(b) as *const u8, Arc::as_ptr(&exe.0) as *const u8))
+                    o.bundles
+                        .iter()
+                        .find(|b| std::ptr::eq(Arc::as_ptr(b) as *const u8, Arc::as_ptr(&exe.0) as *const u8))
                 });
                 if let Some(bundle) = bundle {
                     self.objects.push(&bundle.objects);

@@ -59,10 +59,16 @@ impl Exec<'_> {
                         ),
                         TextureCopyKind::BufferToTexture { buffer, texture, subresource, footprint } => (
                             TextureCopyLocation::subresource(texture, subresource),
-                            TextureCopyLocation { resource: buffer, kind: CopyLocationKind::PlacedFootprint(footprint) },
+                            TextureCopyLocation {
+                                resource: buffer,
+                                kind: CopyLocationKind::PlacedFootprint(footprint),
+                            },
                         ),
                         TextureCopyKind::TextureToBuffer { buffer, texture, subresource, footprint } => (
-                            TextureCopyLocation { resource: buffer, kind: CopyLocationKind::PlacedFootprint(footprint) },
+                            TextureCopyLocation {
+                                resource: buffer,
+                                kind: CopyLocationKind::PlacedFootprint(footprint),
+                            },
                             TextureCopyLocation::subresource(texture, subresource),
                         ),
                     };
@@ -122,8 +128,11 @@ impl Exec<'_> {
     fn clear_texture(&self, d: &ClearTextureDesc<asyncmd_ddi::ResourceId>) {
         let Some(res) = self.resource(d.texture) else { return };
         let format = if d.format == Format::Unknown { res.desc.format } else { d.format };
-        let subs: Vec<u32> =
-            if d.subresource == ALL_SUBRESOURCES { (0..res.desc.subresource_count()).collect() } else { vec![d.subresource] };
+        let subs: Vec<u32> = if d.subresource == ALL_SUBRESOURCES {
+            (0..res.desc.subresource_count()).collect()
+        } else {
+            vec![d.subresource]
+        };
         let mut data = res.write();
         for sub in subs {
             let Some(s) = Surface::subresource(&res, sub) else { continue };
@@ -144,7 +153,12 @@ impl Exec<'_> {
                 .filter(|b| !b.is_empty())
                 .map(|b| {
                     let back = b.back.min(slices);
-                    let rect = Rect::new(b.left as i32, b.top as i32, b.right.min(i32::MAX as u32) as i32, b.bottom.min(i32::MAX as u32) as i32);
+                    let rect = Rect::new(
+                        b.left as i32,
+                        b.top as i32,
+                        b.right.min(i32::MAX as u32) as i32,
+                        b.bottom.min(i32::MAX as u32) as i32,
+                    );
                     (vec![rect], b.front.min(back), back.saturating_sub(b.front))
                 })
                 .collect(),
@@ -172,7 +186,14 @@ impl Exec<'_> {
         }
     }
 
-    fn clear_bound_dsv(&self, view: &DepthStencilView, flags: ClearFlags, depth: f32, stencil: u8, regions: Option<&[Box3]>) {
+    fn clear_bound_dsv(
+        &self,
+        view: &DepthStencilView,
+        flags: ClearFlags,
+        depth: f32,
+        stencil: u8,
+        regions: Option<&[Box3]>,
+    ) {
         let Some(res) = self.resource(view.resource) else { return };
         let Some(range) = view.desc.range(&res.desc) else { return };
         for (rects, first, count) in Self::box_groups(regions, range.slices) {

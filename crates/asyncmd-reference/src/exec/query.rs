@@ -23,7 +23,8 @@ impl Exec<'_> {
             }
             return;
         }
-        let Some(pos) = self.queries.iter().position(|q| std::sync::Arc::ptr_eq(&q.heap, &heap) && q.index == index) else {
+        let Some(pos) = self.queries.iter().position(|q| std::sync::Arc::ptr_eq(&q.heap, &heap) && q.index == index)
+        else {
             return;
         };
         let q = self.queries.swap_remove(pos);

@@ -26,14 +26,14 @@ pub(crate) fn combine(format: Format, samples: &[ClearData], mode: ResolveMode) 
             let mut acc = samples.first().copied().unwrap_or_default();
             for s in &samples[1.min(samples.len())..] {
                 let mut out = acc.uints();
-                for c in 0..4 {
+                for (c, slot) in out.iter_mut().enumerate() {
                     let better = match class {
                         ComponentClass::Uint => (s.uints()[c] > acc.uints()[c]) == max,
                         ComponentClass::Sint => (s.sints()[c] > acc.sints()[c]) == max,
                         _ => (s.floats()[c] > acc.floats()[c]) == max,
                     };
                     if better && s.uints()[c] != acc.uints()[c] {
-                        out[c] = s.uints()[c];
+                        *slot = s.uints()[c];
                     }
                 }
                 acc = ClearData::from_uints(out);
@@ -48,7 +48,8 @@ pub(crate) fn combine(format: Format, samples: &[ClearData], mode: ResolveMode) 
 impl Exec<'_> {
     pub(crate) fn resolve(&self, r: &Resolve) {
         let (Some(dst), Some(src)) = (self.resource(r.dest), self.resource(r.source)) else { return };
-        let (Some(ss), Some(ds)) = (Surface::subresource(&src, r.source_subresource), Surface::subresource(&dst, r.dest_subresource))
+        let (Some(ss), Some(ds)) =
+            (Surface::subresource(&src, r.source_subresource), Surface::subresource(&dst, r.dest_subresource))
         else {
             return;
         };

@@ -25,15 +25,9 @@ pub fn encode_texel(format: Format, value: &ClearData) -> Option<([u8; 16], usiz
     let u = value.uints();
     let class = info.class;
     match info.layout {
-        Layout::None | Layout::Block | Layout::Packed422 { .. } | Layout::Planar420 { .. } => {
-            return None
-        }
+        Layout::None | Layout::Block | Layout::Packed422 { .. } | Layout::Planar420 { .. } => return None,
         _ if class == ComponentClass::Typeless => return None,
-        Layout::Channels {
-            count,
-            bits,
-            swizzle,
-        } => {
+        Layout::Channels { count, bits, swizzle } => {
             let order: [usize; 4] = match swizzle {
                 Swizzle::Rgba => [0, 1, 2, 3],
                 Swizzle::Bgra | Swizzle::Bgrx => [2, 1, 0, 3],
@@ -58,8 +52,7 @@ pub fn encode_texel(format: Format, value: &ClearData) -> Option<([u8; 16], usiz
                     _ => return None,
                 };
                 let width = (bits / 8) as usize;
-                out[slot * width..slot * width + width]
-                    .copy_from_slice(&raw.to_le_bytes()[..width]);
+                out[slot * width..slot * width + width].copy_from_slice(&raw.to_le_bytes()[..width]);
             }
         }
         Layout::R10G10B10A2 => {
@@ -128,11 +121,7 @@ pub fn decode_texel(format: Format, bytes: &[u8]) -> Option<Texel> {
     match info.layout {
         Layout::None | Layout::Block | Layout::Packed422 { .. } | Layout::Planar420 { .. } => None,
         _ if class == ComponentClass::Typeless => None,
-        Layout::Channels {
-            count,
-            bits,
-            swizzle,
-        } => {
+        Layout::Channels { count, bits, swizzle } => {
             let order: [usize; 4] = match swizzle {
                 Swizzle::Rgba => [0, 1, 2, 3],
                 Swizzle::Bgra | Swizzle::Bgrx => [2, 1, 0, 3],
@@ -149,9 +138,7 @@ pub fn decode_texel(format: Format, bytes: &[u8]) -> Option<Texel> {
                     ComponentClass::Float if bits == 32 => f[dst] = f32::from_bits(raw),
                     ComponentClass::Float => f[dst] = half::f16::from_bits(raw as u16).to_f32(),
                     ComponentClass::Unorm => f[dst] = raw as f32 / mask(bits) as f32,
-                    ComponentClass::Srgb if dst < 3 => {
-                        f[dst] = srgb_to_linear(raw as f32 / mask(bits) as f32)
-                    }
+                    ComponentClass::Srgb if dst < 3 => f[dst] = srgb_to_linear(raw as f32 / mask(bits) as f32),
                     ComponentClass::Srgb => f[dst] = raw as f32 / mask(bits) as f32,
                     ComponentClass::Snorm => f[dst] = snorm_to_float(raw, bits),
                     ComponentClass::Uint => u[dst] = raw,
@@ -173,12 +160,7 @@ pub fn decode_texel(format: Format, bytes: &[u8]) -> Option<Texel> {
             if class == ComponentClass::Uint {
                 Some(ClearData::from_uints(c))
             } else {
-                floats([
-                    c[0] as f32 / 1023.0,
-                    c[1] as f32 / 1023.0,
-                    c[2] as f32 / 1023.0,
-                    c[3] as f32 / 3.0,
-                ])
+                floats([c[0] as f32 / 1023.0, c[1] as f32 / 1023.0, c[2] as f32 / 1023.0, c[3] as f32 / 3.0])
             }
         }
         Layout::R11G11B10 => {
@@ -203,12 +185,7 @@ pub fn decode_texel(format: Format, bytes: &[u8]) -> Option<Texel> {
         }
         Layout::B5G6R5 => {
             let w = word(0);
-            floats([
-                ((w >> 11) & 31) as f32 / 31.0,
-                ((w >> 5) & 63) as f32 / 63.0,
-                (w & 31) as f32 / 31.0,
-                1.0,
-            ])
+            floats([((w >> 11) & 31) as f32 / 31.0, ((w >> 5) & 63) as f32 / 63.0, (w & 31) as f32 / 31.0, 1.0])
         }
         Layout::B5G5R5A1 => {
             let w = word(0);
@@ -236,15 +213,9 @@ pub fn decode_texel(format: Format, bytes: &[u8]) -> Option<Texel> {
         Layout::D32 => Some(ClearData::from_depth_stencil(f32::from_bits(word(0)), 0)),
         Layout::D24S8 => {
             let w = word(0);
-            Some(ClearData::from_depth_stencil(
-                (w & 0xff_ffff) as f32 / 16_777_215.0,
-                (w >> 24) as u8,
-            ))
+            Some(ClearData::from_depth_stencil((w & 0xff_ffff) as f32 / 16_777_215.0, (w >> 24) as u8))
         }
-        Layout::D32S8 => Some(ClearData::from_depth_stencil(
-            f32::from_bits(word(0)),
-            bytes[4],
-        )),
+        Layout::D32S8 => Some(ClearData::from_depth_stencil(f32::from_bits(word(0)), bytes[4])),
     }
 }
 

@@ -148,10 +148,7 @@ impl Format {
 
     /// Whether a resource of this format has a depth plane (typeless families included).
     pub fn has_depth(self) -> bool {
-        matches!(
-            self.info().layout,
-            Layout::D16 | Layout::D32 | Layout::D24S8 | Layout::D32S8
-        )
+        matches!(self.info().layout, Layout::D16 | Layout::D32 | Layout::D24S8 | Layout::D32S8)
     }
 
     /// Whether a resource of this format has a stencil plane.
@@ -188,25 +185,13 @@ impl Format {
             (Layout::None, _) => None,
             (Layout::D24S8 | Layout::D32S8, 0) => Some(simple(Format::R32Typeless, 4)),
             (Layout::D24S8 | Layout::D32S8, 1) => Some(simple(Format::R8Typeless, 1)),
-            (Layout::Planar420 { bytes }, 0) => Some(simple(
-                if bytes == 1 {
-                    Format::R8Typeless
-                } else {
-                    Format::R16Typeless
-                },
-                bytes as u32,
-            )),
+            (Layout::Planar420 { bytes }, 0) => {
+                Some(simple(if bytes == 1 { Format::R8Typeless } else { Format::R16Typeless }, bytes as u32))
+            }
             (Layout::Planar420 { bytes }, 1) => Some(PlaneInfo {
                 subsample_x: 2,
                 subsample_y: 2,
-                ..simple(
-                    if bytes == 1 {
-                        Format::R8G8Typeless
-                    } else {
-                        Format::R16G16Typeless
-                    },
-                    2 * bytes as u32,
-                )
+                ..simple(if bytes == 1 { Format::R8G8Typeless } else { Format::R16G16Typeless }, 2 * bytes as u32)
             }),
             (_, 0) => Some(PlaneInfo {
                 format: self,
@@ -228,8 +213,7 @@ impl Format {
     /// Whether this format can be the view format of a resource created with `resource`:
     /// the same format, or a typed member of the resource's typeless group.
     pub fn castable_from(self, resource: Format) -> bool {
-        self == resource
-            || (resource.is_typeless() && self.info().typeless == resource.info().typeless)
+        self == resource || (resource.is_typeless() && self.info().typeless == resource.info().typeless)
     }
 
     /// Bytes of one element of plane 0 (texel, or block).

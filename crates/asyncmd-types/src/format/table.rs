@@ -51,11 +51,7 @@ macro_rules! format_table {
 }
 
 const fn ch(count: u8, bits: u8, swizzle: S) -> L {
-    L::Channels {
-        count,
-        bits,
-        swizzle,
-    }
+    L::Channels { count, bits, swizzle }
 }
 
 format_table! {

@@ -14,7 +14,13 @@ fn invalid(text: impl Into<String>) -> Error {
 }
 
 /// Checks the sync and access halves of one barrier.
-fn check_sync_access(ty: CommandListType, sync_before: BarrierSync, sync_after: BarrierSync, access_before: BarrierAccess, access_after: BarrierAccess) -> Result<()> {
+fn check_sync_access(
+    ty: CommandListType,
+    sync_before: BarrierSync,
+    sync_after: BarrierSync,
+    access_before: BarrierAccess,
+    access_after: BarrierAccess,
+) -> Result<()> {
     for (name, sync, access) in [("before", sync_before, access_before), ("after", sync_after, access_after)] {
         if sync.is_empty() && !access.contains(BarrierAccess::NO_ACCESS) {
             return Err(invalid(format!("Sync{name} NONE needs Access{name} NO_ACCESS, not {access:?}")));
@@ -43,7 +49,10 @@ pub(crate) fn range_subresources(desc: &ResourceDesc, r: &BarrierSubresourceRang
     }
     if r.num_mip_levels == 0 {
         if r.index_or_first_mip >= count {
-            return Err(invalid(format!("subresource {} is out of range ({count} subresources)", r.index_or_first_mip)));
+            return Err(invalid(format!(
+                "subresource {} is out of range ({count} subresources)",
+                r.index_or_first_mip
+            )));
         }
         return Ok(vec![r.index_or_first_mip]);
     }
@@ -119,13 +128,18 @@ impl CommandList {
                             [("before", b.layout_before, b.access_before), ("after", b.layout_after, b.access_after)]
                         {
                             if !layout.legal_on(ty) {
-                                return Err(invalid(format!("Layout{name} {layout:?} is not legal on a {} list", ty.name())));
+                                return Err(invalid(format!(
+                                    "Layout{name} {layout:?} is not legal on a {} list",
+                                    ty.name()
+                                )));
                             }
                             if layout == BarrierLayout::Undefined && access != BarrierAccess::NO_ACCESS {
                                 return Err(invalid(format!("Layout{name} UNDEFINED needs Access{name} NO_ACCESS")));
                             }
                             if !layout.allows(access) {
-                                return Err(invalid(format!("Access{name} {access:?} is not allowed in layout {layout:?}")));
+                                return Err(invalid(format!(
+                                    "Access{name} {access:?} is not allowed in layout {layout:?}"
+                                )));
                             }
                         }
                         if ty == CommandListType::Copy && b.layout_after != BarrierLayout::Common {

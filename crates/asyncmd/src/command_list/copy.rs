@@ -15,7 +15,14 @@ fn invalid(id: MessageId, api: &str, text: impl std::fmt::Display) -> Error {
 }
 
 /// Checks one buffer-to-buffer copy.
-pub(crate) fn validate_buffer_copy(api: &str, dest: &Resource, dest_offset: u64, source: &Resource, source_offset: u64, size: u64) -> Result<()> {
+pub(crate) fn validate_buffer_copy(
+    api: &str,
+    dest: &Resource,
+    dest_offset: u64,
+    source: &Resource,
+    source_offset: u64,
+    size: u64,
+) -> Result<()> {
     let id = MessageId::CopyBufferRegionInvalidParameters;
     if !dest.desc().is_buffer() || !source.desc().is_buffer() {
         return Err(invalid(id, api, "source and destination must be buffers"));
@@ -28,10 +35,18 @@ pub(crate) fn validate_buffer_copy(api: &str, dest: &Resource, dest_offset: u64,
     }
     let fits = |offset: u64, res: &Resource| offset.checked_add(size).is_some_and(|end| end <= res.desc().width);
     if !fits(dest_offset, dest) {
-        return Err(invalid(id, api, format!("destination range {dest_offset}+{size} exceeds {} bytes", dest.desc().width)));
+        return Err(invalid(
+            id,
+            api,
+            format!("destination range {dest_offset}+{size} exceeds {} bytes", dest.desc().width),
+        ));
     }
     if !fits(source_offset, source) {
-        return Err(invalid(id, api, format!("source range {source_offset}+{size} exceeds {} bytes", source.desc().width)));
+        return Err(invalid(
+            id,
+            api,
+            format!("source range {source_offset}+{size} exceeds {} bytes", source.desc().width),
+        ));
     }
     if dest.same(source) && dest_offset < source_offset + size && source_offset < dest_offset + size {
         return Err(invalid(id, api, "source and destination ranges of one buffer overlap"));
@@ -60,9 +75,19 @@ fn side(api: &str, what: &str, loc: &TextureCopyLocation<&Resource>) -> Result<S
                 return Err(invalid(id, api, format!("the {what} is a buffer but is addressed by subresource index")));
             }
             let sub = desc.subresource(index).ok_or_else(|| {
-                invalid(MessageId::InvalidSubresourceIndex, api, format!("{what} subresource {index} is out of range (the resource has {})", desc.subresource_count()))
+                invalid(
+                    MessageId::InvalidSubresourceIndex,
+                    api,
+                    format!(
+                        "{what} subresource {index} is out of range (the resource has {})",
+                        desc.subresource_count()
+                    ),
+                )
             })?;
-            let plane = desc.format.plane(sub.plane).ok_or_else(|| invalid(id, api, format!("the {what}'s format has no plane {}", sub.plane)))?;
+            let plane = desc
+                .format
+                .plane(sub.plane)
+                .ok_or_else(|| invalid(id, api, format!("the {what}'s format has no plane {}", sub.plane)))?;
             let extent = desc.subresource_extent(index).unwrap_or((0, 0, 0));
             let format = if desc.format.plane_count() > 1 { plane.format } else { desc.format };
             Ok(Side {
@@ -77,7 +102,11 @@ fn side(api: &str, what: &str, loc: &TextureCopyLocation<&Resource>) -> Result<S
         }
         CopyLocationKind::PlacedFootprint(fp) => {
             if !desc.is_buffer() {
-                return Err(invalid(id, api, format!("the {what} is a texture but is addressed by a placed footprint")));
+                return Err(invalid(
+                    id,
+                    api,
+                    format!("the {what} is a texture but is addressed by a placed footprint"),
+                ));
             }
             let f = fp.footprint;
             if fp.offset % TEXTURE_DATA_PLACEMENT_ALIGNMENT != 0 {
@@ -94,11 +123,22 @@ fn side(api: &str, what: &str, loc: &TextureCopyLocation<&Resource>) -> Result<S
             }
             let row_bytes = f.width.div_ceil(plane.block_width) as u64 * plane.bytes_per_block as u64;
             if (f.row_pitch as u64) < row_bytes {
-                return Err(invalid(id, api, format!("footprint row pitch {} is less than a row's {row_bytes} bytes", f.row_pitch)));
+                return Err(invalid(
+                    id,
+                    api,
+                    format!("footprint row pitch {} is less than a row's {row_bytes} bytes", f.row_pitch),
+                ));
             }
             let needed = f.required_bytes().unwrap_or(u64::MAX);
             if fp.offset.checked_add(needed).is_none_or(|end| end > desc.width) {
-                return Err(invalid(id, api, format!("the footprint needs {needed} bytes from offset {} but the buffer has {}", fp.offset, desc.width)));
+                return Err(invalid(
+                    id,
+                    api,
+                    format!(
+                        "the footprint needs {needed} bytes from offset {} but the buffer has {}",
+                        fp.offset, desc.width
+                    ),
+                ));
             }
             Ok(Side {
                 subresource: None,
@@ -153,16 +193,35 @@ pub(crate) fn validate_texture_copy(
         && aligned(sbox.right, s.block.0, s.extent.0)
         && aligned(sbox.bottom, s.block.1, s.extent.1))
     {
-        return Err(invalid(id, api, format!("source box {sbox:?} is not aligned to {}x{} blocks", s.block.0, s.block.1)));
+        return Err(invalid(
+            id,
+            api,
+            format!("source box {sbox:?} is not aligned to {}x{} blocks", s.block.0, s.block.1),
+        ));
     }
     if at.0 % d.block.0 != 0 || at.1 % d.block.1 != 0 {
-        return Err(invalid(id, api, format!("destination ({}, {}) is not aligned to {}x{} blocks", at.0, at.1, d.block.0, d.block.1)));
+        return Err(invalid(
+            id,
+            api,
+            format!("destination ({}, {}) is not aligned to {}x{} blocks", at.0, at.1, d.block.0, d.block.1),
+        ));
     }
-    let fits = |pos: u32, len: u32, edge: u32, block: u32| pos.checked_add(len).is_some_and(|e| e <= edge.next_multiple_of(block));
-    if !(fits(at.0, w, d.extent.0, d.block.0) && fits(at.1, h, d.extent.1, d.block.1) && fits(at.2, depth, d.extent.2, 1)) {
-        return Err(invalid(id, api, format!("a {w}x{h}x{depth} region at {at:?} does not fit the destination's {:?}", d.extent)));
+    let fits = |pos: u32, len: u32, edge: u32, block: u32| {
+        pos.checked_add(len).is_some_and(|e| e <= edge.next_multiple_of(block))
+    };
+    if !(fits(at.0, w, d.extent.0, d.block.0)
+        && fits(at.1, h, d.extent.1, d.block.1)
+        && fits(at.2, depth, d.extent.2, 1))
+    {
+        return Err(invalid(
+            id,
+            api,
+            format!("a {w}x{h}x{depth} region at {at:?} does not fit the destination's {:?}", d.extent),
+        ));
     }
-    if (d.whole_only || s.whole_only) && (at != (0, 0, 0) || sbox != Box3::sized(s.extent.0, s.extent.1, s.extent.2) || s.extent != d.extent) {
+    if (d.whole_only || s.whole_only)
+        && (at != (0, 0, 0) || sbox != Box3::sized(s.extent.0, s.extent.1, s.extent.2) || s.extent != d.extent)
+    {
         return Err(invalid(id, api, "depth-stencil and multisampled copies cover whole, equal subresources"));
     }
     for (side, pos_y, pos_z) in [(&d, at.1, at.2), (&s, sbox.top, sbox.front)] {
@@ -189,7 +248,11 @@ pub(crate) fn validate_copy_resource(api: &str, dest: &Resource, source: &Resour
     if dest.same(source) {
         return Err(invalid(id, api, "source and destination are the same resource"));
     }
-    if d.dimension != s.dimension || d.width != s.width || d.height != s.height || d.depth_or_array_size != s.depth_or_array_size {
+    if d.dimension != s.dimension
+        || d.width != s.width
+        || d.height != s.height
+        || d.depth_or_array_size != s.depth_or_array_size
+    {
         return Err(invalid(id, api, "resources differ in dimension or size"));
     }
     if d.mip_count() != s.mip_count() || d.sample_desc != s.sample_desc {
@@ -235,14 +298,22 @@ pub(crate) fn validate_copy_tiles(
     if to_buffer && buffer.heap_type() == HeapType::Upload || to_tiles && buffer.heap_type() == HeapType::Readback {
         return Err(invalid(id, api, format!("a {:?} buffer cannot be that side of the copy", buffer.heap_type())));
     }
-    let (tx, ty, tz) = subresource_tiles(resource.desc(), start.subresource)
-        .ok_or_else(|| invalid(MessageId::InvalidSubresourceIndex, api, format!("subresource {} is out of range", start.subresource)))?;
+    let (tx, ty, tz) = subresource_tiles(resource.desc(), start.subresource).ok_or_else(|| {
+        invalid(MessageId::InvalidSubresourceIndex, api, format!("subresource {} is out of range", start.subresource))
+    })?;
     let tiles = if size.use_box {
         let inside = start.x.checked_add(size.width).is_some_and(|e| e <= tx)
             && start.y.checked_add(size.height as u32).is_some_and(|e| e <= ty)
             && start.z.checked_add(size.depth as u32).is_some_and(|e| e <= tz);
         if !inside {
-            return Err(invalid(id, api, format!("the tile box at ({}, {}, {}) leaves the subresource's {tx}x{ty}x{tz} tiles", start.x, start.y, start.z)));
+            return Err(invalid(
+                id,
+                api,
+                format!(
+                    "the tile box at ({}, {}, {}) leaves the subresource's {tx}x{ty}x{tz} tiles",
+                    start.x, start.y, start.z
+                ),
+            ));
         }
         size.width as u64 * size.height as u64 * size.depth as u64
     } else {
@@ -254,7 +325,11 @@ pub(crate) fn validate_copy_tiles(
         size.num_tiles as u64
     };
     if buffer_offset.checked_add(tiles * TILE_SIZE_IN_BYTES).is_none_or(|e| e > buffer.desc().width) {
-        return Err(invalid(id, api, format!("{tiles} tiles from offset {buffer_offset} exceed the buffer's {} bytes", buffer.desc().width)));
+        return Err(invalid(
+            id,
+            api,
+            format!("{tiles} tiles from offset {buffer_offset} exceed the buffer's {} bytes", buffer.desc().width),
+        ));
     }
     Ok(tiles)
 }
@@ -269,7 +344,12 @@ impl CommandList {
     }
 
     /// Tracks a texture copy's accesses for the debug layer's layout checks.
-    pub(crate) fn track_copy(&mut self, api: &str, dest: &TextureCopyLocation<&Resource>, source: &TextureCopyLocation<&Resource>) -> Result<()> {
+    pub(crate) fn track_copy(
+        &mut self,
+        api: &str,
+        dest: &TextureCopyLocation<&Resource>,
+        source: &TextureCopyLocation<&Resource>,
+    ) -> Result<()> {
         let ty = self.ty;
         if let CopyLocationKind::Subresource(i) = dest.kind {
             self.tracker.access(dest.resource, &[i], BarrierAccess::COPY_DEST, ty, api)?;
@@ -288,7 +368,14 @@ impl CommandList {
     }
 
     /// `CopyBufferRegion`: copies `size` bytes between buffers.
-    pub fn copy_buffer_region(&mut self, dest: &Resource, dest_offset: u64, source: &Resource, source_offset: u64, size: u64) {
+    pub fn copy_buffer_region(
+        &mut self,
+        dest: &Resource,
+        dest_offset: u64,
+        source: &Resource,
+        source_offset: u64,
+        size: u64,
+    ) {
         const API: &str = "CopyBufferRegion";
         if !self.begin(API, ALL_QUEUES, false) || !self.check_owned(API, &[dest, source]) {
             return;
@@ -320,7 +407,8 @@ impl CommandList {
             return;
         }
         let at = (dest_x, dest_y, dest_z);
-        let r = validate_texture_copy(API, dest, at, source, source_box).and_then(|_| self.track_copy(API, dest, source));
+        let r =
+            validate_texture_copy(API, dest, at, source, source_box).and_then(|_| self.track_copy(API, dest, source));
         if !self.check(r) {
             return;
         }

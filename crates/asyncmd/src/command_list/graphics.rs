@@ -20,7 +20,10 @@ fn state_error(text: String) -> Error {
 
 fn check_rects(api: &str, rects: &[Rect]) -> Result<()> {
     match rects.iter().find(|r| r.left > r.right || r.top > r.bottom) {
-        Some(r) => Err(Error::invalid_arg(MessageId::ClearRenderTargetViewInvalidParameters, format!("{api}: inverted rectangle {r:?}"))),
+        Some(r) => Err(Error::invalid_arg(
+            MessageId::ClearRenderTargetViewInvalidParameters,
+            format!("{api}: inverted rectangle {r:?}"),
+        )),
         None => Ok(()),
     }
 }
@@ -65,11 +68,22 @@ impl CommandList {
         self.record(Command::SetComputeRootSignature(root.id()));
     }
 
-    fn check_root_param(api: &str, root: Option<&RootSignature>, parameter: u32, want_constants: Option<(u32, usize)>) -> Result<()> {
+    fn check_root_param(
+        api: &str,
+        root: Option<&RootSignature>,
+        parameter: u32,
+        want_constants: Option<(u32, usize)>,
+    ) -> Result<()> {
         let root = root.ok_or_else(|| state_error(format!("{api}: no root signature is set")))?;
-        let p = root.desc().parameters.get(parameter as usize).ok_or_else(|| state_error(format!("{api}: root parameter {parameter} does not exist")))?;
+        let p = root
+            .desc()
+            .parameters
+            .get(parameter as usize)
+            .ok_or_else(|| state_error(format!("{api}: root parameter {parameter} does not exist")))?;
         match (p, want_constants) {
-            (RootParameter::Constants { count, .. }, Some((offset, n))) if offset as usize + n <= *count as usize => Ok(()),
+            (RootParameter::Constants { count, .. }, Some((offset, n))) if offset as usize + n <= *count as usize => {
+                Ok(())
+            }
             (RootParameter::Constants { count, .. }, Some((offset, n))) => {
                 Err(state_error(format!("{api}: {n} constants at {offset} exceed parameter {parameter}'s {count}")))
             }
@@ -84,7 +98,8 @@ impl CommandList {
         if !self.begin(API, GRAPHICS, true) {
             return;
         }
-        let r = Self::check_root_param(API, self.shadow.graphics_root.as_ref(), parameter, Some((offset, values.len())));
+        let r =
+            Self::check_root_param(API, self.shadow.graphics_root.as_ref(), parameter, Some((offset, values.len())));
         if self.check(r) {
             self.record(Command::SetGraphicsRootConstants { parameter, offset, values: values.to_vec() });
         }
@@ -192,7 +207,9 @@ impl CommandList {
         let dsv = match dsv.map(|h| h.capture_dsv(API)) {
             None => None,
             Some(Ok((c, res))) if res.desc().flags.contains(ResourceFlags::ALLOW_DEPTH_STENCIL) => Some(c),
-            Some(Ok(_)) => return self.remove(state_error(format!("{API}: the depth-stencil target lacks ALLOW_DEPTH_STENCIL"))),
+            Some(Ok(_)) => {
+                return self.remove(state_error(format!("{API}: the depth-stencil target lacks ALLOW_DEPTH_STENCIL")))
+            }
             Some(Err(e)) => return self.remove(e),
         };
         let views = captured.iter().map(|c| c.view).collect();
@@ -211,10 +228,18 @@ impl CommandList {
         let r = (|| {
             let (c, res) = rtv.capture_rtv(API)?;
             if !res.desc().flags.contains(ResourceFlags::ALLOW_RENDER_TARGET) {
-                return Err(Error::invalid_arg(MessageId::ClearRenderTargetViewInvalidParameters, format!("{API}: the resource lacks ALLOW_RENDER_TARGET")));
+                return Err(Error::invalid_arg(
+                    MessageId::ClearRenderTargetViewInvalidParameters,
+                    format!("{API}: the resource lacks ALLOW_RENDER_TARGET"),
+                ));
             }
             check_rects(API, rects)?;
-            let range = c.view.desc.range(res.desc()).ok_or_else(|| Error::invalid_arg(MessageId::ClearRenderTargetViewInvalidParameters, format!("{API}: the view no longer fits")))?;
+            let range = c.view.desc.range(res.desc()).ok_or_else(|| {
+                Error::invalid_arg(
+                    MessageId::ClearRenderTargetViewInvalidParameters,
+                    format!("{API}: the view no longer fits"),
+                )
+            })?;
             let subs = view_subresources(&res, range.mip, range.first_slice, range.slices, &[range.plane]);
             let ty = self.ty;
             self.tracker.access(&res, &subs, BarrierAccess::RENDER_TARGET, ty, API)?;
@@ -227,12 +252,20 @@ impl CommandList {
     }
 
     /// `ClearDepthStencilView`: clears depth and/or stencil of a view in `DEPTH_STENCIL_WRITE`.
-    pub fn clear_depth_stencil_view(&mut self, dsv: &CpuDescriptorHandle, flags: ClearFlags, depth: f32, stencil: u8, rects: &[Rect]) {
+    pub fn clear_depth_stencil_view(
+        &mut self,
+        dsv: &CpuDescriptorHandle,
+        flags: ClearFlags,
+        depth: f32,
+        stencil: u8,
+        rects: &[Rect],
+    ) {
         const API: &str = "ClearDepthStencilView";
         if !self.begin(API, Lists::DIRECT, false) {
             return;
         }
-        let err = |t: String| Error::invalid_arg(MessageId::ClearDepthStencilViewInvalidParameters, format!("{API}: {t}"));
+        let err =
+            |t: String| Error::invalid_arg(MessageId::ClearDepthStencilViewInvalidParameters, format!("{API}: {t}"));
         let r = (|| {
             let (c, res) = dsv.capture_dsv(API)?;
             if flags.is_empty() {
@@ -261,7 +294,9 @@ impl CommandList {
             Ok(c.view)
         })();
         match r {
-            Ok(view) => self.record(Command::ClearDepthStencilView { view, flags, depth, stencil, rects: rects.to_vec() }),
+            Ok(view) => {
+                self.record(Command::ClearDepthStencilView { view, flags, depth, stencil, rects: rects.to_vec() })
+            }
             Err(e) => self.remove(e),
         }
     }
@@ -282,7 +317,10 @@ impl CommandList {
         match self.pass {
             Pass::Open { .. } => return self.remove(err("a render pass is already open".into())),
             Pass::Suspended if !resuming => {
-                return self.remove(Error::fail(MessageId::RenderPassInvalid, format!("{API}: the suspended pass must be resumed first")))
+                return self.remove(Error::fail(
+                    MessageId::RenderPassInvalid,
+                    format!("{API}: the suspended pass must be resumed first"),
+                ))
             }
             _ => {}
         }
@@ -364,7 +402,9 @@ impl CommandList {
                 self.shadow.dsv = None;
                 self.record(Command::EndRenderPass);
             }
-            _ => self.remove(Error::invalid_arg(MessageId::RenderPassInvalid, format!("{API}: no render pass is open"))),
+            _ => {
+                self.remove(Error::invalid_arg(MessageId::RenderPassInvalid, format!("{API}: no render pass is open")))
+            }
         }
     }
 
@@ -376,7 +416,10 @@ impl CommandList {
         }
         let graphics = matches!(self.shadow.pipeline.as_ref().map(|p| p.desc()), Some(PipelineDesc::Graphics(_)));
         if !graphics || self.shadow.graphics_root.is_none() {
-            return self.remove(Error::invalid_arg(MessageId::DrawInvalid, format!("{API}: needs a graphics pipeline and root signature")));
+            return self.remove(Error::invalid_arg(
+                MessageId::DrawInvalid,
+                format!("{API}: needs a graphics pipeline and root signature"),
+            ));
         }
         self.record(Command::DrawInstanced { vertex_count, instance_count, start_vertex, start_instance });
     }
@@ -389,10 +432,16 @@ impl CommandList {
         }
         let compute = matches!(self.shadow.pipeline.as_ref().map(|p| p.desc()), Some(PipelineDesc::Compute(_)));
         if !compute || self.shadow.compute_root.is_none() {
-            return self.remove(Error::invalid_arg(MessageId::DrawInvalid, format!("{API}: needs a compute pipeline and root signature")));
+            return self.remove(Error::invalid_arg(
+                MessageId::DrawInvalid,
+                format!("{API}: needs a compute pipeline and root signature"),
+            ));
         }
         if x > 65535 || y > 65535 || z > 65535 {
-            return self.remove(Error::invalid_arg(MessageId::DrawInvalid, format!("{API}: ({x}, {y}, {z}) groups exceed 65535 in a dimension")));
+            return self.remove(Error::invalid_arg(
+                MessageId::DrawInvalid,
+                format!("{API}: ({x}, {y}, {z}) groups exceed 65535 in a dimension"),
+            ));
         }
         self.record(Command::Dispatch { x, y, z });
     }
@@ -404,7 +453,10 @@ impl CommandList {
             return;
         }
         if bundle.ty() != asyncmd_types::CommandListType::Bundle {
-            return self.remove(Error::invalid_arg(MessageId::ExecuteBundleInvalid, format!("{API}: a {} list is not a bundle", bundle.ty().name())));
+            return self.remove(Error::invalid_arg(
+                MessageId::ExecuteBundleInvalid,
+                format!("{API}: a {} list is not a bundle", bundle.ty().name()),
+            ));
         }
         match bundle.executable() {
             Ok(exe) => self.record(Command::ExecuteBundle(exe)),
@@ -412,4 +464,3 @@ impl CommandList {
         }
     }
 }
-

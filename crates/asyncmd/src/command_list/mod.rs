@@ -116,7 +116,10 @@ impl CommandList {
 
     fn check_allocator(d: &DeviceShared, ty: CommandListType, allocator: &CommandAllocator) -> Result<()> {
         if !std::ptr::eq(&*allocator.0.device, d) {
-            return d.fail(Error::invalid_arg(MessageId::CommandAllocatorInUse, "CreateCommandList: the allocator belongs to another device"));
+            return d.fail(Error::invalid_arg(
+                MessageId::CommandAllocatorInUse,
+                "CreateCommandList: the allocator belongs to another device",
+            ));
         }
         if allocator.command_list_type() != ty {
             return d.fail(Error::invalid_arg(
@@ -161,7 +164,10 @@ impl CommandList {
         match &self.status {
             Status::Recording => {}
             _ => {
-                return self.device.fail(Error::invalid_arg(MessageId::CommandListClosed, "Close: the command list is already closed"));
+                return self.device.fail(Error::invalid_arg(
+                    MessageId::CommandListClosed,
+                    "Close: the command list is already closed",
+                ));
             }
         }
         if self.error.is_none() {
@@ -195,7 +201,10 @@ impl CommandList {
     /// `Reset`: reopens a closed list on `allocator`, dropping what was recorded and the error.
     pub fn reset(&mut self, allocator: &CommandAllocator) -> Result<()> {
         if matches!(self.status, Status::Recording) {
-            return self.device.fail(Error::invalid_arg(MessageId::CommandListNotClosed, "Reset: the command list is still recording; close it first"));
+            return self.device.fail(Error::invalid_arg(
+                MessageId::CommandListNotClosed,
+                "Reset: the command list is still recording; close it first",
+            ));
         }
         Self::check_allocator(&self.device, self.ty, allocator)?;
         allocator.0.recording.store(true, Ordering::Release);
@@ -213,7 +222,9 @@ impl CommandList {
     pub(crate) fn executable(&self) -> Result<Executable> {
         match &self.status {
             Status::Closed(exe) => Ok(exe.clone()),
-            Status::Recording => Err(Error::invalid_arg(MessageId::CommandListNotClosed, "the command list is still recording")),
+            Status::Recording => {
+                Err(Error::invalid_arg(MessageId::CommandListNotClosed, "the command list is still recording"))
+            }
             Status::Failed(e) => Err(Error::invalid_arg(e.id, format!("the command list was removed: {}", e.text))),
         }
     }
@@ -259,12 +270,18 @@ impl CommandList {
             return false;
         }
         if !lists.allows(self.ty) {
-            self.remove(Error::invalid_arg(MessageId::CommandListTypeMismatch, format!("{api}: not allowed on a {} command list", self.ty.name())));
+            self.remove(Error::invalid_arg(
+                MessageId::CommandListTypeMismatch,
+                format!("{api}: not allowed on a {} command list", self.ty.name()),
+            ));
             return false;
         }
         match self.pass {
             Pass::Open { .. } if !in_pass => {
-                self.remove(Error::invalid_arg(MessageId::RenderPassInvalid, format!("{api}: not allowed inside a render pass")));
+                self.remove(Error::invalid_arg(
+                    MessageId::RenderPassInvalid,
+                    format!("{api}: not allowed inside a render pass"),
+                ));
                 return false;
             }
             Pass::Suspended if !in_pass => {

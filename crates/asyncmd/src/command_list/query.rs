@@ -19,6 +19,7 @@ fn type_matches_heap(ty: QueryType, heap: QueryHeapType) -> bool {
 }
 
 /// Checks a `ResolveQueryData`-shaped call (shared by the async form).
+#[allow(clippy::too_many_arguments)] // the API's own parameters, plus the list type
 pub(crate) fn validate_resolve_query_data(
     api: &str,
     list: CommandListType,
@@ -34,7 +35,11 @@ pub(crate) fn validate_resolve_query_data(
         return Err(err(format!("{ty:?} queries do not live in a {:?} heap", heap.desc().ty)));
     }
     if !heap.legal_on(list) || (list == CommandListType::Copy && ty != QueryType::Timestamp) {
-        return Err(err(format!("{ty:?} queries of a {:?} heap cannot be resolved on a {} list", heap.desc().ty, list.name())));
+        return Err(err(format!(
+            "{ty:?} queries of a {:?} heap cannot be resolved on a {} list",
+            heap.desc().ty,
+            list.name()
+        )));
     }
     if start.checked_add(count).is_none_or(|end| end > heap.desc().count) {
         return Err(err(format!("queries {start}..{start}+{count} exceed the heap's {}", heap.desc().count)));
@@ -61,7 +66,11 @@ impl CommandList {
             return Err(query_error(format!("{api}: {ty:?} queries do not live in a {:?} heap", heap.desc().ty)));
         }
         if !heap.legal_on(self.ty) {
-            return Err(query_error(format!("{api}: a {:?} heap cannot be used on a {} list", heap.desc().ty, self.ty.name())));
+            return Err(query_error(format!(
+                "{api}: a {:?} heap cannot be used on a {} list",
+                heap.desc().ty,
+                self.ty.name()
+            )));
         }
         if self.ty == CommandListType::Copy && ty != QueryType::Timestamp {
             return Err(query_error(format!("{api}: copy lists only write timestamps")));
@@ -117,7 +126,15 @@ impl CommandList {
 
     /// `ResolveQueryData`: writes 64-bit results (88 bytes per pipeline-statistics query) into
     /// a buffer at an 8-aligned offset.
-    pub fn resolve_query_data(&mut self, heap: &QueryHeap, ty: QueryType, start: u32, count: u32, dest: &Resource, dest_offset: u64) {
+    pub fn resolve_query_data(
+        &mut self,
+        heap: &QueryHeap,
+        ty: QueryType,
+        start: u32,
+        count: u32,
+        dest: &Resource,
+        dest_offset: u64,
+    ) {
         const API: &str = "ResolveQueryData";
         if !self.begin(API, ALL_QUEUES, false) {
             return;
@@ -127,7 +144,14 @@ impl CommandList {
         }
         let r = validate_resolve_query_data(API, self.ty, heap, ty, start, count, dest, dest_offset);
         if self.check(r) {
-            self.record(Command::ResolveQueryData(QueryResolve { heap: heap.0.id, ty, start, count, dest: dest.id(), dest_offset }));
+            self.record(Command::ResolveQueryData(QueryResolve {
+                heap: heap.0.id,
+                ty,
+                start,
+                count,
+                dest: dest.id(),
+                dest_offset,
+            }));
         }
     }
 
@@ -146,7 +170,8 @@ impl CommandList {
                     return self.remove(err("the predicate must be a buffer of this device".into()));
                 }
                 if offset % 8 != 0 || offset.checked_add(8).is_none_or(|e| e > res.desc().width) {
-                    return self.remove(err(format!("offset {offset} is not an 8-aligned 64-bit value inside the buffer")));
+                    return self
+                        .remove(err(format!("offset {offset} is not an 8-aligned 64-bit value inside the buffer")));
                 }
                 Some((res.gpu_address(offset), op))
             }

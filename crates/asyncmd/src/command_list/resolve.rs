@@ -29,7 +29,10 @@ pub(crate) fn validate_resolve(
         return Err(err(format!("{mode:?} is not supported")));
     }
     let (Some(ss), Some(ds)) = (s.subresource(source_subresource), d.subresource(dest_subresource)) else {
-        return Err(Error::invalid_arg(MessageId::InvalidSubresourceIndex, format!("{api}: a subresource index is out of range")));
+        return Err(Error::invalid_arg(
+            MessageId::InvalidSubresourceIndex,
+            format!("{api}: a subresource index is out of range"),
+        ));
     };
     if mode == ResolveMode::Decompress {
         if s.sample_desc.count != d.sample_desc.count {
@@ -90,24 +93,39 @@ impl CommandList {
             return;
         }
         if !self.owns(dest) || !self.owns(source) {
-            return self.remove(Error::invalid_arg(MessageId::ResolveSubresourceInvalidParameters, format!("{API}: a resource belongs to another device")));
+            return self.remove(Error::invalid_arg(
+                MessageId::ResolveSubresourceInvalidParameters,
+                format!("{API}: a resource belongs to another device"),
+            ));
         }
         let ddi = self.device.ddi.clone();
         let caps = move |f: Format| ddi.format_caps(f);
-        let r = validate_resolve(API, &caps, dest, dest_subresource, dest_x, dest_y, source, source_subresource, source_rect, format, mode)
-            .and_then(|_| {
-                let ty = self.ty;
-                let (da, sa) = if mode == ResolveMode::Decompress {
-                    (BarrierAccess::COPY_DEST, BarrierAccess::COPY_SOURCE)
-                } else {
-                    (BarrierAccess::RESOLVE_DEST, BarrierAccess::RESOLVE_SOURCE)
-                };
-                if mode == ResolveMode::Decompress && dest.same(source) && dest_subresource == source_subresource {
-                    return Ok(());
-                }
-                self.tracker.access(dest, &[dest_subresource], da, ty, API)?;
-                self.tracker.access(source, &[source_subresource], sa, ty, API)
-            });
+        let r = validate_resolve(
+            API,
+            &caps,
+            dest,
+            dest_subresource,
+            dest_x,
+            dest_y,
+            source,
+            source_subresource,
+            source_rect,
+            format,
+            mode,
+        )
+        .and_then(|_| {
+            let ty = self.ty;
+            let (da, sa) = if mode == ResolveMode::Decompress {
+                (BarrierAccess::COPY_DEST, BarrierAccess::COPY_SOURCE)
+            } else {
+                (BarrierAccess::RESOLVE_DEST, BarrierAccess::RESOLVE_SOURCE)
+            };
+            if mode == ResolveMode::Decompress && dest.same(source) && dest_subresource == source_subresource {
+                return Ok(());
+            }
+            self.tracker.access(dest, &[dest_subresource], da, ty, API)?;
+            self.tracker.access(source, &[source_subresource], sa, ty, API)
+        });
         if self.check(r) {
             self.record(Command::ResolveSubresourceRegion(Resolve {
                 dest: dest.id(),

@@ -56,7 +56,13 @@ impl LayoutTracker {
 
     /// A texture barrier from `before` to `after` on subresources `subs`. Errors name what the
     /// list knows of the layout.
-    pub(crate) fn transition(&mut self, res: &Resource, subs: &[u32], before: BarrierLayout, after: BarrierLayout) -> Result<()> {
+    pub(crate) fn transition(
+        &mut self,
+        res: &Resource,
+        subs: &[u32],
+        before: BarrierLayout,
+        after: BarrierLayout,
+    ) -> Result<()> {
         let Some(t) = self.entry(res) else { return Ok(()) };
         for &s in subs {
             let s = s as usize;
@@ -80,7 +86,14 @@ impl LayoutTracker {
     }
 
     /// An access to subresources `subs` by command `api` on a list of type `ty`.
-    pub(crate) fn access(&mut self, res: &Resource, subs: &[u32], access: BarrierAccess, ty: CommandListType, api: &str) -> Result<()> {
+    pub(crate) fn access(
+        &mut self,
+        res: &Resource,
+        subs: &[u32],
+        access: BarrierAccess,
+        ty: CommandListType,
+        api: &str,
+    ) -> Result<()> {
         let Some(t) = self.entry(res) else { return Ok(()) };
         for &s in subs {
             let s = s as usize;
@@ -88,7 +101,10 @@ impl LayoutTracker {
                 Some(k) if !layout_permits(k, access, ty) => {
                     return Err(Error::invalid_arg(
                         MessageId::InvalidSubresourceLayout,
-                        format!("{api}: subresource {s} is in layout {k:?}, which does not allow {access:?} on a {} list", ty.name()),
+                        format!(
+                            "{api}: subresource {s} is in layout {k:?}, which does not allow {access:?} on a {} list",
+                            ty.name()
+                        ),
                     ));
                 }
                 Some(_) => {}

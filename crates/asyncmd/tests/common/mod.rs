@@ -130,7 +130,14 @@ impl Ctx {
         }
         let src = self.upload(&staging);
         self.run(CommandListType::Direct, |l| {
-            l.copy_texture_region(&TextureCopyLocation::subresource(tex, sub), 0, 0, 0, &TextureCopyLocation::footprint(&src, layout), None)
+            l.copy_texture_region(
+                &TextureCopyLocation::subresource(tex, sub),
+                0,
+                0,
+                0,
+                &TextureCopyLocation::footprint(&src, layout),
+                None,
+            )
         });
     }
 
@@ -140,7 +147,14 @@ impl Ctx {
         let layout = fp.layouts[0];
         let rb = self.buffer(HeapType::Readback, fp.total_bytes);
         self.run(CommandListType::Direct, |l| {
-            l.copy_texture_region(&TextureCopyLocation::footprint(&rb, layout), 0, 0, 0, &TextureCopyLocation::subresource(tex, sub), None)
+            l.copy_texture_region(
+                &TextureCopyLocation::footprint(&rb, layout),
+                0,
+                0,
+                0,
+                &TextureCopyLocation::subresource(tex, sub),
+                None,
+            )
         });
         let raw = rb.read_vec(0, fp.total_bytes as usize).unwrap();
         let rows = fp.num_rows[0] as usize;

@@ -1,0 +1,55 @@
+//! The command line on a fresh machine: `info` and `config`.
+
+use assert_cmd::Command;
+
+fn asyncmd(config: &std::path::Path) -> Command {
+    let mut c = Command::cargo_bin("asyncmd").unwrap();
+    c.env("ASYNCMD_CONFIG", config).env_remove("ASYNCMD_FORCE_ASYNC_COMMANDS_FALLBACK");
+    c
+}
+
+fn temp_config(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("asyncmd-cli-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir.join("config")
+}
+
+#[test]
+fn info_lists_the_reference_device_and_its_impl() {
+    let cfg = temp_config("info");
+    let out = asyncmd(&cfg).arg("info").assert().success().get_output().stdout.clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("asyncmd reference device"), "{text}");
+    assert!(text.contains("Impl without the app's opt-in: NOT_SUPPORTED"), "{text}");
+    assert!(text.contains("Impl with the app's opt-in:    FALLBACK"), "{text}");
+    assert!(text.contains("Impl with the app's opt-in:    NATIVE"), "{text}");
+}
+
+#[test]
+fn config_persists_the_forced_setting_and_info_honours_it() {
+    let cfg = temp_config("config");
+    asyncmd(&cfg).args(["config", "force-async-commands-fallback=true"]).assert().success();
+    let shown = asyncmd(&cfg).arg("config").assert().success().get_output().stdout.clone();
+    assert!(String::from_utf8(shown).unwrap().contains("force-async-commands-fallback=true"));
+    let info = String::from_utf8(asyncmd(&cfg).arg("info").assert().success().get_output().stdout.clone()).unwrap();
+    assert!(info.contains("force-async-commands-fallback: true"), "{info}");
+    assert!(info.contains("Impl without the app's opt-in: FALLBACK"), "forcing needs no opt-in: {info}");
+    asyncmd(&cfg).args(["config", "force-async-commands-fallback=false"]).assert().success();
+    let info = String::from_utf8(asyncmd(&cfg).arg("info").assert().success().get_output().stdout.clone()).unwrap();
+    assert!(info.contains("Impl without the app's opt-in: NOT_SUPPORTED"), "{info}");
+}
+
+#[test]
+fn config_rejects_unknown_settings() {
+    let cfg = temp_config("bad");
+    let err = asyncmd(&cfg)
+        .args(["config", "force-async-commands-fallback=perhaps"])
+        .assert()
+        .failure()
+        .get_output()
+        .stderr
+        .clone();
+    assert!(String::from_utf8(err).unwrap().contains("not true or false"));
+    asyncmd(&cfg).args(["config", "colour=blue"]).assert().failure();
+    asyncmd(&cfg).arg("no-such-command").assert().failure();
+}
