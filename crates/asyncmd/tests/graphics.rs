@@ -567,3 +567,90 @@ fn fill_shader_dispatch_writes_the_pattern() {
     assert_eq!(&out[8..48], &want[..]);
     assert_eq!(&out[48..], &[0xAA; 16]);
 }
+
+#[test]
+fn binary_occlusion_resolves_to_zero_or_one() {
+    let ctx = Ctx::reference();
+    let t = render_target(&ctx, Format::R8Unorm, 4, 4, 1);
+    let (root, pso) = clear_pipeline(&ctx, &[Format::R8Unorm], Format::Unknown, 1, Some(ShaderId::ClearPsFloat), DepthStencilState::default(), ColorWriteMask::ALL);
+    let q = ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Occlusion, count: 2 }).unwrap();
+    let out = ctx.buffer(HeapType::Readback, 32);
+    ctx.run(CommandListType::Direct, |l| {
+        l.om_set_render_targets(std::slice::from_ref(&t.rtv), None);
+        set_clear_state(l, &root, &pso, Viewport::sized(4.0, 4.0), Rect::new(0, 0, 4, 4), floats([1.0; 4]));
+        l.begin_query(&q, QueryType::BinaryOcclusion, 0);
+        l.draw_instanced(3, 1, 0, 0);
+        l.end_query(&q, QueryType::BinaryOcclusion, 0);
+        l.begin_query(&q, QueryType::BinaryOcclusion, 1);
+        l.end_query(&q, QueryType::BinaryOcclusion, 1);
+        l.resolve_query_data(&q, QueryType::BinaryOcclusion, 0, 2, &out, 0);
+        l.resolve_query_data(&q, QueryType::Occlusion, 0, 1, &out, 16);
+    });
+    let v: Vec<u64> = out.read_vec(0, 24).unwrap().chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+    assert_eq!(v, vec![1, 0, 1], "16 samples passed, stored as 1 by a binary query");
+}
+
+#[test]
+fn decompress_copies_samples_between_equal_sample_counts() {
+    let ctx = Ctx::reference();
+    let a = render_target(&ctx, Format::R8G8Unorm, 2, 2, 2);
+    let b = render_target(&ctx, Format::R8G8Unorm, 2, 2, 2);
+    let out = ctx.texture(&ResourceDesc::tex2d(Format::R8G8Unorm, 2, 2), BarrierLayout::ResolveDest);
+    fn layout(
+        t: &Resource,
+        before: BarrierLayout,
+        after: BarrierLayout,
+        sb: BarrierSync,
+        sa: BarrierSync,
+        ab: BarrierAccess,
+        aa: BarrierAccess,
+    ) -> TextureBarrier<&Resource> {
+        TextureBarrier {
+            sync_before: sb,
+            sync_after: sa,
+            access_before: ab,
+            access_after: aa,
+            layout_before: before,
+            layout_after: after,
+            resource: t,
+            subresources: BarrierSubresourceRange::ALL,
+            flags: TextureBarrierFlags::empty(),
+        }
+    }
+    ctx.run(CommandListType::Direct, |l| {
+        l.clear_render_target_view(&a.rtv, [1.0, 0.0, 0.0, 0.0], &[]);
+        l.clear_render_target_view(&b.rtv, [0.0; 4], &[]);
+        l.barrier(&[BarrierGroup::Texture(vec![
+            layout(&a.tex, BarrierLayout::RenderTarget, BarrierLayout::CopySource, BarrierSync::RENDER_TARGET, BarrierSync::COPY, BarrierAccess::RENDER_TARGET, BarrierAccess::COPY_SOURCE),
+            layout(&b.tex, BarrierLayout::RenderTarget, BarrierLayout::CopyDest, BarrierSync::RENDER_TARGET, BarrierSync::COPY, BarrierAccess::RENDER_TARGET, BarrierAccess::COPY_DEST),
+        ])]);
+        l.resolve_subresource_region(&b.tex, 0, 0, 0, &a.tex, 0, None, Format::R8G8Unorm, ResolveMode::Decompress);
+        l.barrier(&[BarrierGroup::Texture(vec![layout(&b.tex, BarrierLayout::CopyDest, BarrierLayout::ResolveSource, BarrierSync::COPY, BarrierSync::RESOLVE, BarrierAccess::COPY_DEST, BarrierAccess::RESOLVE_SOURCE)])]);
+        l.resolve_subresource_region(&out, 0, 0, 0, &b.tex, 0, None, Format::R8G8Unorm, ResolveMode::Max);
+    });
+    assert_eq!(read_back(&ctx, &out, BarrierLayout::ResolveDest, 0), [255, 0].repeat(4));
+}
+
+#[test]
+fn a_suspended_pass_resumes_in_the_next_list() {
+    let ctx = Ctx::reference();
+    let t = render_target(&ctx, Format::R8Unorm, 4, 1, 1);
+    let (root, pso) = clear_pipeline(&ctx, &[Format::R8Unorm], Format::Unknown, 1, Some(ShaderId::ClearPsFloat), DepthStencilState::default(), ColorWriteMask::ALL);
+    let target = |beginning| RenderPassRenderTarget { view: t.rtv.clone(), beginning, ending: EndingAccess::<&Resource>::Preserve };
+    let mut first = ctx.list(CommandListType::Direct);
+    first.begin_render_pass(&[target(BeginningAccess::Clear(ClearData::from_floats([0.0; 4])))], None, RenderPassFlags::SUSPENDING_PASS);
+    set_clear_state(&mut first, &root, &pso, Viewport::sized(4.0, 1.0), Rect::new(0, 0, 1, 1), floats([1.0; 4]));
+    first.draw_instanced(3, 1, 0, 0);
+    first.end_render_pass();
+    first.close().unwrap();
+    let mut second = ctx.list(CommandListType::Direct);
+    // A resuming pass keeps the contents even though its beginning access says CLEAR.
+    second.begin_render_pass(&[target(BeginningAccess::Clear(ClearData::from_floats([0.0; 4])))], None, RenderPassFlags::RESUMING_PASS);
+    set_clear_state(&mut second, &root, &pso, Viewport::sized(4.0, 1.0), Rect::new(3, 0, 4, 1), floats([0.5; 4]));
+    second.draw_instanced(3, 1, 0, 0);
+    second.end_render_pass();
+    second.close().unwrap();
+    ctx.direct.execute_command_lists(&[&first, &second]).unwrap();
+    ctx.direct.wait_idle(TIMEOUT).unwrap();
+    assert_eq!(read_back(&ctx, &t.tex, BarrierLayout::RenderTarget, 0), vec![255, 0, 0, 128]);
+}
