@@ -572,7 +572,15 @@ fn fill_shader_dispatch_writes_the_pattern() {
 fn binary_occlusion_resolves_to_zero_or_one() {
     let ctx = Ctx::reference();
     let t = render_target(&ctx, Format::R8Unorm, 4, 4, 1);
-    let (root, pso) = clear_pipeline(&ctx, &[Format::R8Unorm], Format::Unknown, 1, Some(ShaderId::ClearPsFloat), DepthStencilState::default(), ColorWriteMask::ALL);
+    let (root, pso) = clear_pipeline(
+        &ctx,
+        &[Format::R8Unorm],
+        Format::Unknown,
+        1,
+        Some(ShaderId::ClearPsFloat),
+        DepthStencilState::default(),
+        ColorWriteMask::ALL,
+    );
     let q = ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Occlusion, count: 2 }).unwrap();
     let out = ctx.buffer(HeapType::Readback, 32);
     ctx.run(CommandListType::Direct, |l| {
@@ -586,7 +594,8 @@ fn binary_occlusion_resolves_to_zero_or_one() {
         l.resolve_query_data(&q, QueryType::BinaryOcclusion, 0, 2, &out, 0);
         l.resolve_query_data(&q, QueryType::Occlusion, 0, 1, &out, 16);
     });
-    let v: Vec<u64> = out.read_vec(0, 24).unwrap().chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+    let v: Vec<u64> =
+        out.read_vec(0, 24).unwrap().chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
     assert_eq!(v, vec![1, 0, 1], "16 samples passed, stored as 1 by a binary query");
 }
 
@@ -621,11 +630,35 @@ fn decompress_copies_samples_between_equal_sample_counts() {
         l.clear_render_target_view(&a.rtv, [1.0, 0.0, 0.0, 0.0], &[]);
         l.clear_render_target_view(&b.rtv, [0.0; 4], &[]);
         l.barrier(&[BarrierGroup::Texture(vec![
-            layout(&a.tex, BarrierLayout::RenderTarget, BarrierLayout::CopySource, BarrierSync::RENDER_TARGET, BarrierSync::COPY, BarrierAccess::RENDER_TARGET, BarrierAccess::COPY_SOURCE),
-            layout(&b.tex, BarrierLayout::RenderTarget, BarrierLayout::CopyDest, BarrierSync::RENDER_TARGET, BarrierSync::COPY, BarrierAccess::RENDER_TARGET, BarrierAccess::COPY_DEST),
+            layout(
+                &a.tex,
+                BarrierLayout::RenderTarget,
+                BarrierLayout::CopySource,
+                BarrierSync::RENDER_TARGET,
+                BarrierSync::COPY,
+                BarrierAccess::RENDER_TARGET,
+                BarrierAccess::COPY_SOURCE,
+            ),
+            layout(
+                &b.tex,
+                BarrierLayout::RenderTarget,
+                BarrierLayout::CopyDest,
+                BarrierSync::RENDER_TARGET,
+                BarrierSync::COPY,
+                BarrierAccess::RENDER_TARGET,
+                BarrierAccess::COPY_DEST,
+            ),
         ])]);
         l.resolve_subresource_region(&b.tex, 0, 0, 0, &a.tex, 0, None, Format::R8G8Unorm, ResolveMode::Decompress);
-        l.barrier(&[BarrierGroup::Texture(vec![layout(&b.tex, BarrierLayout::CopyDest, BarrierLayout::ResolveSource, BarrierSync::COPY, BarrierSync::RESOLVE, BarrierAccess::COPY_DEST, BarrierAccess::RESOLVE_SOURCE)])]);
+        l.barrier(&[BarrierGroup::Texture(vec![layout(
+            &b.tex,
+            BarrierLayout::CopyDest,
+            BarrierLayout::ResolveSource,
+            BarrierSync::COPY,
+            BarrierSync::RESOLVE,
+            BarrierAccess::COPY_DEST,
+            BarrierAccess::RESOLVE_SOURCE,
+        )])]);
         l.resolve_subresource_region(&out, 0, 0, 0, &b.tex, 0, None, Format::R8G8Unorm, ResolveMode::Max);
     });
     assert_eq!(read_back(&ctx, &out, BarrierLayout::ResolveDest, 0), [255, 0].repeat(4));
@@ -635,17 +668,37 @@ fn decompress_copies_samples_between_equal_sample_counts() {
 fn a_suspended_pass_resumes_in_the_next_list() {
     let ctx = Ctx::reference();
     let t = render_target(&ctx, Format::R8Unorm, 4, 1, 1);
-    let (root, pso) = clear_pipeline(&ctx, &[Format::R8Unorm], Format::Unknown, 1, Some(ShaderId::ClearPsFloat), DepthStencilState::default(), ColorWriteMask::ALL);
-    let target = |beginning| RenderPassRenderTarget { view: t.rtv.clone(), beginning, ending: EndingAccess::<&Resource>::Preserve };
+    let (root, pso) = clear_pipeline(
+        &ctx,
+        &[Format::R8Unorm],
+        Format::Unknown,
+        1,
+        Some(ShaderId::ClearPsFloat),
+        DepthStencilState::default(),
+        ColorWriteMask::ALL,
+    );
+    let target = |beginning| RenderPassRenderTarget {
+        view: t.rtv.clone(),
+        beginning,
+        ending: EndingAccess::<&Resource>::Preserve,
+    };
     let mut first = ctx.list(CommandListType::Direct);
-    first.begin_render_pass(&[target(BeginningAccess::Clear(ClearData::from_floats([0.0; 4])))], None, RenderPassFlags::SUSPENDING_PASS);
+    first.begin_render_pass(
+        &[target(BeginningAccess::Clear(ClearData::from_floats([0.0; 4])))],
+        None,
+        RenderPassFlags::SUSPENDING_PASS,
+    );
     set_clear_state(&mut first, &root, &pso, Viewport::sized(4.0, 1.0), Rect::new(0, 0, 1, 1), floats([1.0; 4]));
     first.draw_instanced(3, 1, 0, 0);
     first.end_render_pass();
     first.close().unwrap();
     let mut second = ctx.list(CommandListType::Direct);
     // A resuming pass keeps the contents even though its beginning access says CLEAR.
-    second.begin_render_pass(&[target(BeginningAccess::Clear(ClearData::from_floats([0.0; 4])))], None, RenderPassFlags::RESUMING_PASS);
+    second.begin_render_pass(
+        &[target(BeginningAccess::Clear(ClearData::from_floats([0.0; 4])))],
+        None,
+        RenderPassFlags::RESUMING_PASS,
+    );
     set_clear_state(&mut second, &root, &pso, Viewport::sized(4.0, 1.0), Rect::new(3, 0, 4, 1), floats([0.5; 4]));
     second.draw_instanced(3, 1, 0, 0);
     second.end_render_pass();
