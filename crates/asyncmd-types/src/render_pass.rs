@@ -62,6 +62,27 @@ pub enum EndingAccess<R> {
     PreserveLocalUav,
 }
 
+impl<R> EndingAccess<R> {
+    /// The same access with the resolve destination mapped through `f`.
+    pub fn map<S>(&self, f: impl FnOnce(&R) -> S) -> EndingAccess<S> {
+        match self {
+            EndingAccess::Discard => EndingAccess::Discard,
+            EndingAccess::Preserve => EndingAccess::Preserve,
+            EndingAccess::Resolve { dest, dest_subresource, format, mode, preserve_source } => EndingAccess::Resolve {
+                dest: f(dest),
+                dest_subresource: *dest_subresource,
+                format: *format,
+                mode: *mode,
+                preserve_source: *preserve_source,
+            },
+            EndingAccess::NoAccess => EndingAccess::NoAccess,
+            EndingAccess::PreserveLocalRender => EndingAccess::PreserveLocalRender,
+            EndingAccess::PreserveLocalSrv => EndingAccess::PreserveLocalSrv,
+            EndingAccess::PreserveLocalUav => EndingAccess::PreserveLocalUav,
+        }
+    }
+}
+
 /// One render target of a pass (`D3D12_RENDER_PASS_RENDER_TARGET_DESC`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RenderPassRenderTarget<V, R> {

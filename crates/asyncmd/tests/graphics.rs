@@ -23,23 +23,9 @@ fn render_target(ctx: &Ctx, format: Format, w: u32, h: u32, samples: u32) -> Tar
     Target { tex, rtv: heap.handle(0), _heap: heap }
 }
 
-fn to_copy_source(t: &Resource, from: BarrierLayout) -> TextureBarrier<&Resource> {
-    TextureBarrier {
-        sync_before: BarrierSync::ALL,
-        sync_after: BarrierSync::COPY,
-        access_before: BarrierAccess::COMMON,
-        access_after: BarrierAccess::COPY_SOURCE,
-        layout_before: from,
-        layout_after: BarrierLayout::CopySource,
-        resource: t,
-        subresources: BarrierSubresourceRange::ALL,
-        flags: TextureBarrierFlags::empty(),
-    }
-}
-
 /// Reads a texture that sits in `layout` back by moving it to COPY_SOURCE.
 fn read_back(ctx: &Ctx, t: &Resource, layout: BarrierLayout, sub: u32) -> Vec<u8> {
-    ctx.run(CommandListType::Direct, |l| l.barrier(&[BarrierGroup::Texture(vec![to_copy_source(t, layout)])]));
+    ctx.run(CommandListType::Direct, |l| barrier(l, t, layout, BarrierLayout::CopySource));
     ctx.read_subresource(t, sub)
 }
 
@@ -329,29 +315,9 @@ fn msaa_resolves_in_each_mode() {
     for (mode, want) in cases {
         let dst = ctx.texture(&ResourceDesc::tex2d(Format::R8Unorm, 2, 1), BarrierLayout::ResolveDest);
         ctx.run(CommandListType::Direct, |l| {
-            l.barrier(&[BarrierGroup::Texture(vec![TextureBarrier {
-                sync_before: BarrierSync::RENDER_TARGET,
-                sync_after: BarrierSync::RESOLVE,
-                access_before: BarrierAccess::RENDER_TARGET,
-                access_after: BarrierAccess::RESOLVE_SOURCE,
-                layout_before: BarrierLayout::RenderTarget,
-                layout_after: BarrierLayout::ResolveSource,
-                resource: &ms.tex,
-                subresources: BarrierSubresourceRange::ALL,
-                flags: TextureBarrierFlags::empty(),
-            }])]);
+            barrier(l, &ms.tex, BarrierLayout::RenderTarget, BarrierLayout::ResolveSource);
             l.resolve_subresource_region(&dst, 0, 0, 0, &ms.tex, 0, None, Format::R8Unorm, mode);
-            l.barrier(&[BarrierGroup::Texture(vec![TextureBarrier {
-                sync_before: BarrierSync::RESOLVE,
-                sync_after: BarrierSync::RENDER_TARGET,
-                access_before: BarrierAccess::RESOLVE_SOURCE,
-                access_after: BarrierAccess::RENDER_TARGET,
-                layout_before: BarrierLayout::ResolveSource,
-                layout_after: BarrierLayout::RenderTarget,
-                resource: &ms.tex,
-                subresources: BarrierSubresourceRange::ALL,
-                flags: TextureBarrierFlags::empty(),
-            }])]);
+            barrier(l, &ms.tex, BarrierLayout::ResolveSource, BarrierLayout::RenderTarget);
         });
         assert_eq!(read_back(&ctx, &dst, BarrierLayout::ResolveDest, 0), want, "{mode:?}");
     }
@@ -364,17 +330,7 @@ fn resolve_of_a_region_lands_at_the_destination_offset() {
     ctx.run(CommandListType::Direct, |l| {
         l.clear_render_target_view(&ms.rtv, [0.0; 4], &[]);
         l.clear_render_target_view(&ms.rtv, [1.0, 2.0, 3.0, 4.0], &[Rect::new(1, 1, 3, 3)]);
-        l.barrier(&[BarrierGroup::Texture(vec![TextureBarrier {
-            sync_before: BarrierSync::RENDER_TARGET,
-            sync_after: BarrierSync::RESOLVE,
-            access_before: BarrierAccess::RENDER_TARGET,
-            access_after: BarrierAccess::RESOLVE_SOURCE,
-            layout_before: BarrierLayout::RenderTarget,
-            layout_after: BarrierLayout::ResolveSource,
-            resource: &ms.tex,
-            subresources: BarrierSubresourceRange::ALL,
-            flags: TextureBarrierFlags::empty(),
-        }])]);
+        barrier(l, &ms.tex, BarrierLayout::RenderTarget, BarrierLayout::ResolveSource);
     });
     let dst = ctx.texture(&ResourceDesc::tex2d(Format::R16G16B16A16Float, 4, 4), BarrierLayout::ResolveDest);
     ctx.run(CommandListType::Direct, |l| {
@@ -605,60 +561,15 @@ fn decompress_copies_samples_between_equal_sample_counts() {
     let a = render_target(&ctx, Format::R8G8Unorm, 2, 2, 2);
     let b = render_target(&ctx, Format::R8G8Unorm, 2, 2, 2);
     let out = ctx.texture(&ResourceDesc::tex2d(Format::R8G8Unorm, 2, 2), BarrierLayout::ResolveDest);
-    fn layout(
-        t: &Resource,
-        before: BarrierLayout,
-        after: BarrierLayout,
-        sb: BarrierSync,
-        sa: BarrierSync,
-        ab: BarrierAccess,
-        aa: BarrierAccess,
-    ) -> TextureBarrier<&Resource> {
-        TextureBarrier {
-            sync_before: sb,
-            sync_after: sa,
-            access_before: ab,
-            access_after: aa,
-            layout_before: before,
-            layout_after: after,
-            resource: t,
-            subresources: BarrierSubresourceRange::ALL,
-            flags: TextureBarrierFlags::empty(),
-        }
-    }
     ctx.run(CommandListType::Direct, |l| {
         l.clear_render_target_view(&a.rtv, [1.0, 0.0, 0.0, 0.0], &[]);
         l.clear_render_target_view(&b.rtv, [0.0; 4], &[]);
         l.barrier(&[BarrierGroup::Texture(vec![
-            layout(
-                &a.tex,
-                BarrierLayout::RenderTarget,
-                BarrierLayout::CopySource,
-                BarrierSync::RENDER_TARGET,
-                BarrierSync::COPY,
-                BarrierAccess::RENDER_TARGET,
-                BarrierAccess::COPY_SOURCE,
-            ),
-            layout(
-                &b.tex,
-                BarrierLayout::RenderTarget,
-                BarrierLayout::CopyDest,
-                BarrierSync::RENDER_TARGET,
-                BarrierSync::COPY,
-                BarrierAccess::RENDER_TARGET,
-                BarrierAccess::COPY_DEST,
-            ),
+            transition(&a.tex, BarrierLayout::RenderTarget, BarrierLayout::CopySource),
+            transition(&b.tex, BarrierLayout::RenderTarget, BarrierLayout::CopyDest),
         ])]);
         l.resolve_subresource_region(&b.tex, 0, 0, 0, &a.tex, 0, None, Format::R8G8Unorm, ResolveMode::Decompress);
-        l.barrier(&[BarrierGroup::Texture(vec![layout(
-            &b.tex,
-            BarrierLayout::CopyDest,
-            BarrierLayout::ResolveSource,
-            BarrierSync::COPY,
-            BarrierSync::RESOLVE,
-            BarrierAccess::COPY_DEST,
-            BarrierAccess::RESOLVE_SOURCE,
-        )])]);
+        barrier(l, &b.tex, BarrierLayout::CopyDest, BarrierLayout::ResolveSource);
         l.resolve_subresource_region(&out, 0, 0, 0, &b.tex, 0, None, Format::R8G8Unorm, ResolveMode::Max);
     });
     assert_eq!(read_back(&ctx, &out, BarrierLayout::ResolveDest, 0), [255, 0].repeat(4));

@@ -334,20 +334,12 @@ impl CommandList {
                 Ok(v) => v,
                 Err(e) => return self.remove(e),
             };
-            let ending = match t.ending {
-                EndingAccess::Resolve { dest, dest_subresource, format, mode, preserve_source } => {
-                    if !self.owns(dest) {
-                        return self.remove(err("a resolve destination belongs to another device".into()));
-                    }
-                    EndingAccess::Resolve { dest: dest.id(), dest_subresource, format, mode, preserve_source }
+            if let EndingAccess::Resolve { dest, .. } = t.ending {
+                if !self.owns(dest) {
+                    return self.remove(err("a resolve destination belongs to another device".into()));
                 }
-                EndingAccess::Discard => EndingAccess::Discard,
-                EndingAccess::Preserve => EndingAccess::Preserve,
-                EndingAccess::NoAccess => EndingAccess::NoAccess,
-                EndingAccess::PreserveLocalRender => EndingAccess::PreserveLocalRender,
-                EndingAccess::PreserveLocalSrv => EndingAccess::PreserveLocalSrv,
-                EndingAccess::PreserveLocalUav => EndingAccess::PreserveLocalUav,
-            };
+            }
+            let ending = t.ending.map(|r| r.id());
             if t.beginning.binds() {
                 bound.push(Some(c.clone()));
             }
@@ -360,24 +352,13 @@ impl CommandList {
                     Ok(v) => v,
                     Err(e) => return self.remove(e),
                 };
-                let plain = |e: EndingAccess<&Resource>| match e {
-                    EndingAccess::Resolve { dest, dest_subresource, format, mode, preserve_source } => {
-                        EndingAccess::Resolve { dest: dest.id(), dest_subresource, format, mode, preserve_source }
-                    }
-                    EndingAccess::Discard => EndingAccess::Discard,
-                    EndingAccess::Preserve => EndingAccess::Preserve,
-                    EndingAccess::NoAccess => EndingAccess::NoAccess,
-                    EndingAccess::PreserveLocalRender => EndingAccess::PreserveLocalRender,
-                    EndingAccess::PreserveLocalSrv => EndingAccess::PreserveLocalSrv,
-                    EndingAccess::PreserveLocalUav => EndingAccess::PreserveLocalUav,
-                };
                 self.shadow.dsv = (ds.depth_beginning.binds() || ds.stencil_beginning.binds()).then(|| c.clone());
                 Some(RenderPassDepthStencil {
                     view: c.view,
                     depth_beginning: ds.depth_beginning,
                     stencil_beginning: ds.stencil_beginning,
-                    depth_ending: plain(ds.depth_ending),
-                    stencil_ending: plain(ds.stencil_ending),
+                    depth_ending: ds.depth_ending.map(|r| r.id()),
+                    stencil_ending: ds.stencil_ending.map(|r| r.id()),
                 })
             }
         };

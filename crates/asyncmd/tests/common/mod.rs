@@ -194,3 +194,39 @@ pub fn assert_error(r: Result<()>, code: ErrorCode, id: MessageId) -> Error {
         }
     }
 }
+
+/// The sync and access that go with a layout in the tests' barriers.
+pub fn scope(layout: BarrierLayout) -> (BarrierSync, BarrierAccess) {
+    match layout {
+        BarrierLayout::Undefined => (BarrierSync::NONE, BarrierAccess::NO_ACCESS),
+        BarrierLayout::RenderTarget => (BarrierSync::RENDER_TARGET, BarrierAccess::RENDER_TARGET),
+        BarrierLayout::DepthStencilWrite => (BarrierSync::DEPTH_STENCIL, BarrierAccess::DEPTH_STENCIL_WRITE),
+        BarrierLayout::CopySource => (BarrierSync::COPY, BarrierAccess::COPY_SOURCE),
+        BarrierLayout::CopyDest => (BarrierSync::COPY, BarrierAccess::COPY_DEST),
+        BarrierLayout::ResolveSource => (BarrierSync::RESOLVE, BarrierAccess::RESOLVE_SOURCE),
+        BarrierLayout::ResolveDest => (BarrierSync::RESOLVE, BarrierAccess::RESOLVE_DEST),
+        _ => (BarrierSync::ALL, BarrierAccess::COMMON),
+    }
+}
+
+/// A barrier moving every subresource of `t` from one layout to another.
+pub fn transition(t: &Resource, from: BarrierLayout, to: BarrierLayout) -> TextureBarrier<&Resource> {
+    let (sync_before, access_before) = scope(from);
+    let (sync_after, access_after) = scope(to);
+    TextureBarrier {
+        sync_before,
+        sync_after,
+        access_before,
+        access_after,
+        layout_before: from,
+        layout_after: to,
+        resource: t,
+        subresources: BarrierSubresourceRange::ALL,
+        flags: TextureBarrierFlags::empty(),
+    }
+}
+
+/// Records one transition.
+pub fn barrier(l: &mut CommandList, t: &Resource, from: BarrierLayout, to: BarrierLayout) {
+    l.barrier(&[BarrierGroup::Texture(vec![transition(t, from, to)])]);
+}
