@@ -62,6 +62,19 @@ fn clear_pipeline(
     (root, pso)
 }
 
+/// A float clear pipeline for one target, no depth, all channels written.
+fn colour_pipeline(ctx: &Ctx, format: Format, samples: u32) -> (RootSignature, PipelineState) {
+    clear_pipeline(
+        ctx,
+        &[format],
+        Format::Unknown,
+        samples,
+        Some(ShaderId::ClearPsFloat),
+        DepthStencilState::default(),
+        ColorWriteMask::ALL,
+    )
+}
+
 fn set_clear_state(
     l: &mut CommandList,
     root: &RootSignature,
@@ -158,15 +171,7 @@ fn draws_fill_the_scissor_with_the_write_mask() {
 fn without_a_scissor_nothing_is_drawn() {
     let ctx = Ctx::reference();
     let t = render_target(&ctx, Format::R8Unorm, 4, 4, 1);
-    let (root, pso) = clear_pipeline(
-        &ctx,
-        &[Format::R8Unorm],
-        Format::Unknown,
-        1,
-        Some(ShaderId::ClearPsFloat),
-        DepthStencilState::default(),
-        ColorWriteMask::ALL,
-    );
+    let (root, pso) = colour_pipeline(&ctx, Format::R8Unorm, 1);
     ctx.run(CommandListType::Direct, |l| {
         l.clear_render_target_view(&t.rtv, [0.0; 4], &[]);
         l.om_set_render_targets(std::slice::from_ref(&t.rtv), None);
@@ -288,15 +293,7 @@ fn depth_and_stencil_tests_follow_the_pipeline_and_occlusion_counts_passing_samp
 fn msaa_resolves_in_each_mode() {
     let ctx = Ctx::reference();
     let ms = render_target(&ctx, Format::R8Unorm, 2, 1, 4);
-    let (root, pso) = clear_pipeline(
-        &ctx,
-        &[Format::R8Unorm],
-        Format::Unknown,
-        4,
-        Some(ShaderId::ClearPsFloat),
-        DepthStencilState::default(),
-        ColorWriteMask::ALL,
-    );
+    let (root, pso) = colour_pipeline(&ctx, Format::R8Unorm, 4);
     // Pixel 0: the standard 4x pattern puts samples 0 and 2 left of x = 0.5, so a viewport
     // 0.5 pixels wide covers exactly those two. Pixel 1 stays at the cleared value.
     ctx.run(CommandListType::Direct, |l| {
@@ -363,15 +360,7 @@ fn render_pass_clears_binds_and_resolves() {
     let ctx = Ctx::reference();
     let ms = render_target(&ctx, Format::R8G8B8A8Unorm, 4, 4, 4);
     let dst = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 4, 4), BarrierLayout::ResolveDest);
-    let (root, pso) = clear_pipeline(
-        &ctx,
-        &[Format::R8G8B8A8Unorm],
-        Format::Unknown,
-        4,
-        Some(ShaderId::ClearPsFloat),
-        DepthStencilState::default(),
-        ColorWriteMask::ALL,
-    );
+    let (root, pso) = colour_pipeline(&ctx, Format::R8G8B8A8Unorm, 4);
     ctx.run(CommandListType::Direct, |l| {
         l.begin_render_pass(
             &[RenderPassRenderTarget {
@@ -424,15 +413,7 @@ fn predication_skips_work_when_the_predicate_says_so() {
 fn timestamps_advance_and_pipeline_statistics_count_draws() {
     let ctx = Ctx::reference();
     let t = render_target(&ctx, Format::R8Unorm, 4, 2, 1);
-    let (root, pso) = clear_pipeline(
-        &ctx,
-        &[Format::R8Unorm],
-        Format::Unknown,
-        1,
-        Some(ShaderId::ClearPsFloat),
-        DepthStencilState::default(),
-        ColorWriteMask::ALL,
-    );
+    let (root, pso) = colour_pipeline(&ctx, Format::R8Unorm, 1);
     let ts = ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Timestamp, count: 2 }).unwrap();
     let stats =
         ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::PipelineStatistics, count: 1 }).unwrap();
@@ -461,15 +442,7 @@ fn timestamps_advance_and_pipeline_statistics_count_draws() {
 fn bundles_replay_with_the_callers_targets() {
     let ctx = Ctx::reference();
     let t = render_target(&ctx, Format::R8Unorm, 4, 4, 1);
-    let (root, pso) = clear_pipeline(
-        &ctx,
-        &[Format::R8Unorm],
-        Format::Unknown,
-        1,
-        Some(ShaderId::ClearPsFloat),
-        DepthStencilState::default(),
-        ColorWriteMask::ALL,
-    );
+    let (root, pso) = colour_pipeline(&ctx, Format::R8Unorm, 1);
     let balloc = ctx.device.create_command_allocator(CommandListType::Bundle).unwrap();
     let mut bundle = ctx.device.create_command_list(CommandListType::Bundle, &balloc).unwrap();
     bundle.set_graphics_root_signature(&root);
@@ -528,15 +501,7 @@ fn fill_shader_dispatch_writes_the_pattern() {
 fn binary_occlusion_resolves_to_zero_or_one() {
     let ctx = Ctx::reference();
     let t = render_target(&ctx, Format::R8Unorm, 4, 4, 1);
-    let (root, pso) = clear_pipeline(
-        &ctx,
-        &[Format::R8Unorm],
-        Format::Unknown,
-        1,
-        Some(ShaderId::ClearPsFloat),
-        DepthStencilState::default(),
-        ColorWriteMask::ALL,
-    );
+    let (root, pso) = colour_pipeline(&ctx, Format::R8Unorm, 1);
     let q = ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Occlusion, count: 2 }).unwrap();
     let out = ctx.buffer(HeapType::Readback, 32);
     ctx.run(CommandListType::Direct, |l| {
@@ -579,15 +544,7 @@ fn decompress_copies_samples_between_equal_sample_counts() {
 fn a_suspended_pass_resumes_in_the_next_list() {
     let ctx = Ctx::reference();
     let t = render_target(&ctx, Format::R8Unorm, 4, 1, 1);
-    let (root, pso) = clear_pipeline(
-        &ctx,
-        &[Format::R8Unorm],
-        Format::Unknown,
-        1,
-        Some(ShaderId::ClearPsFloat),
-        DepthStencilState::default(),
-        ColorWriteMask::ALL,
-    );
+    let (root, pso) = colour_pipeline(&ctx, Format::R8Unorm, 1);
     let target = |beginning| RenderPassRenderTarget {
         view: t.rtv.clone(),
         beginning,
