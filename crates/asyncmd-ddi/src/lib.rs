@@ -18,6 +18,7 @@ mod ids;
 mod pipeline;
 mod shader;
 pub mod spy;
+mod table;
 
 pub use caps::*;
 pub use command::*;
@@ -25,3 +26,4 @@ pub use device::*;
 pub use ids::*;
 pub use pipeline::*;
 pub use shader::*;
+pub use table::Table;

@@ -4,7 +4,6 @@ use crate::fence::RefFence;
 use crate::memory::RefResource;
 use crate::queue::RefQueue;
 use crate::recorder::RefCommandList;
-use crate::table::Table;
 use asyncmd_ddi::*;
 use asyncmd_types::{
     CommandListType, Error, Format, MessageId, QueryHeapDesc, QueryHeapType, ResourceDesc, Result, TILE_SIZE_IN_BYTES,

@@ -12,7 +12,6 @@ mod formats;
 mod memory;
 mod queue;
 mod recorder;
-mod table;
 mod tiles;
 
 pub use device::{ReferenceConfig, ReferenceDevice};

@@ -1,6 +1,22 @@
-//! The asyncmd Vulkan device: the legacy and native DDIs on any conformant Vulkan 1.3 driver,
-//! through `ash` with run-time loading of libvulkan.
+//! The asyncmd Vulkan device: the DDIs on any conformant Vulkan 1.3 driver, through `ash` with
+//! run-time loading of libvulkan (no SDK needed to build) and `gpu-allocator` for memory.
 //!
-//! This crate is part of the workspace layout; the device itself is the next step of the
-//! project (see `docs/roadmap.md`). Until it lands, `asyncmd info` lists the reference device
-//! only.
+//! Vulkan 1.3 with synchronization2, dynamic rendering and timeline semaphores. Every image
+//! lives in the `GENERAL` layout; enhanced barriers become `vkCmdPipelineBarrier2` memory
+//! dependencies (`docs/vulkan-barriers.md`).
+#![allow(unsafe_code)] // Vulkan is an unsafe FFI; each block says why it is sound.
+#![deny(clippy::undocumented_unsafe_blocks)]
+
+mod command;
+mod core;
+mod device;
+mod format;
+mod instance;
+mod memory;
+mod physical;
+mod queue;
+mod sync;
+
+pub use device::{VulkanDevice, VulkanOptions};
+pub use instance::{Validation, ValidationLog};
+pub use physical::AdapterInfo;

@@ -7,8 +7,7 @@ use common::*;
 
 #[test]
 fn buffer_copies_move_exact_ranges() {
-    for (name, device) in devices() {
-        let ctx = Ctx::new(device);
+    for (name, ctx) in contexts() {
         let data = pattern(4096, 1);
         let src = ctx.default_buffer(&data);
         let dst = ctx.default_buffer(&vec![0xEE; 4096]);
@@ -26,176 +25,192 @@ fn buffer_copies_move_exact_ranges() {
 
 #[test]
 fn copies_within_one_buffer_on_disjoint_ranges() {
-    let ctx = Ctx::reference();
-    let data = pattern(256, 2);
-    let buf = ctx.default_buffer(&data);
-    ctx.run(CommandListType::Copy, |l| l.copy_buffer_region(&buf, 128, &buf, 0, 128));
-    let out = ctx.read_buffer(&buf);
-    assert_eq!(&out[128..], &data[..128]);
-    assert_eq!(&out[..128], &data[..128]);
+    for (name, ctx) in contexts() {
+        let _ = name;
+        let data = pattern(256, 2);
+        let buf = ctx.default_buffer(&data);
+        ctx.run(CommandListType::Copy, |l| l.copy_buffer_region(&buf, 128, &buf, 0, 128));
+        let out = ctx.read_buffer(&buf);
+        assert_eq!(&out[128..], &data[..128]);
+        assert_eq!(&out[..128], &data[..128]);
+    }
 }
 
 #[test]
 fn texture_upload_and_readback_round_trip_every_subresource() {
-    let ctx = Ctx::reference();
-    let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 37, 19).with_mips(3).with_array(2);
-    let tex = ctx.texture(&desc, BarrierLayout::Common);
-    for sub in 0..desc.subresource_count() {
-        let size = desc.packed_layout(sub).unwrap().size() as usize;
-        let data = pattern(size, sub + 10);
-        ctx.upload_subresource(&tex, sub, &data);
-        assert_eq!(ctx.read_subresource(&tex, sub), data, "subresource {sub}");
+    for (name, ctx) in contexts() {
+        let _ = name;
+        let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 37, 19).with_mips(3).with_array(2);
+        let tex = ctx.texture(&desc, BarrierLayout::Common);
+        for sub in 0..desc.subresource_count() {
+            let size = desc.packed_layout(sub).unwrap().size() as usize;
+            let data = pattern(size, sub + 10);
+            ctx.upload_subresource(&tex, sub, &data);
+            assert_eq!(ctx.read_subresource(&tex, sub), data, "subresource {sub}");
+        }
     }
 }
 
 #[test]
 fn texture_to_texture_box_copy_lands_at_the_destination_offset() {
-    let ctx = Ctx::reference();
-    let desc = ResourceDesc::tex2d(Format::R16Uint, 16, 8);
-    let (w, h) = (16usize, 8usize);
-    let src_data = pattern(w * h * 2, 3);
-    let src = ctx.texture(&desc, BarrierLayout::Common);
-    let dst = ctx.texture(&desc, BarrierLayout::Common);
-    ctx.upload_subresource(&src, 0, &src_data);
-    ctx.upload_subresource(&dst, 0, &vec![0; w * h * 2]);
-    let sbox = Box3::new(2, 1, 0, 7, 4, 1);
-    ctx.run(CommandListType::Compute, |l| {
-        l.copy_texture_region(
-            &TextureCopyLocation::subresource(&dst, 0),
-            9,
-            4,
-            0,
-            &TextureCopyLocation::subresource(&src, 0),
-            Some(&sbox),
-        )
-    });
-    let out = ctx.read_subresource(&dst, 0);
-    let mut want = vec![0u8; w * h * 2];
-    for y in 0..3 {
-        for x in 0..5 {
-            let s = ((1 + y) * w + 2 + x) * 2;
-            let d = ((4 + y) * w + 9 + x) * 2;
-            want[d..d + 2].copy_from_slice(&src_data[s..s + 2]);
+    for (name, ctx) in contexts() {
+        let _ = name;
+        let desc = ResourceDesc::tex2d(Format::R16Uint, 16, 8);
+        let (w, h) = (16usize, 8usize);
+        let src_data = pattern(w * h * 2, 3);
+        let src = ctx.texture(&desc, BarrierLayout::Common);
+        let dst = ctx.texture(&desc, BarrierLayout::Common);
+        ctx.upload_subresource(&src, 0, &src_data);
+        ctx.upload_subresource(&dst, 0, &vec![0; w * h * 2]);
+        let sbox = Box3::new(2, 1, 0, 7, 4, 1);
+        ctx.run(CommandListType::Compute, |l| {
+            l.copy_texture_region(
+                &TextureCopyLocation::subresource(&dst, 0),
+                9,
+                4,
+                0,
+                &TextureCopyLocation::subresource(&src, 0),
+                Some(&sbox),
+            )
+        });
+        let out = ctx.read_subresource(&dst, 0);
+        let mut want = vec![0u8; w * h * 2];
+        for y in 0..3 {
+            for x in 0..5 {
+                let s = ((1 + y) * w + 2 + x) * 2;
+                let d = ((4 + y) * w + 9 + x) * 2;
+                want[d..d + 2].copy_from_slice(&src_data[s..s + 2]);
+            }
         }
+        assert_eq!(out, want);
     }
-    assert_eq!(out, want);
 }
 
 #[test]
 fn three_d_box_copies_move_the_right_slices() {
-    let ctx = Ctx::reference();
-    let desc = ResourceDesc::tex3d(Format::R8Unorm, 8, 4, 4);
-    let src_data = pattern(8 * 4 * 4, 4);
-    let src = ctx.texture(&desc, BarrierLayout::Common);
-    let dst = ctx.texture(&desc, BarrierLayout::Common);
-    ctx.upload_subresource(&src, 0, &src_data);
-    ctx.upload_subresource(&dst, 0, &[0; 128]);
-    let sbox = Box3::new(1, 1, 1, 4, 3, 3);
-    ctx.run(CommandListType::Direct, |l| {
-        l.copy_texture_region(
-            &TextureCopyLocation::subresource(&dst, 0),
-            4,
-            2,
-            2,
-            &TextureCopyLocation::subresource(&src, 0),
-            Some(&sbox),
-        )
-    });
-    let out = ctx.read_subresource(&dst, 0);
-    let mut want = vec![0u8; 128];
-    for z in 0..2 {
-        for y in 0..2 {
-            for x in 0..3 {
-                want[((2 + z) * 4 + 2 + y) * 8 + 4 + x] = src_data[((1 + z) * 4 + 1 + y) * 8 + 1 + x];
+    for (name, ctx) in contexts() {
+        let _ = name;
+        let desc = ResourceDesc::tex3d(Format::R8Unorm, 8, 4, 4);
+        let src_data = pattern(8 * 4 * 4, 4);
+        let src = ctx.texture(&desc, BarrierLayout::Common);
+        let dst = ctx.texture(&desc, BarrierLayout::Common);
+        ctx.upload_subresource(&src, 0, &src_data);
+        ctx.upload_subresource(&dst, 0, &[0; 128]);
+        let sbox = Box3::new(1, 1, 1, 4, 3, 3);
+        ctx.run(CommandListType::Direct, |l| {
+            l.copy_texture_region(
+                &TextureCopyLocation::subresource(&dst, 0),
+                4,
+                2,
+                2,
+                &TextureCopyLocation::subresource(&src, 0),
+                Some(&sbox),
+            )
+        });
+        let out = ctx.read_subresource(&dst, 0);
+        let mut want = vec![0u8; 128];
+        for z in 0..2 {
+            for y in 0..2 {
+                for x in 0..3 {
+                    want[((2 + z) * 4 + 2 + y) * 8 + 4 + x] = src_data[((1 + z) * 4 + 1 + y) * 8 + 1 + x];
+                }
             }
         }
+        assert_eq!(out, want);
     }
-    assert_eq!(out, want);
 }
 
 #[test]
 fn block_compressed_copies_move_whole_blocks() {
-    let ctx = Ctx::reference();
-    let desc = ResourceDesc::tex2d(Format::Bc1Unorm, 16, 8).with_mips(2);
-    let src = ctx.texture(&desc, BarrierLayout::Common);
-    let dst = ctx.texture(&desc, BarrierLayout::Common);
-    // Mip 0: 4x2 blocks of 8 bytes.
-    let data = pattern(4 * 2 * 8, 5);
-    ctx.upload_subresource(&src, 0, &data);
-    ctx.upload_subresource(&dst, 0, &[0; 64]);
-    let sbox = Box3::new(4, 0, 0, 12, 4, 1);
-    ctx.run(CommandListType::Direct, |l| {
-        l.copy_texture_region(
-            &TextureCopyLocation::subresource(&dst, 0),
-            0,
-            4,
-            0,
-            &TextureCopyLocation::subresource(&src, 0),
-            Some(&sbox),
-        )
-    });
-    let out = ctx.read_subresource(&dst, 0);
-    let mut want = vec![0u8; 64];
-    // Blocks (1..3, 0) go to (0..2, 1).
-    want[32..48].copy_from_slice(&data[8..24]);
-    assert_eq!(out, want);
-    // Mip 1 is 8x4 texels: 2x1 blocks; a copy reaching the edge is aligned.
-    let small = pattern(16, 6);
-    ctx.upload_subresource(&src, 1, &small);
-    ctx.run(CommandListType::Direct, |l| {
-        l.copy_texture_region(
-            &TextureCopyLocation::subresource(&dst, 1),
-            0,
-            0,
-            0,
-            &TextureCopyLocation::subresource(&src, 1),
-            None,
-        )
-    });
-    assert_eq!(ctx.read_subresource(&dst, 1), small);
+    for (name, ctx) in contexts() {
+        let _ = name;
+        let desc = ResourceDesc::tex2d(Format::Bc1Unorm, 16, 8).with_mips(2);
+        let src = ctx.texture(&desc, BarrierLayout::Common);
+        let dst = ctx.texture(&desc, BarrierLayout::Common);
+        // Mip 0: 4x2 blocks of 8 bytes.
+        let data = pattern(4 * 2 * 8, 5);
+        ctx.upload_subresource(&src, 0, &data);
+        ctx.upload_subresource(&dst, 0, &[0; 64]);
+        let sbox = Box3::new(4, 0, 0, 12, 4, 1);
+        ctx.run(CommandListType::Direct, |l| {
+            l.copy_texture_region(
+                &TextureCopyLocation::subresource(&dst, 0),
+                0,
+                4,
+                0,
+                &TextureCopyLocation::subresource(&src, 0),
+                Some(&sbox),
+            )
+        });
+        let out = ctx.read_subresource(&dst, 0);
+        let mut want = vec![0u8; 64];
+        // Blocks (1..3, 0) go to (0..2, 1).
+        want[32..48].copy_from_slice(&data[8..24]);
+        assert_eq!(out, want);
+        // Mip 1 is 8x4 texels: 2x1 blocks; a copy reaching the edge is aligned.
+        let small = pattern(16, 6);
+        ctx.upload_subresource(&src, 1, &small);
+        ctx.run(CommandListType::Direct, |l| {
+            l.copy_texture_region(
+                &TextureCopyLocation::subresource(&dst, 1),
+                0,
+                0,
+                0,
+                &TextureCopyLocation::subresource(&src, 1),
+                None,
+            )
+        });
+        assert_eq!(ctx.read_subresource(&dst, 1), small);
+    }
 }
 
 #[test]
 fn depth_and_stencil_planes_copy_separately() {
-    let ctx = Ctx::reference();
-    let desc = ResourceDesc::tex2d(Format::D24UnormS8Uint, 4, 4);
-    let tex = ctx.texture(&desc, BarrierLayout::Common);
-    let depth = pattern(64, 7);
-    let stencil = pattern(16, 8);
-    ctx.upload_subresource(&tex, 0, &depth);
-    ctx.upload_subresource(&tex, 1, &stencil);
-    assert_eq!(ctx.read_subresource(&tex, 0), depth);
-    assert_eq!(ctx.read_subresource(&tex, 1), stencil);
-    let copy = ctx.texture(&desc, BarrierLayout::Common);
-    ctx.run(CommandListType::Direct, |l| {
-        l.copy_texture_region(
-            &TextureCopyLocation::subresource(&copy, 1),
-            0,
-            0,
-            0,
-            &TextureCopyLocation::subresource(&tex, 1),
-            None,
-        )
-    });
-    assert_eq!(ctx.read_subresource(&copy, 1), stencil);
-    assert_eq!(ctx.read_subresource(&copy, 0), vec![0; 64], "only the stencil plane was copied");
+    for (name, ctx) in contexts() {
+        let _ = name;
+        let desc = ResourceDesc::tex2d(Format::D24UnormS8Uint, 4, 4);
+        let tex = ctx.texture(&desc, BarrierLayout::Common);
+        // 24-bit depth values: the high byte of the depth plane's 32-bit elements is unused.
+        let mut depth = pattern(64, 7);
+        depth.iter_mut().skip(3).step_by(4).for_each(|b| *b = 0);
+        let stencil = pattern(16, 8);
+        ctx.upload_subresource(&tex, 0, &depth);
+        ctx.upload_subresource(&tex, 1, &stencil);
+        assert_eq!(ctx.read_subresource(&tex, 0), depth);
+        assert_eq!(ctx.read_subresource(&tex, 1), stencil);
+        let copy = ctx.texture(&desc, BarrierLayout::Common);
+        ctx.run(CommandListType::Direct, |l| {
+            l.copy_texture_region(
+                &TextureCopyLocation::subresource(&copy, 1),
+                0,
+                0,
+                0,
+                &TextureCopyLocation::subresource(&tex, 1),
+                None,
+            )
+        });
+        assert_eq!(ctx.read_subresource(&copy, 1), stencil);
+        assert_eq!(ctx.read_subresource(&copy, 0), vec![0; 64], "only the stencil plane was copied");
+    }
 }
 
 #[test]
 fn copy_resource_copies_every_subresource() {
-    let ctx = Ctx::reference();
-    let desc = ResourceDesc::tex2d(Format::R32Float, 8, 8).with_mips(4);
-    let src = ctx.texture(&desc, BarrierLayout::Common);
-    let dst = ctx.texture(&desc, BarrierLayout::Common);
-    let mut datas = Vec::new();
-    for sub in 0..4 {
-        let d = pattern(desc.packed_layout(sub).unwrap().size() as usize, 20 + sub);
-        ctx.upload_subresource(&src, sub, &d);
-        datas.push(d);
-    }
-    ctx.run(CommandListType::Copy, |l| l.copy_resource(&dst, &src));
-    for (sub, d) in datas.iter().enumerate() {
-        assert_eq!(&ctx.read_subresource(&dst, sub as u32), d);
+    for (name, ctx) in contexts() {
+        let _ = name;
+        let desc = ResourceDesc::tex2d(Format::R32Float, 8, 8).with_mips(4);
+        let src = ctx.texture(&desc, BarrierLayout::Common);
+        let dst = ctx.texture(&desc, BarrierLayout::Common);
+        let mut datas = Vec::new();
+        for sub in 0..4 {
+            let d = pattern(desc.packed_layout(sub).unwrap().size() as usize, 20 + sub);
+            ctx.upload_subresource(&src, sub, &d);
+            datas.push(d);
+        }
+        ctx.run(CommandListType::Copy, |l| l.copy_resource(&dst, &src));
+        for (sub, d) in datas.iter().enumerate() {
+            assert_eq!(&ctx.read_subresource(&dst, sub as u32), d);
+        }
     }
 }
 
@@ -281,27 +296,29 @@ fn tile_copies_of_a_2d_texture_use_the_standard_tile_shape() {
 
 #[test]
 fn a_copy_queue_upload_waited_on_by_the_direct_queue_is_read_correctly() {
-    let ctx = Ctx::reference();
-    let data = pattern(1 << 20, 12);
-    let upload = ctx.upload(&data);
-    let gpu = ctx.buffer(HeapType::Default, 1 << 20);
-    let readback = ctx.buffer(HeapType::Readback, 1 << 20);
-    let fence = ctx.device.create_fence(0).unwrap();
+    for (name, ctx) in contexts() {
+        let _ = name;
+        let data = pattern(1 << 20, 12);
+        let upload = ctx.upload(&data);
+        let gpu = ctx.buffer(HeapType::Default, 1 << 20);
+        let readback = ctx.buffer(HeapType::Readback, 1 << 20);
+        let fence = ctx.device.create_fence(0).unwrap();
 
-    let mut read = ctx.list(CommandListType::Direct);
-    read.copy_buffer_region(&readback, 0, &gpu, 0, 1 << 20);
-    read.close().unwrap();
-    // The direct queue waits first: its work cannot start before the copy queue signals.
-    ctx.direct.wait(&fence, 1).unwrap();
-    ctx.direct.execute_command_lists(&[&read]).unwrap();
+        let mut read = ctx.list(CommandListType::Direct);
+        read.copy_buffer_region(&readback, 0, &gpu, 0, 1 << 20);
+        read.close().unwrap();
+        // The direct queue waits first: its work cannot start before the copy queue signals.
+        ctx.direct.wait(&fence, 1).unwrap();
+        ctx.direct.execute_command_lists(&[&read]).unwrap();
 
-    let mut copy = ctx.list(CommandListType::Copy);
-    copy.copy_buffer_region(&gpu, 0, &upload, 0, 1 << 20);
-    copy.close().unwrap();
-    ctx.copy.execute_command_lists(&[&copy]).unwrap();
-    ctx.copy.signal(&fence, 1).unwrap();
+        let mut copy = ctx.list(CommandListType::Copy);
+        copy.copy_buffer_region(&gpu, 0, &upload, 0, 1 << 20);
+        copy.close().unwrap();
+        ctx.copy.execute_command_lists(&[&copy]).unwrap();
+        ctx.copy.signal(&fence, 1).unwrap();
 
-    ctx.direct.wait_idle(TIMEOUT).unwrap();
-    assert_eq!(fence.completed_value(), 1);
-    assert_eq!(readback.read_vec(0, 1 << 20).unwrap(), data);
+        ctx.direct.wait_idle(TIMEOUT).unwrap();
+        assert_eq!(fence.completed_value(), 1);
+        assert_eq!(readback.read_vec(0, 1 << 20).unwrap(), data);
+    }
 }

@@ -5,6 +5,7 @@ use asyncmd::ddi::DeviceDdi;
 use asyncmd::types::*;
 use asyncmd::*;
 use asyncmd_reference::{ReferenceConfig, ReferenceDevice};
+use asyncmd_vulkan::{Validation, VulkanDevice, VulkanOptions};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -18,9 +19,34 @@ pub fn reference_device(config: ReferenceConfig) -> Device {
     DeviceFactory::new().create_device(&reference_adapter(config)).expect("reference device")
 }
 
-/// Every device the tests run on, by name. The reference device is always there.
+/// The Vulkan device with the validation layer where installed, or `None` where there is no
+/// Vulkan driver. With `ASYNCMD_REQUIRE_VULKAN=1` a missing driver fails the test instead.
+pub fn vulkan_driver() -> Option<Arc<VulkanDevice>> {
+    let required = std::env::var("ASYNCMD_REQUIRE_VULKAN").is_ok_and(|v| v == "1");
+    match VulkanDevice::open(0, VulkanOptions { validation: Validation::IfAvailable }) {
+        Ok(d) => Some(Arc::new(d)),
+        Err(e) if required => panic!("ASYNCMD_REQUIRE_VULKAN=1 but no Vulkan device: {}", e.text),
+        Err(_) => None,
+    }
+}
+
+/// A context on every device the tests run on, by name: the reference device always, the
+/// Vulkan device where a driver is installed.
+pub fn contexts() -> Vec<(&'static str, Ctx)> {
+    let mut v = vec![("reference", Ctx::reference())];
+    if let Some(vk) = vulkan_driver() {
+        let device =
+            DeviceFactory::new().create_device(&Adapter::new(vk.clone() as Arc<dyn DeviceDdi>)).expect("vulkan device");
+        let mut ctx = Ctx::new(device);
+        ctx.vulkan = Some(vk);
+        v.push(("vulkan", ctx));
+    }
+    v
+}
+
+/// Every device the tests run on, by name.
 pub fn devices() -> Vec<(&'static str, Device)> {
-    vec![("reference", reference_device(ReferenceConfig::default()))]
+    contexts().into_iter().map(|(n, c)| (n, c.device.clone())).collect()
 }
 
 /// A device with a direct, a compute and a copy queue.
@@ -29,6 +55,19 @@ pub struct Ctx {
     pub direct: CommandQueue,
     pub compute: CommandQueue,
     pub copy: CommandQueue,
+    /// The Vulkan driver behind `device`, whose validation messages fail the test.
+    pub vulkan: Option<Arc<VulkanDevice>>,
+}
+
+impl Drop for Ctx {
+    fn drop(&mut self) {
+        if let Some(vk) = &self.vulkan {
+            let messages = vk.validation_log().messages();
+            if !messages.is_empty() && !std::thread::panicking() {
+                panic!("{} Vulkan validation error(s):\n{}", messages.len(), messages.join("\n"));
+            }
+        }
+    }
 }
 
 pub const TIMEOUT: Duration = Duration::from_secs(20);
@@ -38,7 +77,7 @@ impl Ctx {
         let direct = device.create_command_queue(CommandListType::Direct).unwrap();
         let compute = device.create_command_queue(CommandListType::Compute).unwrap();
         let copy = device.create_command_queue(CommandListType::Copy).unwrap();
-        Self { device, direct, compute, copy }
+        Self { device, direct, compute, copy, vulkan: None }
     }
 
     pub fn reference() -> Self {

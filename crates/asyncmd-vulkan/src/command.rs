@@ -1,0 +1,789 @@
+//! Command lists: each command is recorded into a Vulkan command buffer as it comes.
+
+use crate::core::Core;
+use crate::device::Tables;
+use crate::format::{barrier_aspects, plane_aspect};
+use crate::memory::VkResource;
+use crate::sync;
+use ash::vk;
+use asyncmd_ddi::{
+    Command, CommandListDdi, DepthStencilView, Executable, QueryResolve, RenderTargetView, Resolve, ResourceId,
+};
+use asyncmd_types::{
+    BarrierGroup, BarrierLayout, BarrierSubresourceRange, Box3, BufferCopyRegion, ClearFlags, CommandListType,
+    CopyLocationKind, Error, MessageId, PlacedSubresourceFootprint, QueryType, Rect, ResolveMode, ResourceDimension,
+    Result, TextureCopyLocation,
+};
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+/// A closed list: command buffers ready to submit, and everything they use.
+pub(crate) struct Recorded {
+    core: Arc<Core>,
+    pub(crate) ty: CommandListType,
+    pool: vk::CommandPool,
+    /// Query resets first, then the list's commands.
+    buffers: Vec<vk::CommandBuffer>,
+    _keep: Vec<Arc<VkResource>>,
+    _keep_queries: Vec<Arc<crate::device::VkQueryHeap>>,
+    /// A bundle's commands, replayed into the lists that execute it.
+    pub(crate) bundle: Vec<Command>,
+}
+
+impl Recorded {
+    pub(crate) fn command_buffers(&self) -> Vec<vk::CommandBuffer> {
+        self.buffers.clone()
+    }
+}
+
+impl Drop for Recorded {
+    fn drop(&mut self) {
+        // SAFETY: queues keep an Arc of a submitted list until the GPU has finished it.
+        unsafe { self.core.device.destroy_command_pool(self.pool, None) };
+    }
+}
+
+/// A command list of the Vulkan device.
+pub(crate) struct VkCommandList {
+    core: Arc<Core>,
+    tables: Arc<Tables>,
+    ty: CommandListType,
+    pool: vk::CommandPool,
+    prologue: vk::CommandBuffer,
+    cb: vk::CommandBuffer,
+    keep: HashMap<u64, Arc<VkResource>>,
+    queries: HashMap<u64, Arc<crate::device::VkQueryHeap>>,
+    resets: HashSet<(u64, u32)>,
+    /// A legacy transfer was recorded: the next one needs a barrier first.
+    transfer_pending: bool,
+    bundle: Vec<Command>,
+    error: Option<Error>,
+}
+
+fn fail(text: String) -> Error {
+    Error::fail(MessageId::DeviceUnsupported, text)
+}
+
+impl VkCommandList {
+    pub(crate) fn new(core: &Arc<Core>, tables: &Arc<Tables>, ty: CommandListType) -> Result<Self> {
+        let mut list = Self {
+            core: core.clone(),
+            tables: tables.clone(),
+            ty,
+            pool: vk::CommandPool::null(),
+            prologue: vk::CommandBuffer::null(),
+            cb: vk::CommandBuffer::null(),
+            keep: HashMap::new(),
+            queries: HashMap::new(),
+            resets: HashSet::new(),
+            transfer_pending: false,
+            bundle: Vec::new(),
+            error: None,
+        };
+        list.begin()?;
+        Ok(list)
+    }
+
+    fn family(&self) -> u32 {
+        match self.ty {
+            CommandListType::Compute => self.core.families.compute,
+            CommandListType::Copy => self.core.families.copy,
+            _ => self.core.families.direct,
+        }
+    }
+
+    fn begin(&mut self) -> Result<()> {
+        let d = &self.core.device;
+        let oom = |e: vk::Result| Error::out_of_memory(format!("CreateCommandList: {e}"));
+        // SAFETY: a new pool and primary command buffer owned by this list (then by its
+        // `Recorded`), begun for one submission.
+        unsafe {
+            self.pool = d
+                .create_command_pool(&vk::CommandPoolCreateInfo::default().queue_family_index(self.family()), None)
+                .map_err(oom)?;
+            let cbs = d
+                .allocate_command_buffers(
+                    &vk::CommandBufferAllocateInfo::default().command_pool(self.pool).command_buffer_count(2),
+                )
+                .map_err(oom)?;
+            self.prologue = cbs[0];
+            self.cb = cbs[1];
+            d.begin_command_buffer(self.cb, &vk::CommandBufferBeginInfo::default()).map_err(oom)?;
+        }
+        Ok(())
+    }
+
+    fn resource(&mut self, id: ResourceId) -> Result<Arc<VkResource>> {
+        if let Some(r) = self.keep.get(&id.0) {
+            return Ok(r.clone());
+        }
+        let r = self.tables.resources.get(id.0).ok_or_else(|| fail(format!("unknown resource {id:?}")))?;
+        self.keep.insert(id.0, r.clone());
+        Ok(r)
+    }
+
+    fn buffer_of(&mut self, id: ResourceId) -> Result<vk::Buffer> {
+        self.resource(id)?.buffer().ok_or_else(|| fail("a texture where a buffer was expected".into()))
+    }
+
+    fn image_of(&mut self, id: ResourceId) -> Result<(Arc<VkResource>, vk::Image)> {
+        let r = self.resource(id)?;
+        let image = r.image().ok_or_else(|| fail("a buffer where a texture was expected".into()))?;
+        Ok((r, image))
+    }
+
+    /// Legacy copies, clears and resolves complete one before the next: a barrier between them.
+    fn serialize(&mut self) {
+        if self.transfer_pending {
+            let b = [sync::serialize_transfers()];
+            // SAFETY: recording into this list's open command buffer.
+            unsafe {
+                self.core.device.cmd_pipeline_barrier2(self.cb, &vk::DependencyInfo::default().memory_barriers(&b))
+            };
+        }
+        self.transfer_pending = true;
+    }
+
+    fn record_command(&mut self, c: Command) -> Result<()> {
+        if self.ty == CommandListType::Bundle {
+            self.bundle.push(c);
+            return Ok(());
+        }
+        match c {
+            Command::CopyBufferRegion(r) => self.copy_buffer(&r),
+            Command::CopyTextureRegion { dest, dest_x, dest_y, dest_z, source, source_box } => {
+                self.copy_texture(&dest, (dest_x, dest_y, dest_z), &source, source_box)
+            }
+            Command::CopyResource { dest, source } => self.copy_resource(dest, source),
+            Command::Barrier(groups) => self.barrier(&groups),
+            Command::ClearRenderTargetView { view, color, rects } => self.clear_rtv(&view, color, &rects),
+            Command::ClearDepthStencilView { view, flags, depth, stencil, rects } => {
+                self.clear_dsv(&view, flags, depth, stencil, &rects)
+            }
+            Command::BeginQuery { heap, ty, index } => self.query(heap.0, ty, index, true),
+            Command::EndQuery { heap, ty, index } => self.query(heap.0, ty, index, false),
+            Command::ResolveQueryData(q) => self.resolve_query(&q),
+            Command::ResolveSubresourceRegion(r) => self.resolve(&r),
+            Command::ExecuteBundle(exe) => {
+                let bundle = exe
+                    .0
+                    .downcast::<Recorded>()
+                    .map_err(|_| fail("ExecuteBundle: not a bundle of this device".into()))?;
+                for c in bundle.bundle.clone() {
+                    self.record_command(c)?;
+                }
+                Ok(())
+            }
+            other => Err(fail(format!("{}: not yet implemented on the Vulkan device", other.name()))),
+        }
+    }
+
+    fn copy_buffer(&mut self, r: &BufferCopyRegion<ResourceId>) -> Result<()> {
+        let (dst, src) = (self.buffer_of(r.dest)?, self.buffer_of(r.source)?);
+        self.serialize();
+        let region = [vk::BufferCopy { src_offset: r.source_offset, dst_offset: r.dest_offset, size: r.size }];
+        // SAFETY: both buffers are live and kept by this list; the runtime checked the ranges.
+        unsafe { self.core.device.cmd_copy_buffer(self.cb, src, dst, &region) };
+        Ok(())
+    }
+
+    fn layers(res: &VkResource, index: u32) -> Result<(vk::ImageSubresourceLayers, u32)> {
+        let sub = res.desc.subresource(index).ok_or_else(|| fail(format!("subresource {index} out of range")))?;
+        let three_d = res.desc.dimension == ResourceDimension::Texture3D;
+        Ok((
+            vk::ImageSubresourceLayers {
+                aspect_mask: plane_aspect(res.desc.format, sub.plane),
+                mip_level: sub.mip,
+                base_array_layer: if three_d { 0 } else { sub.slice },
+                layer_count: 1,
+            },
+            sub.plane,
+        ))
+    }
+
+    /// A buffer region for a footprint, starting at texel (x, y, z) of it.
+    fn footprint_region(fp: &PlacedSubresourceFootprint, (x, y, z): (u32, u32, u32)) -> (u64, u32, u32) {
+        let f = fp.footprint;
+        let plane = f.format.plane(0).unwrap_or(asyncmd_types::PlaneInfo {
+            format: f.format,
+            bytes_per_block: 1,
+            block_width: 1,
+            block_height: 1,
+            subsample_x: 1,
+            subsample_y: 1,
+        });
+        let rows = f.height.div_ceil(plane.block_height) as u64;
+        let offset = fp.offset
+            + z as u64 * rows * f.row_pitch as u64
+            + (y / plane.block_height) as u64 * f.row_pitch as u64
+            + (x / plane.block_width) as u64 * plane.bytes_per_block as u64;
+        let row_length = f.row_pitch / plane.bytes_per_block * plane.block_width;
+        (offset, row_length, rows as u32 * plane.block_height)
+    }
+
+    fn copy_texture(
+        &mut self,
+        dest: &TextureCopyLocation<ResourceId>,
+        at: (u32, u32, u32),
+        source: &TextureCopyLocation<ResourceId>,
+        source_box: Option<Box3>,
+    ) -> Result<()> {
+        let d = self.core.device.clone();
+        let (dst, src) = (self.resource(dest.resource)?, self.resource(source.resource)?);
+        let full = |res: &VkResource, kind: &CopyLocationKind| match kind {
+            CopyLocationKind::Subresource(i) => res.desc.subresource_extent(*i).map(|(w, h, z)| Box3::sized(w, h, z)),
+            CopyLocationKind::PlacedFootprint(fp) => {
+                Some(Box3::sized(fp.footprint.width, fp.footprint.height, fp.footprint.depth))
+            }
+        };
+        let sbox = match source_box {
+            Some(b) => b,
+            None => full(&src, &source.kind).ok_or_else(|| fail("CopyTextureRegion: bad source".into()))?,
+        };
+        let (w, h, depth) = sbox.extent();
+        if w == 0 || h == 0 || depth == 0 {
+            return Ok(());
+        }
+        let extent = vk::Extent3D { width: w, height: h, depth };
+        let src_offset = vk::Offset3D { x: sbox.left as i32, y: sbox.top as i32, z: sbox.front as i32 };
+        let dst_offset = vk::Offset3D { x: at.0 as i32, y: at.1 as i32, z: at.2 as i32 };
+        self.serialize();
+        match (&dest.kind, &source.kind) {
+            (CopyLocationKind::Subresource(di), CopyLocationKind::Subresource(si)) => {
+                let (dl, _) = Self::layers(&dst, *di)?;
+                let (sl, _) = Self::layers(&src, *si)?;
+                let region =
+                    [vk::ImageCopy { src_subresource: sl, src_offset, dst_subresource: dl, dst_offset, extent }];
+                let (di, si) = (dst.image().unwrap_or_default(), src.image().unwrap_or_default());
+                // SAFETY: live images in GENERAL; the runtime checked the regions.
+                unsafe {
+                    d.cmd_copy_image(self.cb, si, vk::ImageLayout::GENERAL, di, vk::ImageLayout::GENERAL, &region)
+                };
+            }
+            (CopyLocationKind::Subresource(di), CopyLocationKind::PlacedFootprint(fp)) => {
+                let (dl, _) = Self::layers(&dst, *di)?;
+                let (offset, row_length, image_height) = Self::footprint_region(fp, (sbox.left, sbox.top, sbox.front));
+                let region = [vk::BufferImageCopy {
+                    buffer_offset: offset,
+                    buffer_row_length: row_length,
+                    buffer_image_height: image_height,
+                    image_subresource: dl,
+                    image_offset: dst_offset,
+                    image_extent: extent,
+                }];
+                let (image, buffer) = (dst.image().unwrap_or_default(), src.buffer().unwrap_or_default());
+                // SAFETY: a live buffer and image; the runtime checked footprint and region.
+                unsafe { d.cmd_copy_buffer_to_image(self.cb, buffer, image, vk::ImageLayout::GENERAL, &region) };
+            }
+            (CopyLocationKind::PlacedFootprint(fp), CopyLocationKind::Subresource(si)) => {
+                let (sl, _) = Self::layers(&src, *si)?;
+                let (offset, row_length, image_height) = Self::footprint_region(fp, at);
+                let region = [vk::BufferImageCopy {
+                    buffer_offset: offset,
+                    buffer_row_length: row_length,
+                    buffer_image_height: image_height,
+                    image_subresource: sl,
+                    image_offset: src_offset,
+                    image_extent: extent,
+                }];
+                let (image, buffer) = (src.image().unwrap_or_default(), dst.buffer().unwrap_or_default());
+                // SAFETY: as above.
+                unsafe { d.cmd_copy_image_to_buffer(self.cb, image, vk::ImageLayout::GENERAL, buffer, &region) };
+            }
+            _ => return Err(fail("CopyTextureRegion: buffer to buffer".into())),
+        }
+        Ok(())
+    }
+
+    fn copy_resource(&mut self, dest: ResourceId, source: ResourceId) -> Result<()> {
+        let d = self.core.device.clone();
+        let (dst, src) = (self.resource(dest)?, self.resource(source)?);
+        self.serialize();
+        if let (Some(db), Some(sb)) = (dst.buffer(), src.buffer()) {
+            let region = [vk::BufferCopy { src_offset: 0, dst_offset: 0, size: dst.desc.width.min(src.desc.width) }];
+            // SAFETY: live buffers of equal size.
+            unsafe { d.cmd_copy_buffer(self.cb, sb, db, &region) };
+            return Ok(());
+        }
+        let (Some(di), Some(si)) = (dst.image(), src.image()) else {
+            return Err(fail("CopyResource: mixed kinds".into()));
+        };
+        let desc = src.desc;
+        let mut regions = Vec::new();
+        for mip in 0..desc.mip_count() {
+            let (w, h, z) = desc.mip_extent(mip);
+            for plane in 0..desc.plane_count() {
+                let layers = vk::ImageSubresourceLayers {
+                    aspect_mask: plane_aspect(desc.format, plane),
+                    mip_level: mip,
+                    base_array_layer: 0,
+                    layer_count: desc.array_size(),
+                };
+                let p = desc.format.plane(plane).map_or((1, 1), |p| (p.subsample_x, p.subsample_y));
+                regions.push(vk::ImageCopy {
+                    src_subresource: layers,
+                    src_offset: vk::Offset3D::default(),
+                    dst_subresource: layers,
+                    dst_offset: vk::Offset3D::default(),
+                    extent: vk::Extent3D { width: w.div_ceil(p.0), height: h.div_ceil(p.1), depth: z },
+                });
+            }
+        }
+        // SAFETY: live images of one description.
+        unsafe { d.cmd_copy_image(self.cb, si, vk::ImageLayout::GENERAL, di, vk::ImageLayout::GENERAL, &regions) };
+        Ok(())
+    }
+
+    fn range(res: &VkResource, r: &BarrierSubresourceRange) -> Vec<vk::ImageSubresourceRange> {
+        let desc = &res.desc;
+        let all = vk::ImageSubresourceRange {
+            aspect_mask: barrier_aspects(desc.format),
+            base_mip_level: 0,
+            level_count: vk::REMAINING_MIP_LEVELS,
+            base_array_layer: 0,
+            layer_count: vk::REMAINING_ARRAY_LAYERS,
+        };
+        if r.index_or_first_mip == u32::MAX {
+            return vec![all];
+        }
+        if r.num_mip_levels == 0 {
+            let Some(s) = desc.subresource(r.index_or_first_mip) else { return vec![all] };
+            let aspect =
+                if desc.format.has_depth() { plane_aspect(desc.format, s.plane) } else { barrier_aspects(desc.format) };
+            let three_d = desc.dimension == ResourceDimension::Texture3D;
+            return vec![vk::ImageSubresourceRange {
+                aspect_mask: aspect,
+                base_mip_level: s.mip,
+                level_count: 1,
+                base_array_layer: if three_d { 0 } else { s.slice },
+                layer_count: 1,
+            }];
+        }
+        let aspect = if desc.format.has_depth() {
+            (r.first_plane..r.first_plane + r.num_planes.max(1))
+                .fold(vk::ImageAspectFlags::empty(), |a, p| a | plane_aspect(desc.format, p))
+        } else {
+            barrier_aspects(desc.format)
+        };
+        vec![vk::ImageSubresourceRange {
+            aspect_mask: aspect,
+            base_mip_level: r.index_or_first_mip,
+            level_count: r.num_mip_levels,
+            base_array_layer: r.first_array_slice,
+            layer_count: r.num_array_slices.max(1),
+        }]
+    }
+
+    fn barrier(&mut self, groups: &[BarrierGroup<ResourceId>]) -> Result<()> {
+        let mut memory = Vec::new();
+        let mut buffers = Vec::new();
+        let mut images = Vec::new();
+        for g in groups {
+            match g {
+                BarrierGroup::Global(bs) => {
+                    for b in bs {
+                        let (ss, ds) = (sync::stages(b.sync_before), sync::stages(b.sync_after));
+                        memory.push(
+                            vk::MemoryBarrier2::default()
+                                .src_stage_mask(ss)
+                                .src_access_mask(sync::accesses(b.access_before, ss))
+                                .dst_stage_mask(ds)
+                                .dst_access_mask(sync::accesses(b.access_after, ds)),
+                        );
+                    }
+                }
+                BarrierGroup::Buffer(bs) => {
+                    for b in bs {
+                        let buffer = self.buffer_of(b.resource)?;
+                        let (ss, ds) = (sync::stages(b.sync_before), sync::stages(b.sync_after));
+                        buffers.push(
+                            vk::BufferMemoryBarrier2::default()
+                                .src_stage_mask(ss)
+                                .src_access_mask(sync::accesses(b.access_before, ss))
+                                .dst_stage_mask(ds)
+                                .dst_access_mask(sync::accesses(b.access_after, ds))
+                                .buffer(buffer)
+                                .offset(0)
+                                .size(vk::WHOLE_SIZE),
+                        );
+                    }
+                }
+                BarrierGroup::Texture(bs) => {
+                    for b in bs {
+                        let (res, image) = self.image_of(b.resource)?;
+                        let (ss, ds) = (sync::stages(b.sync_before), sync::stages(b.sync_after));
+                        let discard = b.layout_before == BarrierLayout::Undefined;
+                        for range in Self::range(&res, &b.subresources) {
+                            images.push(
+                                vk::ImageMemoryBarrier2::default()
+                                    .src_stage_mask(ss)
+                                    .src_access_mask(sync::accesses(b.access_before, ss))
+                                    .dst_stage_mask(if ds == vk::PipelineStageFlags2::NONE {
+                                        vk::PipelineStageFlags2::ALL_COMMANDS
+                                    } else {
+                                        ds
+                                    })
+                                    .dst_access_mask(sync::accesses(b.access_after, ds))
+                                    .old_layout(if discard {
+                                        vk::ImageLayout::UNDEFINED
+                                    } else {
+                                        sync::layout(b.layout_before)
+                                    })
+                                    .new_layout(vk::ImageLayout::GENERAL)
+                                    .image(image)
+                                    .subresource_range(range),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        let info = vk::DependencyInfo::default()
+            .memory_barriers(&memory)
+            .buffer_memory_barriers(&buffers)
+            .image_memory_barriers(&images);
+        // SAFETY: every handle is live and kept by this list.
+        unsafe { self.core.device.cmd_pipeline_barrier2(self.cb, &info) };
+        // An explicit barrier orders what came before.
+        self.transfer_pending = false;
+        Ok(())
+    }
+
+    /// Runs `f` inside a dynamic-rendering instance over one attachment view.
+    fn with_attachment(
+        &mut self,
+        res: &VkResource,
+        key: crate::memory::ViewKey,
+        depth: Option<ClearFlags>,
+        area: (u32, u32),
+        f: impl FnOnce(&ash::Device, vk::CommandBuffer),
+    ) -> Result<()> {
+        let view = res.view(key)?;
+        let attachment = [vk::RenderingAttachmentInfo::default()
+            .image_view(view)
+            .image_layout(vk::ImageLayout::GENERAL)
+            .load_op(vk::AttachmentLoadOp::LOAD)
+            .store_op(vk::AttachmentStoreOp::STORE)];
+        let render_area =
+            vk::Rect2D { offset: vk::Offset2D::default(), extent: vk::Extent2D { width: area.0, height: area.1 } };
+        let mut info = vk::RenderingInfo::default().render_area(render_area).layer_count(key.4);
+        match depth {
+            None => info = info.color_attachments(&attachment),
+            Some(flags) => {
+                if flags.contains(ClearFlags::DEPTH) || res.desc.format.has_depth() {
+                    info = info.depth_attachment(&attachment[0]);
+                }
+                if res.desc.format.has_stencil() {
+                    info = info.stencil_attachment(&attachment[0]);
+                }
+            }
+        }
+        let d = &self.core.device;
+        // SAFETY: a rendering instance over a live view, ended right after `f` records into it.
+        unsafe {
+            d.cmd_begin_rendering(self.cb, &info);
+            f(d, self.cb);
+            d.cmd_end_rendering(self.cb);
+        }
+        Ok(())
+    }
+
+    fn clear_rtv(&mut self, view: &RenderTargetView, color: [f32; 4], rects: &[Rect]) -> Result<()> {
+        let (res, image) = self.image_of(view.resource)?;
+        let range = view.desc.range(&res.desc).ok_or_else(|| fail("ClearRenderTargetView: bad view".into()))?;
+        let format = view.desc.format;
+        let flushed = color.map(|c| if c.is_subnormal() { 0.0f32.copysign(c) } else { c });
+        let value = match format.info().class {
+            asyncmd_types::ComponentClass::Uint => vk::ClearColorValue { uint32: flushed.map(|c| c as u32) },
+            asyncmd_types::ComponentClass::Sint => vk::ClearColorValue { int32: flushed.map(|c| c as i32) },
+            _ => vk::ClearColorValue { float32: flushed },
+        };
+        self.serialize();
+        let three_d = res.desc.dimension == ResourceDimension::Texture3D;
+        let (w, h, _) = res.desc.mip_extent(range.mip);
+        if rects.is_empty() && !three_d && res.view_format(format) == res.view_format(res.desc.format) {
+            let r = vk::ImageSubresourceRange {
+                aspect_mask: vk::ImageAspectFlags::COLOR,
+                base_mip_level: range.mip,
+                level_count: 1,
+                base_array_layer: range.first_slice,
+                layer_count: range.slices,
+            };
+            // SAFETY: a live image in GENERAL with TRANSFER_DST usage.
+            unsafe { self.core.device.cmd_clear_color_image(self.cb, image, vk::ImageLayout::GENERAL, &value, &[r]) };
+            return Ok(());
+        }
+        let ty = if three_d {
+            vk::ImageViewType::TYPE_2D_ARRAY
+        } else if res.desc.array_size() > 1 {
+            vk::ImageViewType::TYPE_2D_ARRAY
+        } else {
+            vk::ImageViewType::TYPE_2D
+        };
+        if three_d {
+            return Err(fail("ClearRenderTargetView: 3D targets are not yet implemented on the Vulkan device".into()));
+        }
+        let key =
+            (res.view_format(format), ty, range.mip, range.first_slice, range.slices, vk::ImageAspectFlags::COLOR);
+        let clear_rects = clear_rects(rects, w, h, range.slices);
+        let attachment = [vk::ClearAttachment {
+            aspect_mask: vk::ImageAspectFlags::COLOR,
+            color_attachment: 0,
+            clear_value: vk::ClearValue { color: value },
+        }];
+        self.with_attachment(&res, key, None, (w, h), |d, cb| {
+            if !clear_rects.is_empty() {
+                // SAFETY: inside the rendering instance; rectangles are inside the render area.
+                unsafe { d.cmd_clear_attachments(cb, &attachment, &clear_rects) };
+            }
+        })
+    }
+
+    fn clear_dsv(
+        &mut self,
+        view: &DepthStencilView,
+        flags: ClearFlags,
+        depth: f32,
+        stencil: u8,
+        rects: &[Rect],
+    ) -> Result<()> {
+        let (res, image) = self.image_of(view.resource)?;
+        let range = view.desc.range(&res.desc).ok_or_else(|| fail("ClearDepthStencilView: bad view".into()))?;
+        let mut aspect = vk::ImageAspectFlags::empty();
+        if flags.contains(ClearFlags::DEPTH) {
+            aspect |= vk::ImageAspectFlags::DEPTH;
+        }
+        if flags.contains(ClearFlags::STENCIL) && res.desc.format.has_stencil() {
+            aspect |= vk::ImageAspectFlags::STENCIL;
+        }
+        if aspect.is_empty() {
+            return Ok(());
+        }
+        let value = vk::ClearDepthStencilValue { depth, stencil: stencil as u32 };
+        self.serialize();
+        let (w, h, _) = res.desc.mip_extent(range.mip);
+        if rects.is_empty() {
+            let r = vk::ImageSubresourceRange {
+                aspect_mask: aspect,
+                base_mip_level: range.mip,
+                level_count: 1,
+                base_array_layer: range.first_slice,
+                layer_count: range.slices,
+            };
+            // SAFETY: a live depth image in GENERAL.
+            unsafe {
+                self.core.device.cmd_clear_depth_stencil_image(self.cb, image, vk::ImageLayout::GENERAL, &value, &[r])
+            };
+            return Ok(());
+        }
+        let ty = if res.desc.array_size() > 1 { vk::ImageViewType::TYPE_2D_ARRAY } else { vk::ImageViewType::TYPE_2D };
+        let key = (
+            res.view_format(res.desc.format),
+            ty,
+            range.mip,
+            range.first_slice,
+            range.slices,
+            crate::format::all_aspects(res.desc.format),
+        );
+        let clear_rects = clear_rects(rects, w, h, range.slices);
+        let attachment = [vk::ClearAttachment {
+            aspect_mask: aspect,
+            color_attachment: 0,
+            clear_value: vk::ClearValue { depth_stencil: value },
+        }];
+        self.with_attachment(&res, key, Some(flags), (w, h), |d, cb| {
+            if !clear_rects.is_empty() {
+                // SAFETY: inside the rendering instance; rectangles are inside the render area.
+                unsafe { d.cmd_clear_attachments(cb, &attachment, &clear_rects) };
+            }
+        })
+    }
+
+    fn query_heap(&mut self, id: u64) -> Result<Arc<crate::device::VkQueryHeap>> {
+        if let Some(h) = self.queries.get(&id) {
+            return Ok(h.clone());
+        }
+        let h = self.tables.query_heaps.get(id).ok_or_else(|| fail(format!("unknown query heap {id}")))?;
+        self.queries.insert(id, h.clone());
+        Ok(h)
+    }
+
+    fn query(&mut self, heap: u64, ty: QueryType, index: u32, begin: bool) -> Result<()> {
+        let h = self.query_heap(heap)?;
+        let d = &self.core.device;
+        if begin {
+            self.resets.insert((heap, index));
+        }
+        // SAFETY: the pool is live and kept by this list; the slot is reset in the prologue.
+        unsafe {
+            match (ty, begin) {
+                (QueryType::Timestamp, _) => {
+                    self.resets.insert((heap, index));
+                    d.cmd_write_timestamp2(self.cb, vk::PipelineStageFlags2::ALL_COMMANDS, h.pool, index);
+                }
+                (QueryType::Occlusion, true) => d.cmd_begin_query(self.cb, h.pool, index, h.precise),
+                (_, true) => d.cmd_begin_query(self.cb, h.pool, index, vk::QueryControlFlags::empty()),
+                (_, false) => d.cmd_end_query(self.cb, h.pool, index),
+            }
+        }
+        Ok(())
+    }
+
+    fn resolve_query(&mut self, q: &QueryResolve) -> Result<()> {
+        if q.ty == QueryType::BinaryOcclusion {
+            return Err(fail("ResolveQueryData: binary occlusion is not yet implemented on the Vulkan device".into()));
+        }
+        let h = self.query_heap(q.heap.0)?;
+        let buffer = self.buffer_of(q.dest)?;
+        self.serialize();
+        // SAFETY: a live pool and buffer; the runtime checked range and alignment.
+        unsafe {
+            self.core.device.cmd_copy_query_pool_results(
+                self.cb,
+                h.pool,
+                q.start,
+                q.count,
+                buffer,
+                q.dest_offset,
+                q.ty.result_size(),
+                vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+            )
+        };
+        Ok(())
+    }
+
+    fn resolve(&mut self, r: &Resolve) -> Result<()> {
+        if r.mode != ResolveMode::Average {
+            return Err(fail(format!(
+                "ResolveSubresourceRegion: {:?} is not yet implemented on the Vulkan device",
+                r.mode
+            )));
+        }
+        let (dst, di) = self.image_of(r.dest)?;
+        let (src, si) = self.image_of(r.source)?;
+        let (sl, _) = Self::layers(&src, r.source_subresource)?;
+        let (dl, _) = Self::layers(&dst, r.dest_subresource)?;
+        let (sw, sh, _) = src.desc.subresource_extent(r.source_subresource).unwrap_or((0, 0, 0));
+        let rect = r.source_rect.unwrap_or(Rect::new(0, 0, sw as i32, sh as i32));
+        self.serialize();
+        let region = [vk::ImageResolve {
+            src_subresource: sl,
+            src_offset: vk::Offset3D { x: rect.left, y: rect.top, z: 0 },
+            dst_subresource: dl,
+            dst_offset: vk::Offset3D { x: r.dest_x as i32, y: r.dest_y as i32, z: 0 },
+            extent: vk::Extent3D {
+                width: (rect.right - rect.left) as u32,
+                height: (rect.bottom - rect.top) as u32,
+                depth: 1,
+            },
+        }];
+        // SAFETY: live images in GENERAL; the runtime checked the regions and formats.
+        unsafe {
+            self.core.device.cmd_resolve_image(
+                self.cb,
+                si,
+                vk::ImageLayout::GENERAL,
+                di,
+                vk::ImageLayout::GENERAL,
+                &region,
+            )
+        };
+        Ok(())
+    }
+}
+
+/// View-space rectangles clipped to the view, as clear rectangles over `layers` layers.
+fn clear_rects(rects: &[Rect], w: u32, h: u32, layers: u32) -> Vec<vk::ClearRect> {
+    let full = Rect::new(0, 0, w as i32, h as i32);
+    let rects: Vec<Rect> =
+        if rects.is_empty() { vec![full] } else { rects.iter().map(|r| r.intersect(&full)).collect() };
+    rects
+        .into_iter()
+        .filter(|r| !r.is_empty())
+        .map(|r| vk::ClearRect {
+            rect: vk::Rect2D {
+                offset: vk::Offset2D { x: r.left, y: r.top },
+                extent: vk::Extent2D { width: (r.right - r.left) as u32, height: (r.bottom - r.top) as u32 },
+            },
+            base_array_layer: 0,
+            layer_count: layers,
+        })
+        .collect()
+}
+
+impl CommandListDdi for VkCommandList {
+    fn record(&mut self, command: Command) {
+        if self.error.is_some() {
+            return;
+        }
+        if let Err(e) = self.record_command(command) {
+            self.error = Some(e);
+        }
+    }
+
+    fn close(&mut self) -> Result<Executable> {
+        if let Some(e) = self.error.take() {
+            self.reset();
+            return Err(e);
+        }
+        let d = self.core.device.clone();
+        let oom = |e: vk::Result| Error::out_of_memory(format!("Close: {e}"));
+        // SAFETY: ends this list's command buffer; records the prologue into the pool's first
+        // buffer; both then belong to the returned `Recorded`.
+        let buffers = unsafe {
+            d.end_command_buffer(self.cb).map_err(oom)?;
+            let prologue = self.prologue;
+            if self.resets.is_empty() {
+                d.free_command_buffers(self.pool, &[prologue]);
+                vec![self.cb]
+            } else {
+                d.begin_command_buffer(prologue, &vk::CommandBufferBeginInfo::default()).map_err(oom)?;
+                for (heap, index) in &self.resets {
+                    if let Some(h) = self.queries.get(heap) {
+                        d.cmd_reset_query_pool(prologue, h.pool, *index, 1);
+                    }
+                }
+                d.end_command_buffer(prologue).map_err(oom)?;
+                vec![prologue, self.cb]
+            }
+        };
+        let recorded = Recorded {
+            core: self.core.clone(),
+            ty: self.ty,
+            pool: std::mem::replace(&mut self.pool, vk::CommandPool::null()),
+            buffers,
+            _keep: self.keep.drain().map(|(_, v)| v).collect(),
+            _keep_queries: self.queries.drain().map(|(_, v)| v).collect(),
+            bundle: std::mem::take(&mut self.bundle),
+        };
+        self.resets.clear();
+        self.transfer_pending = false;
+        Ok(Executable(Arc::new(recorded)))
+    }
+
+    fn reset(&mut self) {
+        if self.pool != vk::CommandPool::null() {
+            // SAFETY: the pool was never submitted (it is still this list's).
+            unsafe { self.core.device.destroy_command_pool(self.pool, None) };
+            self.pool = vk::CommandPool::null();
+        }
+        self.keep.clear();
+        self.queries.clear();
+        self.resets.clear();
+        self.bundle.clear();
+        self.transfer_pending = false;
+        self.error = None;
+        if let Err(e) = self.begin() {
+            self.error = Some(e);
+        }
+    }
+}
+
+impl Drop for VkCommandList {
+    fn drop(&mut self) {
+        if self.pool != vk::CommandPool::null() {
+            // SAFETY: an open pool is never submitted.
+            unsafe { self.core.device.destroy_command_pool(self.pool, None) };
+        }
+    }
+}

@@ -1,0 +1,259 @@
+//! The logical device: queues, the memory allocator, and what both need to outlive.
+
+use crate::instance::Instance;
+use crate::physical::{choose_families, Families};
+use ash::vk;
+use asyncmd_types::{Error, Result};
+use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
+use std::collections::HashMap;
+use std::mem::ManuallyDrop;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+
+/// Optional features the device turned on.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Features {
+    pub(crate) conditional_rendering: bool,
+    pub(crate) sample_locations: bool,
+    pub(crate) sparse_buffer: bool,
+    pub(crate) sparse_image_2d: bool,
+    pub(crate) bc: bool,
+    pub(crate) pipeline_statistics: bool,
+    pub(crate) occlusion_precise: bool,
+}
+
+pub(crate) struct Core {
+    pub(crate) instance: Arc<Instance>,
+    pub(crate) physical: vk::PhysicalDevice,
+    pub(crate) device: ash::Device,
+    allocator: Mutex<ManuallyDrop<Allocator>>,
+    queues: HashMap<u32, Mutex<vk::Queue>>,
+    pub(crate) families: Families,
+    pub(crate) props: vk::PhysicalDeviceProperties,
+    pub(crate) features: Features,
+    /// Highest value submitted for a signal, per timeline semaphore: a queue holds a wait back
+    /// until its signal has been submitted (queue forward progress on shared queues).
+    submitted: Mutex<HashMap<vk::Semaphore, u64>>,
+    submitted_changed: Condvar,
+}
+
+impl Core {
+    pub(crate) fn new(instance: Arc<Instance>, physical: vk::PhysicalDevice) -> Result<Self> {
+        let i = &instance.instance;
+        // SAFETY: queries on a physical device of this instance.
+        let (props, families_props, extensions, base) = unsafe {
+            (
+                i.get_physical_device_properties(physical),
+                i.get_physical_device_queue_family_properties(physical),
+                i.enumerate_device_extension_properties(physical).unwrap_or_default(),
+                i.get_physical_device_features(physical),
+            )
+        };
+        let has_ext = |name: &std::ffi::CStr| extensions.iter().any(|e| e.extension_name_as_c_str() == Ok(name));
+        let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
+        let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
+        let mut all = vk::PhysicalDeviceFeatures2::default().push_next(&mut f12).push_next(&mut f13);
+        // SAFETY: the chained structs live on this stack frame during the call.
+        unsafe { i.get_physical_device_features2(physical, &mut all) };
+        if f12.timeline_semaphore == 0
+            || f12.buffer_device_address == 0
+            || f13.synchronization2 == 0
+            || f13.dynamic_rendering == 0
+        {
+            return Err(Error::unsupported(
+                "Vulkan: the device lacks timeline semaphores, buffer device address, synchronization2 or dynamic rendering",
+            ));
+        }
+        let families =
+            choose_families(&families_props).ok_or_else(|| Error::unsupported("Vulkan: no graphics queue family"))?;
+        let features = Features {
+            conditional_rendering: has_ext(ash::ext::conditional_rendering::NAME),
+            sample_locations: has_ext(ash::ext::sample_locations::NAME),
+            sparse_buffer: base.sparse_binding != 0 && base.sparse_residency_buffer != 0,
+            sparse_image_2d: base.sparse_binding != 0 && base.sparse_residency_image2_d != 0,
+            bc: base.texture_compression_bc != 0,
+            pipeline_statistics: base.pipeline_statistics_query != 0,
+            occlusion_precise: base.occlusion_query_precise != 0,
+        };
+        let mut unique: Vec<u32> = vec![families.direct, families.compute, families.copy];
+        unique.sort_unstable();
+        unique.dedup();
+        let priorities = [1.0f32];
+        let queue_infos: Vec<_> = unique
+            .iter()
+            .map(|&f| vk::DeviceQueueCreateInfo::default().queue_family_index(f).queue_priorities(&priorities))
+            .collect();
+        let mut ext_names = Vec::new();
+        if features.conditional_rendering {
+            ext_names.push(ash::ext::conditional_rendering::NAME.as_ptr());
+        }
+        if features.sample_locations {
+            ext_names.push(ash::ext::sample_locations::NAME.as_ptr());
+        }
+        let enabled = vk::PhysicalDeviceFeatures {
+            sparse_binding: (features.sparse_buffer || features.sparse_image_2d) as u32,
+            sparse_residency_buffer: features.sparse_buffer as u32,
+            sparse_residency_image2_d: features.sparse_image_2d as u32,
+            texture_compression_bc: features.bc as u32,
+            pipeline_statistics_query: features.pipeline_statistics as u32,
+            occlusion_query_precise: features.occlusion_precise as u32,
+            independent_blend: base.independent_blend,
+            sample_rate_shading: base.sample_rate_shading,
+            fragment_stores_and_atomics: base.fragment_stores_and_atomics,
+            shader_int64: base.shader_int64,
+            ..Default::default()
+        };
+        let mut e12 = vk::PhysicalDeviceVulkan12Features::default()
+            .timeline_semaphore(true)
+            .buffer_device_address(true)
+            .host_query_reset(f12.host_query_reset != 0)
+            .shader_output_layer(f12.shader_output_layer != 0)
+            .scalar_block_layout(f12.scalar_block_layout != 0);
+        let mut e13 = vk::PhysicalDeviceVulkan13Features::default()
+            .synchronization2(true)
+            .dynamic_rendering(true)
+            .maintenance4(f13.maintenance4 != 0);
+        let mut cond = vk::PhysicalDeviceConditionalRenderingFeaturesEXT::default().conditional_rendering(true);
+        let mut info = vk::DeviceCreateInfo::default()
+            .queue_create_infos(&queue_infos)
+            .enabled_extension_names(&ext_names)
+            .enabled_features(&enabled)
+            .push_next(&mut e12)
+            .push_next(&mut e13);
+        if features.conditional_rendering {
+            info = info.push_next(&mut cond);
+        }
+        // SAFETY: every pointer in `info` refers to locals alive during the call.
+        let device = unsafe { i.create_device(physical, &info, None) }
+            .map_err(|e| Error::unsupported(format!("Vulkan: cannot create the device: {e}")))?;
+        let allocator = Allocator::new(&AllocatorCreateDesc {
+            instance: i.clone(),
+            device: device.clone(),
+            physical_device: physical,
+            debug_settings: Default::default(),
+            buffer_device_address: true,
+            allocation_sizes: Default::default(),
+        });
+        let allocator = match allocator {
+            Ok(a) => a,
+            Err(e) => {
+                // SAFETY: nothing was created from the device yet.
+                unsafe { device.destroy_device(None) };
+                return Err(Error::unsupported(format!("Vulkan: cannot create the memory allocator: {e}")));
+            }
+        };
+        let queues = unique
+            .iter()
+            .map(|&f| {
+                // SAFETY: one queue of each family was requested above.
+                (f, Mutex::new(unsafe { device.get_device_queue(f, 0) }))
+            })
+            .collect();
+        Ok(Self {
+            instance,
+            physical,
+            device,
+            allocator: Mutex::new(ManuallyDrop::new(allocator)),
+            queues,
+            families,
+            props,
+            features,
+            submitted: Mutex::new(HashMap::new()),
+            submitted_changed: Condvar::new(),
+        })
+    }
+
+    pub(crate) fn allocator(&self) -> MutexGuard<'_, ManuallyDrop<Allocator>> {
+        self.allocator.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The shared queue of a family; lock it for every submission.
+    pub(crate) fn queue(&self, family: u32) -> &Mutex<vk::Queue> {
+        &self.queues[&family]
+    }
+
+    /// Records that a signal of `value` on `semaphore` has been submitted.
+    pub(crate) fn signal_submitted(&self, semaphore: vk::Semaphore, value: u64) {
+        let mut m = self.submitted.lock().unwrap_or_else(PoisonError::into_inner);
+        let e = m.entry(semaphore).or_insert(0);
+        *e = (*e).max(value);
+        self.submitted_changed.notify_all();
+    }
+
+    /// Blocks until a signal reaching `value` has been submitted or has happened on the CPU,
+    /// or `cancel` returns true (checked every 50 ms).
+    pub(crate) fn wait_submitted(&self, semaphore: vk::Semaphore, value: u64, cancel: impl Fn() -> bool) -> bool {
+        let mut m = self.submitted.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            if m.get(&semaphore).copied().unwrap_or(0) >= value || self.counter(semaphore) >= value {
+                return true;
+            }
+            if cancel() {
+                return false;
+            }
+            m = self
+                .submitted_changed
+                .wait_timeout(m, std::time::Duration::from_millis(50))
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+    }
+
+    pub(crate) fn counter(&self, semaphore: vk::Semaphore) -> u64 {
+        // SAFETY: the semaphore is a live timeline semaphore of this device.
+        unsafe { self.device.get_semaphore_counter_value(semaphore) }.unwrap_or(0)
+    }
+
+    /// Runs `record` in a one-time command buffer on the direct family and waits for it.
+    pub(crate) fn one_time(&self, record: impl FnOnce(vk::CommandBuffer)) -> Result<()> {
+        let d = &self.device;
+        let fail = |e: vk::Result| Error::out_of_memory(format!("Vulkan: one-time submission failed: {e}"));
+        // SAFETY: the pool, buffer and fence are created, used and destroyed here; the queue is
+        // locked for the submission and the wait.
+        unsafe {
+            let pool = d
+                .create_command_pool(
+                    &vk::CommandPoolCreateInfo::default().queue_family_index(self.families.direct),
+                    None,
+                )
+                .map_err(fail)?;
+            let result = (|| {
+                let cb = d
+                    .allocate_command_buffers(
+                        &vk::CommandBufferAllocateInfo::default().command_pool(pool).command_buffer_count(1),
+                    )
+                    .map_err(fail)?[0];
+                d.begin_command_buffer(
+                    cb,
+                    &vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
+                )
+                .map_err(fail)?;
+                record(cb);
+                d.end_command_buffer(cb).map_err(fail)?;
+                let fence = d.create_fence(&vk::FenceCreateInfo::default(), None).map_err(fail)?;
+                let cbs = [vk::CommandBufferSubmitInfo::default().command_buffer(cb)];
+                let submit = [vk::SubmitInfo2::default().command_buffer_infos(&cbs)];
+                let r = {
+                    let q = self.queue(self.families.direct).lock().unwrap_or_else(PoisonError::into_inner);
+                    d.queue_submit2(*q, &submit, fence)
+                };
+                let r = r.and_then(|_| d.wait_for_fences(&[fence], true, u64::MAX));
+                d.destroy_fence(fence, None);
+                r.map_err(fail)
+            })();
+            d.destroy_command_pool(pool, None);
+            result
+        }
+    }
+}
+
+impl Drop for Core {
+    fn drop(&mut self) {
+        // SAFETY: waiting for idle, then destroying the allocator's memory and the device once;
+        // every object made from the device holds an Arc of this core and is gone by now.
+        unsafe {
+            let _ = self.device.device_wait_idle();
+            ManuallyDrop::drop(self.allocator.get_mut().unwrap_or_else(PoisonError::into_inner));
+            self.device.destroy_device(None);
+        }
+    }
+}

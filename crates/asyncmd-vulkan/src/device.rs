@@ -1,0 +1,296 @@
+//! The Vulkan device: enumeration, capabilities and the [`DeviceDdi`] implementation.
+
+use crate::command::VkCommandList;
+use crate::core::Core;
+use crate::format::vk_format;
+use crate::instance::{Instance, Validation, ValidationLog};
+use crate::memory::VkResource;
+use crate::physical::{adapter_info, vulkan13_devices, AdapterInfo};
+use crate::queue::{VkFence, VkQueue};
+use ash::vk;
+use asyncmd_ddi::*;
+use asyncmd_types::{CommandListType, Error, Format, MessageId, QueryHeapDesc, QueryHeapType, ResourceDesc, Result};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Options for opening a Vulkan device.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct VulkanOptions {
+    /// The Khronos validation layer.
+    pub validation: Validation,
+}
+
+/// A query heap: a query pool.
+pub(crate) struct VkQueryHeap {
+    core: Arc<Core>,
+    pub(crate) pool: vk::QueryPool,
+    pub(crate) precise: vk::QueryControlFlags,
+}
+
+impl Drop for VkQueryHeap {
+    fn drop(&mut self) {
+        // SAFETY: lists that use the pool hold an Arc of it until the GPU is done.
+        unsafe { self.core.device.destroy_query_pool(self.pool, None) };
+    }
+}
+
+/// Fences by id, shared with the queues.
+pub(crate) type Fences = Arc<Table<VkFence>>;
+
+/// The device's objects by id.
+pub(crate) struct Tables {
+    pub(crate) resources: Table<VkResource>,
+    pub(crate) query_heaps: Table<VkQueryHeap>,
+    pub(crate) fences: Fences,
+    pub(crate) root_signatures: Table<RootSignatureDesc>,
+    pub(crate) pipelines: Table<PipelineDesc>,
+}
+
+/// A device on a Vulkan 1.3 driver.
+pub struct VulkanDevice {
+    core: Arc<Core>,
+    tables: Arc<Tables>,
+    caps: Capabilities,
+    info: AdapterInfo,
+}
+
+impl VulkanDevice {
+    /// The Vulkan 1.3 devices the loader offers. Fails with `Unsupported` where there is no
+    /// loader or instance.
+    pub fn enumerate() -> Result<Vec<AdapterInfo>> {
+        let instance = Instance::new(Validation::Off)?;
+        Ok(vulkan13_devices(&instance)?.iter().enumerate().map(|(i, (_, p))| adapter_info(i, p)).collect())
+    }
+
+    /// Opens Vulkan device `index` (see [`VulkanDevice::enumerate`]).
+    pub fn open(index: usize, options: VulkanOptions) -> Result<Self> {
+        let instance = Arc::new(Instance::new(options.validation)?);
+        let devices = vulkan13_devices(&instance)?;
+        let (physical, props) = *devices.get(index).ok_or_else(|| {
+            Error::unsupported(format!("Vulkan: no Vulkan 1.3 device {index} ({} found)", devices.len()))
+        })?;
+        let info = adapter_info(index, &props);
+        let core = Arc::new(Core::new(instance, physical)?);
+        let caps = Capabilities {
+            name: format!("{} (Vulkan {})", info.name, info.api_version),
+            enhanced_barriers: true,
+            native_async_commands: None,
+            uma: info.uma,
+            programmable_sample_positions: core.features.sample_locations,
+            tiled_resources_tier: if core.features.sparse_buffer && core.features.sparse_image_2d { 2 } else { 0 },
+            compute_fill_shader: true,
+            protected_content: false,
+            timestamp_frequency: (1e9 / props.limits.timestamp_period.max(f32::MIN_POSITIVE) as f64) as u64,
+        };
+        let tables = Arc::new(Tables {
+            resources: Table::default(),
+            query_heaps: Table::default(),
+            fences: Arc::new(Table::default()),
+            root_signatures: Table::default(),
+            pipelines: Table::default(),
+        });
+        Ok(Self { core, tables, caps, info })
+    }
+
+    /// What the loader says of this device.
+    pub fn info(&self) -> &AdapterInfo {
+        &self.info
+    }
+
+    /// The validation layer's error messages so far (empty without the layer).
+    pub fn validation_log(&self) -> ValidationLog {
+        self.core.instance.log.clone()
+    }
+
+    /// Whether the validation layer is on.
+    pub fn validation_enabled(&self) -> bool {
+        self.core.instance.validation
+    }
+
+    fn resource(&self, id: ResourceId, api: &str) -> Result<Arc<VkResource>> {
+        self.tables
+            .resources
+            .get(id.0)
+            .ok_or_else(|| Error::invalid_arg(MessageId::ResourceMapInvalid, format!("{api}: unknown resource {id:?}")))
+    }
+}
+
+impl FormatQuery for VulkanDevice {
+    fn format_caps(&self, format: Format) -> FormatCaps {
+        let Some(vf) = vk_format(format) else {
+            return FormatCaps {
+                support: if format == Format::Unknown { FormatSupport::BUFFER } else { FormatSupport::empty() },
+                sample_counts: 1,
+            };
+        };
+        // SAFETY: a format-properties query on this device's physical device.
+        let props =
+            unsafe { self.core.instance.instance.get_physical_device_format_properties(self.core.physical, vf) };
+        let t = props.optimal_tiling_features;
+        let mut support = FormatSupport::empty();
+        if t.contains(vk::FormatFeatureFlags::TRANSFER_DST) {
+            support |= FormatSupport::TEXTURE;
+        }
+        if t.contains(vk::FormatFeatureFlags::COLOR_ATTACHMENT) && !format.is_typeless() {
+            support |= FormatSupport::RENDER_TARGET | FormatSupport::MULTISAMPLE_RENDER_TARGET;
+            if !matches!(format.info().class, asyncmd_types::ComponentClass::Uint | asyncmd_types::ComponentClass::Sint)
+            {
+                support |= FormatSupport::MULTISAMPLE_RESOLVE;
+            }
+        }
+        if t.contains(vk::FormatFeatureFlags::DEPTH_STENCIL_ATTACHMENT) && format.is_depth_stencil() {
+            support |= FormatSupport::DEPTH_STENCIL | FormatSupport::MULTISAMPLE_RENDER_TARGET;
+        }
+        if t.contains(vk::FormatFeatureFlags::STORAGE_IMAGE) {
+            support |= FormatSupport::UNORDERED_ACCESS;
+        }
+        if props.buffer_features.contains(vk::FormatFeatureFlags::UNIFORM_TEXEL_BUFFER)
+            && !format.is_typeless()
+            && !format.is_depth_stencil()
+        {
+            support |= FormatSupport::BUFFER;
+        }
+        let limits = &self.core.props.limits;
+        let counts = if format.is_depth_stencil() {
+            limits.framebuffer_depth_sample_counts
+                & limits.framebuffer_stencil_sample_counts.max(limits.framebuffer_depth_sample_counts)
+        } else if matches!(
+            format.info().class,
+            asyncmd_types::ComponentClass::Uint | asyncmd_types::ComponentClass::Sint
+        ) {
+            limits.sampled_image_integer_sample_counts & limits.framebuffer_color_sample_counts
+        } else {
+            limits.framebuffer_color_sample_counts
+        };
+        let sample_counts = if support.intersects(FormatSupport::RENDER_TARGET | FormatSupport::DEPTH_STENCIL) {
+            counts.as_raw()
+        } else {
+            1
+        };
+        FormatCaps { support, sample_counts }
+    }
+}
+
+impl DeviceDdi for VulkanDevice {
+    fn capabilities(&self) -> &Capabilities {
+        &self.caps
+    }
+
+    fn create_resource(&self, desc: &ResourceDesc, info: &ResourceCreateInfo) -> Result<ResourceId> {
+        if info.reserved {
+            return Err(Error::unsupported(
+                "CreateReservedResource: tiled resources are not yet implemented on the Vulkan device",
+            ));
+        }
+        if info.protected {
+            return Err(Error::unsupported("CreateResource: the Vulkan device has no protected content"));
+        }
+        let id = self.tables.resources.next_id();
+        let res = VkResource::new(&self.core, desc, info.heap)?;
+        self.tables.resources.insert_at(id, res);
+        Ok(ResourceId(id))
+    }
+
+    fn destroy_resource(&self, id: ResourceId) {
+        self.tables.resources.remove(id.0);
+    }
+
+    fn write_buffer(&self, id: ResourceId, offset: u64, data: &[u8]) -> Result<()> {
+        self.resource(id, "Map (write)")?.host_access(offset, data.len(), |bytes| bytes.copy_from_slice(data))
+    }
+
+    fn read_buffer(&self, id: ResourceId, offset: u64, out: &mut [u8]) -> Result<()> {
+        self.resource(id, "Map (read)")?.host_access(offset, out.len(), |bytes| out.copy_from_slice(bytes))
+    }
+
+    fn create_heap(&self, _size: u64) -> Result<HeapId> {
+        Err(Error::unsupported("CreateHeap: tiled resources are not yet implemented on the Vulkan device"))
+    }
+
+    fn destroy_heap(&self, _id: HeapId) {}
+
+    fn update_tile_mappings(&self, _resource: ResourceId, _mappings: &[TileMapping]) -> Result<()> {
+        Err(Error::unsupported("UpdateTileMappings: tiled resources are not yet implemented on the Vulkan device"))
+    }
+
+    fn create_query_heap(&self, desc: &QueryHeapDesc) -> Result<QueryHeapId> {
+        let ty = match desc.ty {
+            QueryHeapType::Occlusion => vk::QueryType::OCCLUSION,
+            QueryHeapType::Timestamp | QueryHeapType::CopyQueueTimestamp => vk::QueryType::TIMESTAMP,
+            QueryHeapType::PipelineStatistics if self.core.features.pipeline_statistics => {
+                vk::QueryType::PIPELINE_STATISTICS
+            }
+            QueryHeapType::PipelineStatistics => {
+                return Err(Error::unsupported("CreateQueryHeap: the Vulkan device has no pipeline statistics queries"))
+            }
+        };
+        // All eleven counters, in the order D3D12 lays them out.
+        let stats = vk::QueryPipelineStatisticFlags::from_raw(0x7FF);
+        let info = vk::QueryPoolCreateInfo::default().query_type(ty).query_count(desc.count).pipeline_statistics(
+            if ty == vk::QueryType::PIPELINE_STATISTICS { stats } else { vk::QueryPipelineStatisticFlags::empty() },
+        );
+        // SAFETY: valid create info.
+        let pool = unsafe { self.core.device.create_query_pool(&info, None) }
+            .map_err(|e| Error::out_of_memory(format!("CreateQueryHeap: {e}")))?;
+        let precise = if self.core.features.occlusion_precise {
+            vk::QueryControlFlags::PRECISE
+        } else {
+            vk::QueryControlFlags::empty()
+        };
+        Ok(QueryHeapId(self.tables.query_heaps.insert(VkQueryHeap { core: self.core.clone(), pool, precise })))
+    }
+
+    fn destroy_query_heap(&self, id: QueryHeapId) {
+        self.tables.query_heaps.remove(id.0);
+    }
+
+    fn create_root_signature(&self, desc: &RootSignatureDesc) -> Result<RootSignatureId> {
+        Ok(RootSignatureId(self.tables.root_signatures.insert(desc.clone())))
+    }
+
+    fn create_pipeline(&self, desc: &PipelineDesc) -> Result<PipelineId> {
+        Ok(PipelineId(self.tables.pipelines.insert(desc.clone())))
+    }
+
+    fn destroy_pipeline(&self, id: PipelineId) {
+        self.tables.pipelines.remove(id.0);
+    }
+
+    fn create_fence(&self, initial: u64) -> Result<FenceId> {
+        Ok(FenceId(self.tables.fences.insert(VkFence::new(&self.core, initial)?)))
+    }
+
+    fn destroy_fence(&self, id: FenceId) {
+        self.tables.fences.remove(id.0);
+    }
+
+    fn fence_value(&self, id: FenceId) -> u64 {
+        self.tables.fences.get(id.0).map_or(0, |f| f.value())
+    }
+
+    fn signal_fence(&self, id: FenceId, value: u64) -> Result<()> {
+        self.tables
+            .fences
+            .get(id.0)
+            .ok_or_else(|| Error::invalid_arg(MessageId::FenceInvalidOperation, "Signal: unknown fence"))?
+            .signal(value)
+    }
+
+    fn wait_fence(&self, id: FenceId, value: u64, timeout: Duration) -> bool {
+        self.tables.fences.get(id.0).is_some_and(|f| f.wait(value, timeout))
+    }
+
+    fn create_queue(&self, ty: CommandListType) -> Result<Box<dyn QueueDdi>> {
+        if ty == CommandListType::Bundle {
+            return Err(Error::invalid_arg(
+                MessageId::ExecuteCommandListsInvalid,
+                "CreateCommandQueue: no bundle queues",
+            ));
+        }
+        Ok(Box::new(VkQueue::new(&self.core, ty, self.tables.fences.clone())?))
+    }
+
+    fn create_command_list(&self, ty: CommandListType) -> Result<Box<dyn CommandListDdi>> {
+        Ok(Box::new(VkCommandList::new(&self.core, &self.tables, ty)?))
+    }
+}

@@ -1,0 +1,417 @@
+//! Buffers and images with their memory, zeroed at creation as D3D12 committed resources are.
+
+use crate::core::Core;
+use crate::format::{all_aspects, barrier_aspects, vk_format};
+use ash::vk;
+use asyncmd_types::{Error, Format, HeapType, MessageId, ResourceDesc, ResourceDimension, ResourceFlags, Result};
+use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
+use gpu_allocator::MemoryLocation;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// Identifies an image view: format, type, mip, first layer, layer count, aspect.
+pub(crate) type ViewKey = (vk::Format, vk::ImageViewType, u32, u32, u32, vk::ImageAspectFlags);
+
+pub(crate) enum Kind {
+    Buffer { buffer: vk::Buffer },
+    Image { image: vk::Image, format: vk::Format, views: Mutex<HashMap<ViewKey, vk::ImageView>> },
+}
+
+/// A resource of the Vulkan device.
+pub(crate) struct VkResource {
+    core: Arc<Core>,
+    pub(crate) desc: ResourceDesc,
+    pub(crate) kind: Kind,
+    allocation: Mutex<Option<Allocation>>,
+}
+
+fn location(heap: HeapType) -> MemoryLocation {
+    match heap {
+        HeapType::Default => MemoryLocation::GpuOnly,
+        HeapType::Upload => MemoryLocation::CpuToGpu,
+        HeapType::Readback => MemoryLocation::GpuToCpu,
+    }
+}
+
+fn oom(api: &str, e: impl std::fmt::Display) -> Error {
+    Error::out_of_memory(format!("{api}: {e}"))
+}
+
+impl VkResource {
+    pub(crate) fn new(core: &Arc<Core>, desc: &ResourceDesc, heap: HeapType) -> Result<Self> {
+        if desc.is_buffer() {
+            Self::new_buffer(core, desc, heap)
+        } else {
+            Self::new_image(core, desc)
+        }
+    }
+
+    fn new_buffer(core: &Arc<Core>, desc: &ResourceDesc, heap: HeapType) -> Result<Self> {
+        let d = &core.device;
+        let mut usage = vk::BufferUsageFlags::TRANSFER_SRC
+            | vk::BufferUsageFlags::TRANSFER_DST
+            | vk::BufferUsageFlags::STORAGE_BUFFER
+            | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS;
+        if core.features.conditional_rendering {
+            usage |= vk::BufferUsageFlags::CONDITIONAL_RENDERING_EXT;
+        }
+        let info =
+            vk::BufferCreateInfo::default().size(desc.width).usage(usage).sharing_mode(vk::SharingMode::EXCLUSIVE);
+        // SAFETY: valid create info; the buffer is destroyed in `Drop` or below on failure.
+        let buffer = unsafe { d.create_buffer(&info, None) }.map_err(|e| oom("CreateCommittedResource", e))?;
+        // SAFETY: `buffer` is live.
+        let requirements = unsafe { d.get_buffer_memory_requirements(buffer) };
+        let allocation = core.allocator().allocate(&AllocationCreateDesc {
+            name: "buffer",
+            requirements,
+            location: location(heap),
+            linear: true,
+            allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+        });
+        let allocation = match allocation {
+            Ok(a) => a,
+            Err(e) => {
+                // SAFETY: the buffer has no memory bound and no user.
+                unsafe { d.destroy_buffer(buffer, None) };
+                return Err(oom("CreateCommittedResource", e));
+            }
+        };
+        // SAFETY: the allocation satisfies the buffer's requirements.
+        let bound = unsafe { d.bind_buffer_memory(buffer, allocation.memory(), allocation.offset()) };
+        let res = Self {
+            core: core.clone(),
+            desc: *desc,
+            kind: Kind::Buffer { buffer },
+            allocation: Mutex::new(Some(allocation)),
+        };
+        bound.map_err(|e| oom("CreateCommittedResource", e))?;
+        if heap == HeapType::Default {
+            // SAFETY: `buffer` is live; the command buffer is submitted and waited for by `one_time`.
+            core.one_time(|cb| unsafe { d.cmd_fill_buffer(cb, buffer, 0, vk::WHOLE_SIZE, 0) })?;
+        } else {
+            res.host_access(0, desc.width as usize, |bytes| bytes.fill(0))?;
+        }
+        Ok(res)
+    }
+
+    fn new_image(core: &Arc<Core>, desc: &ResourceDesc) -> Result<Self> {
+        let d = &core.device;
+        let i = &core.instance.instance;
+        let format = vk_format(desc.format).ok_or_else(|| {
+            Error::unsupported(format!("CreateCommittedResource: {} has no Vulkan format", desc.format))
+        })?;
+        let (ty, extent, layers) = match desc.dimension {
+            ResourceDimension::Texture1D => (
+                vk::ImageType::TYPE_1D,
+                vk::Extent3D { width: desc.width as u32, height: 1, depth: 1 },
+                desc.array_size(),
+            ),
+            ResourceDimension::Texture3D => (
+                vk::ImageType::TYPE_3D,
+                vk::Extent3D { width: desc.width as u32, height: desc.height, depth: desc.depth() },
+                1,
+            ),
+            _ => (
+                vk::ImageType::TYPE_2D,
+                vk::Extent3D { width: desc.width as u32, height: desc.height, depth: 1 },
+                desc.array_size(),
+            ),
+        };
+        let mut usage = vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST;
+        if desc.flags.contains(ResourceFlags::ALLOW_RENDER_TARGET) {
+            usage |= vk::ImageUsageFlags::COLOR_ATTACHMENT;
+        }
+        if desc.flags.contains(ResourceFlags::ALLOW_DEPTH_STENCIL) {
+            usage |= vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT;
+        }
+        if desc.flags.contains(ResourceFlags::ALLOW_UNORDERED_ACCESS) {
+            usage |= vk::ImageUsageFlags::STORAGE;
+        }
+        let mut flags = vk::ImageCreateFlags::empty();
+        let group = desc.format.info().typeless;
+        if !desc.format.has_depth() && group != desc.format || desc.format.is_typeless() {
+            flags |= vk::ImageCreateFlags::MUTABLE_FORMAT;
+        }
+        let samples = vk::SampleCountFlags::from_raw(desc.sample_desc.count);
+        // SAFETY: a capability query on this device's physical device.
+        let supported = unsafe {
+            i.get_physical_device_image_format_properties(
+                core.physical,
+                format,
+                ty,
+                vk::ImageTiling::OPTIMAL,
+                usage,
+                flags,
+            )
+        };
+        match supported {
+            Ok(p) if p.sample_counts.contains(samples) && p.max_array_layers >= layers && p.max_mip_levels >= desc.mip_count() => {}
+            _ => {
+                return Err(Error::new(
+                    asyncmd_types::ErrorCode::Unsupported,
+                    MessageId::CreateResourceInvalidDesc,
+                    format!("CreateCommittedResource: the Vulkan device cannot make a {:?} {} texture with these flags and {} samples", desc.dimension, desc.format, desc.sample_desc.count),
+                ))
+            }
+        }
+        let info = vk::ImageCreateInfo::default()
+            .image_type(ty)
+            .format(format)
+            .extent(extent)
+            .mip_levels(desc.mip_count())
+            .array_layers(layers)
+            .samples(samples)
+            .tiling(vk::ImageTiling::OPTIMAL)
+            .usage(usage)
+            .flags(flags)
+            .sharing_mode(vk::SharingMode::EXCLUSIVE)
+            .initial_layout(vk::ImageLayout::UNDEFINED);
+        // SAFETY: valid create info, checked against the format's properties.
+        let image = unsafe { d.create_image(&info, None) }.map_err(|e| oom("CreateCommittedResource", e))?;
+        // SAFETY: `image` is live.
+        let requirements = unsafe { d.get_image_memory_requirements(image) };
+        let allocation = core.allocator().allocate(&AllocationCreateDesc {
+            name: "image",
+            requirements,
+            location: MemoryLocation::GpuOnly,
+            linear: false,
+            allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+        });
+        let allocation = match allocation {
+            Ok(a) => a,
+            Err(e) => {
+                // SAFETY: no memory bound, no user.
+                unsafe { d.destroy_image(image, None) };
+                return Err(oom("CreateCommittedResource", e));
+            }
+        };
+        // SAFETY: the allocation satisfies the image's requirements.
+        let bound = unsafe { d.bind_image_memory(image, allocation.memory(), allocation.offset()) };
+        let res = Self {
+            core: core.clone(),
+            desc: *desc,
+            kind: Kind::Image { image, format, views: Mutex::new(HashMap::new()) },
+            allocation: Mutex::new(Some(allocation)),
+        };
+        bound.map_err(|e| oom("CreateCommittedResource", e))?;
+        res.zero_image(image, format)?;
+        Ok(res)
+    }
+
+    /// Moves a new image to GENERAL and zeroes it, as D3D12 zeroes committed resources.
+    fn zero_image(&self, image: vk::Image, format: vk::Format) -> Result<()> {
+        let d = &self.core.device;
+        let desc = &self.desc;
+        let range = vk::ImageSubresourceRange::default()
+            .aspect_mask(barrier_aspects(desc.format))
+            .level_count(vk::REMAINING_MIP_LEVELS)
+            .layer_count(vk::REMAINING_ARRAY_LAYERS);
+        let to_general = [vk::ImageMemoryBarrier2::default()
+            .src_stage_mask(vk::PipelineStageFlags2::NONE)
+            .dst_stage_mask(vk::PipelineStageFlags2::ALL_TRANSFER)
+            .dst_access_mask(vk::AccessFlags2::TRANSFER_WRITE)
+            .old_layout(vk::ImageLayout::UNDEFINED)
+            .new_layout(vk::ImageLayout::GENERAL)
+            .image(image)
+            .subresource_range(range)];
+        let block_or_planar =
+            desc.format.is_block_compressed() || desc.format.plane_count() > 1 && !desc.format.has_depth();
+        let staging = if block_or_planar { Some(self.zero_staging()?) } else { None };
+        let _ = format;
+        let result = self.core.one_time(|cb| {
+            // SAFETY: recording into the one-time command buffer; every handle is live.
+            unsafe {
+                d.cmd_pipeline_barrier2(cb, &vk::DependencyInfo::default().image_memory_barriers(&to_general));
+                if let Some((buffer, _)) = &staging {
+                    let regions = self.zero_copy_regions();
+                    d.cmd_copy_buffer_to_image(cb, *buffer, image, vk::ImageLayout::GENERAL, &regions);
+                } else if desc.format.has_depth() {
+                    let range = vk::ImageSubresourceRange { aspect_mask: all_aspects(desc.format), ..range };
+                    d.cmd_clear_depth_stencil_image(
+                        cb,
+                        image,
+                        vk::ImageLayout::GENERAL,
+                        &vk::ClearDepthStencilValue::default(),
+                        &[range],
+                    );
+                } else {
+                    let range = vk::ImageSubresourceRange { aspect_mask: vk::ImageAspectFlags::COLOR, ..range };
+                    d.cmd_clear_color_image(
+                        cb,
+                        image,
+                        vk::ImageLayout::GENERAL,
+                        &vk::ClearColorValue::default(),
+                        &[range],
+                    );
+                }
+                let done = [vk::MemoryBarrier2::default()
+                    .src_stage_mask(vk::PipelineStageFlags2::ALL_TRANSFER)
+                    .src_access_mask(vk::AccessFlags2::TRANSFER_WRITE)
+                    .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+                    .dst_access_mask(vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE)];
+                d.cmd_pipeline_barrier2(cb, &vk::DependencyInfo::default().memory_barriers(&done));
+            }
+        });
+        if let Some((buffer, allocation)) = staging {
+            // SAFETY: the one-time submission that used the buffer has completed.
+            unsafe { d.destroy_buffer(buffer, None) };
+            let _ = self.core.allocator().free(allocation);
+        }
+        result
+    }
+
+    /// A zeroed host-visible buffer as large as the image's largest subresource.
+    fn zero_staging(&self) -> Result<(vk::Buffer, Allocation)> {
+        let d = &self.core.device;
+        let size = (0..self.desc.subresource_count())
+            .filter_map(|s| self.desc.packed_layout(s))
+            .map(|l| l.size())
+            .max()
+            .unwrap_or(1);
+        let info = vk::BufferCreateInfo::default().size(size.max(1)).usage(vk::BufferUsageFlags::TRANSFER_SRC);
+        // SAFETY: valid create info.
+        let buffer = unsafe { d.create_buffer(&info, None) }.map_err(|e| oom("CreateCommittedResource", e))?;
+        // SAFETY: `buffer` is live.
+        let requirements = unsafe { d.get_buffer_memory_requirements(buffer) };
+        let mut allocation = self
+            .core
+            .allocator()
+            .allocate(&AllocationCreateDesc {
+                name: "zero",
+                requirements,
+                location: MemoryLocation::CpuToGpu,
+                linear: true,
+                allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+            })
+            .map_err(|e| oom("CreateCommittedResource", e))?;
+        if let Some(bytes) = allocation.mapped_slice_mut() {
+            bytes.fill(0);
+        }
+        // SAFETY: the allocation satisfies the buffer's requirements.
+        unsafe { d.bind_buffer_memory(buffer, allocation.memory(), allocation.offset()) }
+            .map_err(|e| oom("CreateCommittedResource", e))?;
+        Ok((buffer, allocation))
+    }
+
+    fn zero_copy_regions(&self) -> Vec<vk::BufferImageCopy> {
+        (0..self.desc.subresource_count())
+            .filter_map(|s| {
+                let sub = self.desc.subresource(s)?;
+                let (w, h, depth) = self.desc.subresource_extent(s)?;
+                Some(
+                    vk::BufferImageCopy::default()
+                        .image_subresource(vk::ImageSubresourceLayers {
+                            aspect_mask: crate::format::plane_aspect(self.desc.format, sub.plane),
+                            mip_level: sub.mip,
+                            base_array_layer: sub.slice,
+                            layer_count: 1,
+                        })
+                        .image_extent(vk::Extent3D { width: w, height: h, depth }),
+                )
+            })
+            .collect()
+    }
+
+    pub(crate) fn buffer(&self) -> Option<vk::Buffer> {
+        match self.kind {
+            Kind::Buffer { buffer } => Some(buffer),
+            Kind::Image { .. } => None,
+        }
+    }
+
+    pub(crate) fn image(&self) -> Option<vk::Image> {
+        match self.kind {
+            Kind::Image { image, .. } => Some(image),
+            Kind::Buffer { .. } => None,
+        }
+    }
+
+    /// Runs `f` over a host-visible buffer's bytes `[offset, offset + len)`, with cache
+    /// maintenance for memory that is not coherent.
+    pub(crate) fn host_access<R>(&self, offset: u64, len: usize, f: impl FnOnce(&mut [u8]) -> R) -> Result<R> {
+        let mut guard = self.allocation.lock().unwrap_or_else(PoisonError::into_inner);
+        let allocation = guard
+            .as_mut()
+            .ok_or_else(|| Error::invalid_arg(MessageId::ResourceMapInvalid, "Map: resource released"))?;
+        let coherent = allocation.memory_properties().contains(vk::MemoryPropertyFlags::HOST_COHERENT);
+        // SAFETY: the handle is only used for cache maintenance while the allocation lives.
+        let (memory, base) = (unsafe { allocation.memory() }, allocation.offset());
+        let bytes = allocation
+            .mapped_slice_mut()
+            .ok_or_else(|| Error::invalid_arg(MessageId::ResourceMapInvalid, "Map: the resource is not CPU-visible"))?;
+        let range = offset as usize..offset as usize + len;
+        let slice = bytes
+            .get_mut(range)
+            .ok_or_else(|| Error::invalid_arg(MessageId::ResourceMapInvalid, "Map: range outside the buffer"))?;
+        let atom = self.core.props.limits.non_coherent_atom_size.max(1);
+        // The allocator maps whole memory blocks, so "to the end of the mapping" is valid.
+        let mapped = vk::MappedMemoryRange::default().memory(memory).offset(base / atom * atom).size(vk::WHOLE_SIZE);
+        if !coherent {
+            // SAFETY: the range lies in this allocation's mapped memory, aligned to the atom size.
+            unsafe { self.core.device.invalidate_mapped_memory_ranges(&[mapped]) }.map_err(|e| oom("Map", e))?;
+        }
+        let r = f(slice);
+        if !coherent {
+            // SAFETY: as above.
+            unsafe { self.core.device.flush_mapped_memory_ranges(&[mapped]) }.map_err(|e| oom("Map", e))?;
+        }
+        Ok(r)
+    }
+
+    /// An image view, made on first use and kept with the image.
+    pub(crate) fn view(&self, key: ViewKey) -> Result<vk::ImageView> {
+        let Kind::Image { image, views, .. } = &self.kind else {
+            return Err(Error::invalid_arg(MessageId::CreateViewInvalidDesc, "a buffer has no image views"));
+        };
+        let mut views = views.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(v) = views.get(&key) {
+            return Ok(*v);
+        }
+        let (format, ty, mip, first, count, aspect) = key;
+        let info = vk::ImageViewCreateInfo::default().image(*image).view_type(ty).format(format).subresource_range(
+            vk::ImageSubresourceRange {
+                aspect_mask: aspect,
+                base_mip_level: mip,
+                level_count: 1,
+                base_array_layer: first,
+                layer_count: count,
+            },
+        );
+        // SAFETY: the view covers subresources of a live image, with a format it allows.
+        let view = unsafe { self.core.device.create_image_view(&info, None) }.map_err(|e| oom("CreateView", e))?;
+        views.insert(key, view);
+        Ok(view)
+    }
+
+    /// The Vulkan format of a view format on this image.
+    pub(crate) fn view_format(&self, format: Format) -> vk::Format {
+        vk_format(format)
+            .or(match self.kind {
+                Kind::Image { format, .. } => Some(format),
+                Kind::Buffer { .. } => None,
+            })
+            .unwrap_or(vk::Format::UNDEFINED)
+    }
+}
+
+impl Drop for VkResource {
+    fn drop(&mut self) {
+        let d = &self.core.device;
+        // SAFETY: the resource is unreachable: every recorded use holds an Arc of it, and the
+        // queues drop theirs only after the GPU finished the work.
+        unsafe {
+            match &self.kind {
+                Kind::Buffer { buffer } => d.destroy_buffer(*buffer, None),
+                Kind::Image { image, views, .. } => {
+                    for v in views.lock().unwrap_or_else(PoisonError::into_inner).values() {
+                        d.destroy_image_view(*v, None);
+                    }
+                    d.destroy_image(*image, None);
+                }
+            }
+        }
+        if let Some(a) = self.allocation.lock().unwrap_or_else(PoisonError::into_inner).take() {
+            let _ = self.core.allocator().free(a);
+        }
+    }
+}

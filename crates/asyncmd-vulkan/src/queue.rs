@@ -1,0 +1,265 @@
+//! Queues and fences: timeline semaphores, one submission thread per logical queue.
+//!
+//! Logical queues of one family share one `VkQueue` behind a lock (lavapipe has one queue in
+//! all). A queue-side wait is held back on its thread until the matching signal has been
+//! submitted or has happened on the CPU, so that a shared queue never blocks on work submitted
+//! after it (Vulkan's forward-progress rule).
+
+use crate::command::Recorded;
+use crate::core::Core;
+use ash::vk;
+use asyncmd_ddi::{Executable, QueueDdi};
+use asyncmd_types::{CommandListType, Error, MessageId, Result};
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, Sender};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+
+/// A fence: a timeline semaphore.
+pub(crate) struct VkFence {
+    core: Arc<Core>,
+    pub(crate) semaphore: vk::Semaphore,
+}
+
+impl VkFence {
+    pub(crate) fn new(core: &Arc<Core>, initial: u64) -> Result<Self> {
+        let mut ty =
+            vk::SemaphoreTypeCreateInfo::default().semaphore_type(vk::SemaphoreType::TIMELINE).initial_value(initial);
+        let info = vk::SemaphoreCreateInfo::default().push_next(&mut ty);
+        // SAFETY: valid create info.
+        let semaphore = unsafe { core.device.create_semaphore(&info, None) }
+            .map_err(|e| Error::out_of_memory(format!("CreateFence: {e}")))?;
+        Ok(Self { core: core.clone(), semaphore })
+    }
+
+    pub(crate) fn value(&self) -> u64 {
+        self.core.counter(self.semaphore)
+    }
+
+    /// Sets the value from the CPU; values at or below the current one change nothing (a
+    /// timeline semaphore cannot go back).
+    pub(crate) fn signal(&self, value: u64) -> Result<()> {
+        if value <= self.value() {
+            return Ok(());
+        }
+        // SAFETY: a host signal on a live timeline semaphore with a larger value.
+        unsafe {
+            self.core
+                .device
+                .signal_semaphore(&vk::SemaphoreSignalInfo::default().semaphore(self.semaphore).value(value))
+        }
+        .map_err(|e| Error::fail(MessageId::FenceInvalidOperation, format!("Signal: {e}")))?;
+        self.core.signal_submitted(self.semaphore, value);
+        Ok(())
+    }
+
+    pub(crate) fn wait(&self, value: u64, timeout: std::time::Duration) -> bool {
+        let semaphores = [self.semaphore];
+        let values = [value];
+        let info = vk::SemaphoreWaitInfo::default().semaphores(&semaphores).values(&values);
+        // SAFETY: waiting on a live semaphore.
+        unsafe { self.core.device.wait_semaphores(&info, timeout.as_nanos().min(u64::MAX as u128) as u64) }.is_ok()
+    }
+}
+
+impl Drop for VkFence {
+    fn drop(&mut self) {
+        // SAFETY: queues hold an Arc of every fence they wait on or signal until the work is
+        // submitted; a semaphore with pending GPU operations is waited for by device idle at
+        // core drop. Destroying it here follows the D3D rule that the app keeps it alive.
+        unsafe {
+            let _ = self.core.device.device_wait_idle();
+            self.core.device.destroy_semaphore(self.semaphore, None);
+        }
+    }
+}
+
+enum Job {
+    Execute(Vec<Arc<Recorded>>),
+    Signal(Arc<VkFence>, u64),
+    Wait(Arc<VkFence>, u64),
+}
+
+/// A logical queue.
+pub(crate) struct VkQueue {
+    ty: CommandListType,
+    sender: Mutex<Option<Sender<Job>>>,
+    stop: Arc<AtomicBool>,
+    worker: Mutex<Option<JoinHandle<()>>>,
+    fences: crate::device::Fences,
+}
+
+struct Worker {
+    core: Arc<Core>,
+    family: u32,
+    progress: VkFence,
+    submitted: u64,
+    in_flight: VecDeque<(u64, Vec<Arc<Recorded>>)>,
+    waits: Vec<(Arc<VkFence>, u64)>,
+}
+
+impl Worker {
+    fn submit(&mut self, command_buffers: &[vk::CommandBuffer], signal: Option<(&VkFence, u64)>) -> Result<()> {
+        let d = &self.core.device;
+        let waits: Vec<_> = self
+            .waits
+            .drain(..)
+            .map(|(f, v)| {
+                vk::SemaphoreSubmitInfo::default()
+                    .semaphore(f.semaphore)
+                    .value(v)
+                    .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+            })
+            .collect();
+        self.submitted += 1;
+        let mut signals = vec![vk::SemaphoreSubmitInfo::default()
+            .semaphore(self.progress.semaphore)
+            .value(self.submitted)
+            .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
+        if let Some((fence, value)) = signal {
+            signals.push(
+                vk::SemaphoreSubmitInfo::default()
+                    .semaphore(fence.semaphore)
+                    .value(value)
+                    .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS),
+            );
+        }
+        let cbs: Vec<_> =
+            command_buffers.iter().map(|&c| vk::CommandBufferSubmitInfo::default().command_buffer(c)).collect();
+        let submit = [vk::SubmitInfo2::default()
+            .wait_semaphore_infos(&waits)
+            .command_buffer_infos(&cbs)
+            .signal_semaphore_infos(&signals)];
+        let queue = self.core.queue(self.family).lock().unwrap_or_else(PoisonError::into_inner);
+        // SAFETY: the command buffers are executable and kept alive in `in_flight` until the
+        // progress semaphore passes this submission; the queue is externally synchronized.
+        unsafe { d.queue_submit2(*queue, &submit, vk::Fence::null()) }.map_err(|e| {
+            Error::fail(
+                MessageId::ExecuteCommandListsInvalid,
+                format!("ExecuteCommandLists: vkQueueSubmit2 failed: {e}"),
+            )
+        })?;
+        drop(queue);
+        if let Some((fence, value)) = signal {
+            self.core.signal_submitted(fence.semaphore, value);
+        }
+        Ok(())
+    }
+
+    fn retire(&mut self) {
+        let done = self.progress.value();
+        while self.in_flight.front().is_some_and(|(n, _)| *n <= done) {
+            self.in_flight.pop_front();
+        }
+    }
+}
+
+impl VkQueue {
+    pub(crate) fn new(core: &Arc<Core>, ty: CommandListType, fences: crate::device::Fences) -> Result<Self> {
+        let family = match ty {
+            CommandListType::Compute => core.families.compute,
+            CommandListType::Copy => core.families.copy,
+            _ => core.families.direct,
+        };
+        let mut worker = Worker {
+            core: core.clone(),
+            family,
+            progress: VkFence::new(core, 0)?,
+            submitted: 0,
+            in_flight: VecDeque::new(),
+            waits: Vec::new(),
+        };
+        let (sender, receiver) = channel::<Job>();
+        let stop = Arc::new(AtomicBool::new(false));
+        let worker_stop = stop.clone();
+        let handle = std::thread::Builder::new()
+            .name(format!("asyncmd-vk-{}-queue", ty.name()))
+            .spawn(move || {
+                for job in receiver {
+                    worker.retire();
+                    let result = match job {
+                        Job::Execute(lists) => {
+                            let cbs: Vec<_> = lists.iter().flat_map(|l| l.command_buffers()).collect();
+                            let r = worker.submit(&cbs, None);
+                            let n = worker.submitted;
+                            worker.in_flight.push_back((n, lists));
+                            r
+                        }
+                        Job::Signal(fence, value) => worker.submit(&[], Some((&fence, value))),
+                        Job::Wait(fence, value) => {
+                            let stop = &worker_stop;
+                            if !worker.core.wait_submitted(fence.semaphore, value, || stop.load(Ordering::Acquire)) {
+                                break;
+                            }
+                            worker.waits.push((fence, value));
+                            Ok(())
+                        }
+                    };
+                    if let Err(e) = result {
+                        tracing::error!("{}", e.text);
+                    }
+                }
+                // Keep everything submitted alive until the GPU is done with it.
+                let last = worker.submitted;
+                worker.progress.wait(last, std::time::Duration::from_secs(60));
+            })
+            .map_err(|e| Error::out_of_memory(format!("CreateCommandQueue: cannot start a thread: {e}")))?;
+        Ok(Self { ty, sender: Mutex::new(Some(sender)), stop, worker: Mutex::new(Some(handle)), fences })
+    }
+
+    fn send(&self, job: Job) -> Result<()> {
+        let s = self.sender.lock().unwrap_or_else(PoisonError::into_inner);
+        s.as_ref().and_then(|s| s.send(job).ok()).ok_or_else(|| {
+            Error::fail(MessageId::ExecuteCommandListsInvalid, "the queue's submission thread has stopped")
+        })
+    }
+
+    fn fence(&self, id: asyncmd_ddi::FenceId) -> Result<Arc<VkFence>> {
+        self.fences
+            .get(id.0)
+            .ok_or_else(|| Error::invalid_arg(MessageId::FenceInvalidOperation, format!("unknown fence {id:?}")))
+    }
+}
+
+impl QueueDdi for VkQueue {
+    fn execute(&self, lists: &[Executable]) -> Result<()> {
+        let mut recorded = Vec::with_capacity(lists.len());
+        for l in lists {
+            let r = l.0.clone().downcast::<Recorded>().map_err(|_| {
+                Error::invalid_arg(
+                    MessageId::ExecuteCommandListsInvalid,
+                    "ExecuteCommandLists: a list of another device",
+                )
+            })?;
+            if r.ty != self.ty {
+                return Err(Error::invalid_arg(
+                    MessageId::ExecuteCommandListsInvalid,
+                    "ExecuteCommandLists: list and queue types differ",
+                ));
+            }
+            recorded.push(r);
+        }
+        self.send(Job::Execute(recorded))
+    }
+
+    fn signal(&self, fence: asyncmd_ddi::FenceId, value: u64) -> Result<()> {
+        let f = self.fence(fence)?;
+        self.send(Job::Signal(f, value))
+    }
+
+    fn wait(&self, fence: asyncmd_ddi::FenceId, value: u64) -> Result<()> {
+        let f = self.fence(fence)?;
+        self.send(Job::Wait(f, value))
+    }
+}
+
+impl Drop for VkQueue {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        self.sender.lock().unwrap_or_else(PoisonError::into_inner).take();
+        if let Some(h) = self.worker.lock().unwrap_or_else(PoisonError::into_inner).take() {
+            let _ = h.join();
+        }
+    }
+}

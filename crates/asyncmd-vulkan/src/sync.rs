@@ -1,0 +1,142 @@
+//! Enhanced-barrier values as Vulkan synchronization2 stages, accesses and layouts.
+//! `docs/vulkan-barriers.md` gives the table.
+
+use ash::vk;
+use asyncmd_types::{BarrierAccess, BarrierLayout, BarrierSync};
+
+type S = vk::PipelineStageFlags2;
+type A = vk::AccessFlags2;
+
+/// The stages a D3D12 sync scope stands for.
+pub(crate) fn stages(sync: BarrierSync) -> S {
+    if sync.is_empty() {
+        return S::NONE;
+    }
+    if sync.contains(BarrierSync::ALL) {
+        return S::ALL_COMMANDS;
+    }
+    let mut s = S::NONE;
+    let map = [
+        (BarrierSync::DRAW, S::ALL_GRAPHICS),
+        (BarrierSync::INDEX_INPUT, S::INDEX_INPUT),
+        (BarrierSync::VERTEX_SHADING, S::VERTEX_SHADER),
+        (BarrierSync::PIXEL_SHADING, S::FRAGMENT_SHADER),
+        (BarrierSync::DEPTH_STENCIL, S::EARLY_FRAGMENT_TESTS | S::LATE_FRAGMENT_TESTS),
+        (BarrierSync::RENDER_TARGET, S::COLOR_ATTACHMENT_OUTPUT),
+        (BarrierSync::COMPUTE_SHADING, S::COMPUTE_SHADER),
+        // Legacy copies run as transfer commands (copies, and the clears that seed resources).
+        (BarrierSync::COPY, S::ALL_TRANSFER),
+        (BarrierSync::RESOLVE, S::RESOLVE | S::COLOR_ATTACHMENT_OUTPUT),
+        (BarrierSync::EXECUTE_INDIRECT, S::DRAW_INDIRECT | S::CONDITIONAL_RENDERING_EXT),
+        (BarrierSync::ALL_SHADING, S::VERTEX_SHADER | S::FRAGMENT_SHADER | S::COMPUTE_SHADER),
+        (BarrierSync::NON_PIXEL_SHADING, S::VERTEX_SHADER | S::COMPUTE_SHADER),
+        (BarrierSync::CLEAR_UNORDERED_ACCESS_VIEW, S::CLEAR | S::COMPUTE_SHADER),
+    ];
+    for (bit, stage) in map {
+        if sync.contains(bit) {
+            s |= stage;
+        }
+    }
+    if s == S::NONE {
+        // Raytracing and video scopes have no counterpart here.
+        S::ALL_COMMANDS
+    } else {
+        s
+    }
+}
+
+/// The accesses a D3D12 access value stands for, limited to what `stages` can perform.
+pub(crate) fn accesses(access: BarrierAccess, stages: S) -> A {
+    if access.contains(BarrierAccess::NO_ACCESS) || stages == S::NONE {
+        return A::NONE;
+    }
+    if access.is_empty() {
+        // COMMON: whatever the layout allows.
+        return A::MEMORY_READ | A::MEMORY_WRITE;
+    }
+    let map = [
+        (BarrierAccess::VERTEX_BUFFER, A::VERTEX_ATTRIBUTE_READ),
+        (BarrierAccess::CONSTANT_BUFFER, A::UNIFORM_READ),
+        (BarrierAccess::INDEX_BUFFER, A::INDEX_READ),
+        (BarrierAccess::RENDER_TARGET, A::COLOR_ATTACHMENT_READ | A::COLOR_ATTACHMENT_WRITE),
+        (BarrierAccess::UNORDERED_ACCESS, A::SHADER_STORAGE_READ | A::SHADER_STORAGE_WRITE),
+        (BarrierAccess::DEPTH_STENCIL_WRITE, A::DEPTH_STENCIL_ATTACHMENT_READ | A::DEPTH_STENCIL_ATTACHMENT_WRITE),
+        (BarrierAccess::DEPTH_STENCIL_READ, A::DEPTH_STENCIL_ATTACHMENT_READ),
+        (BarrierAccess::SHADER_RESOURCE, A::SHADER_SAMPLED_READ | A::SHADER_STORAGE_READ),
+        (BarrierAccess::INDIRECT_ARGUMENT, A::INDIRECT_COMMAND_READ | A::CONDITIONAL_RENDERING_READ_EXT),
+        (BarrierAccess::COPY_DEST, A::TRANSFER_WRITE),
+        (BarrierAccess::COPY_SOURCE, A::TRANSFER_READ),
+        (BarrierAccess::RESOLVE_DEST, A::TRANSFER_WRITE | A::COLOR_ATTACHMENT_WRITE),
+        (BarrierAccess::RESOLVE_SOURCE, A::TRANSFER_READ),
+    ];
+    let mut a = A::NONE;
+    for (bit, acc) in map {
+        if access.contains(bit) {
+            a |= acc;
+        }
+    }
+    if a == A::NONE {
+        a = A::MEMORY_READ | A::MEMORY_WRITE;
+    }
+    supported_by(a, stages)
+}
+
+/// Drops access bits that none of `stages` can perform (validation requires it).
+fn supported_by(a: A, stages: S) -> A {
+    if stages.contains(S::ALL_COMMANDS) {
+        return a;
+    }
+    let mut ok = A::MEMORY_READ | A::MEMORY_WRITE;
+    let graphics = stages.contains(S::ALL_GRAPHICS);
+    let shader = S::VERTEX_SHADER | S::FRAGMENT_SHADER | S::COMPUTE_SHADER;
+    if graphics || stages.intersects(shader) {
+        ok |= A::UNIFORM_READ
+            | A::SHADER_SAMPLED_READ
+            | A::SHADER_STORAGE_READ
+            | A::SHADER_STORAGE_WRITE
+            | A::SHADER_READ
+            | A::SHADER_WRITE;
+    }
+    if graphics || stages.intersects(S::VERTEX_ATTRIBUTE_INPUT | S::VERTEX_INPUT) {
+        ok |= A::VERTEX_ATTRIBUTE_READ;
+    }
+    if graphics || stages.intersects(S::INDEX_INPUT | S::VERTEX_INPUT) {
+        ok |= A::INDEX_READ;
+    }
+    if graphics || stages.intersects(S::COLOR_ATTACHMENT_OUTPUT) {
+        ok |= A::COLOR_ATTACHMENT_READ | A::COLOR_ATTACHMENT_WRITE;
+    }
+    if graphics || stages.intersects(S::EARLY_FRAGMENT_TESTS | S::LATE_FRAGMENT_TESTS) {
+        ok |= A::DEPTH_STENCIL_ATTACHMENT_READ | A::DEPTH_STENCIL_ATTACHMENT_WRITE;
+    }
+    if graphics || stages.intersects(S::DRAW_INDIRECT) {
+        ok |= A::INDIRECT_COMMAND_READ;
+    }
+    if stages.intersects(S::CONDITIONAL_RENDERING_EXT) {
+        ok |= A::CONDITIONAL_RENDERING_READ_EXT;
+    }
+    if stages.intersects(S::ALL_TRANSFER | S::COPY | S::RESOLVE | S::CLEAR | S::BLIT) {
+        ok |= A::TRANSFER_READ | A::TRANSFER_WRITE;
+    }
+    a & ok
+}
+
+/// The Vulkan layout of a D3D12 layout. Every image lives in `GENERAL` (valid for every use,
+/// and what vkd3d-proton does where layouts are unified); only `UNDEFINED` differs, and means
+/// the contents may be discarded.
+pub(crate) fn layout(l: BarrierLayout) -> vk::ImageLayout {
+    match l {
+        BarrierLayout::Undefined => vk::ImageLayout::UNDEFINED,
+        _ => vk::ImageLayout::GENERAL,
+    }
+}
+
+/// The barrier that orders one legacy transfer operation before the next (the legacy
+/// serialization contract).
+pub(crate) fn serialize_transfers() -> vk::MemoryBarrier2<'static> {
+    vk::MemoryBarrier2::default()
+        .src_stage_mask(S::ALL_TRANSFER)
+        .src_access_mask(A::TRANSFER_WRITE)
+        .dst_stage_mask(S::ALL_TRANSFER)
+        .dst_access_mask(A::TRANSFER_READ | A::TRANSFER_WRITE)
+}
