@@ -52,6 +52,8 @@ pub(crate) struct VkCommandList {
     prologue: vk::CommandBuffer,
     cb: vk::CommandBuffer,
     keep: HashMap<u64, Arc<VkResource>>,
+    /// Temporary buffers the list's commands use.
+    scratch: Vec<Arc<VkResource>>,
     queries: HashMap<u64, Arc<crate::device::VkQueryHeap>>,
     resets: HashSet<(u64, u32)>,
     /// A legacy transfer was recorded: the next one needs a barrier first.
@@ -74,6 +76,7 @@ impl VkCommandList {
             prologue: vk::CommandBuffer::null(),
             cb: vk::CommandBuffer::null(),
             keep: HashMap::new(),
+            scratch: Vec::new(),
             queries: HashMap::new(),
             resets: HashSet::new(),
             transfer_pending: false,
@@ -249,6 +252,11 @@ impl VkCommandList {
         let dst_offset = vk::Offset3D { x: at.0 as i32, y: at.1 as i32, z: at.2 as i32 };
         self.serialize();
         match (&dest.kind, &source.kind) {
+            (CopyLocationKind::Subresource(di), CopyLocationKind::Subresource(si)) if src.desc.format.has_stencil() => {
+                // One aspect of a combined depth-stencil image goes through a buffer: some
+                // drivers (lavapipe 22.3) copy both aspects in vkCmdCopyImage.
+                self.copy_aspect_through_buffer(&dst, *di, dst_offset, &src, *si, src_offset, extent)?;
+            }
             (CopyLocationKind::Subresource(di), CopyLocationKind::Subresource(si)) => {
                 let (dl, _) = Self::layers(&dst, *di)?;
                 let (sl, _) = Self::layers(&src, *si)?;
@@ -291,6 +299,39 @@ impl VkCommandList {
                 unsafe { d.cmd_copy_image_to_buffer(self.cb, image, vk::ImageLayout::GENERAL, buffer, &region) };
             }
             _ => return Err(fail("CopyTextureRegion: buffer to buffer".into())),
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)] // both ends of an image copy
+    fn copy_aspect_through_buffer(
+        &mut self,
+        dst: &VkResource,
+        dst_sub: u32,
+        dst_offset: vk::Offset3D,
+        src: &VkResource,
+        src_sub: u32,
+        src_offset: vk::Offset3D,
+        extent: vk::Extent3D,
+    ) -> Result<()> {
+        let (sl, plane) = Self::layers(src, src_sub)?;
+        let (dl, _) = Self::layers(dst, dst_sub)?;
+        let bytes = src.desc.format.plane(plane).map_or(4, |p| p.bytes_per_block) as u64;
+        let size = bytes * extent.width as u64 * extent.height as u64 * extent.depth as u64;
+        let scratch = Arc::new(VkResource::new(&self.core, &asyncmd_types::ResourceDesc::buffer(size), asyncmd_types::HeapType::Default)?);
+        let buffer = scratch.buffer().unwrap_or_default();
+        self.scratch.push(scratch);
+        let d = &self.core.device;
+        let out = [vk::BufferImageCopy { image_subresource: sl, image_offset: src_offset, image_extent: extent, ..Default::default() }];
+        let back = [vk::BufferImageCopy { image_subresource: dl, image_offset: dst_offset, image_extent: extent, ..Default::default() }];
+        let between = [sync::serialize_transfers()];
+        let (si, di) = (src.image().unwrap_or_default(), dst.image().unwrap_or_default());
+        // SAFETY: live images and a scratch buffer kept by this list; a barrier orders the two
+        // halves.
+        unsafe {
+            d.cmd_copy_image_to_buffer(self.cb, si, vk::ImageLayout::GENERAL, buffer, &out);
+            d.cmd_pipeline_barrier2(self.cb, &vk::DependencyInfo::default().memory_barriers(&between));
+            d.cmd_copy_buffer_to_image(self.cb, buffer, di, vk::ImageLayout::GENERAL, &back);
         }
         Ok(())
     }
@@ -752,7 +793,7 @@ impl CommandListDdi for VkCommandList {
             ty: self.ty,
             pool: std::mem::replace(&mut self.pool, vk::CommandPool::null()),
             buffers,
-            _keep: self.keep.drain().map(|(_, v)| v).collect(),
+            _keep: self.keep.drain().map(|(_, v)| v).chain(self.scratch.drain(..)).collect(),
             _keep_queries: self.queries.drain().map(|(_, v)| v).collect(),
             bundle: std::mem::take(&mut self.bundle),
         };
@@ -768,6 +809,7 @@ impl CommandListDdi for VkCommandList {
             self.pool = vk::CommandPool::null();
         }
         self.keep.clear();
+        self.scratch.clear();
         self.queries.clear();
         self.resets.clear();
         self.bundle.clear();
