@@ -40,6 +40,7 @@ pub fn run() -> asyncmd::Result<()> {
         println!("  tiled resources tier:          {}", caps.tiled_resources_tier);
         println!("  compute fill shader:           {}", caps.compute_fill_shader);
         println!("  protected content:             {}", caps.protected_content);
+        println!("  MIN/MAX colour resolves:       {}", caps.resolve_min_max);
         println!("  timestamp frequency:           {} Hz", caps.timestamp_frequency);
         let renderable =
             Format::ALL.iter().filter(|f| ddi.format_caps(**f).support.contains(FormatSupport::RENDER_TARGET)).count();

@@ -22,6 +22,8 @@ pub struct Capabilities {
     pub compute_fill_shader: bool,
     /// Protected content (protected resource sessions) is supported.
     pub protected_content: bool,
+    /// `ResolveSubresourceRegion` supports the MIN and MAX modes for colour formats.
+    pub resolve_min_max: bool,
     /// Timestamp ticks per second on direct and compute queues.
     pub timestamp_frequency: u64,
 }

@@ -105,6 +105,7 @@ impl ReferenceDevice {
             tiled_resources_tier: config.tiled_resources_tier,
             compute_fill_shader: config.compute_fill_shader,
             protected_content: config.protected_content,
+            resolve_min_max: true,
             timestamp_frequency: 1_000_000_000,
         };
         Self {

@@ -28,6 +28,8 @@ pub(crate) struct Recorded {
     _keep_queries: Vec<Arc<crate::device::VkQueryHeap>>,
     /// A bundle's commands, replayed into the lists that execute it.
     pub(crate) bundle: Vec<Command>,
+    _keep_pipelines: Vec<Arc<crate::pipeline::VkPipeline>>,
+    _keep_roots: Vec<Arc<crate::pipeline::VkRootSignature>>,
 }
 
 impl Recorded {
@@ -45,21 +47,24 @@ impl Drop for Recorded {
 
 /// A command list of the Vulkan device.
 pub(crate) struct VkCommandList {
-    core: Arc<Core>,
-    tables: Arc<Tables>,
+    pub(crate) core: Arc<Core>,
+    pub(crate) tables: Arc<Tables>,
     ty: CommandListType,
     pool: vk::CommandPool,
     prologue: vk::CommandBuffer,
-    cb: vk::CommandBuffer,
+    pub(crate) cb: vk::CommandBuffer,
     keep: HashMap<u64, Arc<VkResource>>,
     /// Temporary buffers the list's commands use.
     scratch: Vec<Arc<VkResource>>,
+    /// Conditional rendering is on.
+    predicated: bool,
     queries: HashMap<u64, Arc<crate::device::VkQueryHeap>>,
     resets: HashSet<(u64, u32)>,
     /// A legacy transfer was recorded: the next one needs a barrier first.
     transfer_pending: bool,
     bundle: Vec<Command>,
     error: Option<Error>,
+    pub(crate) gfx: crate::graphics::Graphics,
 }
 
 fn fail(text: String) -> Error {
@@ -77,11 +82,13 @@ impl VkCommandList {
             cb: vk::CommandBuffer::null(),
             keep: HashMap::new(),
             scratch: Vec::new(),
+            predicated: false,
             queries: HashMap::new(),
             resets: HashSet::new(),
             transfer_pending: false,
             bundle: Vec::new(),
             error: None,
+            gfx: Default::default(),
         };
         list.begin()?;
         Ok(list)
@@ -116,7 +123,7 @@ impl VkCommandList {
         Ok(())
     }
 
-    fn resource(&mut self, id: ResourceId) -> Result<Arc<VkResource>> {
+    pub(crate) fn resource(&mut self, id: ResourceId) -> Result<Arc<VkResource>> {
         if let Some(r) = self.keep.get(&id.0) {
             return Ok(r.clone());
         }
@@ -152,7 +159,73 @@ impl VkCommandList {
             self.bundle.push(c);
             return Ok(());
         }
+        let inside = matches!(
+            c,
+            Command::DrawInstanced { .. }
+                | Command::SetPipelineState(_)
+                | Command::SetGraphicsRootSignature(_)
+                | Command::SetComputeRootSignature(_)
+                | Command::SetGraphicsRootConstants { .. }
+                | Command::SetComputeRootConstants { .. }
+                | Command::SetGraphicsRootUav { .. }
+                | Command::SetComputeRootUav { .. }
+                | Command::SetViewports(_)
+                | Command::SetScissorRects(_)
+                | Command::SetPrimitiveTopology(_)
+                | Command::SetBlendFactor(_)
+                | Command::SetStencilRef(_)
+                | Command::ExecuteBundle(_)
+                | Command::EndRenderPass
+        );
+        if !inside {
+            self.end_lazy_rendering();
+        }
         match c {
+            Command::SetPipelineState(id) => self.set_pipeline(id.0),
+            Command::SetGraphicsRootSignature(id) => self.set_root_signature(id.0, false),
+            Command::SetComputeRootSignature(id) => self.set_root_signature(id.0, true),
+            Command::SetGraphicsRootConstants { parameter, offset, values } => {
+                self.set_root_constants(parameter, offset, &values, false);
+                Ok(())
+            }
+            Command::SetComputeRootConstants { parameter, offset, values } => {
+                self.set_root_constants(parameter, offset, &values, true);
+                Ok(())
+            }
+            Command::SetGraphicsRootUav { parameter, address } => self.set_root_uav(parameter, address, false),
+            Command::SetComputeRootUav { parameter, address } => self.set_root_uav(parameter, address, true),
+            Command::SetViewports(v) => {
+                self.gfx.viewports = v;
+                Ok(())
+            }
+            Command::SetScissorRects(r) => {
+                self.gfx.scissors = r;
+                Ok(())
+            }
+            // The topology type is fixed by the pipeline; list topologies are all the clear
+            // shaders use.
+            Command::SetPrimitiveTopology(_) => Ok(()),
+            Command::SetBlendFactor(f) => {
+                self.gfx.blend = f;
+                Ok(())
+            }
+            Command::SetStencilRef(s) => {
+                self.gfx.stencil_ref = s;
+                Ok(())
+            }
+            Command::SetRenderTargets { rtvs, dsv } => {
+                self.set_render_targets(rtvs, dsv);
+                Ok(())
+            }
+            Command::BeginRenderPass { render_targets, depth_stencil, flags } => {
+                self.begin_render_pass(&render_targets, depth_stencil.as_ref(), flags)
+            }
+            Command::EndRenderPass => self.end_render_pass(),
+            Command::DrawInstanced { vertex_count, instance_count, start_vertex, start_instance } => {
+                self.draw(vertex_count, instance_count, start_vertex, start_instance)
+            }
+            Command::Dispatch { x, y, z } => self.dispatch(x, y, z),
+            Command::SetPredication(p) => self.set_predication(p),
             Command::CopyBufferRegion(r) => self.copy_buffer(&r),
             Command::CopyTextureRegion { dest, dest_x, dest_y, dest_z, source, source_box } => {
                 self.copy_texture(&dest, (dest_x, dest_y, dest_z), &source, source_box)
@@ -182,6 +255,7 @@ impl VkCommandList {
     }
 
     fn copy_buffer(&mut self, r: &BufferCopyRegion<ResourceId>) -> Result<()> {
+        self.check_not_predicated("CopyBufferRegion")?;
         let (dst, src) = (self.buffer_of(r.dest)?, self.buffer_of(r.source)?);
         self.serialize();
         let region = [vk::BufferCopy { src_offset: r.source_offset, dst_offset: r.dest_offset, size: r.size }];
@@ -231,6 +305,7 @@ impl VkCommandList {
         source: &TextureCopyLocation<ResourceId>,
         source_box: Option<Box3>,
     ) -> Result<()> {
+        self.check_not_predicated("CopyTextureRegion")?;
         let d = self.core.device.clone();
         let (dst, src) = (self.resource(dest.resource)?, self.resource(source.resource)?);
         let full = |res: &VkResource, kind: &CopyLocationKind| match kind {
@@ -318,12 +393,26 @@ impl VkCommandList {
         let (dl, _) = Self::layers(dst, dst_sub)?;
         let bytes = src.desc.format.plane(plane).map_or(4, |p| p.bytes_per_block) as u64;
         let size = bytes * extent.width as u64 * extent.height as u64 * extent.depth as u64;
-        let scratch = Arc::new(VkResource::new(&self.core, &asyncmd_types::ResourceDesc::buffer(size), asyncmd_types::HeapType::Default)?);
+        let scratch = Arc::new(VkResource::new(
+            &self.core,
+            &asyncmd_types::ResourceDesc::buffer(size),
+            asyncmd_types::HeapType::Default,
+        )?);
         let buffer = scratch.buffer().unwrap_or_default();
         self.scratch.push(scratch);
         let d = &self.core.device;
-        let out = [vk::BufferImageCopy { image_subresource: sl, image_offset: src_offset, image_extent: extent, ..Default::default() }];
-        let back = [vk::BufferImageCopy { image_subresource: dl, image_offset: dst_offset, image_extent: extent, ..Default::default() }];
+        let out = [vk::BufferImageCopy {
+            image_subresource: sl,
+            image_offset: src_offset,
+            image_extent: extent,
+            ..Default::default()
+        }];
+        let back = [vk::BufferImageCopy {
+            image_subresource: dl,
+            image_offset: dst_offset,
+            image_extent: extent,
+            ..Default::default()
+        }];
         let between = [sync::serialize_transfers()];
         let (si, di) = (src.image().unwrap_or_default(), dst.image().unwrap_or_default());
         // SAFETY: live images and a scratch buffer kept by this list; a barrier orders the two
@@ -337,6 +426,7 @@ impl VkCommandList {
     }
 
     fn copy_resource(&mut self, dest: ResourceId, source: ResourceId) -> Result<()> {
+        self.check_not_predicated("CopyResource")?;
         let d = self.core.device.clone();
         let (dst, src) = (self.resource(dest)?, self.resource(source)?);
         self.serialize();
@@ -542,7 +632,11 @@ impl VkCommandList {
         self.serialize();
         let three_d = res.desc.dimension == ResourceDimension::Texture3D;
         let (w, h, _) = res.desc.mip_extent(range.mip);
-        if rects.is_empty() && !three_d && res.view_format(format) == res.view_format(res.desc.format) {
+        if rects.is_empty()
+            && !self.predicated
+            && !three_d
+            && res.view_format(format) == res.view_format(res.desc.format)
+        {
             let r = vk::ImageSubresourceRange {
                 aspect_mask: vk::ImageAspectFlags::COLOR,
                 base_mip_level: range.mip,
@@ -671,11 +765,9 @@ impl VkCommandList {
     }
 
     fn resolve_query(&mut self, q: &QueryResolve) -> Result<()> {
-        if q.ty == QueryType::BinaryOcclusion {
-            return Err(fail("ResolveQueryData: binary occlusion is not yet implemented on the Vulkan device".into()));
-        }
         let h = self.query_heap(q.heap.0)?;
-        let buffer = self.buffer_of(q.dest)?;
+        let dest = self.resource(q.dest)?;
+        let buffer = dest.buffer().ok_or_else(|| fail("ResolveQueryData: the destination is not a buffer".into()))?;
         self.serialize();
         // SAFETY: a live pool and buffer; the runtime checked range and alignment.
         unsafe {
@@ -690,15 +782,127 @@ impl VkCommandList {
                 vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
             )
         };
+        if q.ty == QueryType::BinaryOcclusion {
+            // Occlusion counts may be any non-zero number: normalize them to 0 or 1.
+            let internal = self.core.internal.get().ok_or_else(|| fail("internal pipelines missing".into()))?;
+            self.memory_barrier(
+                vk::PipelineStageFlags2::ALL_TRANSFER,
+                vk::AccessFlags2::TRANSFER_WRITE,
+                vk::PipelineStageFlags2::COMPUTE_SHADER,
+                vk::AccessFlags2::SHADER_STORAGE_READ | vk::AccessFlags2::SHADER_STORAGE_WRITE,
+            );
+            internal.dispatch(
+                self.cb,
+                internal.binary_occlusion,
+                [dest.address() + q.dest_offset, q.count as u64],
+                q.count.div_ceil(64),
+            );
+            self.memory_barrier(
+                vk::PipelineStageFlags2::COMPUTE_SHADER,
+                vk::AccessFlags2::SHADER_STORAGE_WRITE,
+                vk::PipelineStageFlags2::ALL_COMMANDS,
+                vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE,
+            );
+        }
         Ok(())
     }
 
-    fn resolve(&mut self, r: &Resolve) -> Result<()> {
-        if r.mode != ResolveMode::Average {
+    /// Records one global memory barrier.
+    pub(crate) fn memory_barrier(
+        &self,
+        src: vk::PipelineStageFlags2,
+        src_access: vk::AccessFlags2,
+        dst: vk::PipelineStageFlags2,
+        dst_access: vk::AccessFlags2,
+    ) {
+        let b = [vk::MemoryBarrier2::default()
+            .src_stage_mask(src)
+            .src_access_mask(src_access)
+            .dst_stage_mask(dst)
+            .dst_access_mask(dst_access)];
+        // SAFETY: recording outside any rendering instance into this list's command buffer.
+        unsafe { self.core.device.cmd_pipeline_barrier2(self.cb, &vk::DependencyInfo::default().memory_barriers(&b)) };
+    }
+
+    /// `SetPredication`: folds the 64-bit predicate into a 32-bit value and begins conditional
+    /// rendering on it, which skips draws, dispatches and attachment clears.
+    fn set_predication(&mut self, p: Option<(asyncmd_ddi::GpuAddress, asyncmd_types::PredicationOp)>) -> Result<()> {
+        self.end_conditional();
+        let Some((address, op)) = p else { return Ok(()) };
+        if self.gfx.pass.is_some() {
+            return Err(fail("SetPredication: inside a render pass is not supported on the Vulkan device".into()));
+        }
+        if !self.core.features.conditional_rendering {
+            return Err(fail("SetPredication: the Vulkan device has no VK_EXT_conditional_rendering".into()));
+        }
+        let source = self.resource(address.resource)?;
+        let folded = Arc::new(VkResource::new(
+            &self.core,
+            &asyncmd_types::ResourceDesc::buffer(4),
+            asyncmd_types::HeapType::Default,
+        )?);
+        let internal = self.core.internal.get().ok_or_else(|| fail("internal pipelines missing".into()))?;
+        self.memory_barrier(
+            vk::PipelineStageFlags2::ALL_COMMANDS,
+            vk::AccessFlags2::MEMORY_WRITE,
+            vk::PipelineStageFlags2::COMPUTE_SHADER,
+            vk::AccessFlags2::SHADER_STORAGE_READ | vk::AccessFlags2::SHADER_STORAGE_WRITE,
+        );
+        internal.dispatch(self.cb, internal.predicate, [source.address() + address.offset, folded.address()], 1);
+        self.memory_barrier(
+            vk::PipelineStageFlags2::COMPUTE_SHADER,
+            vk::AccessFlags2::SHADER_STORAGE_WRITE,
+            vk::PipelineStageFlags2::CONDITIONAL_RENDERING_EXT,
+            vk::AccessFlags2::CONDITIONAL_RENDERING_READ_EXT,
+        );
+        // EQUAL_ZERO skips work when the value is zero: render when it is not (plain);
+        // NOT_EQUAL_ZERO renders when it is zero (inverted).
+        let flags = match op {
+            asyncmd_types::PredicationOp::EqualZero => vk::ConditionalRenderingFlagsEXT::empty(),
+            asyncmd_types::PredicationOp::NotEqualZero => vk::ConditionalRenderingFlagsEXT::INVERTED,
+        };
+        let info = vk::ConditionalRenderingBeginInfoEXT::default()
+            .buffer(folded.buffer().unwrap_or_default())
+            .offset(0)
+            .flags(flags);
+        let ext =
+            self.core.conditional.as_ref().ok_or_else(|| fail("SetPredication: no conditional rendering".into()))?;
+        // SAFETY: a live buffer with CONDITIONAL_RENDERING usage, outside any rendering instance.
+        unsafe { (ext.fp().cmd_begin_conditional_rendering_ext)(self.cb, &info) };
+        self.scratch.push(folded);
+        self.predicated = true;
+        Ok(())
+    }
+
+    /// Ends conditional rendering if it is on.
+    pub(crate) fn end_conditional(&mut self) {
+        if self.predicated {
+            if let Some(ext) = &self.core.conditional {
+                // SAFETY: ends the conditional rendering this list began, outside rendering.
+                unsafe { (ext.fp().cmd_end_conditional_rendering_ext)(self.cb) };
+            }
+            self.predicated = false;
+        }
+    }
+
+    /// Transfer commands cannot be skipped by conditional rendering.
+    fn check_not_predicated(&self, api: &str) -> Result<()> {
+        if self.predicated {
             return Err(fail(format!(
-                "ResolveSubresourceRegion: {:?} is not yet implemented on the Vulkan device",
-                r.mode
+                "{api}: predicated copies, resolves and transfer clears are not supported on the Vulkan device"
             )));
+        }
+        Ok(())
+    }
+
+    pub(crate) fn resolve(&mut self, r: &Resolve) -> Result<()> {
+        self.check_not_predicated("ResolveSubresourceRegion")?;
+        if !matches!(r.mode, ResolveMode::Average | ResolveMode::Decompress) {
+            return Err(fail(format!("ResolveSubresourceRegion: {:?} is not supported on the Vulkan device", r.mode)));
+        }
+        if r.mode == ResolveMode::Decompress && r.dest == r.source && r.dest_subresource == r.source_subresource {
+            // Vulkan images in GENERAL need no decompression: in place, there is nothing to do.
+            return Ok(());
         }
         let (dst, di) = self.image_of(r.dest)?;
         let (src, si) = self.image_of(r.source)?;
@@ -718,17 +922,24 @@ impl VkCommandList {
                 depth: 1,
             },
         }];
+        let d = &self.core.device;
+        let general = vk::ImageLayout::GENERAL;
+        if r.mode == ResolveMode::Decompress {
+            // Equal sample counts: a decompress into another image is a copy of every sample.
+            let [reg] = region;
+            let copy = [vk::ImageCopy {
+                src_subresource: reg.src_subresource,
+                src_offset: reg.src_offset,
+                dst_subresource: reg.dst_subresource,
+                dst_offset: reg.dst_offset,
+                extent: reg.extent,
+            }];
+            // SAFETY: live images in GENERAL with equal sample counts; regions checked.
+            unsafe { d.cmd_copy_image(self.cb, si, general, di, general, &copy) };
+            return Ok(());
+        }
         // SAFETY: live images in GENERAL; the runtime checked the regions and formats.
-        unsafe {
-            self.core.device.cmd_resolve_image(
-                self.cb,
-                si,
-                vk::ImageLayout::GENERAL,
-                di,
-                vk::ImageLayout::GENERAL,
-                &region,
-            )
-        };
+        unsafe { d.cmd_resolve_image(self.cb, si, general, di, general, &region) };
         Ok(())
     }
 }
@@ -767,6 +978,8 @@ impl CommandListDdi for VkCommandList {
             self.reset();
             return Err(e);
         }
+        self.end_lazy_rendering();
+        self.end_conditional();
         let d = self.core.device.clone();
         let oom = |e: vk::Result| Error::out_of_memory(format!("Close: {e}"));
         // SAFETY: ends this list's command buffer; records the prologue into the pool's first
@@ -796,7 +1009,10 @@ impl CommandListDdi for VkCommandList {
             _keep: self.keep.drain().map(|(_, v)| v).chain(self.scratch.drain(..)).collect(),
             _keep_queries: self.queries.drain().map(|(_, v)| v).collect(),
             bundle: std::mem::take(&mut self.bundle),
+            _keep_pipelines: std::mem::take(&mut self.gfx.keep_pipelines),
+            _keep_roots: std::mem::take(&mut self.gfx.keep_roots),
         };
+        self.gfx = Default::default();
         self.resets.clear();
         self.transfer_pending = false;
         Ok(Executable(Arc::new(recorded)))
@@ -810,11 +1026,13 @@ impl CommandListDdi for VkCommandList {
         }
         self.keep.clear();
         self.scratch.clear();
+        self.predicated = false;
         self.queries.clear();
         self.resets.clear();
         self.bundle.clear();
         self.transfer_pending = false;
         self.error = None;
+        self.gfx = Default::default();
         if let Err(e) = self.begin() {
             self.error = Some(e);
         }

@@ -30,10 +30,13 @@ pub(crate) struct Core {
     pub(crate) families: Families,
     pub(crate) props: vk::PhysicalDeviceProperties,
     pub(crate) features: Features,
+    pub(crate) conditional: Option<ash::ext::conditional_rendering::Device>,
     /// Highest value submitted for a signal, per timeline semaphore: a queue holds a wait back
     /// until its signal has been submitted (queue forward progress on shared queues).
     submitted: Mutex<HashMap<vk::Semaphore, u64>>,
     submitted_changed: Condvar,
+    /// The device's own compute pipelines (made right after the device).
+    pub(crate) internal: std::sync::OnceLock<crate::internal::Internal>,
 }
 
 impl Core {
@@ -148,6 +151,8 @@ impl Core {
                 (f, Mutex::new(unsafe { device.get_device_queue(f, 0) }))
             })
             .collect();
+        let conditional =
+            features.conditional_rendering.then(|| ash::ext::conditional_rendering::Device::new(i, &device));
         Ok(Self {
             instance,
             physical,
@@ -157,8 +162,10 @@ impl Core {
             families,
             props,
             features,
+            conditional,
             submitted: Mutex::new(HashMap::new()),
             submitted_changed: Condvar::new(),
+            internal: std::sync::OnceLock::new(),
         })
     }
 
@@ -252,6 +259,7 @@ impl Drop for Core {
         // every object made from the device holds an Arc of this core and is gone by now.
         unsafe {
             let _ = self.device.device_wait_idle();
+            drop(self.internal.take());
             ManuallyDrop::drop(self.allocator.get_mut().unwrap_or_else(PoisonError::into_inner));
             self.device.destroy_device(None);
         }

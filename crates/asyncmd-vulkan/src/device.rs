@@ -6,6 +6,7 @@ use crate::format::vk_format;
 use crate::instance::{Instance, Validation, ValidationLog};
 use crate::memory::VkResource;
 use crate::physical::{adapter_info, vulkan13_devices, AdapterInfo};
+use crate::pipeline::{VkPipeline, VkRootSignature};
 use crate::queue::{VkFence, VkQueue};
 use ash::vk;
 use asyncmd_ddi::*;
@@ -42,8 +43,8 @@ pub(crate) struct Tables {
     pub(crate) resources: Table<VkResource>,
     pub(crate) query_heaps: Table<VkQueryHeap>,
     pub(crate) fences: Fences,
-    pub(crate) root_signatures: Table<RootSignatureDesc>,
-    pub(crate) pipelines: Table<PipelineDesc>,
+    pub(crate) root_signatures: Table<VkRootSignature>,
+    pub(crate) pipelines: Table<VkPipeline>,
 }
 
 /// A device on a Vulkan 1.3 driver.
@@ -70,7 +71,10 @@ impl VulkanDevice {
             Error::unsupported(format!("Vulkan: no Vulkan 1.3 device {index} ({} found)", devices.len()))
         })?;
         let info = adapter_info(index, &props);
-        let core = Arc::new(Core::new(instance, physical)?);
+        let core = Core::new(instance, physical)?;
+        let internal = crate::internal::Internal::new(&core)?;
+        let _ = core.internal.set(internal);
+        let core = Arc::new(core);
         let caps = Capabilities {
             name: format!("{} (Vulkan {})", info.name, info.api_version),
             enhanced_barriers: true,
@@ -80,6 +84,8 @@ impl VulkanDevice {
             tiled_resources_tier: if core.features.sparse_buffer && core.features.sparse_image_2d { 2 } else { 0 },
             compute_fill_shader: true,
             protected_content: false,
+            // Colour MIN/MAX resolves need a shader the device does not have yet.
+            resolve_min_max: false,
             timestamp_frequency: (1e9 / props.limits.timestamp_period.max(f32::MIN_POSITIVE) as f64) as u64,
         };
         let tables = Arc::new(Tables {
@@ -245,11 +251,18 @@ impl DeviceDdi for VulkanDevice {
     }
 
     fn create_root_signature(&self, desc: &RootSignatureDesc) -> Result<RootSignatureId> {
-        Ok(RootSignatureId(self.tables.root_signatures.insert(desc.clone())))
+        Ok(RootSignatureId(self.tables.root_signatures.insert(VkRootSignature::new(&self.core, desc)?)))
     }
 
     fn create_pipeline(&self, desc: &PipelineDesc) -> Result<PipelineId> {
-        Ok(PipelineId(self.tables.pipelines.insert(desc.clone())))
+        let root = match desc {
+            PipelineDesc::Graphics(g) => g.root_signature,
+            PipelineDesc::Compute(c) => c.root_signature,
+        };
+        let root = self.tables.root_signatures.get(root.0).ok_or_else(|| {
+            Error::invalid_arg(MessageId::CreatePipelineStateInvalid, "CreatePipelineState: unknown root signature")
+        })?;
+        Ok(PipelineId(self.tables.pipelines.insert(VkPipeline::new(&self.core, desc, root)?)))
     }
 
     fn destroy_pipeline(&self, id: PipelineId) {

@@ -11,9 +11,12 @@ mod command;
 mod core;
 mod device;
 mod format;
+mod graphics;
 mod instance;
+mod internal;
 mod memory;
 mod physical;
+mod pipeline;
 mod queue;
 mod sync;
 

@@ -326,6 +326,17 @@ impl VkResource {
         }
     }
 
+    /// The buffer's device address (0 for images).
+    pub(crate) fn address(&self) -> u64 {
+        match self.kind {
+            // SAFETY: a device-address query on a live buffer made with SHADER_DEVICE_ADDRESS.
+            Kind::Buffer { buffer } => unsafe {
+                self.core.device.get_buffer_device_address(&vk::BufferDeviceAddressInfo::default().buffer(buffer))
+            },
+            Kind::Image { .. } => 0,
+        }
+    }
+
     /// Runs `f` over a host-visible buffer's bytes `[offset, offset + len)`, with cache
     /// maintenance for memory that is not coherent.
     pub(crate) fn host_access<R>(&self, offset: u64, len: usize, f: impl FnOnce(&mut [u8]) -> R) -> Result<R> {

@@ -21,8 +21,9 @@ pub(crate) fn stages(sync: BarrierSync) -> S {
         (BarrierSync::INDEX_INPUT, S::INDEX_INPUT),
         (BarrierSync::VERTEX_SHADING, S::VERTEX_SHADER),
         (BarrierSync::PIXEL_SHADING, S::FRAGMENT_SHADER),
-        (BarrierSync::DEPTH_STENCIL, S::EARLY_FRAGMENT_TESTS | S::LATE_FRAGMENT_TESTS),
-        (BarrierSync::RENDER_TARGET, S::COLOR_ATTACHMENT_OUTPUT),
+        // Whole-view legacy clears run as vkCmdClear*Image in the CLEAR stage.
+        (BarrierSync::DEPTH_STENCIL, S::EARLY_FRAGMENT_TESTS | S::LATE_FRAGMENT_TESTS | S::CLEAR),
+        (BarrierSync::RENDER_TARGET, S::COLOR_ATTACHMENT_OUTPUT | S::CLEAR),
         (BarrierSync::COMPUTE_SHADING, S::COMPUTE_SHADER),
         // Legacy copies run as transfer commands (copies, and the clears that seed resources).
         (BarrierSync::COPY, S::ALL_TRANSFER),
@@ -58,9 +59,9 @@ pub(crate) fn accesses(access: BarrierAccess, stages: S) -> A {
         (BarrierAccess::VERTEX_BUFFER, A::VERTEX_ATTRIBUTE_READ),
         (BarrierAccess::CONSTANT_BUFFER, A::UNIFORM_READ),
         (BarrierAccess::INDEX_BUFFER, A::INDEX_READ),
-        (BarrierAccess::RENDER_TARGET, A::COLOR_ATTACHMENT_READ | A::COLOR_ATTACHMENT_WRITE),
+        (BarrierAccess::RENDER_TARGET, A::COLOR_ATTACHMENT_READ | A::COLOR_ATTACHMENT_WRITE | A::TRANSFER_WRITE),
         (BarrierAccess::UNORDERED_ACCESS, A::SHADER_STORAGE_READ | A::SHADER_STORAGE_WRITE),
-        (BarrierAccess::DEPTH_STENCIL_WRITE, A::DEPTH_STENCIL_ATTACHMENT_READ | A::DEPTH_STENCIL_ATTACHMENT_WRITE),
+        (BarrierAccess::DEPTH_STENCIL_WRITE, A::DEPTH_STENCIL_ATTACHMENT_READ | A::DEPTH_STENCIL_ATTACHMENT_WRITE | A::TRANSFER_WRITE),
         (BarrierAccess::DEPTH_STENCIL_READ, A::DEPTH_STENCIL_ATTACHMENT_READ),
         (BarrierAccess::SHADER_RESOURCE, A::SHADER_SAMPLED_READ | A::SHADER_STORAGE_READ),
         (BarrierAccess::INDIRECT_ARGUMENT, A::INDIRECT_COMMAND_READ | A::CONDITIONAL_RENDERING_READ_EXT),

@@ -97,121 +97,138 @@ fn floats(c: [f32; 4]) -> [u32; 6] {
 
 #[test]
 fn clear_render_target_view_writes_only_its_rectangles() {
-    let ctx = Ctx::reference();
-    let t = render_target(&ctx, Format::R8G8B8A8Unorm, 8, 4, 1);
-    ctx.run(CommandListType::Direct, |l| {
-        l.clear_render_target_view(&t.rtv, [0.0, 0.0, 0.0, 0.0], &[]);
-        l.clear_render_target_view(&t.rtv, [1.0, 0.5, 0.0, 1.0], &[Rect::new(1, 1, 3, 2), Rect::new(6, 3, 20, 20)]);
-    });
-    let img = read_back(&ctx, &t.tex, BarrierLayout::RenderTarget, 0);
-    for y in 0..4 {
-        for x in 0..8 {
-            let inside = (1..3).contains(&x) && y == 1 || x >= 6 && y == 3;
-            let want = if inside { [255, 128, 0, 255] } else { [0; 4] };
-            assert_eq!(&img[(y * 8 + x) * 4..][..4], &want, "({x}, {y})");
+    for (name, ctx) in contexts() {
+        let _ = name;
+        let t = render_target(&ctx, Format::R8G8B8A8Unorm, 8, 4, 1);
+        ctx.run(CommandListType::Direct, |l| {
+            l.clear_render_target_view(&t.rtv, [0.0, 0.0, 0.0, 0.0], &[]);
+            l.clear_render_target_view(&t.rtv, [1.0, 0.5, 0.0, 1.0], &[Rect::new(1, 1, 3, 2), Rect::new(6, 3, 20, 20)]);
+        });
+        let img = read_back(&ctx, &t.tex, BarrierLayout::RenderTarget, 0);
+        for y in 0..4 {
+            for x in 0..8 {
+                let inside = (1..3).contains(&x) && y == 1 || x >= 6 && y == 3;
+                let want = if inside { [255, 128, 0, 255] } else { [0; 4] };
+                assert_eq!(&img[(y * 8 + x) * 4..][..4], &want, "({x}, {y})");
+            }
         }
     }
 }
 
 #[test]
 fn clear_depth_stencil_view_writes_the_selected_planes() {
-    let ctx = Ctx::reference();
-    let desc = ResourceDesc::tex2d(Format::D24UnormS8Uint, 4, 4).with_flags(ResourceFlags::ALLOW_DEPTH_STENCIL);
-    let tex = ctx.texture(&desc, BarrierLayout::DepthStencilWrite);
-    let heap = ctx.device.create_descriptor_heap(DescriptorHeapType::Dsv, 1).unwrap();
-    ctx.device.create_depth_stencil_view(&tex, None, &heap.handle(0)).unwrap();
-    ctx.run(CommandListType::Direct, |l| {
-        l.clear_depth_stencil_view(&heap.handle(0), ClearFlags::DEPTH | ClearFlags::STENCIL, 1.0, 7, &[]);
-        l.clear_depth_stencil_view(&heap.handle(0), ClearFlags::STENCIL, 0.0, 0x42, &[Rect::new(0, 0, 2, 2)]);
-        l.clear_depth_stencil_view(&heap.handle(0), ClearFlags::DEPTH, 0.5, 0, &[Rect::new(2, 2, 4, 4)]);
-    });
-    let depth = read_back(&ctx, &tex, BarrierLayout::DepthStencilWrite, 0);
-    let stencil = ctx.read_subresource(&tex, 1);
-    for y in 0..4 {
-        for x in 0..4 {
-            let d = u32::from_le_bytes(depth[(y * 4 + x) * 4..][..4].try_into().unwrap()) & 0xFF_FFFF;
-            let want_d = if x >= 2 && y >= 2 { 0x80_0000 } else { 0xFF_FFFF };
-            assert_eq!(d, want_d, "depth ({x}, {y})");
-            let want_s = if x < 2 && y < 2 { 0x42 } else { 7 };
-            assert_eq!(stencil[y * 4 + x], want_s, "stencil ({x}, {y})");
+    for (name, ctx) in contexts() {
+        let _ = name;
+        let desc = ResourceDesc::tex2d(Format::D24UnormS8Uint, 4, 4).with_flags(ResourceFlags::ALLOW_DEPTH_STENCIL);
+        let tex = ctx.texture(&desc, BarrierLayout::DepthStencilWrite);
+        let heap = ctx.device.create_descriptor_heap(DescriptorHeapType::Dsv, 1).unwrap();
+        ctx.device.create_depth_stencil_view(&tex, None, &heap.handle(0)).unwrap();
+        ctx.run(CommandListType::Direct, |l| {
+            l.clear_depth_stencil_view(&heap.handle(0), ClearFlags::DEPTH | ClearFlags::STENCIL, 1.0, 7, &[]);
+            l.clear_depth_stencil_view(&heap.handle(0), ClearFlags::STENCIL, 0.0, 0x42, &[Rect::new(0, 0, 2, 2)]);
+            l.clear_depth_stencil_view(&heap.handle(0), ClearFlags::DEPTH, 0.5, 0, &[Rect::new(2, 2, 4, 4)]);
+        });
+        let depth = read_back(&ctx, &tex, BarrierLayout::DepthStencilWrite, 0);
+        let stencil = ctx.read_subresource(&tex, 1);
+        for y in 0..4 {
+            for x in 0..4 {
+                let d = u32::from_le_bytes(depth[(y * 4 + x) * 4..][..4].try_into().unwrap()) & 0xFF_FFFF;
+                let want_d = if x >= 2 && y >= 2 { 0x80_0000 } else { 0xFF_FFFF };
+                assert_eq!(d, want_d, "depth ({x}, {y})");
+                let want_s = if x < 2 && y < 2 { 0x42 } else { 7 };
+                assert_eq!(stencil[y * 4 + x], want_s, "stencil ({x}, {y})");
+            }
         }
     }
 }
 
 #[test]
 fn draws_fill_the_scissor_with_the_write_mask() {
-    let ctx = Ctx::reference();
-    let t = render_target(&ctx, Format::R8G8B8A8Unorm, 8, 8, 1);
-    let (root, pso) = clear_pipeline(
-        &ctx,
-        &[Format::R8G8B8A8Unorm],
-        Format::Unknown,
-        1,
-        Some(ShaderId::ClearPsFloat),
-        DepthStencilState::default(),
-        ColorWriteMask::RED | ColorWriteMask::ALPHA,
-    );
-    ctx.run(CommandListType::Direct, |l| {
-        l.clear_render_target_view(&t.rtv, [0.0, 0.25, 0.0, 0.0], &[]);
-        l.om_set_render_targets(std::slice::from_ref(&t.rtv), None);
-        set_clear_state(l, &root, &pso, Viewport::sized(8.0, 8.0), Rect::new(2, 3, 5, 7), floats([1.0, 1.0, 1.0, 1.0]));
-        l.draw_instanced(3, 1, 0, 0);
-    });
-    let img = read_back(&ctx, &t.tex, BarrierLayout::RenderTarget, 0);
-    for y in 0..8 {
-        for x in 0..8 {
-            let inside = (2..5).contains(&x) && (3..7).contains(&y);
-            let want = if inside { [255, 64, 0, 255] } else { [0, 64, 0, 0] };
-            assert_eq!(&img[(y * 8 + x) * 4..][..4], &want, "({x}, {y})");
+    for (name, ctx) in contexts() {
+        let _ = name;
+        let t = render_target(&ctx, Format::R8G8B8A8Unorm, 8, 8, 1);
+        let (root, pso) = clear_pipeline(
+            &ctx,
+            &[Format::R8G8B8A8Unorm],
+            Format::Unknown,
+            1,
+            Some(ShaderId::ClearPsFloat),
+            DepthStencilState::default(),
+            ColorWriteMask::RED | ColorWriteMask::ALPHA,
+        );
+        ctx.run(CommandListType::Direct, |l| {
+            l.clear_render_target_view(&t.rtv, [0.0, 0.25, 0.0, 0.0], &[]);
+            l.om_set_render_targets(std::slice::from_ref(&t.rtv), None);
+            set_clear_state(
+                l,
+                &root,
+                &pso,
+                Viewport::sized(8.0, 8.0),
+                Rect::new(2, 3, 5, 7),
+                floats([1.0, 1.0, 1.0, 1.0]),
+            );
+            l.draw_instanced(3, 1, 0, 0);
+        });
+        let img = read_back(&ctx, &t.tex, BarrierLayout::RenderTarget, 0);
+        for y in 0..8 {
+            for x in 0..8 {
+                let inside = (2..5).contains(&x) && (3..7).contains(&y);
+                let want = if inside { [255, 64, 0, 255] } else { [0, 64, 0, 0] };
+                assert_eq!(&img[(y * 8 + x) * 4..][..4], &want, "({x}, {y})");
+            }
         }
     }
 }
 
 #[test]
 fn without_a_scissor_nothing_is_drawn() {
-    let ctx = Ctx::reference();
-    let t = render_target(&ctx, Format::R8Unorm, 4, 4, 1);
-    let (root, pso) = colour_pipeline(&ctx, Format::R8Unorm, 1);
-    ctx.run(CommandListType::Direct, |l| {
-        l.clear_render_target_view(&t.rtv, [0.0; 4], &[]);
-        l.om_set_render_targets(std::slice::from_ref(&t.rtv), None);
-        l.set_graphics_root_signature(&root);
-        l.set_pipeline_state(&pso);
-        l.set_graphics_root_32bit_constants(0, &floats([1.0; 4]), 0);
-        l.rs_set_viewports(&[Viewport::sized(4.0, 4.0)]);
-        l.draw_instanced(3, 1, 0, 0);
-    });
-    assert_eq!(read_back(&ctx, &t.tex, BarrierLayout::RenderTarget, 0), vec![0; 16]);
+    for (name, ctx) in contexts() {
+        let _ = name;
+        let t = render_target(&ctx, Format::R8Unorm, 4, 4, 1);
+        let (root, pso) = colour_pipeline(&ctx, Format::R8Unorm, 1);
+        ctx.run(CommandListType::Direct, |l| {
+            l.clear_render_target_view(&t.rtv, [0.0; 4], &[]);
+            l.om_set_render_targets(std::slice::from_ref(&t.rtv), None);
+            l.set_graphics_root_signature(&root);
+            l.set_pipeline_state(&pso);
+            l.set_graphics_root_32bit_constants(0, &floats([1.0; 4]), 0);
+            l.rs_set_viewports(&[Viewport::sized(4.0, 4.0)]);
+            l.draw_instanced(3, 1, 0, 0);
+        });
+        assert_eq!(read_back(&ctx, &t.tex, BarrierLayout::RenderTarget, 0), vec![0; 16]);
+    }
 }
 
 #[test]
 fn integer_targets_take_integer_values_exactly() {
-    let ctx = Ctx::reference();
-    let t = render_target(&ctx, Format::R32G32Uint, 2, 2, 1);
-    let (root, pso) = clear_pipeline(
-        &ctx,
-        &[Format::R32G32Uint],
-        Format::Unknown,
-        1,
-        Some(ShaderId::ClearPsUint),
-        DepthStencilState::default(),
-        ColorWriteMask::ALL,
-    );
-    ctx.run(CommandListType::Direct, |l| {
-        l.om_set_render_targets(std::slice::from_ref(&t.rtv), None);
-        set_clear_state(
-            l,
-            &root,
-            &pso,
-            Viewport::sized(2.0, 2.0),
-            Rect::new(0, 0, 2, 2),
-            [0xDEAD_BEEF, 0x0123_4567, 0, 0, 0, 0],
+    for (name, ctx) in contexts() {
+        let _ = name;
+        let t = render_target(&ctx, Format::R32G32Uint, 2, 2, 1);
+        let (root, pso) = clear_pipeline(
+            &ctx,
+            &[Format::R32G32Uint],
+            Format::Unknown,
+            1,
+            Some(ShaderId::ClearPsUint),
+            DepthStencilState::default(),
+            ColorWriteMask::ALL,
         );
-        l.draw_instanced(3, 1, 0, 0);
-    });
-    let img = read_back(&ctx, &t.tex, BarrierLayout::RenderTarget, 0);
-    for px in img.chunks(8) {
-        assert_eq!(px, [0xEF, 0xBE, 0xAD, 0xDE, 0x67, 0x45, 0x23, 0x01]);
+        ctx.run(CommandListType::Direct, |l| {
+            l.om_set_render_targets(std::slice::from_ref(&t.rtv), None);
+            set_clear_state(
+                l,
+                &root,
+                &pso,
+                Viewport::sized(2.0, 2.0),
+                Rect::new(0, 0, 2, 2),
+                [0xDEAD_BEEF, 0x0123_4567, 0, 0, 0, 0],
+            );
+            l.draw_instanced(3, 1, 0, 0);
+        });
+        let img = read_back(&ctx, &t.tex, BarrierLayout::RenderTarget, 0);
+        for px in img.chunks(8) {
+            assert_eq!(px, [0xEF, 0xBE, 0xAD, 0xDE, 0x67, 0x45, 0x23, 0x01]);
+        }
     }
 }
 
@@ -225,353 +242,438 @@ fn depth_target(ctx: &Ctx, format: Format, w: u32, h: u32) -> (Resource, Descrip
 
 #[test]
 fn depth_and_stencil_tests_follow_the_pipeline_and_occlusion_counts_passing_samples() {
-    let ctx = Ctx::reference();
-    let t = render_target(&ctx, Format::R8Unorm, 4, 4, 1);
-    let (ds, dsv_heap) = depth_target(&ctx, Format::D32FloatS8X24Uint, 4, 4);
-    let depth_state = DepthStencilState {
-        depth_enable: true,
-        depth_write: true,
-        depth_func: ComparisonFunc::Less,
-        stencil_enable: true,
-        stencil_read_mask: 0xFF,
-        stencil_write_mask: 0xFF,
-        front: StencilFace {
-            fail: StencilOp::Keep,
-            depth_fail: StencilOp::Keep,
-            pass: StencilOp::IncrSat,
-            func: ComparisonFunc::Always,
-        },
-        back: StencilFace::default(),
-    };
-    let (root, pso) = clear_pipeline(
-        &ctx,
-        &[Format::R8Unorm],
-        Format::D32FloatS8X24Uint,
-        1,
-        Some(ShaderId::ClearPsFloat),
-        depth_state,
-        ColorWriteMask::ALL,
-    );
-    let queries = ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Occlusion, count: 2 }).unwrap();
-    let results = ctx.buffer(HeapType::Readback, 16);
-    let draw = |l: &mut CommandList, depth: f32, value: f32, query: u32| {
-        let mut c = floats([value; 4]);
-        c[4] = depth.to_bits();
-        set_clear_state(l, &root, &pso, Viewport::sized(4.0, 4.0), Rect::new(0, 0, 4, 4), c);
-        l.begin_query(&queries, QueryType::Occlusion, query);
-        l.draw_instanced(3, 1, 0, 0);
-        l.end_query(&queries, QueryType::Occlusion, query);
-    };
-    ctx.run(CommandListType::Direct, |l| {
-        l.clear_render_target_view(&t.rtv, [0.0; 4], &[]);
-        l.clear_depth_stencil_view(&dsv_heap.handle(0), ClearFlags::DEPTH | ClearFlags::STENCIL, 1.0, 0, &[]);
-        // Left half at depth 0.25 first.
-        l.clear_depth_stencil_view(&dsv_heap.handle(0), ClearFlags::DEPTH, 0.25, 0, &[Rect::new(0, 0, 2, 4)]);
-        l.om_set_render_targets(std::slice::from_ref(&t.rtv), Some(&dsv_heap.handle(0)));
-        // Depth 0.5 passes only on the right half (1.0 there, 0.25 on the left).
-        draw(l, 0.5, 1.0, 0);
-        // Depth 0.5 again: nothing is less than what the first draw wrote.
-        draw(l, 0.5, 0.5, 1);
-        l.resolve_query_data(&queries, QueryType::Occlusion, 0, 2, &results, 0);
-    });
-    let counts: Vec<u64> =
-        results.read_vec(0, 16).unwrap().chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
-    assert_eq!(counts, vec![8, 0]);
-    let img = read_back(&ctx, &t.tex, BarrierLayout::RenderTarget, 0);
-    for y in 0..4 {
-        assert_eq!(&img[y * 4..y * 4 + 4], &[0, 0, 255, 255], "row {y}");
-    }
-    let stencil = read_back(&ctx, &ds, BarrierLayout::DepthStencilWrite, 1);
-    // Stencil incremented where the stencil test passed: everywhere, twice (depth failing
-    // samples keep their value).
-    for y in 0..4 {
-        assert_eq!(&stencil[y * 4..y * 4 + 4], &[0, 0, 1, 1], "stencil row {y}");
+    for (name, ctx) in contexts() {
+        let _ = name;
+        let t = render_target(&ctx, Format::R8Unorm, 4, 4, 1);
+        let (ds, dsv_heap) = depth_target(&ctx, Format::D32FloatS8X24Uint, 4, 4);
+        let depth_state = DepthStencilState {
+            depth_enable: true,
+            depth_write: true,
+            depth_func: ComparisonFunc::Less,
+            stencil_enable: true,
+            stencil_read_mask: 0xFF,
+            stencil_write_mask: 0xFF,
+            front: StencilFace {
+                fail: StencilOp::Keep,
+                depth_fail: StencilOp::Keep,
+                pass: StencilOp::IncrSat,
+                func: ComparisonFunc::Always,
+            },
+            back: StencilFace::default(),
+        };
+        let (root, pso) = clear_pipeline(
+            &ctx,
+            &[Format::R8Unorm],
+            Format::D32FloatS8X24Uint,
+            1,
+            Some(ShaderId::ClearPsFloat),
+            depth_state,
+            ColorWriteMask::ALL,
+        );
+        let queries = ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Occlusion, count: 2 }).unwrap();
+        let results = ctx.buffer(HeapType::Readback, 16);
+        let draw = |l: &mut CommandList, depth: f32, value: f32, query: u32| {
+            let mut c = floats([value; 4]);
+            c[4] = depth.to_bits();
+            set_clear_state(l, &root, &pso, Viewport::sized(4.0, 4.0), Rect::new(0, 0, 4, 4), c);
+            l.begin_query(&queries, QueryType::Occlusion, query);
+            l.draw_instanced(3, 1, 0, 0);
+            l.end_query(&queries, QueryType::Occlusion, query);
+        };
+        ctx.run(CommandListType::Direct, |l| {
+            l.clear_render_target_view(&t.rtv, [0.0; 4], &[]);
+            l.clear_depth_stencil_view(&dsv_heap.handle(0), ClearFlags::DEPTH | ClearFlags::STENCIL, 1.0, 0, &[]);
+            // Left half at depth 0.25 first.
+            l.clear_depth_stencil_view(&dsv_heap.handle(0), ClearFlags::DEPTH, 0.25, 0, &[Rect::new(0, 0, 2, 4)]);
+            l.om_set_render_targets(std::slice::from_ref(&t.rtv), Some(&dsv_heap.handle(0)));
+            // Depth 0.5 passes only on the right half (1.0 there, 0.25 on the left).
+            draw(l, 0.5, 1.0, 0);
+            // Depth 0.5 again: nothing is less than what the first draw wrote.
+            draw(l, 0.5, 0.5, 1);
+            l.resolve_query_data(&queries, QueryType::Occlusion, 0, 2, &results, 0);
+        });
+        let counts: Vec<u64> =
+            results.read_vec(0, 16).unwrap().chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+        assert_eq!(counts, vec![8, 0]);
+        let img = read_back(&ctx, &t.tex, BarrierLayout::RenderTarget, 0);
+        for y in 0..4 {
+            assert_eq!(&img[y * 4..y * 4 + 4], &[0, 0, 255, 255], "row {y}");
+        }
+        let stencil = read_back(&ctx, &ds, BarrierLayout::DepthStencilWrite, 1);
+        // Stencil incremented where the stencil test passed: everywhere, twice (depth failing
+        // samples keep their value).
+        for y in 0..4 {
+            assert_eq!(&stencil[y * 4..y * 4 + 4], &[0, 0, 1, 1], "stencil row {y}");
+        }
     }
 }
 
 #[test]
 fn msaa_resolves_in_each_mode() {
-    let ctx = Ctx::reference();
-    let ms = render_target(&ctx, Format::R8Unorm, 2, 1, 4);
-    let (root, pso) = colour_pipeline(&ctx, Format::R8Unorm, 4);
-    // Pixel 0: the standard 4x pattern puts samples 0 and 2 left of x = 0.5, so a viewport
-    // 0.5 pixels wide covers exactly those two. Pixel 1 stays at the cleared value.
-    ctx.run(CommandListType::Direct, |l| {
-        l.clear_render_target_view(&ms.rtv, [0.2, 0.0, 0.0, 0.0], &[]);
-        l.om_set_render_targets(std::slice::from_ref(&ms.rtv), None);
-        let vp = Viewport { width: 0.5, height: 1.0, ..Viewport::sized(0.0, 0.0) };
-        set_clear_state(l, &root, &pso, vp, Rect::new(0, 0, 2, 1), floats([1.0; 4]));
-        l.draw_instanced(3, 1, 0, 0);
-    });
-    let a = (0.2f32 * 255.0 + 0.5) as u8; // 51
-    let cases = [
-        (ResolveMode::Average, [((51.0 + 255.0) / 2.0 + 0.5) as u8, a]),
-        (ResolveMode::Min, [a, a]),
-        (ResolveMode::Max, [255, a]),
-    ];
-    for (mode, want) in cases {
-        let dst = ctx.texture(&ResourceDesc::tex2d(Format::R8Unorm, 2, 1), BarrierLayout::ResolveDest);
+    for (name, ctx) in contexts() {
+        let _ = name;
+        let ms = render_target(&ctx, Format::R8Unorm, 2, 1, 4);
+        let (root, pso) = colour_pipeline(&ctx, Format::R8Unorm, 4);
+        // Pixel 0: the standard 4x pattern puts samples 0 and 2 left of x = 0.5, so a viewport
+        // 0.5 pixels wide covers exactly those two. Pixel 1 stays at the cleared value.
         ctx.run(CommandListType::Direct, |l| {
-            barrier(l, &ms.tex, BarrierLayout::RenderTarget, BarrierLayout::ResolveSource);
-            l.resolve_subresource_region(&dst, 0, 0, 0, &ms.tex, 0, None, Format::R8Unorm, mode);
-            barrier(l, &ms.tex, BarrierLayout::ResolveSource, BarrierLayout::RenderTarget);
+            l.clear_render_target_view(&ms.rtv, [0.2, 0.0, 0.0, 0.0], &[]);
+            l.om_set_render_targets(std::slice::from_ref(&ms.rtv), None);
+            let vp = Viewport { width: 0.5, height: 1.0, ..Viewport::sized(0.0, 0.0) };
+            set_clear_state(l, &root, &pso, vp, Rect::new(0, 0, 2, 1), floats([1.0; 4]));
+            l.draw_instanced(3, 1, 0, 0);
         });
-        assert_eq!(read_back(&ctx, &dst, BarrierLayout::ResolveDest, 0), want, "{mode:?}");
+        let a = (0.2f32 * 255.0 + 0.5) as u8; // 51
+        let cases = [
+            (ResolveMode::Average, [((51.0 + 255.0) / 2.0 + 0.5) as u8, a]),
+            (ResolveMode::Min, [a, a]),
+            (ResolveMode::Max, [255, a]),
+        ];
+        for (mode, want) in cases {
+            if mode != ResolveMode::Average && !ctx.device.capabilities().resolve_min_max {
+                let dst = ctx.texture(&ResourceDesc::tex2d(Format::R8Unorm, 2, 1), BarrierLayout::ResolveDest);
+                let r = ctx.record(CommandListType::Direct, |l| {
+                    l.resolve_subresource_region(&dst, 0, 0, 0, &ms.tex, 0, None, Format::R8Unorm, mode)
+                });
+                assert_error(r, ErrorCode::InvalidArg, MessageId::ResolveSubresourceInvalidParameters);
+                continue;
+            }
+            let dst = ctx.texture(&ResourceDesc::tex2d(Format::R8Unorm, 2, 1), BarrierLayout::ResolveDest);
+            ctx.run(CommandListType::Direct, |l| {
+                barrier(l, &ms.tex, BarrierLayout::RenderTarget, BarrierLayout::ResolveSource);
+                l.resolve_subresource_region(&dst, 0, 0, 0, &ms.tex, 0, None, Format::R8Unorm, mode);
+                barrier(l, &ms.tex, BarrierLayout::ResolveSource, BarrierLayout::RenderTarget);
+            });
+            assert_eq!(read_back(&ctx, &dst, BarrierLayout::ResolveDest, 0), want, "{mode:?}");
+        }
     }
 }
 
 #[test]
 fn resolve_of_a_region_lands_at_the_destination_offset() {
-    let ctx = Ctx::reference();
-    let ms = render_target(&ctx, Format::R16G16B16A16Float, 4, 4, 2);
-    ctx.run(CommandListType::Direct, |l| {
-        l.clear_render_target_view(&ms.rtv, [0.0; 4], &[]);
-        l.clear_render_target_view(&ms.rtv, [1.0, 2.0, 3.0, 4.0], &[Rect::new(1, 1, 3, 3)]);
-        barrier(l, &ms.tex, BarrierLayout::RenderTarget, BarrierLayout::ResolveSource);
-    });
-    let dst = ctx.texture(&ResourceDesc::tex2d(Format::R16G16B16A16Float, 4, 4), BarrierLayout::ResolveDest);
-    ctx.run(CommandListType::Direct, |l| {
-        l.resolve_subresource_region(
-            &dst,
-            0,
-            0,
-            2,
-            &ms.tex,
-            0,
-            Some(&Rect::new(1, 1, 3, 3)),
-            Format::Unknown,
-            ResolveMode::Average,
-        )
-    });
-    let img = read_back(&ctx, &dst, BarrierLayout::ResolveDest, 0);
-    let texel = |x: usize, y: usize| -> [f32; 4] {
-        std::array::from_fn(|c| {
-            half::f16::from_le_bytes(img[(y * 4 + x) * 8 + c * 2..][..2].try_into().unwrap()).to_f32()
-        })
-    };
-    assert_eq!(texel(0, 2), [1.0, 2.0, 3.0, 4.0]);
-    assert_eq!(texel(1, 3), [1.0, 2.0, 3.0, 4.0]);
-    assert_eq!(texel(2, 2), [0.0; 4]);
-    assert_eq!(texel(0, 0), [0.0; 4]);
+    for (name, ctx) in contexts() {
+        let _ = name;
+        let ms = render_target(&ctx, Format::R16G16B16A16Float, 4, 4, 4);
+        ctx.run(CommandListType::Direct, |l| {
+            l.clear_render_target_view(&ms.rtv, [0.0; 4], &[]);
+            l.clear_render_target_view(&ms.rtv, [1.0, 2.0, 3.0, 4.0], &[Rect::new(1, 1, 3, 3)]);
+            barrier(l, &ms.tex, BarrierLayout::RenderTarget, BarrierLayout::ResolveSource);
+        });
+        let dst = ctx.texture(&ResourceDesc::tex2d(Format::R16G16B16A16Float, 4, 4), BarrierLayout::ResolveDest);
+        ctx.run(CommandListType::Direct, |l| {
+            l.resolve_subresource_region(
+                &dst,
+                0,
+                0,
+                2,
+                &ms.tex,
+                0,
+                Some(&Rect::new(1, 1, 3, 3)),
+                Format::Unknown,
+                ResolveMode::Average,
+            )
+        });
+        let img = read_back(&ctx, &dst, BarrierLayout::ResolveDest, 0);
+        let texel = |x: usize, y: usize| -> [f32; 4] {
+            std::array::from_fn(|c| {
+                half::f16::from_le_bytes(img[(y * 4 + x) * 8 + c * 2..][..2].try_into().unwrap()).to_f32()
+            })
+        };
+        assert_eq!(texel(0, 2), [1.0, 2.0, 3.0, 4.0]);
+        assert_eq!(texel(1, 3), [1.0, 2.0, 3.0, 4.0]);
+        assert_eq!(texel(2, 2), [0.0; 4]);
+        assert_eq!(texel(0, 0), [0.0; 4]);
+    }
 }
 
 #[test]
 fn render_pass_clears_binds_and_resolves() {
-    let ctx = Ctx::reference();
-    let ms = render_target(&ctx, Format::R8G8B8A8Unorm, 4, 4, 4);
-    let dst = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 4, 4), BarrierLayout::ResolveDest);
-    let (root, pso) = colour_pipeline(&ctx, Format::R8G8B8A8Unorm, 4);
-    ctx.run(CommandListType::Direct, |l| {
-        l.begin_render_pass(
-            &[RenderPassRenderTarget {
-                view: ms.rtv.clone(),
-                beginning: BeginningAccess::Clear(ClearData::from_floats([0.0, 0.0, 1.0, 1.0])),
-                ending: EndingAccess::Resolve {
-                    dest: &dst,
-                    dest_subresource: 0,
-                    format: Format::R8G8B8A8Unorm,
-                    mode: ResolveMode::Average,
-                    preserve_source: true,
-                },
-            }],
-            None,
-            RenderPassFlags::empty(),
-        );
-        set_clear_state(l, &root, &pso, Viewport::sized(4.0, 4.0), Rect::new(0, 0, 2, 4), floats([1.0, 0.0, 0.0, 1.0]));
-        l.draw_instanced(3, 1, 0, 0);
-        l.end_render_pass();
-    });
-    let img = read_back(&ctx, &dst, BarrierLayout::ResolveDest, 0);
-    for y in 0..4 {
-        for x in 0..4 {
-            let want = if x < 2 { [255, 0, 0, 255] } else { [0, 0, 255, 255] };
-            assert_eq!(&img[(y * 4 + x) * 4..][..4], &want, "({x}, {y})");
+    for (name, ctx) in contexts() {
+        let _ = name;
+        let ms = render_target(&ctx, Format::R8G8B8A8Unorm, 4, 4, 4);
+        let dst = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 4, 4), BarrierLayout::ResolveDest);
+        let (root, pso) = colour_pipeline(&ctx, Format::R8G8B8A8Unorm, 4);
+        ctx.run(CommandListType::Direct, |l| {
+            l.begin_render_pass(
+                &[RenderPassRenderTarget {
+                    view: ms.rtv.clone(),
+                    beginning: BeginningAccess::Clear(ClearData::from_floats([0.0, 0.0, 1.0, 1.0])),
+                    ending: EndingAccess::Resolve {
+                        dest: &dst,
+                        dest_subresource: 0,
+                        format: Format::R8G8B8A8Unorm,
+                        mode: ResolveMode::Average,
+                        preserve_source: true,
+                    },
+                }],
+                None,
+                RenderPassFlags::empty(),
+            );
+            set_clear_state(
+                l,
+                &root,
+                &pso,
+                Viewport::sized(4.0, 4.0),
+                Rect::new(0, 0, 2, 4),
+                floats([1.0, 0.0, 0.0, 1.0]),
+            );
+            l.draw_instanced(3, 1, 0, 0);
+            l.end_render_pass();
+        });
+        let img = read_back(&ctx, &dst, BarrierLayout::ResolveDest, 0);
+        for y in 0..4 {
+            for x in 0..4 {
+                let want = if x < 2 { [255, 0, 0, 255] } else { [0, 0, 255, 255] };
+                assert_eq!(&img[(y * 4 + x) * 4..][..4], &want, "({x}, {y})");
+            }
         }
     }
 }
 
 #[test]
 fn predication_skips_work_when_the_predicate_says_so() {
-    let ctx = Ctx::reference();
-    let predicate = ctx.default_buffer(&[0u8; 16]);
-    let target = ctx.default_buffer(&[0u8; 8]);
-    let ones = ctx.default_buffer(&[1u8; 8]);
-    ctx.run(CommandListType::Direct, |l| {
-        // EQUAL_ZERO with a zero predicate: skipped.
-        l.set_predication(Some((&predicate, 0)), PredicationOp::EqualZero);
-        l.copy_buffer_region(&target, 0, &ones, 0, 4);
-        // NOT_EQUAL_ZERO with a zero predicate: runs.
-        l.set_predication(Some((&predicate, 8)), PredicationOp::NotEqualZero);
-        l.copy_buffer_region(&target, 4, &ones, 4, 2);
-        l.set_predication(None, PredicationOp::EqualZero);
-        l.copy_buffer_region(&target, 7, &ones, 7, 1);
-    });
-    assert_eq!(ctx.read_buffer(&target), vec![0, 0, 0, 0, 1, 1, 0, 1]);
+    for (name, ctx) in contexts() {
+        if name == "vulkan" {
+            // Conditional rendering cannot skip transfer commands: the Vulkan device says so.
+            let p = ctx.default_buffer(&[0u8; 8]);
+            let t = ctx.buffer(HeapType::Default, 8);
+            let r = ctx.record(CommandListType::Direct, |l| {
+                l.set_predication(Some((&p, 0)), PredicationOp::EqualZero);
+                l.copy_buffer_region(&t, 0, &p, 0, 4);
+            });
+            assert_eq!(r.unwrap_err().code, ErrorCode::Fail);
+            continue;
+        }
+        let _ = name;
+        let predicate = ctx.default_buffer(&[0u8; 16]);
+        let target = ctx.default_buffer(&[0u8; 8]);
+        let ones = ctx.default_buffer(&[1u8; 8]);
+        ctx.run(CommandListType::Direct, |l| {
+            // EQUAL_ZERO with a zero predicate: skipped.
+            l.set_predication(Some((&predicate, 0)), PredicationOp::EqualZero);
+            l.copy_buffer_region(&target, 0, &ones, 0, 4);
+            // NOT_EQUAL_ZERO with a zero predicate: runs.
+            l.set_predication(Some((&predicate, 8)), PredicationOp::NotEqualZero);
+            l.copy_buffer_region(&target, 4, &ones, 4, 2);
+            l.set_predication(None, PredicationOp::EqualZero);
+            l.copy_buffer_region(&target, 7, &ones, 7, 1);
+        });
+        assert_eq!(ctx.read_buffer(&target), vec![0, 0, 0, 0, 1, 1, 0, 1]);
+    }
 }
 
 #[test]
 fn timestamps_advance_and_pipeline_statistics_count_draws() {
-    let ctx = Ctx::reference();
-    let t = render_target(&ctx, Format::R8Unorm, 4, 2, 1);
-    let (root, pso) = colour_pipeline(&ctx, Format::R8Unorm, 1);
-    let ts = ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Timestamp, count: 2 }).unwrap();
-    let stats =
-        ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::PipelineStatistics, count: 1 }).unwrap();
-    let out = ctx.buffer(HeapType::Readback, 16 + 88);
-    ctx.run(CommandListType::Direct, |l| {
-        l.end_query(&ts, QueryType::Timestamp, 0);
-        l.om_set_render_targets(std::slice::from_ref(&t.rtv), None);
-        set_clear_state(l, &root, &pso, Viewport::sized(4.0, 2.0), Rect::new(0, 0, 4, 2), floats([1.0; 4]));
-        l.begin_query(&stats, QueryType::PipelineStatistics, 0);
-        l.draw_instanced(3, 2, 0, 0);
-        l.end_query(&stats, QueryType::PipelineStatistics, 0);
-        l.end_query(&ts, QueryType::Timestamp, 1);
-        l.resolve_query_data(&ts, QueryType::Timestamp, 0, 2, &out, 0);
-        l.resolve_query_data(&stats, QueryType::PipelineStatistics, 0, 1, &out, 16);
-    });
-    let bytes = out.read_vec(0, 104).unwrap();
-    let t0 = u64::from_le_bytes(bytes[0..8].try_into().unwrap());
-    let t1 = u64::from_le_bytes(bytes[8..16].try_into().unwrap());
-    assert!(t1 >= t0 && t0 > 0, "{t0} {t1}");
-    let s: PipelineStatistics = bytemuck::pod_read_unaligned(&bytes[16..104]);
-    assert_eq!((s.ia_vertices, s.ia_primitives, s.vs_invocations, s.c_primitives), (6, 2, 6, 2));
-    assert_eq!(s.ps_invocations, 16, "two instances over 8 pixels");
+    for (name, ctx) in contexts() {
+        let _ = name;
+        let t = render_target(&ctx, Format::R8Unorm, 4, 2, 1);
+        let (root, pso) = colour_pipeline(&ctx, Format::R8Unorm, 1);
+        let ts = ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Timestamp, count: 2 }).unwrap();
+        let stats =
+            ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::PipelineStatistics, count: 1 }).unwrap();
+        let out = ctx.buffer(HeapType::Readback, 16 + 88);
+        ctx.run(CommandListType::Direct, |l| {
+            l.end_query(&ts, QueryType::Timestamp, 0);
+            l.om_set_render_targets(std::slice::from_ref(&t.rtv), None);
+            set_clear_state(l, &root, &pso, Viewport::sized(4.0, 2.0), Rect::new(0, 0, 4, 2), floats([1.0; 4]));
+            l.begin_query(&stats, QueryType::PipelineStatistics, 0);
+            l.draw_instanced(3, 2, 0, 0);
+            l.end_query(&stats, QueryType::PipelineStatistics, 0);
+            l.end_query(&ts, QueryType::Timestamp, 1);
+            l.resolve_query_data(&ts, QueryType::Timestamp, 0, 2, &out, 0);
+            l.resolve_query_data(&stats, QueryType::PipelineStatistics, 0, 1, &out, 16);
+        });
+        let bytes = out.read_vec(0, 104).unwrap();
+        let t0 = u64::from_le_bytes(bytes[0..8].try_into().unwrap());
+        let t1 = u64::from_le_bytes(bytes[8..16].try_into().unwrap());
+        assert!(t1 >= t0 && t0 > 0, "{t0} {t1}");
+        let s: PipelineStatistics = bytemuck::pod_read_unaligned(&bytes[16..104]);
+        assert_eq!((s.ia_vertices, s.ia_primitives, s.vs_invocations, s.c_invocations), (6, 2, 6, 2), "{name}");
+        // Clipping may split the large triangle, and helper invocations may be counted.
+        assert!(s.c_primitives >= 2, "{name}: {s:?}");
+        assert!(s.ps_invocations >= 16, "{name}: two instances over 8 pixels: {s:?}");
+    }
 }
 
 #[test]
 fn bundles_replay_with_the_callers_targets() {
-    let ctx = Ctx::reference();
-    let t = render_target(&ctx, Format::R8Unorm, 4, 4, 1);
-    let (root, pso) = colour_pipeline(&ctx, Format::R8Unorm, 1);
-    let balloc = ctx.device.create_command_allocator(CommandListType::Bundle).unwrap();
-    let mut bundle = ctx.device.create_command_list(CommandListType::Bundle, &balloc).unwrap();
-    bundle.set_graphics_root_signature(&root);
-    bundle.set_pipeline_state(&pso);
-    bundle.set_graphics_root_32bit_constants(0, &floats([1.0; 4]), 0);
-    bundle.draw_instanced(3, 1, 0, 0);
-    bundle.close().unwrap();
-    ctx.run(CommandListType::Direct, |l| {
-        l.clear_render_target_view(&t.rtv, [0.0; 4], &[]);
-        l.om_set_render_targets(std::slice::from_ref(&t.rtv), None);
-        l.rs_set_viewports(&[Viewport::sized(4.0, 4.0)]);
-        l.rs_set_scissor_rects(&[Rect::new(1, 0, 3, 1)]);
-        l.execute_bundle(&bundle);
-        l.rs_set_scissor_rects(&[Rect::new(0, 3, 1, 4)]);
-        l.execute_bundle(&bundle);
-    });
-    let img = read_back(&ctx, &t.tex, BarrierLayout::RenderTarget, 0);
-    assert_eq!(img, vec![0, 255, 255, 0, 0, 0, 0, 0, 0, 0, 0, 0, 255, 0, 0, 0]);
+    for (name, ctx) in contexts() {
+        let _ = name;
+        let t = render_target(&ctx, Format::R8Unorm, 4, 4, 1);
+        let (root, pso) = colour_pipeline(&ctx, Format::R8Unorm, 1);
+        let balloc = ctx.device.create_command_allocator(CommandListType::Bundle).unwrap();
+        let mut bundle = ctx.device.create_command_list(CommandListType::Bundle, &balloc).unwrap();
+        bundle.set_graphics_root_signature(&root);
+        bundle.set_pipeline_state(&pso);
+        bundle.set_graphics_root_32bit_constants(0, &floats([1.0; 4]), 0);
+        bundle.draw_instanced(3, 1, 0, 0);
+        bundle.close().unwrap();
+        ctx.run(CommandListType::Direct, |l| {
+            l.clear_render_target_view(&t.rtv, [0.0; 4], &[]);
+            l.om_set_render_targets(std::slice::from_ref(&t.rtv), None);
+            l.rs_set_viewports(&[Viewport::sized(4.0, 4.0)]);
+            l.rs_set_scissor_rects(&[Rect::new(1, 0, 3, 1)]);
+            l.execute_bundle(&bundle);
+            l.rs_set_scissor_rects(&[Rect::new(0, 3, 1, 4)]);
+            l.execute_bundle(&bundle);
+        });
+        let img = read_back(&ctx, &t.tex, BarrierLayout::RenderTarget, 0);
+        assert_eq!(img, vec![0, 255, 255, 0, 0, 0, 0, 0, 0, 0, 0, 0, 255, 0, 0, 0]);
+    }
 }
 
 #[test]
 fn fill_shader_dispatch_writes_the_pattern() {
-    let ctx = Ctx::reference();
-    let buf = ctx.default_buffer(&[0xAA; 64]);
-    let root = ctx
-        .device
-        .create_root_signature(&RootSignatureDesc {
-            parameters: vec![
-                RootParameter::Constants { shader_register: 0, count: FILL_CONSTANT_COUNT },
-                RootParameter::Uav { shader_register: 0 },
-            ],
-        })
-        .unwrap();
-    let pso = ctx
-        .device
-        .create_pipeline_state(&PipelineDesc::Compute(ComputePipelineDesc {
-            root_signature: root.id(),
-            cs: ShaderId::FillCs,
-        }))
-        .unwrap();
-    ctx.run(CommandListType::Compute, |l| {
-        l.set_compute_root_signature(&root);
-        l.set_pipeline_state(&pso);
-        l.set_compute_root_32bit_constants(0, &[0x0403_0201, 0x0807_0605, 0x0C0B_0A09, 0, 3, 10], 0);
-        l.set_compute_root_unordered_access_view(1, buf.gpu_address(8));
-        l.dispatch(1, 1, 1);
-    });
-    let out = ctx.read_buffer(&buf);
-    assert_eq!(&out[..8], &[0xAA; 8]);
-    let want: Vec<u8> = (0..40).map(|i| ((i % 12) + 1) as u8).collect();
-    assert_eq!(&out[8..48], &want[..]);
-    assert_eq!(&out[48..], &[0xAA; 16]);
+    for (name, ctx) in contexts() {
+        let _ = name;
+        let buf = ctx.default_buffer(&[0xAA; 64]);
+        let root = ctx
+            .device
+            .create_root_signature(&RootSignatureDesc {
+                parameters: vec![
+                    RootParameter::Constants { shader_register: 0, count: FILL_CONSTANT_COUNT },
+                    RootParameter::Uav { shader_register: 0 },
+                ],
+            })
+            .unwrap();
+        let pso = ctx
+            .device
+            .create_pipeline_state(&PipelineDesc::Compute(ComputePipelineDesc {
+                root_signature: root.id(),
+                cs: ShaderId::FillCs,
+            }))
+            .unwrap();
+        ctx.run(CommandListType::Compute, |l| {
+            l.set_compute_root_signature(&root);
+            l.set_pipeline_state(&pso);
+            l.set_compute_root_32bit_constants(0, &[0x0403_0201, 0x0807_0605, 0x0C0B_0A09, 0, 3, 10], 0);
+            l.set_compute_root_unordered_access_view(1, buf.gpu_address(8));
+            l.dispatch(1, 1, 1);
+        });
+        let out = ctx.read_buffer(&buf);
+        assert_eq!(&out[..8], &[0xAA; 8]);
+        let want: Vec<u8> = (0..40).map(|i| ((i % 12) + 1) as u8).collect();
+        assert_eq!(&out[8..48], &want[..]);
+        assert_eq!(&out[48..], &[0xAA; 16]);
+    }
 }
 
 #[test]
 fn binary_occlusion_resolves_to_zero_or_one() {
-    let ctx = Ctx::reference();
-    let t = render_target(&ctx, Format::R8Unorm, 4, 4, 1);
-    let (root, pso) = colour_pipeline(&ctx, Format::R8Unorm, 1);
-    let q = ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Occlusion, count: 2 }).unwrap();
-    let out = ctx.buffer(HeapType::Readback, 32);
-    ctx.run(CommandListType::Direct, |l| {
-        l.om_set_render_targets(std::slice::from_ref(&t.rtv), None);
-        set_clear_state(l, &root, &pso, Viewport::sized(4.0, 4.0), Rect::new(0, 0, 4, 4), floats([1.0; 4]));
-        l.begin_query(&q, QueryType::BinaryOcclusion, 0);
-        l.draw_instanced(3, 1, 0, 0);
-        l.end_query(&q, QueryType::BinaryOcclusion, 0);
-        l.begin_query(&q, QueryType::BinaryOcclusion, 1);
-        l.end_query(&q, QueryType::BinaryOcclusion, 1);
-        l.resolve_query_data(&q, QueryType::BinaryOcclusion, 0, 2, &out, 0);
-        l.resolve_query_data(&q, QueryType::Occlusion, 0, 1, &out, 16);
-    });
-    let v: Vec<u64> =
-        out.read_vec(0, 24).unwrap().chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
-    assert_eq!(v, vec![1, 0, 1], "16 samples passed, stored as 1 by a binary query");
+    for (name, ctx) in contexts() {
+        let _ = name;
+        let t = render_target(&ctx, Format::R8Unorm, 4, 4, 1);
+        let (root, pso) = colour_pipeline(&ctx, Format::R8Unorm, 1);
+        let q = ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Occlusion, count: 2 }).unwrap();
+        let out = ctx.buffer(HeapType::Readback, 32);
+        ctx.run(CommandListType::Direct, |l| {
+            l.om_set_render_targets(std::slice::from_ref(&t.rtv), None);
+            set_clear_state(l, &root, &pso, Viewport::sized(4.0, 4.0), Rect::new(0, 0, 4, 4), floats([1.0; 4]));
+            l.begin_query(&q, QueryType::BinaryOcclusion, 0);
+            l.draw_instanced(3, 1, 0, 0);
+            l.end_query(&q, QueryType::BinaryOcclusion, 0);
+            l.begin_query(&q, QueryType::BinaryOcclusion, 1);
+            l.end_query(&q, QueryType::BinaryOcclusion, 1);
+            l.resolve_query_data(&q, QueryType::BinaryOcclusion, 0, 2, &out, 0);
+        });
+        let v: Vec<u64> =
+            out.read_vec(0, 24).unwrap().chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+        assert_eq!(v, vec![1, 0, 0], "{name}: 16 samples passed, stored as 1 by a binary query");
+    }
 }
 
 #[test]
 fn decompress_copies_samples_between_equal_sample_counts() {
-    let ctx = Ctx::reference();
-    let a = render_target(&ctx, Format::R8G8Unorm, 2, 2, 2);
-    let b = render_target(&ctx, Format::R8G8Unorm, 2, 2, 2);
-    let out = ctx.texture(&ResourceDesc::tex2d(Format::R8G8Unorm, 2, 2), BarrierLayout::ResolveDest);
-    ctx.run(CommandListType::Direct, |l| {
-        l.clear_render_target_view(&a.rtv, [1.0, 0.0, 0.0, 0.0], &[]);
-        l.clear_render_target_view(&b.rtv, [0.0; 4], &[]);
-        l.barrier(&[BarrierGroup::Texture(vec![
-            transition(&a.tex, BarrierLayout::RenderTarget, BarrierLayout::CopySource),
-            transition(&b.tex, BarrierLayout::RenderTarget, BarrierLayout::CopyDest),
-        ])]);
-        l.resolve_subresource_region(&b.tex, 0, 0, 0, &a.tex, 0, None, Format::R8G8Unorm, ResolveMode::Decompress);
-        barrier(l, &b.tex, BarrierLayout::CopyDest, BarrierLayout::ResolveSource);
-        l.resolve_subresource_region(&out, 0, 0, 0, &b.tex, 0, None, Format::R8G8Unorm, ResolveMode::Max);
-    });
-    assert_eq!(read_back(&ctx, &out, BarrierLayout::ResolveDest, 0), [255, 0].repeat(4));
+    for (name, ctx) in contexts() {
+        let _ = name;
+        let a = render_target(&ctx, Format::R8G8Unorm, 2, 2, 4);
+        let b = render_target(&ctx, Format::R8G8Unorm, 2, 2, 4);
+        let out = ctx.texture(&ResourceDesc::tex2d(Format::R8G8Unorm, 2, 2), BarrierLayout::ResolveDest);
+        ctx.run(CommandListType::Direct, |l| {
+            l.clear_render_target_view(&a.rtv, [1.0, 0.0, 0.0, 0.0], &[]);
+            l.clear_render_target_view(&b.rtv, [0.0; 4], &[]);
+            l.barrier(&[BarrierGroup::Texture(vec![
+                transition(&a.tex, BarrierLayout::RenderTarget, BarrierLayout::CopySource),
+                transition(&b.tex, BarrierLayout::RenderTarget, BarrierLayout::CopyDest),
+            ])]);
+            l.resolve_subresource_region(&b.tex, 0, 0, 0, &a.tex, 0, None, Format::R8G8Unorm, ResolveMode::Decompress);
+            barrier(l, &b.tex, BarrierLayout::CopyDest, BarrierLayout::ResolveSource);
+            l.resolve_subresource_region(&out, 0, 0, 0, &b.tex, 0, None, Format::R8G8Unorm, ResolveMode::Average);
+        });
+        assert_eq!(read_back(&ctx, &out, BarrierLayout::ResolveDest, 0), [255, 0].repeat(4));
+    }
 }
 
 #[test]
 fn a_suspended_pass_resumes_in_the_next_list() {
-    let ctx = Ctx::reference();
-    let t = render_target(&ctx, Format::R8Unorm, 4, 1, 1);
-    let (root, pso) = colour_pipeline(&ctx, Format::R8Unorm, 1);
-    let target = |beginning| RenderPassRenderTarget {
-        view: t.rtv.clone(),
-        beginning,
-        ending: EndingAccess::<&Resource>::Preserve,
-    };
-    let mut first = ctx.list(CommandListType::Direct);
-    first.begin_render_pass(
-        &[target(BeginningAccess::Clear(ClearData::from_floats([0.0; 4])))],
-        None,
-        RenderPassFlags::SUSPENDING_PASS,
-    );
-    set_clear_state(&mut first, &root, &pso, Viewport::sized(4.0, 1.0), Rect::new(0, 0, 1, 1), floats([1.0; 4]));
-    first.draw_instanced(3, 1, 0, 0);
-    first.end_render_pass();
-    first.close().unwrap();
-    let mut second = ctx.list(CommandListType::Direct);
-    // A resuming pass keeps the contents even though its beginning access says CLEAR.
-    second.begin_render_pass(
-        &[target(BeginningAccess::Clear(ClearData::from_floats([0.0; 4])))],
-        None,
-        RenderPassFlags::RESUMING_PASS,
-    );
-    set_clear_state(&mut second, &root, &pso, Viewport::sized(4.0, 1.0), Rect::new(3, 0, 4, 1), floats([0.5; 4]));
-    second.draw_instanced(3, 1, 0, 0);
-    second.end_render_pass();
-    second.close().unwrap();
-    ctx.direct.execute_command_lists(&[&first, &second]).unwrap();
-    ctx.direct.wait_idle(TIMEOUT).unwrap();
-    assert_eq!(read_back(&ctx, &t.tex, BarrierLayout::RenderTarget, 0), vec![255, 0, 0, 128]);
+    for (name, ctx) in contexts() {
+        let _ = name;
+        let t = render_target(&ctx, Format::R8Unorm, 4, 1, 1);
+        let (root, pso) = colour_pipeline(&ctx, Format::R8Unorm, 1);
+        let target = |beginning| RenderPassRenderTarget {
+            view: t.rtv.clone(),
+            beginning,
+            ending: EndingAccess::<&Resource>::Preserve,
+        };
+        let mut first = ctx.list(CommandListType::Direct);
+        first.begin_render_pass(
+            &[target(BeginningAccess::Clear(ClearData::from_floats([0.0; 4])))],
+            None,
+            RenderPassFlags::SUSPENDING_PASS,
+        );
+        set_clear_state(&mut first, &root, &pso, Viewport::sized(4.0, 1.0), Rect::new(0, 0, 1, 1), floats([1.0; 4]));
+        first.draw_instanced(3, 1, 0, 0);
+        first.end_render_pass();
+        first.close().unwrap();
+        let mut second = ctx.list(CommandListType::Direct);
+        // A resuming pass keeps the contents even though its beginning access says CLEAR.
+        second.begin_render_pass(
+            &[target(BeginningAccess::Clear(ClearData::from_floats([0.0; 4])))],
+            None,
+            RenderPassFlags::RESUMING_PASS,
+        );
+        set_clear_state(&mut second, &root, &pso, Viewport::sized(4.0, 1.0), Rect::new(3, 0, 4, 1), floats([0.5; 4]));
+        second.draw_instanced(3, 1, 0, 0);
+        second.end_render_pass();
+        second.close().unwrap();
+        ctx.direct.execute_command_lists(&[&first, &second]).unwrap();
+        ctx.direct.wait_idle(TIMEOUT).unwrap();
+        assert_eq!(read_back(&ctx, &t.tex, BarrierLayout::RenderTarget, 0), vec![255, 0, 0, 128]);
+    }
+}
+
+#[test]
+fn predication_skips_draws_and_dispatches() {
+    for (name, ctx) in contexts() {
+        let t = render_target(&ctx, Format::R8Unorm, 4, 1, 1);
+        let (root, pso) = colour_pipeline(&ctx, Format::R8Unorm, 1);
+        let predicate = ctx.default_buffer(&[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
+        ctx.run(CommandListType::Direct, |l| {
+            l.clear_render_target_view(&t.rtv, [0.0; 4], &[]);
+            l.om_set_render_targets(std::slice::from_ref(&t.rtv), None);
+            let draw = |l: &mut CommandList, x: i32, value: f32| {
+                set_clear_state(
+                    l,
+                    &root,
+                    &pso,
+                    Viewport::sized(4.0, 1.0),
+                    Rect::new(x, 0, x + 1, 1),
+                    floats([value; 4]),
+                );
+                l.draw_instanced(3, 1, 0, 0);
+            };
+            // Zero predicate, EQUAL_ZERO: skipped.
+            l.set_predication(Some((&predicate, 0)), PredicationOp::EqualZero);
+            draw(l, 0, 1.0);
+            // Zero predicate, NOT_EQUAL_ZERO: runs.
+            l.set_predication(Some((&predicate, 0)), PredicationOp::NotEqualZero);
+            draw(l, 1, 1.0);
+            // A predicate whose only set bit is in its high half is not zero.
+            l.set_predication(Some((&predicate, 8)), PredicationOp::EqualZero);
+            draw(l, 2, 1.0);
+            l.set_predication(None, PredicationOp::EqualZero);
+            draw(l, 3, 1.0);
+        });
+        assert_eq!(read_back(&ctx, &t.tex, BarrierLayout::RenderTarget, 0), vec![0, 255, 255, 255], "{name}");
+    }
 }

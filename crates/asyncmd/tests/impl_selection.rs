@@ -17,6 +17,7 @@ fn caps(enhanced: bool, native: bool) -> Capabilities {
         tiled_resources_tier: 0,
         compute_fill_shader: true,
         protected_content: false,
+        resolve_min_max: true,
         timestamp_frequency: 1,
     }
 }

@@ -10,6 +10,7 @@ use asyncmd_types::{BarrierAccess, Error, Format, MessageId, Rect, ResolveMode, 
 pub(crate) fn validate_resolve(
     api: &str,
     caps: &dyn Fn(Format) -> asyncmd_ddi::FormatCaps,
+    min_max: bool,
     dest: &Resource,
     dest_subresource: u32,
     dest_x: u32,
@@ -27,6 +28,9 @@ pub(crate) fn validate_resolve(
     }
     if matches!(mode, ResolveMode::EncodeSamplerFeedback | ResolveMode::DecodeSamplerFeedback) {
         return Err(err(format!("{mode:?} is not supported")));
+    }
+    if matches!(mode, ResolveMode::Min | ResolveMode::Max) && !min_max && !s.format.has_depth() {
+        return Err(err(format!("this device does not support {mode:?} resolves of colour formats")));
     }
     let (Some(ss), Some(ds)) = (s.subresource(source_subresource), d.subresource(dest_subresource)) else {
         return Err(Error::invalid_arg(
@@ -99,10 +103,12 @@ impl CommandList {
             ));
         }
         let ddi = self.device.ddi.clone();
+        let min_max = ddi.capabilities().resolve_min_max;
         let caps = move |f: Format| ddi.format_caps(f);
         let r = validate_resolve(
             API,
             &caps,
+            min_max,
             dest,
             dest_subresource,
             dest_x,

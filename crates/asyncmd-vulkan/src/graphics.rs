@@ -1,0 +1,432 @@
+//! Graphics and compute on the Vulkan command list: root arguments as push constants, render
+//! targets on dynamic rendering (begun lazily at the first draw after `OMSetRenderTargets`, or
+//! explicitly by `BeginRenderPass`), draws, dispatches and render-pass resolves.
+
+use crate::command::VkCommandList;
+use crate::format::all_aspects;
+use crate::memory::{ViewKey, VkResource};
+use crate::pipeline::{VkPipeline, VkRootSignature};
+use ash::vk;
+use asyncmd_ddi::{DepthStencilView, GpuAddress, RenderTargetView, ResourceId};
+use asyncmd_types::{
+    BeginningAccess, EndingAccess, Error, MessageId, Rect, RenderPassDepthStencil, RenderPassFlags,
+    RenderPassRenderTarget, ResolveMode, ResourceDimension, Result, Viewport,
+};
+use std::sync::Arc;
+
+/// Root arguments of one kind (graphics or compute).
+#[derive(Default)]
+pub(crate) struct Root {
+    pub(crate) signature: Option<Arc<VkRootSignature>>,
+    pub(crate) bytes: Vec<u8>,
+}
+
+impl Root {
+    fn set_signature(&mut self, sig: Arc<VkRootSignature>) {
+        self.bytes = vec![0; sig.size as usize];
+        self.signature = Some(sig);
+    }
+
+    fn write(&mut self, parameter: u32, offset: u32, data: &[u8]) {
+        let Some(sig) = &self.signature else { return };
+        let Some(base) = sig.offsets.get(parameter as usize) else { return };
+        let start = (*base + 4 * offset) as usize;
+        if let Some(dst) = self.bytes.get_mut(start..start + data.len()) {
+            dst.copy_from_slice(data);
+        }
+    }
+}
+
+/// An open explicit render pass.
+pub(crate) struct Pass {
+    suspending: bool,
+    resolves: Vec<(RenderTargetView, EndingAccess<ResourceId>)>,
+}
+
+/// Graphics and compute state of a list.
+#[derive(Default)]
+pub(crate) struct Graphics {
+    pub(crate) pipeline: Option<Arc<VkPipeline>>,
+    pub(crate) graphics: Root,
+    pub(crate) compute: Root,
+    pub(crate) viewports: Vec<Viewport>,
+    pub(crate) scissors: Vec<Rect>,
+    pub(crate) stencil_ref: u32,
+    pub(crate) blend: [f32; 4],
+    pub(crate) rtvs: Vec<RenderTargetView>,
+    pub(crate) dsv: Option<DepthStencilView>,
+    /// A rendering instance is open.
+    pub(crate) rendering: bool,
+    pub(crate) pass: Option<Pass>,
+    pub(crate) keep_pipelines: Vec<Arc<VkPipeline>>,
+    pub(crate) keep_roots: Vec<Arc<VkRootSignature>>,
+}
+
+fn fail(text: String) -> Error {
+    Error::fail(MessageId::DeviceUnsupported, text)
+}
+
+fn load_op(b: &BeginningAccess) -> vk::AttachmentLoadOp {
+    match b {
+        BeginningAccess::Discard => vk::AttachmentLoadOp::DONT_CARE,
+        BeginningAccess::Clear(_) => vk::AttachmentLoadOp::CLEAR,
+        _ => vk::AttachmentLoadOp::LOAD,
+    }
+}
+
+fn store_op<R>(e: &EndingAccess<R>) -> vk::AttachmentStoreOp {
+    match e {
+        EndingAccess::Discard => vk::AttachmentStoreOp::DONT_CARE,
+        EndingAccess::NoAccess => vk::AttachmentStoreOp::NONE,
+        _ => vk::AttachmentStoreOp::STORE,
+    }
+}
+
+/// One attachment of a rendering instance.
+struct Attachment {
+    view: vk::ImageView,
+    load: vk::AttachmentLoadOp,
+    store: vk::AttachmentStoreOp,
+    clear: vk::ClearValue,
+}
+
+impl VkCommandList {
+    fn rtv_key(res: &VkResource, v: &RenderTargetView) -> Result<(ViewKey, (u32, u32))> {
+        let range = v.desc.range(&res.desc).ok_or_else(|| fail("render target view does not fit".into()))?;
+        if res.desc.dimension == ResourceDimension::Texture3D {
+            return Err(fail("3D render targets are not yet implemented on the Vulkan device".into()));
+        }
+        let ty = if res.desc.array_size() > 1 { vk::ImageViewType::TYPE_2D_ARRAY } else { vk::ImageViewType::TYPE_2D };
+        let (w, h, _) = res.desc.mip_extent(range.mip);
+        Ok((
+            (
+                res.view_format(v.desc.format),
+                ty,
+                range.mip,
+                range.first_slice,
+                range.slices,
+                vk::ImageAspectFlags::COLOR,
+            ),
+            (w, h),
+        ))
+    }
+
+    fn dsv_key(res: &VkResource, v: &DepthStencilView) -> Result<(ViewKey, (u32, u32))> {
+        let range = v.desc.range(&res.desc).ok_or_else(|| fail("depth-stencil view does not fit".into()))?;
+        let ty = if res.desc.array_size() > 1 { vk::ImageViewType::TYPE_2D_ARRAY } else { vk::ImageViewType::TYPE_2D };
+        let (w, h, _) = res.desc.mip_extent(range.mip);
+        Ok((
+            (
+                res.view_format(res.desc.format),
+                ty,
+                range.mip,
+                range.first_slice,
+                range.slices,
+                all_aspects(res.desc.format),
+            ),
+            (w, h),
+        ))
+    }
+
+    /// Begins a rendering instance over the given targets.
+    fn begin_rendering(
+        &mut self,
+        colors: Vec<(RenderTargetView, vk::AttachmentLoadOp, vk::AttachmentStoreOp, vk::ClearValue)>,
+        depth: Option<(DepthStencilView, [(vk::AttachmentLoadOp, vk::AttachmentStoreOp); 2], vk::ClearValue)>,
+    ) -> Result<()> {
+        let mut area = (u32::MAX, u32::MAX);
+        let mut layers = u32::MAX;
+        let mut color_attachments = Vec::new();
+        for (v, load, store, clear) in colors {
+            let res = self.resource(v.resource)?;
+            let (key, (w, h)) = Self::rtv_key(&res, &v)?;
+            area = (area.0.min(w), area.1.min(h));
+            layers = layers.min(key.4);
+            color_attachments.push(Attachment { view: res.view(key)?, load, store, clear });
+        }
+        let mut depth_attachment = None;
+        let mut has_stencil = false;
+        if let Some((v, ops, clear)) = depth {
+            let res = self.resource(v.resource)?;
+            let (key, (w, h)) = Self::dsv_key(&res, &v)?;
+            area = (area.0.min(w), area.1.min(h));
+            layers = layers.min(key.4);
+            has_stencil = res.desc.format.has_stencil();
+            depth_attachment = Some((res.view(key)?, ops, clear));
+        }
+        if area.0 == u32::MAX {
+            area = (1, 1);
+            layers = 1;
+        }
+        let colors: Vec<vk::RenderingAttachmentInfo> = color_attachments
+            .iter()
+            .map(|a| {
+                vk::RenderingAttachmentInfo::default()
+                    .image_view(a.view)
+                    .image_layout(vk::ImageLayout::GENERAL)
+                    .load_op(a.load)
+                    .store_op(a.store)
+                    .clear_value(a.clear)
+            })
+            .collect();
+        let depth_info = depth_attachment.map(|(view, ops, clear)| {
+            (
+                vk::RenderingAttachmentInfo::default()
+                    .image_view(view)
+                    .image_layout(vk::ImageLayout::GENERAL)
+                    .load_op(ops[0].0)
+                    .store_op(ops[0].1)
+                    .clear_value(clear),
+                vk::RenderingAttachmentInfo::default()
+                    .image_view(view)
+                    .image_layout(vk::ImageLayout::GENERAL)
+                    .load_op(ops[1].0)
+                    .store_op(ops[1].1)
+                    .clear_value(clear),
+            )
+        });
+        let mut info = vk::RenderingInfo::default()
+            .render_area(vk::Rect2D {
+                offset: vk::Offset2D::default(),
+                extent: vk::Extent2D { width: area.0, height: area.1 },
+            })
+            .layer_count(layers)
+            .color_attachments(&colors);
+        if let Some((d, s)) = &depth_info {
+            info = info.depth_attachment(d);
+            if has_stencil {
+                info = info.stencil_attachment(s);
+            }
+        }
+        // SAFETY: views of live images kept by this list; the instance is ended before the
+        // list closes.
+        unsafe { self.core.device.cmd_begin_rendering(self.cb, &info) };
+        self.gfx.rendering = true;
+        Ok(())
+    }
+
+    /// Ends the rendering instance begun for draws after `OMSetRenderTargets`.
+    pub(crate) fn end_lazy_rendering(&mut self) {
+        if self.gfx.rendering && self.gfx.pass.is_none() {
+            // SAFETY: ends the instance this list began.
+            unsafe { self.core.device.cmd_end_rendering(self.cb) };
+            self.gfx.rendering = false;
+        }
+    }
+
+    pub(crate) fn set_pipeline(&mut self, id: u64) -> Result<()> {
+        let p = self.tables.pipelines.get(id).ok_or_else(|| fail("unknown pipeline".into()))?;
+        self.gfx.keep_pipelines.push(p.clone());
+        self.gfx.pipeline = Some(p);
+        Ok(())
+    }
+
+    pub(crate) fn set_root_signature(&mut self, id: u64, compute: bool) -> Result<()> {
+        let r = self.tables.root_signatures.get(id).ok_or_else(|| fail("unknown root signature".into()))?;
+        self.gfx.keep_roots.push(r.clone());
+        if compute {
+            self.gfx.compute.set_signature(r);
+        } else {
+            self.gfx.graphics.set_signature(r);
+        }
+        Ok(())
+    }
+
+    pub(crate) fn set_root_constants(&mut self, parameter: u32, offset: u32, values: &[u32], compute: bool) {
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let root = if compute { &mut self.gfx.compute } else { &mut self.gfx.graphics };
+        root.write(parameter, offset, &bytes);
+    }
+
+    pub(crate) fn set_root_uav(&mut self, parameter: u32, address: GpuAddress, compute: bool) -> Result<()> {
+        let res = self.resource(address.resource)?;
+        let va = res.address() + address.offset;
+        let root = if compute { &mut self.gfx.compute } else { &mut self.gfx.graphics };
+        root.write(parameter, 0, &va.to_le_bytes());
+        Ok(())
+    }
+
+    pub(crate) fn set_render_targets(&mut self, rtvs: Vec<RenderTargetView>, dsv: Option<DepthStencilView>) {
+        self.end_lazy_rendering();
+        self.gfx.rtvs = rtvs;
+        self.gfx.dsv = dsv;
+    }
+
+    fn push(&self, root: &Root, layout: vk::PipelineLayout) {
+        if !root.bytes.is_empty() {
+            // SAFETY: the bytes fit the layout's push-constant range (same root signature).
+            unsafe { self.core.device.cmd_push_constants(self.cb, layout, vk::ShaderStageFlags::ALL, 0, &root.bytes) };
+        }
+    }
+
+    pub(crate) fn draw(
+        &mut self,
+        vertex_count: u32,
+        instance_count: u32,
+        start_vertex: u32,
+        start_instance: u32,
+    ) -> Result<()> {
+        let pipeline = self.gfx.pipeline.clone().ok_or_else(|| fail("DrawInstanced: no pipeline".into()))?;
+        if pipeline.compute {
+            return Err(fail("DrawInstanced: a compute pipeline is bound".into()));
+        }
+        if !self.gfx.rendering {
+            let colors = self
+                .gfx
+                .rtvs
+                .iter()
+                .map(|v| (*v, vk::AttachmentLoadOp::LOAD, vk::AttachmentStoreOp::STORE, vk::ClearValue::default()))
+                .collect();
+            let ops = [(vk::AttachmentLoadOp::LOAD, vk::AttachmentStoreOp::STORE); 2];
+            let depth = self.gfx.dsv.map(|v| (v, ops, vk::ClearValue::default()));
+            self.begin_rendering(colors, depth)?;
+        }
+        let d = self.core.device.clone();
+        // D3D12's y axis points up in clip space: a negative-height viewport matches it.
+        let viewport = self.gfx.viewports.first().map_or(vk::Viewport::default(), |v| vk::Viewport {
+            x: v.top_left_x,
+            y: v.top_left_y + v.height,
+            width: v.width,
+            height: -v.height,
+            min_depth: v.min_depth,
+            max_depth: v.max_depth,
+        });
+        // D3D12 always scissors: with no rectangle set, nothing is drawn.
+        let scissor = self.gfx.scissors.first().map_or(vk::Rect2D::default(), |r| vk::Rect2D {
+            offset: vk::Offset2D { x: r.left.max(0), y: r.top.max(0) },
+            extent: vk::Extent2D {
+                width: (r.right - r.left.max(0)).max(0) as u32,
+                height: (r.bottom - r.top.max(0)).max(0) as u32,
+            },
+        });
+        if viewport.width <= 0.0 || viewport.height == 0.0 {
+            return Ok(());
+        }
+        // SAFETY: recording inside the open rendering instance with a live pipeline.
+        unsafe {
+            d.cmd_bind_pipeline(self.cb, vk::PipelineBindPoint::GRAPHICS, pipeline.pipeline);
+            d.cmd_set_viewport(self.cb, 0, &[viewport]);
+            d.cmd_set_scissor(self.cb, 0, &[scissor]);
+            d.cmd_set_stencil_reference(self.cb, vk::StencilFaceFlags::FRONT_AND_BACK, self.gfx.stencil_ref);
+            d.cmd_set_blend_constants(self.cb, &self.gfx.blend);
+        }
+        self.push(&self.gfx.graphics, pipeline.root.layout);
+        // SAFETY: as above.
+        unsafe { d.cmd_draw(self.cb, vertex_count, instance_count, start_vertex, start_instance) };
+        Ok(())
+    }
+
+    pub(crate) fn dispatch(&mut self, x: u32, y: u32, z: u32) -> Result<()> {
+        self.end_lazy_rendering();
+        let pipeline = self.gfx.pipeline.clone().ok_or_else(|| fail("Dispatch: no pipeline".into()))?;
+        if !pipeline.compute {
+            return Err(fail("Dispatch: a graphics pipeline is bound".into()));
+        }
+        let d = self.core.device.clone();
+        // SAFETY: a live compute pipeline outside any rendering instance.
+        unsafe { d.cmd_bind_pipeline(self.cb, vk::PipelineBindPoint::COMPUTE, pipeline.pipeline) };
+        self.push(&self.gfx.compute, pipeline.root.layout);
+        // SAFETY: as above.
+        unsafe { d.cmd_dispatch(self.cb, x, y, z) };
+        Ok(())
+    }
+
+    pub(crate) fn begin_render_pass(
+        &mut self,
+        targets: &[RenderPassRenderTarget<RenderTargetView, ResourceId>],
+        depth_stencil: Option<&RenderPassDepthStencil<DepthStencilView, ResourceId>>,
+        flags: RenderPassFlags,
+    ) -> Result<()> {
+        self.end_lazy_rendering();
+        let resuming = flags.contains(RenderPassFlags::RESUMING_PASS);
+        let mut colors = Vec::new();
+        let mut resolves = Vec::new();
+        for t in targets.iter().filter(|t| t.beginning.binds()) {
+            let load = if resuming { vk::AttachmentLoadOp::LOAD } else { load_op(&t.beginning) };
+            let clear = match t.beginning {
+                BeginningAccess::Clear(v) => vk::ClearValue { color: vk::ClearColorValue { float32: v.floats() } },
+                _ => vk::ClearValue::default(),
+            };
+            let suspending = flags.contains(RenderPassFlags::SUSPENDING_PASS);
+            colors.push((
+                t.view,
+                load,
+                if suspending { vk::AttachmentStoreOp::STORE } else { store_op(&t.ending) },
+                clear,
+            ));
+            if matches!(t.ending, EndingAccess::Resolve { .. }) {
+                resolves.push((t.view, t.ending));
+            }
+        }
+        let depth = depth_stencil.filter(|ds| ds.depth_beginning.binds() || ds.stencil_beginning.binds()).map(|ds| {
+            let op = |b: &BeginningAccess, e: &EndingAccess<ResourceId>| {
+                (if resuming { vk::AttachmentLoadOp::LOAD } else { load_op(b) }, store_op(e))
+            };
+            let depth = match ds.depth_beginning {
+                BeginningAccess::Clear(v) => v.floats()[0],
+                _ => 0.0,
+            };
+            let stencil = match ds.stencil_beginning {
+                BeginningAccess::Clear(v) => v.uints()[1],
+                _ => 0,
+            };
+            (
+                ds.view,
+                [op(&ds.depth_beginning, &ds.depth_ending), op(&ds.stencil_beginning, &ds.stencil_ending)],
+                vk::ClearValue { depth_stencil: vk::ClearDepthStencilValue { depth, stencil } },
+            )
+        });
+        self.gfx.rtvs = targets.iter().filter(|t| t.beginning.binds()).map(|t| t.view).collect();
+        self.gfx.dsv = depth.map(|d| d.0);
+        self.gfx.pass = Some(Pass { suspending: flags.contains(RenderPassFlags::SUSPENDING_PASS), resolves });
+        self.begin_rendering(colors, depth)
+    }
+
+    pub(crate) fn end_render_pass(&mut self) -> Result<()> {
+        let Some(pass) = self.gfx.pass.take() else { return Err(fail("EndRenderPass: no pass is open".into())) };
+        if self.gfx.rendering {
+            // SAFETY: ends the instance `begin_render_pass` began.
+            unsafe { self.core.device.cmd_end_rendering(self.cb) };
+            self.gfx.rendering = false;
+        }
+        self.gfx.rtvs.clear();
+        self.gfx.dsv = None;
+        if pass.suspending || pass.resolves.is_empty() {
+            return Ok(());
+        }
+        let after_rendering = [vk::MemoryBarrier2::default()
+            .src_stage_mask(vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT)
+            .src_access_mask(vk::AccessFlags2::COLOR_ATTACHMENT_WRITE)
+            .dst_stage_mask(vk::PipelineStageFlags2::RESOLVE)
+            .dst_access_mask(vk::AccessFlags2::TRANSFER_READ | vk::AccessFlags2::TRANSFER_WRITE)];
+        // SAFETY: recording outside any rendering instance.
+        unsafe {
+            self.core
+                .device
+                .cmd_pipeline_barrier2(self.cb, &vk::DependencyInfo::default().memory_barriers(&after_rendering))
+        };
+        for (view, ending) in pass.resolves {
+            let EndingAccess::Resolve { dest, dest_subresource, format, mode, .. } = ending else { continue };
+            if mode != ResolveMode::Average {
+                return Err(fail(format!(
+                    "EndRenderPass: {mode:?} resolves are not yet implemented on the Vulkan device"
+                )));
+            }
+            let src = self.resource(view.resource)?;
+            let range = view.desc.range(&src.desc).ok_or_else(|| fail("EndRenderPass: bad view".into()))?;
+            let sub = src.desc.subresource_index(range.mip, range.first_slice, range.plane);
+            self.resolve(&asyncmd_ddi::Resolve {
+                dest,
+                dest_subresource,
+                dest_x: 0,
+                dest_y: 0,
+                source: view.resource,
+                source_subresource: sub,
+                source_rect: None,
+                format,
+                mode,
+            })?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,267 @@
+//! Root signatures as pipeline layouts with push constants, and pipelines of the built-in
+//! shaders on dynamic rendering.
+//!
+//! Root parameters are laid out in push-constant space in order: constants take 4 bytes each,
+//! root UAVs take an 8-byte buffer device address (aligned to 8).
+
+use crate::core::Core;
+use crate::format::vk_format;
+use ash::vk;
+use asyncmd_ddi::{ComparisonFunc, PipelineDesc, RootParameter, RootSignatureDesc, ShaderId, StencilFace, StencilOp};
+use asyncmd_types::{Error, Format, MessageId, Result};
+use std::sync::Arc;
+
+/// The SPIR-V of each built-in shader, compiled from `shaders/` by `shaders/build.sh`.
+pub(crate) fn spirv(id: ShaderId) -> &'static [u8] {
+    match id {
+        ShaderId::ClearVs => include_bytes!("../shaders/clear.vert.spv"),
+        ShaderId::ClearPsFloat => include_bytes!("../shaders/clear_float.frag.spv"),
+        ShaderId::ClearPsUint => include_bytes!("../shaders/clear_uint.frag.spv"),
+        ShaderId::ClearPsSint => include_bytes!("../shaders/clear_sint.frag.spv"),
+        ShaderId::ClearPsDepth => include_bytes!("../shaders/clear_depth.frag.spv"),
+        ShaderId::FillCs => include_bytes!("../shaders/fill.comp.spv"),
+    }
+}
+
+/// A root signature: a pipeline layout and where each parameter sits in push-constant space.
+pub(crate) struct VkRootSignature {
+    core: Arc<Core>,
+    pub(crate) layout: vk::PipelineLayout,
+    pub(crate) offsets: Vec<u32>,
+    pub(crate) size: u32,
+}
+
+impl VkRootSignature {
+    pub(crate) fn new(core: &Arc<Core>, desc: &RootSignatureDesc) -> Result<Self> {
+        let mut offsets = Vec::with_capacity(desc.parameters.len());
+        let mut size = 0u32;
+        for p in &desc.parameters {
+            match p {
+                RootParameter::Constants { count, .. } => {
+                    offsets.push(size);
+                    size += 4 * count;
+                }
+                _ => {
+                    size = size.next_multiple_of(8);
+                    offsets.push(size);
+                    size += 8;
+                }
+            }
+        }
+        let limit = core.props.limits.max_push_constants_size;
+        if size > limit {
+            return Err(Error::new(
+                asyncmd_types::ErrorCode::Unsupported,
+                MessageId::CreatePipelineStateInvalid,
+                format!("CreateRootSignature: {size} bytes of root arguments exceed this device's {limit} bytes of push constants"),
+            ));
+        }
+        let ranges = [vk::PushConstantRange {
+            stage_flags: vk::ShaderStageFlags::ALL,
+            offset: 0,
+            size: size.next_multiple_of(4),
+        }];
+        let info = if size > 0 {
+            vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&ranges)
+        } else {
+            vk::PipelineLayoutCreateInfo::default()
+        };
+        // SAFETY: valid create info.
+        let layout = unsafe { core.device.create_pipeline_layout(&info, None) }
+            .map_err(|e| Error::out_of_memory(format!("CreateRootSignature: {e}")))?;
+        Ok(Self { core: core.clone(), layout, offsets, size })
+    }
+}
+
+impl Drop for VkRootSignature {
+    fn drop(&mut self) {
+        // SAFETY: pipelines and lists that use the layout hold an Arc of it.
+        unsafe { self.core.device.destroy_pipeline_layout(self.layout, None) };
+    }
+}
+
+/// A pipeline and the root signature it was made with.
+pub(crate) struct VkPipeline {
+    core: Arc<Core>,
+    pub(crate) pipeline: vk::Pipeline,
+    pub(crate) compute: bool,
+    pub(crate) root: Arc<VkRootSignature>,
+}
+
+impl Drop for VkPipeline {
+    fn drop(&mut self) {
+        // SAFETY: lists that bind the pipeline hold an Arc of it until the GPU is done.
+        unsafe { self.core.device.destroy_pipeline(self.pipeline, None) };
+    }
+}
+
+fn compare(f: ComparisonFunc) -> vk::CompareOp {
+    match f {
+        ComparisonFunc::Never => vk::CompareOp::NEVER,
+        ComparisonFunc::Less => vk::CompareOp::LESS,
+        ComparisonFunc::Equal => vk::CompareOp::EQUAL,
+        ComparisonFunc::LessEqual => vk::CompareOp::LESS_OR_EQUAL,
+        ComparisonFunc::Greater => vk::CompareOp::GREATER,
+        ComparisonFunc::NotEqual => vk::CompareOp::NOT_EQUAL,
+        ComparisonFunc::GreaterEqual => vk::CompareOp::GREATER_OR_EQUAL,
+        ComparisonFunc::Always => vk::CompareOp::ALWAYS,
+    }
+}
+
+fn stencil_op(op: StencilOp) -> vk::StencilOp {
+    match op {
+        StencilOp::Keep => vk::StencilOp::KEEP,
+        StencilOp::Zero => vk::StencilOp::ZERO,
+        StencilOp::Replace => vk::StencilOp::REPLACE,
+        StencilOp::IncrSat => vk::StencilOp::INCREMENT_AND_CLAMP,
+        StencilOp::DecrSat => vk::StencilOp::DECREMENT_AND_CLAMP,
+        StencilOp::Invert => vk::StencilOp::INVERT,
+        StencilOp::Incr => vk::StencilOp::INCREMENT_AND_WRAP,
+        StencilOp::Decr => vk::StencilOp::DECREMENT_AND_WRAP,
+    }
+}
+
+fn face(f: &StencilFace, read: u8, write: u8) -> vk::StencilOpState {
+    vk::StencilOpState {
+        fail_op: stencil_op(f.fail),
+        pass_op: stencil_op(f.pass),
+        depth_fail_op: stencil_op(f.depth_fail),
+        compare_op: compare(f.func),
+        compare_mask: read as u32,
+        write_mask: write as u32,
+        reference: 0,
+    }
+}
+
+fn module(core: &Core, id: ShaderId) -> Result<vk::ShaderModule> {
+    module_from(core, spirv(id))
+}
+
+/// A shader module from SPIR-V bytes.
+pub(crate) fn module_from(core: &Core, bytes: &[u8]) -> Result<vk::ShaderModule> {
+    let words: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    // SAFETY: the words are SPIR-V compiled by glslc for Vulkan 1.3.
+    unsafe { core.device.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&words), None) }
+        .map_err(|e| Error::out_of_memory(format!("CreatePipelineState: {e}")))
+}
+
+impl VkPipeline {
+    pub(crate) fn new(core: &Arc<Core>, desc: &PipelineDesc, root: Arc<VkRootSignature>) -> Result<Self> {
+        let d = &core.device;
+        let fail = |e: vk::Result| Error::out_of_memory(format!("CreatePipelineState: {e}"));
+        let (pipeline, compute) = match desc {
+            PipelineDesc::Compute(c) => {
+                let m = module(core, c.cs)?;
+                let stage = vk::PipelineShaderStageCreateInfo::default()
+                    .stage(vk::ShaderStageFlags::COMPUTE)
+                    .module(m)
+                    .name(c"main");
+                let info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(root.layout)];
+                // SAFETY: valid create info; the module is destroyed once the pipeline exists.
+                let p = unsafe { d.create_compute_pipelines(vk::PipelineCache::null(), &info, None) };
+                // SAFETY: the module is no longer needed.
+                unsafe { d.destroy_shader_module(m, None) };
+                (p.map_err(|(_, e)| fail(e))?[0], true)
+            }
+            PipelineDesc::Graphics(g) => {
+                let vs = module(core, g.vs)?;
+                let ps = match g.ps.map(|p| module(core, p)).transpose() {
+                    Ok(p) => p,
+                    Err(e) => {
+                        // SAFETY: the module has no other user.
+                        unsafe { d.destroy_shader_module(vs, None) };
+                        return Err(e);
+                    }
+                };
+                let mut stages = vec![vk::PipelineShaderStageCreateInfo::default()
+                    .stage(vk::ShaderStageFlags::VERTEX)
+                    .module(vs)
+                    .name(c"main")];
+                if let Some(ps) = ps {
+                    stages.push(
+                        vk::PipelineShaderStageCreateInfo::default()
+                            .stage(vk::ShaderStageFlags::FRAGMENT)
+                            .module(ps)
+                            .name(c"main"),
+                    );
+                }
+                let vertex = vk::PipelineVertexInputStateCreateInfo::default();
+                let assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(match g.topology_type {
+                    asyncmd_ddi::PrimitiveTopologyType::Point => vk::PrimitiveTopology::POINT_LIST,
+                    asyncmd_ddi::PrimitiveTopologyType::Line => vk::PrimitiveTopology::LINE_LIST,
+                    asyncmd_ddi::PrimitiveTopologyType::Triangle => vk::PrimitiveTopology::TRIANGLE_LIST,
+                });
+                let viewport = vk::PipelineViewportStateCreateInfo::default().viewport_count(1).scissor_count(1);
+                let raster = vk::PipelineRasterizationStateCreateInfo::default()
+                    .polygon_mode(vk::PolygonMode::FILL)
+                    .cull_mode(vk::CullModeFlags::NONE)
+                    .front_face(vk::FrontFace::CLOCKWISE)
+                    .depth_clamp_enable(false)
+                    .line_width(1.0);
+                let mask = [g.sample_mask];
+                let multisample = vk::PipelineMultisampleStateCreateInfo::default()
+                    .rasterization_samples(vk::SampleCountFlags::from_raw(g.sample_desc.count.max(1)))
+                    .sample_mask(&mask);
+                let ds = g.depth_stencil;
+                let depth = vk::PipelineDepthStencilStateCreateInfo::default()
+                    .depth_test_enable(ds.depth_enable)
+                    .depth_write_enable(ds.depth_enable && ds.depth_write)
+                    .depth_compare_op(compare(ds.depth_func))
+                    .stencil_test_enable(ds.stencil_enable)
+                    .front(face(&ds.front, ds.stencil_read_mask, ds.stencil_write_mask))
+                    .back(face(&ds.back, ds.stencil_read_mask, ds.stencil_write_mask));
+                let attachments: Vec<_> = (0..g.rtv_formats.len())
+                    .map(|i| {
+                        vk::PipelineColorBlendAttachmentState::default()
+                            .blend_enable(false)
+                            .color_write_mask(vk::ColorComponentFlags::from_raw(g.write_masks[i].bits() as u32))
+                    })
+                    .collect();
+                let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&attachments);
+                let dynamic_states = [
+                    vk::DynamicState::VIEWPORT,
+                    vk::DynamicState::SCISSOR,
+                    vk::DynamicState::STENCIL_REFERENCE,
+                    vk::DynamicState::BLEND_CONSTANTS,
+                ];
+                let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
+                let colors: Vec<vk::Format> =
+                    g.rtv_formats.iter().map(|f| vk_format(*f).unwrap_or(vk::Format::UNDEFINED)).collect();
+                let (depth_format, stencil_format) = match g.dsv_format {
+                    Format::Unknown => (vk::Format::UNDEFINED, vk::Format::UNDEFINED),
+                    f => {
+                        let v = vk_format(f).unwrap_or(vk::Format::UNDEFINED);
+                        (v, if f.has_stencil() { v } else { vk::Format::UNDEFINED })
+                    }
+                };
+                let mut rendering = vk::PipelineRenderingCreateInfo::default()
+                    .color_attachment_formats(&colors)
+                    .depth_attachment_format(depth_format)
+                    .stencil_attachment_format(stencil_format);
+                let info = [vk::GraphicsPipelineCreateInfo::default()
+                    .stages(&stages)
+                    .vertex_input_state(&vertex)
+                    .input_assembly_state(&assembly)
+                    .viewport_state(&viewport)
+                    .rasterization_state(&raster)
+                    .multisample_state(&multisample)
+                    .depth_stencil_state(&depth)
+                    .color_blend_state(&blend)
+                    .dynamic_state(&dynamic)
+                    .layout(root.layout)
+                    .push_next(&mut rendering)];
+                // SAFETY: every pointer refers to locals alive during the call.
+                let p = unsafe { d.create_graphics_pipelines(vk::PipelineCache::null(), &info, None) };
+                // SAFETY: the modules are no longer needed once the pipeline exists.
+                unsafe {
+                    d.destroy_shader_module(vs, None);
+                    if let Some(ps) = ps {
+                        d.destroy_shader_module(ps, None);
+                    }
+                }
+                (p.map_err(|(_, e)| fail(e))?[0], false)
+            }
+        };
+        Ok(Self { core: core.clone(), pipeline, compute, root })
+    }
+}
