@@ -648,16 +648,12 @@ impl VkCommandList {
             unsafe { self.core.device.cmd_clear_color_image(self.cb, image, vk::ImageLayout::GENERAL, &value, &[r]) };
             return Ok(());
         }
-        let ty = if three_d {
-            vk::ImageViewType::TYPE_2D_ARRAY
-        } else if res.desc.array_size() > 1 {
-            vk::ImageViewType::TYPE_2D_ARRAY
-        } else {
-            vk::ImageViewType::TYPE_2D
-        };
         if three_d {
-            return Err(fail("ClearRenderTargetView: 3D targets are not yet implemented on the Vulkan device".into()));
+            return Err(fail(
+                "ClearRenderTargetView: rectangles on 3D targets are not yet implemented on the Vulkan device".into(),
+            ));
         }
+        let ty = if res.desc.array_size() > 1 { vk::ImageViewType::TYPE_2D_ARRAY } else { vk::ImageViewType::TYPE_2D };
         let key =
             (res.view_format(format), ty, range.mip, range.first_slice, range.slices, vk::ImageAspectFlags::COLOR);
         let clear_rects = clear_rects(rects, w, h, range.slices);

@@ -82,6 +82,11 @@ fn store_op<R>(e: &EndingAccess<R>) -> vk::AttachmentStoreOp {
     }
 }
 
+/// A colour target of a rendering instance: view, load and store, clear value.
+type ColorTarget = (RenderTargetView, vk::AttachmentLoadOp, vk::AttachmentStoreOp, vk::ClearValue);
+/// The depth-stencil target: view, (load, store) for depth then stencil, clear value.
+type DepthTarget = (DepthStencilView, [(vk::AttachmentLoadOp, vk::AttachmentStoreOp); 2], vk::ClearValue);
+
 /// One attachment of a rendering instance.
 struct Attachment {
     view: vk::ImageView,
@@ -129,11 +134,7 @@ impl VkCommandList {
     }
 
     /// Begins a rendering instance over the given targets.
-    fn begin_rendering(
-        &mut self,
-        colors: Vec<(RenderTargetView, vk::AttachmentLoadOp, vk::AttachmentStoreOp, vk::ClearValue)>,
-        depth: Option<(DepthStencilView, [(vk::AttachmentLoadOp, vk::AttachmentStoreOp); 2], vk::ClearValue)>,
-    ) -> Result<()> {
+    fn begin_rendering(&mut self, colors: Vec<ColorTarget>, depth: Option<DepthTarget>) -> Result<()> {
         let mut area = (u32::MAX, u32::MAX);
         let mut layers = u32::MAX;
         let mut color_attachments = Vec::new();
