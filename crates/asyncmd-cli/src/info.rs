@@ -1,9 +1,11 @@
 //! `asyncmd info`.
 
+use crate::devices::{DeviceSpec, DEVICE_ENV};
 use asyncmd::ddi::{DeviceDdi, FormatSupport};
 use asyncmd::types::Format;
 use asyncmd::{Adapter, AsyncCommandsImpl, DeviceFactory, DeviceFactoryFlags};
 use asyncmd_reference::{ReferenceConfig, ReferenceDevice};
+use asyncmd_vulkan::VulkanDevice;
 use std::sync::Arc;
 
 fn impl_name(i: AsyncCommandsImpl) -> &'static str {
@@ -14,16 +16,41 @@ fn impl_name(i: AsyncCommandsImpl) -> &'static str {
     }
 }
 
-/// Prints every device with its capabilities and the `Impl` it gets with and without the app's
-/// opt-in, under the current forced setting.
-pub fn run() -> asyncmd::Result<()> {
-    let adapters: Vec<(&str, Arc<dyn DeviceDdi>)> = vec![
-        ("reference", Arc::new(ReferenceDevice::new(ReferenceConfig::default()))),
+/// The devices to describe: the one selected, or every device there is.
+fn adapters(spec: Option<DeviceSpec>) -> asyncmd::Result<Vec<(String, Arc<dyn DeviceDdi>)>> {
+    let spec = match spec {
+        Some(s) => Some(s),
+        None if std::env::var(DEVICE_ENV).is_ok() => Some(DeviceSpec::resolve(None)?),
+        None => None,
+    };
+    if let Some(s) = spec {
+        return Ok(vec![(format!("{s:?}").to_lowercase(), s.open()?)]);
+    }
+    let mut v: Vec<(String, Arc<dyn DeviceDdi>)> = vec![
+        ("reference".into(), Arc::new(ReferenceDevice::new(ReferenceConfig::default()))),
         (
-            "reference (native async commands)",
+            "reference (native async commands)".into(),
             Arc::new(ReferenceDevice::new(ReferenceConfig { native_async_commands: true, ..Default::default() })),
         ),
     ];
+    match VulkanDevice::enumerate() {
+        Ok(list) => {
+            for a in list {
+                match DeviceSpec::Vulkan(a.index).open() {
+                    Ok(d) => v.push((format!("vulkan:{}", a.index), d)),
+                    Err(e) => println!("vulkan:{} ({}): cannot open: {}", a.index, a.name, e.text),
+                }
+            }
+        }
+        Err(e) => println!("vulkan: {}", e.text),
+    }
+    Ok(v)
+}
+
+/// Prints every device (or the selected one) with its capabilities and the `Impl` it gets with
+/// and without the app's opt-in, under the current forced setting.
+pub fn run(spec: Option<DeviceSpec>) -> asyncmd::Result<()> {
+    let adapters = adapters(spec)?;
     let forced = asyncmd::config::force_fallback_setting()?;
     println!("force-async-commands-fallback: {forced}");
     for (label, ddi) in adapters {

@@ -1,5 +1,6 @@
 //! `asyncmd`: device information and developer settings.
 
+mod devices;
 mod info;
 
 use asyncmd::config::{config_path, DeveloperConfig, FORCE_FALLBACK_KEY};
@@ -17,7 +18,12 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// List the devices, their capabilities and the Async Commands implementation each gets.
-    Info,
+    Info {
+        /// Only this device: `reference`, `vulkan` or `vulkan:N` (default: every device;
+        /// `ASYNCMD_DEVICE` also selects one).
+        #[arg(long)]
+        device: Option<devices::DeviceSpec>,
+    },
     /// Show the developer settings, or change one (`force-async-commands-fallback=true|false`).
     Config {
         /// A `key=value` setting to persist.
@@ -32,7 +38,7 @@ fn main() -> ExitCode {
         .init();
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Info => info::run(),
+        Command::Info { device } => info::run(device),
         Command::Config { setting } => config(setting),
     };
     match result {

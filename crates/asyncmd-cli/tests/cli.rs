@@ -53,3 +53,22 @@ fn config_rejects_unknown_settings() {
     asyncmd(&cfg).args(["config", "colour=blue"]).assert().failure();
     asyncmd(&cfg).arg("no-such-command").assert().failure();
 }
+
+#[test]
+fn info_lists_vulkan_devices_and_selects_one() {
+    let cfg = temp_config("vulkan");
+    let required = std::env::var("ASYNCMD_REQUIRE_VULKAN").is_ok_and(|v| v == "1");
+    let text = String::from_utf8(asyncmd(&cfg).arg("info").assert().success().get_output().stdout.clone()).unwrap();
+    if required {
+        assert!(text.contains("vulkan:0: "), "{text}");
+        let one = asyncmd(&cfg).args(["info", "--device", "vulkan:0"]).assert().success().get_output().stdout.clone();
+        let one = String::from_utf8(one).unwrap();
+        assert!(one.contains("vulkan(0)") && !one.contains("reference device"), "{one}");
+    }
+    let only =
+        asyncmd(&cfg).env("ASYNCMD_DEVICE", "reference").arg("info").assert().success().get_output().stdout.clone();
+    let only = String::from_utf8(only).unwrap();
+    assert!(only.contains("asyncmd reference device") && !only.contains("vulkan:"), "{only}");
+    asyncmd(&cfg).args(["info", "--device", "vulkan:x"]).assert().failure();
+    asyncmd(&cfg).env("ASYNCMD_DEVICE", "gpu").arg("info").assert().failure();
+}

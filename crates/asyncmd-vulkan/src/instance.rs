@@ -19,12 +19,17 @@ pub enum Validation {
 
 /// Error and warning messages the validation layer reported.
 #[derive(Clone, Default)]
-pub struct ValidationLog(Arc<Mutex<Vec<String>>>);
+pub struct ValidationLog(Arc<Mutex<Vec<(bool, String)>>>);
 
 impl ValidationLog {
-    /// The messages so far.
+    /// The error messages so far.
     pub fn messages(&self) -> Vec<String> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner).clone()
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).iter().filter(|m| m.0).map(|m| m.1.clone()).collect()
+    }
+
+    /// The warning messages so far.
+    pub fn warnings(&self) -> Vec<String> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).iter().filter(|m| !m.0).map(|m| m.1.clone()).collect()
     }
 
     /// Forgets the messages so far.
@@ -72,12 +77,13 @@ unsafe extern "system" fn on_message(
     // SAFETY: `user` is the `ValidationLog` boxed by `Instance::new`, alive until the messenger
     // is destroyed.
     let log = unsafe { &*(user as *const ValidationLog) };
-    if severity.contains(vk::DebugUtilsMessageSeverityFlagsEXT::ERROR) {
+    let error = severity.contains(vk::DebugUtilsMessageSeverityFlagsEXT::ERROR);
+    if error {
         tracing::error!("vulkan validation: {text}");
-        log.0.lock().unwrap_or_else(PoisonError::into_inner).push(text);
     } else {
         tracing::warn!("vulkan validation: {text}");
     }
+    log.0.lock().unwrap_or_else(PoisonError::into_inner).push((error, text));
     vk::FALSE
 }
 

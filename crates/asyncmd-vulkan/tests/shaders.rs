@@ -48,7 +48,8 @@ fn shaders_match_their_sources() {
     for src in sources() {
         let name = src.file_name().unwrap().to_string_lossy().into_owned();
         let out = out_dir.join(format!("{name}.spv"));
-        let status = Command::new("glslc").args(["--target-env=vulkan1.3", "-O", "-o"]).arg(&out).arg(&src).status().unwrap();
+        let status =
+            Command::new("glslc").args(["--target-env=vulkan1.3", "-O", "-o"]).arg(&out).arg(&src).status().unwrap();
         assert!(status.success(), "glslc failed on {name}");
         let fresh = std::fs::read(&out).unwrap();
         let committed = std::fs::read(shader_dir().join(format!("{name}.spv"))).unwrap();

@@ -46,29 +46,33 @@ fn the_spy_records_every_command_a_list_emits_and_forwards_it() {
 
 #[test]
 fn cpu_signals_and_waits() {
-    let ctx = Ctx::reference();
-    let fence = ctx.device.create_fence(3).unwrap();
-    assert_eq!(fence.completed_value(), 3);
-    let e = fence.wait(4, Duration::from_millis(20)).unwrap_err();
-    assert_eq!((e.code, e.id), (ErrorCode::Fail, MessageId::FenceInvalidOperation));
-    let f2 = fence.clone();
-    let t = std::thread::spawn(move || f2.signal(9).unwrap());
-    fence.wait(9, TIMEOUT).unwrap();
-    t.join().unwrap();
-    assert_eq!(fence.completed_value(), 9);
+    for (name, ctx) in contexts() {
+        let _ = name;
+        let fence = ctx.device.create_fence(3).unwrap();
+        assert_eq!(fence.completed_value(), 3);
+        let e = fence.wait(4, Duration::from_millis(20)).unwrap_err();
+        assert_eq!((e.code, e.id), (ErrorCode::Fail, MessageId::FenceInvalidOperation));
+        let f2 = fence.clone();
+        let t = std::thread::spawn(move || f2.signal(9).unwrap());
+        fence.wait(9, TIMEOUT).unwrap();
+        t.join().unwrap();
+        assert_eq!(fence.completed_value(), 9);
+    }
 }
 
 #[test]
 fn queue_signals_follow_the_work_before_them() {
-    let ctx = Ctx::reference();
-    let gate = ctx.device.create_fence(0).unwrap();
-    let done = ctx.device.create_fence(0).unwrap();
-    ctx.compute.wait(&gate, 1).unwrap();
-    ctx.compute.signal(&done, 1).unwrap();
-    std::thread::sleep(Duration::from_millis(30));
-    assert_eq!(done.completed_value(), 0, "the queue is held by its wait");
-    gate.signal(1).unwrap();
-    done.wait(1, TIMEOUT).unwrap();
+    for (name, ctx) in contexts() {
+        let _ = name;
+        let gate = ctx.device.create_fence(0).unwrap();
+        let done = ctx.device.create_fence(0).unwrap();
+        ctx.compute.wait(&gate, 1).unwrap();
+        ctx.compute.signal(&done, 1).unwrap();
+        std::thread::sleep(Duration::from_millis(30));
+        assert_eq!(done.completed_value(), 0, "the queue is held by its wait");
+        gate.signal(1).unwrap();
+        done.wait(1, TIMEOUT).unwrap();
+    }
 }
 
 #[test]
@@ -92,22 +96,24 @@ fn resources_of_another_device_are_refused() {
 
 #[test]
 fn dropping_everything_with_work_in_flight_neither_hangs_nor_crashes() {
-    let ctx = Ctx::reference();
-    let gate = ctx.device.create_fence(0).unwrap();
-    let buf = ctx.default_buffer(&[1; 1024]);
-    let other = ctx.buffer(HeapType::Default, 1024);
-    let mut list = ctx.list(CommandListType::Compute);
-    list.copy_buffer_region(&other, 0, &buf, 0, 1024);
-    list.close().unwrap();
-    // The compute queue waits on a fence that is signalled only after every handle is gone.
-    ctx.compute.wait(&gate, 1).unwrap();
-    ctx.compute.execute_command_lists(&[&list]).unwrap();
-    drop((buf, other, list));
-    let signal = gate.clone();
-    let t = std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_millis(50));
-        signal.signal(1).unwrap();
-    });
-    drop(ctx);
-    t.join().unwrap();
+    for (name, ctx) in contexts() {
+        let _ = name;
+        let gate = ctx.device.create_fence(0).unwrap();
+        let buf = ctx.default_buffer(&[1; 1024]);
+        let other = ctx.buffer(HeapType::Default, 1024);
+        let mut list = ctx.list(CommandListType::Compute);
+        list.copy_buffer_region(&other, 0, &buf, 0, 1024);
+        list.close().unwrap();
+        // The compute queue waits on a fence that is signalled only after every handle is gone.
+        ctx.compute.wait(&gate, 1).unwrap();
+        ctx.compute.execute_command_lists(&[&list]).unwrap();
+        drop((buf, other, list));
+        let signal = gate.clone();
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            signal.signal(1).unwrap();
+        });
+        drop(ctx);
+        t.join().unwrap();
+    }
 }

@@ -32,8 +32,16 @@ pub fn vulkan_driver() -> Option<Arc<VulkanDevice>> {
 
 /// A context on every device the tests run on, by name: the reference device always, the
 /// Vulkan device where a driver is installed.
+/// `ASYNCMD_DEVICE=reference` or `vulkan` restricts them to one.
 pub fn contexts() -> Vec<(&'static str, Ctx)> {
-    let mut v = vec![("reference", Ctx::reference())];
+    let only = std::env::var("ASYNCMD_DEVICE").unwrap_or_default();
+    let mut v = Vec::new();
+    if !only.starts_with("vulkan") {
+        v.push(("reference", Ctx::reference()));
+    }
+    if only == "reference" {
+        return v;
+    }
     if let Some(vk) = vulkan_driver() {
         let device =
             DeviceFactory::new().create_device(&Adapter::new(vk.clone() as Arc<dyn DeviceDdi>)).expect("vulkan device");
@@ -63,6 +71,13 @@ impl Drop for Ctx {
     fn drop(&mut self) {
         if let Some(vk) = &self.vulkan {
             let messages = vk.validation_log().messages();
+            let warnings = vk.validation_log().warnings();
+            if !warnings.is_empty() || !messages.is_empty() {
+                eprintln!("vulkan-validation: {} errors, {} warnings", messages.len(), warnings.len());
+                for w in &warnings {
+                    eprintln!("vulkan-validation warning: {w}");
+                }
+            }
             if !messages.is_empty() && !std::thread::panicking() {
                 panic!("{} Vulkan validation error(s):\n{}", messages.len(), messages.join("\n"));
             }

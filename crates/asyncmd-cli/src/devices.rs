@@ -1,0 +1,57 @@
+//! Device selection: `--device reference|vulkan[:N]`, or `ASYNCMD_DEVICE`.
+
+use asyncmd::ddi::DeviceDdi;
+use asyncmd::{Error, MessageId, Result};
+use asyncmd_reference::{ReferenceConfig, ReferenceDevice};
+use asyncmd_vulkan::{VulkanDevice, VulkanOptions};
+use std::sync::Arc;
+
+/// Environment variable that picks the device where no `--device` is given.
+pub const DEVICE_ENV: &str = "ASYNCMD_DEVICE";
+
+/// Which device to run on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceSpec {
+    /// The reference device.
+    Reference,
+    /// Vulkan device `N` (0 by default).
+    Vulkan(usize),
+}
+
+impl std::str::FromStr for DeviceSpec {
+    type Err = String;
+
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s.split_once(':') {
+            None if s == "reference" => Ok(DeviceSpec::Reference),
+            None if s == "vulkan" => Ok(DeviceSpec::Vulkan(0)),
+            Some(("vulkan", n)) => {
+                n.parse().map(DeviceSpec::Vulkan).map_err(|_| format!("`{n}` is not a device index"))
+            }
+            _ => Err(format!("`{s}` is not reference, vulkan or vulkan:N")),
+        }
+    }
+}
+
+impl DeviceSpec {
+    /// The `--device` value if given, else `ASYNCMD_DEVICE`, else the reference device.
+    pub fn resolve(arg: Option<DeviceSpec>) -> Result<DeviceSpec> {
+        if let Some(d) = arg {
+            return Ok(d);
+        }
+        match std::env::var(DEVICE_ENV) {
+            Ok(v) => v
+                .parse()
+                .map_err(|e| Error::invalid_arg(MessageId::CreateDeviceInvalidArgs, format!("{DEVICE_ENV}: {e}"))),
+            Err(_) => Ok(DeviceSpec::Reference),
+        }
+    }
+
+    /// Opens the driver device.
+    pub fn open(self) -> Result<Arc<dyn DeviceDdi>> {
+        Ok(match self {
+            DeviceSpec::Reference => Arc::new(ReferenceDevice::new(ReferenceConfig::default())),
+            DeviceSpec::Vulkan(n) => Arc::new(VulkanDevice::open(n, VulkanOptions::default())?),
+        })
+    }
+}
