@@ -94,6 +94,12 @@ impl VkCommandList {
         Ok(list)
     }
 
+    /// Whether this list's queue family runs compute shaders.
+    fn family_has_compute(&self) -> bool {
+        let f = self.family();
+        f == self.core.families.direct || f == self.core.families.compute
+    }
+
     fn family(&self) -> u32 {
         match self.ty {
             CommandListType::Compute => self.core.families.compute,
@@ -145,7 +151,7 @@ impl VkCommandList {
     /// Legacy copies, clears and resolves complete one before the next: a barrier between them.
     fn serialize(&mut self) {
         if self.transfer_pending {
-            let b = [sync::serialize_transfers()];
+            let b = [sync::serialize_transfers(self.core.compute_copies())];
             // SAFETY: recording into this list's open command buffer.
             unsafe {
                 self.core.device.cmd_pipeline_barrier2(self.cb, &vk::DependencyInfo::default().memory_barriers(&b))
@@ -258,6 +264,22 @@ impl VkCommandList {
         self.check_not_predicated("CopyBufferRegion")?;
         let (dst, src) = (self.buffer_of(r.dest)?, self.buffer_of(r.source)?);
         self.serialize();
+        let aligned = (r.source_offset | r.dest_offset | r.size) % 16 == 0;
+        let threshold = self.core.compute_copy_min.get().copied().flatten();
+        if aligned && threshold.is_some_and(|t| r.size >= t) && self.family_has_compute() {
+            let (s, d) = (self.resource(r.source)?, self.resource(r.dest)?);
+            let internal = self.core.internal.get().ok_or_else(|| fail("internal pipelines missing".into()))?;
+            // One dispatch per 2^32 elements (the shader counts in 32 bits).
+            let mut done = 0u64;
+            while done < r.size {
+                let bytes = (r.size - done).min(1 << 36);
+                let count = bytes / 16;
+                let constants = [s.address() + r.source_offset + done, d.address() + r.dest_offset + done, count];
+                internal.dispatch(self.cb, internal.copy, constants, crate::copy_speed::groups(count));
+                done += bytes;
+            }
+            return Ok(());
+        }
         let region = [vk::BufferCopy { src_offset: r.source_offset, dst_offset: r.dest_offset, size: r.size }];
         // SAFETY: both buffers are live and kept by this list; the runtime checked the ranges.
         unsafe { self.core.device.cmd_copy_buffer(self.cb, src, dst, &region) };
@@ -413,7 +435,7 @@ impl VkCommandList {
             image_extent: extent,
             ..Default::default()
         }];
-        let between = [sync::serialize_transfers()];
+        let between = [sync::serialize_transfers(false)];
         let (si, di) = (src.image().unwrap_or_default(), dst.image().unwrap_or_default());
         // SAFETY: live images and a scratch buffer kept by this list; a barrier orders the two
         // halves.
@@ -506,6 +528,7 @@ impl VkCommandList {
     }
 
     fn barrier(&mut self, groups: &[BarrierGroup<ResourceId>]) -> Result<()> {
+        let cc = self.core.compute_copies();
         let mut memory = Vec::new();
         let mut buffers = Vec::new();
         let mut images = Vec::new();
@@ -513,7 +536,7 @@ impl VkCommandList {
             match g {
                 BarrierGroup::Global(bs) => {
                     for b in bs {
-                        let (ss, ds) = (sync::stages(b.sync_before), sync::stages(b.sync_after));
+                        let (ss, ds) = (sync::stages(b.sync_before, cc), sync::stages(b.sync_after, cc));
                         memory.push(
                             vk::MemoryBarrier2::default()
                                 .src_stage_mask(ss)
@@ -526,7 +549,7 @@ impl VkCommandList {
                 BarrierGroup::Buffer(bs) => {
                     for b in bs {
                         let buffer = self.buffer_of(b.resource)?;
-                        let (ss, ds) = (sync::stages(b.sync_before), sync::stages(b.sync_after));
+                        let (ss, ds) = (sync::stages(b.sync_before, cc), sync::stages(b.sync_after, cc));
                         buffers.push(
                             vk::BufferMemoryBarrier2::default()
                                 .src_stage_mask(ss)
@@ -542,7 +565,7 @@ impl VkCommandList {
                 BarrierGroup::Texture(bs) => {
                     for b in bs {
                         let (res, image) = self.image_of(b.resource)?;
-                        let (ss, ds) = (sync::stages(b.sync_before), sync::stages(b.sync_after));
+                        let (ss, ds) = (sync::stages(b.sync_before, cc), sync::stages(b.sync_after, cc));
                         let discard = b.layout_before == BarrierLayout::Undefined;
                         for range in Self::range(&res, &b.subresources) {
                             images.push(
@@ -790,7 +813,7 @@ impl VkCommandList {
             internal.dispatch(
                 self.cb,
                 internal.binary_occlusion,
-                [dest.address() + q.dest_offset, q.count as u64],
+                [dest.address() + q.dest_offset, q.count as u64, 0],
                 q.count.div_ceil(64),
             );
             self.memory_barrier(
@@ -844,7 +867,7 @@ impl VkCommandList {
             vk::PipelineStageFlags2::COMPUTE_SHADER,
             vk::AccessFlags2::SHADER_STORAGE_READ | vk::AccessFlags2::SHADER_STORAGE_WRITE,
         );
-        internal.dispatch(self.cb, internal.predicate, [source.address() + address.offset, folded.address()], 1);
+        internal.dispatch(self.cb, internal.predicate, [source.address() + address.offset, folded.address(), 0], 1);
         self.memory_barrier(
             vk::PipelineStageFlags2::COMPUTE_SHADER,
             vk::AccessFlags2::SHADER_STORAGE_WRITE,

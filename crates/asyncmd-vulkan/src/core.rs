@@ -37,6 +37,8 @@ pub(crate) struct Core {
     submitted_changed: Condvar,
     /// The device's own compute pipelines (made right after the device).
     pub(crate) internal: std::sync::OnceLock<crate::internal::Internal>,
+    /// Smallest buffer copy that runs as a compute copy (`None`: never), set once at open.
+    pub(crate) compute_copy_min: std::sync::OnceLock<Option<u64>>,
 }
 
 impl Core {
@@ -166,7 +168,14 @@ impl Core {
             submitted: Mutex::new(HashMap::new()),
             submitted_changed: Condvar::new(),
             internal: std::sync::OnceLock::new(),
+            compute_copy_min: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Whether legacy copies may run as compute shaders on this device: the copy scope then
+    /// covers the compute stage too.
+    pub(crate) fn compute_copies(&self) -> bool {
+        self.compute_copy_min.get().copied().flatten().is_some()
     }
 
     pub(crate) fn allocator(&self) -> MutexGuard<'_, ManuallyDrop<Allocator>> {

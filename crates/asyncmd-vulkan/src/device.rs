@@ -14,11 +14,27 @@ use asyncmd_types::{CommandListType, Error, Format, MessageId, QueryHeapDesc, Qu
 use std::sync::Arc;
 use std::time::Duration;
 
+/// When `CopyBufferRegion` between device-local buffers runs as a compute shader instead of
+/// `vkCmdCopyBuffer`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ComputeCopies {
+    /// Measured once per process and device: compute copies from the smallest size at which
+    /// they beat `vkCmdCopyBuffer`; never on CPU devices.
+    #[default]
+    Auto,
+    /// Always, for 16-byte-aligned copies (for tests of the compute path).
+    Always,
+    /// Never.
+    Never,
+}
+
 /// Options for opening a Vulkan device.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct VulkanOptions {
     /// The Khronos validation layer.
     pub validation: Validation,
+    /// The compute copy path.
+    pub compute_copies: ComputeCopies,
 }
 
 /// A query heap: a query pool.
@@ -75,6 +91,12 @@ impl VulkanDevice {
         let internal = crate::internal::Internal::new(&core)?;
         let _ = core.internal.set(internal);
         let core = Arc::new(core);
+        let threshold = match options.compute_copies {
+            ComputeCopies::Never => None,
+            ComputeCopies::Always => Some(0),
+            ComputeCopies::Auto => crate::copy_speed::threshold(&core, &props)?,
+        };
+        let _ = core.compute_copy_min.set(threshold);
         let caps = Capabilities {
             name: format!("{} (Vulkan {})", info.name, info.api_version),
             enhanced_barriers: true,
@@ -106,6 +128,11 @@ impl VulkanDevice {
     /// The validation layer's error messages so far (empty without the layer).
     pub fn validation_log(&self) -> ValidationLog {
         self.core.instance.log.clone()
+    }
+
+    /// The smallest `CopyBufferRegion` that runs as a compute copy, if any.
+    pub fn compute_copy_threshold(&self) -> Option<u64> {
+        self.core.compute_copy_min.get().copied().flatten()
     }
 
     /// Whether the validation layer is on.

@@ -1,5 +1,6 @@
 //! The device's own compute passes: binary-occlusion normalization and the 64-to-32-bit
-//! predicate fold for conditional rendering. Both take two 8-byte push constants.
+//! predicate fold for conditional rendering, and the compute buffer copy. Each takes up to three
+//! 8-byte push constants.
 
 use crate::core::Core;
 use crate::pipeline::module_from;
@@ -11,13 +12,14 @@ pub(crate) struct Internal {
     pub(crate) layout: vk::PipelineLayout,
     pub(crate) binary_occlusion: vk::Pipeline,
     pub(crate) predicate: vk::Pipeline,
+    pub(crate) copy: vk::Pipeline,
 }
 
 impl Internal {
     pub(crate) fn new(core: &Core) -> Result<Self> {
         let d = &core.device;
         let fail = |e: vk::Result| Error::out_of_memory(format!("Vulkan: internal pipelines: {e}"));
-        let ranges = [vk::PushConstantRange { stage_flags: vk::ShaderStageFlags::COMPUTE, offset: 0, size: 16 }];
+        let ranges = [vk::PushConstantRange { stage_flags: vk::ShaderStageFlags::COMPUTE, offset: 0, size: 24 }];
         // SAFETY: valid create info.
         let layout = unsafe {
             d.create_pipeline_layout(&vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&ranges), None)
@@ -38,11 +40,12 @@ impl Internal {
         };
         let binary_occlusion = make(include_bytes!("../shaders/occlusion_binary.comp.spv"))?;
         let predicate = make(include_bytes!("../shaders/predicate.comp.spv"))?;
-        Ok(Self { device: d.clone(), layout, binary_occlusion, predicate })
+        let copy = make(include_bytes!("../shaders/copy.comp.spv"))?;
+        Ok(Self { device: d.clone(), layout, binary_occlusion, predicate, copy })
     }
 
-    /// Records one internal dispatch with two 8-byte push constants.
-    pub(crate) fn dispatch(&self, cb: vk::CommandBuffer, pipeline: vk::Pipeline, constants: [u64; 2], groups: u32) {
+    /// Records one internal dispatch with three 8-byte push constants.
+    pub(crate) fn dispatch(&self, cb: vk::CommandBuffer, pipeline: vk::Pipeline, constants: [u64; 3], groups: u32) {
         let bytes: Vec<u8> = constants.iter().flat_map(|c| c.to_le_bytes()).collect();
         // SAFETY: a live pipeline and layout; the caller records outside any rendering instance.
         unsafe {
@@ -59,6 +62,7 @@ impl Drop for Internal {
         unsafe {
             self.device.destroy_pipeline(self.binary_occlusion, None);
             self.device.destroy_pipeline(self.predicate, None);
+            self.device.destroy_pipeline(self.copy, None);
             self.device.destroy_pipeline_layout(self.layout, None);
         }
     }

@@ -8,6 +8,7 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 mod command;
+mod copy_speed;
 mod core;
 mod device;
 mod format;
@@ -20,6 +21,6 @@ mod pipeline;
 mod queue;
 mod sync;
 
-pub use device::{VulkanDevice, VulkanOptions};
+pub use device::{ComputeCopies, VulkanDevice, VulkanOptions};
 pub use instance::{Validation, ValidationLog};
 pub use physical::AdapterInfo;

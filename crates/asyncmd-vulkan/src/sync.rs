@@ -7,8 +7,9 @@ use asyncmd_types::{BarrierAccess, BarrierLayout, BarrierSync};
 type S = vk::PipelineStageFlags2;
 type A = vk::AccessFlags2;
 
-/// The stages a D3D12 sync scope stands for.
-pub(crate) fn stages(sync: BarrierSync) -> S {
+/// The stages a D3D12 sync scope stands for. With `compute_copies`, legacy copies may run as
+/// compute shaders, so the copy scope covers the compute stage too.
+pub(crate) fn stages(sync: BarrierSync, compute_copies: bool) -> S {
     if sync.is_empty() {
         return S::NONE;
     }
@@ -37,6 +38,9 @@ pub(crate) fn stages(sync: BarrierSync) -> S {
         if sync.contains(bit) {
             s |= stage;
         }
+    }
+    if compute_copies && sync.contains(BarrierSync::COPY) {
+        s |= S::COMPUTE_SHADER;
     }
     if s == S::NONE {
         // Raytracing and video scopes have no counterpart here.
@@ -68,8 +72,8 @@ pub(crate) fn accesses(access: BarrierAccess, stages: S) -> A {
         (BarrierAccess::DEPTH_STENCIL_READ, A::DEPTH_STENCIL_ATTACHMENT_READ),
         (BarrierAccess::SHADER_RESOURCE, A::SHADER_SAMPLED_READ | A::SHADER_STORAGE_READ),
         (BarrierAccess::INDIRECT_ARGUMENT, A::INDIRECT_COMMAND_READ | A::CONDITIONAL_RENDERING_READ_EXT),
-        (BarrierAccess::COPY_DEST, A::TRANSFER_WRITE),
-        (BarrierAccess::COPY_SOURCE, A::TRANSFER_READ),
+        (BarrierAccess::COPY_DEST, A::TRANSFER_WRITE | A::SHADER_STORAGE_WRITE),
+        (BarrierAccess::COPY_SOURCE, A::TRANSFER_READ | A::SHADER_STORAGE_READ),
         (BarrierAccess::RESOLVE_DEST, A::TRANSFER_WRITE | A::COLOR_ATTACHMENT_WRITE),
         (BarrierAccess::RESOLVE_SOURCE, A::TRANSFER_READ),
     ];
@@ -136,11 +140,20 @@ pub(crate) fn layout(l: BarrierLayout) -> vk::ImageLayout {
 }
 
 /// The barrier that orders one legacy transfer operation before the next (the legacy
-/// serialization contract).
-pub(crate) fn serialize_transfers() -> vk::MemoryBarrier2<'static> {
+/// serialization contract), including compute copies where the device uses them.
+pub(crate) fn serialize_transfers(compute_copies: bool) -> vk::MemoryBarrier2<'static> {
+    let (stages, write, read) = if compute_copies {
+        (
+            S::ALL_TRANSFER | S::COMPUTE_SHADER,
+            A::TRANSFER_WRITE | A::SHADER_STORAGE_WRITE,
+            A::TRANSFER_READ | A::SHADER_STORAGE_READ,
+        )
+    } else {
+        (S::ALL_TRANSFER, A::TRANSFER_WRITE, A::TRANSFER_READ)
+    };
     vk::MemoryBarrier2::default()
-        .src_stage_mask(S::ALL_TRANSFER)
-        .src_access_mask(A::TRANSFER_WRITE)
-        .dst_stage_mask(S::ALL_TRANSFER)
-        .dst_access_mask(A::TRANSFER_READ | A::TRANSFER_WRITE)
+        .src_stage_mask(stages)
+        .src_access_mask(write)
+        .dst_stage_mask(stages)
+        .dst_access_mask(read | write)
 }

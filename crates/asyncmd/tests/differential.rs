@@ -6,6 +6,7 @@ mod common;
 use asyncmd::ddi::*;
 use asyncmd::types::*;
 use asyncmd::*;
+use asyncmd_vulkan::{ComputeCopies, Validation, VulkanOptions};
 use common::*;
 use proptest::prelude::*;
 
@@ -190,6 +191,18 @@ proptest! {
         let reference = Ctx::reference();
         let want = run(&reference, &ops);
         let got = run(vulkan, &ops);
+        for (i, (w, g)) in want.iter().zip(&got).enumerate() {
+            prop_assert!(w == g, "resource {} differs after {:?}", i, ops);
+        }
+    }
+
+    #[test]
+    fn vulkan_compute_copies_match_the_reference_device(ops in prop::collection::vec(op(), 1..10)) {
+        let options = VulkanOptions { validation: Validation::IfAvailable, compute_copies: ComputeCopies::Always };
+        let Some(vulkan) = vulkan_ctx(options) else { return Ok(()) };
+        let reference = Ctx::reference();
+        let want = run(&reference, &ops);
+        let got = run(&vulkan, &ops);
         for (i, (w, g)) in want.iter().zip(&got).enumerate() {
             prop_assert!(w == g, "resource {} differs after {:?}", i, ops);
         }

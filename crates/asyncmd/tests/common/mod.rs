@@ -22,8 +22,13 @@ pub fn reference_device(config: ReferenceConfig) -> Device {
 /// The Vulkan device with the validation layer where installed, or `None` where there is no
 /// Vulkan driver. With `ASYNCMD_REQUIRE_VULKAN=1` a missing driver fails the test instead.
 pub fn vulkan_driver() -> Option<Arc<VulkanDevice>> {
+    vulkan_driver_with(VulkanOptions { validation: Validation::IfAvailable, ..Default::default() })
+}
+
+/// [`vulkan_driver`] with other options.
+pub fn vulkan_driver_with(options: VulkanOptions) -> Option<Arc<VulkanDevice>> {
     let required = std::env::var("ASYNCMD_REQUIRE_VULKAN").is_ok_and(|v| v == "1");
-    match VulkanDevice::open(0, VulkanOptions { validation: Validation::IfAvailable }) {
+    match VulkanDevice::open(0, options) {
         Ok(d) => Some(Arc::new(d)),
         Err(e) if required => panic!("ASYNCMD_REQUIRE_VULKAN=1 but no Vulkan device: {}", e.text),
         Err(_) => None,
@@ -42,14 +47,20 @@ pub fn contexts() -> Vec<(&'static str, Ctx)> {
     if only == "reference" {
         return v;
     }
-    if let Some(vk) = vulkan_driver() {
-        let device =
-            DeviceFactory::new().create_device(&Adapter::new(vk.clone() as Arc<dyn DeviceDdi>)).expect("vulkan device");
-        let mut ctx = Ctx::new(device);
-        ctx.vulkan = Some(vk);
+    if let Some(ctx) = vulkan_ctx(VulkanOptions { validation: Validation::IfAvailable, ..Default::default() }) {
         v.push(("vulkan", ctx));
     }
     v
+}
+
+/// A context on the Vulkan device opened with `options`, if there is one.
+pub fn vulkan_ctx(options: VulkanOptions) -> Option<Ctx> {
+    let vk = vulkan_driver_with(options)?;
+    let device =
+        DeviceFactory::new().create_device(&Adapter::new(vk.clone() as Arc<dyn DeviceDdi>)).expect("vulkan device");
+    let mut ctx = Ctx::new(device);
+    ctx.vulkan = Some(vk);
+    Some(ctx)
 }
 
 /// Every device the tests run on, by name.
