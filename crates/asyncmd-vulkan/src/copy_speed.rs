@@ -42,29 +42,37 @@ pub(crate) fn measure(core: &Arc<Core>, size: u64) -> Result<(u64, u64)> {
     let d = &core.device;
     let src = VkResource::new(core, &ResourceDesc::buffer(size), HeapType::Default)?;
     let dst = VkResource::new(core, &ResourceDesc::buffer(size), HeapType::Default)?;
-    let info = vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::TIMESTAMP).query_count(12);
+    let info = vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::TIMESTAMP).query_count(9);
     // SAFETY: valid create info; the pool is destroyed below.
     let pool = unsafe { d.create_query_pool(&info, None) }
         .map_err(|e| asyncmd_types::Error::out_of_memory(format!("Vulkan: {e}")))?;
     let internal = core.internal.get();
     let (sb, db) = (src.buffer().unwrap_or_default(), dst.buffer().unwrap_or_default());
+    // Each measured copy completes before the next starts, and writes are ordered.
+    let all = [vk::MemoryBarrier2::default()
+        .src_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+        .src_access_mask(vk::AccessFlags2::MEMORY_WRITE)
+        .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+        .dst_access_mask(vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE)];
     let result = core.one_time(|cb| {
         // SAFETY: recording into the one-time buffer with live buffers and pool.
         unsafe {
-            d.cmd_reset_query_pool(cb, pool, 0, 12);
+            d.cmd_reset_query_pool(cb, pool, 0, 9);
             for run in 0..3u32 {
-                let q = run * 4;
+                let q = run * 3;
                 d.cmd_write_timestamp2(cb, vk::PipelineStageFlags2::ALL_COMMANDS, pool, q);
                 d.cmd_copy_buffer(cb, sb, db, &[vk::BufferCopy { src_offset: 0, dst_offset: 0, size }]);
+                d.cmd_pipeline_barrier2(cb, &vk::DependencyInfo::default().memory_barriers(&all));
                 d.cmd_write_timestamp2(cb, vk::PipelineStageFlags2::ALL_COMMANDS, pool, q + 1);
                 if let Some(i) = internal {
                     i.dispatch(cb, i.copy, [src.address(), dst.address(), size / 16], groups(size / 16));
                 }
+                d.cmd_pipeline_barrier2(cb, &vk::DependencyInfo::default().memory_barriers(&all));
                 d.cmd_write_timestamp2(cb, vk::PipelineStageFlags2::ALL_COMMANDS, pool, q + 2);
             }
         }
     });
-    let mut stamps = [0u64; 12];
+    let mut stamps = [0u64; 9];
     // SAFETY: the submission that wrote the queries has completed.
     let read = unsafe {
         d.get_query_pool_results(pool, 0, &mut stamps, vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT)
@@ -75,8 +83,8 @@ pub(crate) fn measure(core: &Arc<Core>, size: u64) -> Result<(u64, u64)> {
     read.map_err(|e| asyncmd_types::Error::out_of_memory(format!("Vulkan: {e}")))?;
     let period = core.props.limits.timestamp_period as f64;
     let ns = |a: u64, b: u64| (b.saturating_sub(a) as f64 * period) as u64;
-    let transfer = (0..3).map(|r| ns(stamps[r * 4], stamps[r * 4 + 1])).min().unwrap_or(u64::MAX);
-    let compute = (0..3).map(|r| ns(stamps[r * 4 + 1], stamps[r * 4 + 2])).min().unwrap_or(u64::MAX);
+    let transfer = (0..3).map(|r| ns(stamps[r * 3], stamps[r * 3 + 1])).min().unwrap_or(u64::MAX);
+    let compute = (0..3).map(|r| ns(stamps[r * 3 + 1], stamps[r * 3 + 2])).min().unwrap_or(u64::MAX);
     Ok((transfer, compute))
 }
 

@@ -252,7 +252,8 @@ impl Core {
                     let q = self.queue(self.families.direct).lock().unwrap_or_else(PoisonError::into_inner);
                     d.queue_submit2(*q, &submit, fence)
                 };
-                let r = r.and_then(|_| d.wait_for_fences(&[fence], true, u64::MAX));
+                // Bounded, so that a lost device fails the call instead of hanging it.
+                let r = r.and_then(|_| d.wait_for_fences(&[fence], true, 30_000_000_000));
                 d.destroy_fence(fence, None);
                 r.map_err(fail)
             })();

@@ -135,6 +135,12 @@ impl VulkanDevice {
         self.core.compute_copy_min.get().copied().flatten()
     }
 
+    /// GPU nanoseconds of one `vkCmdCopyBuffer` and one compute copy of `size` bytes between
+    /// device-local buffers (best of three): the measurement behind [`ComputeCopies::Auto`].
+    pub fn measure_copy_paths(&self, size: u64) -> Result<(u64, u64)> {
+        crate::copy_speed::measure(&self.core, size)
+    }
+
     /// Whether the validation layer is on.
     pub fn validation_enabled(&self) -> bool {
         self.core.instance.validation
