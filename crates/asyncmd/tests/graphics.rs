@@ -102,13 +102,13 @@ fn clear_render_target_view_writes_only_its_rectangles() {
         let t = render_target(&ctx, Format::R8G8B8A8Unorm, 8, 4, 1);
         ctx.run(CommandListType::Direct, |l| {
             l.clear_render_target_view(&t.rtv, [0.0, 0.0, 0.0, 0.0], &[]);
-            l.clear_render_target_view(&t.rtv, [1.0, 0.5, 0.0, 1.0], &[Rect::new(1, 1, 3, 2), Rect::new(6, 3, 20, 20)]);
+            l.clear_render_target_view(&t.rtv, [1.0, 0.6, 0.0, 1.0], &[Rect::new(1, 1, 3, 2), Rect::new(6, 3, 20, 20)]);
         });
         let img = read_back(&ctx, &t.tex, BarrierLayout::RenderTarget, 0);
         for y in 0..4 {
             for x in 0..8 {
                 let inside = (1..3).contains(&x) && y == 1 || x >= 6 && y == 3;
-                let want = if inside { [255, 128, 0, 255] } else { [0; 4] };
+                let want = if inside { [255, 153, 0, 255] } else { [0; 4] };
                 assert_eq!(&img[(y * 8 + x) * 4..][..4], &want, "({x}, {y})");
             }
         }
@@ -314,13 +314,17 @@ fn msaa_resolves_in_each_mode() {
         let _ = name;
         let ms = render_target(&ctx, Format::R8Unorm, 2, 1, 4);
         let (root, pso) = colour_pipeline(&ctx, Format::R8Unorm, 4);
-        // Pixel 0: the standard 4x pattern puts samples 0 and 2 left of x = 0.5, so a viewport
-        // 0.5 pixels wide covers exactly those two. Pixel 1 stays at the cleared value.
+        let mut desc = pso.desc().clone();
+        if let PipelineDesc::Graphics(g) = &mut desc {
+            g.sample_mask = 0b0101;
+        }
+        let masked = ctx.device.create_pipeline_state(&desc).unwrap();
+        // Pixel 0: a sample mask of 0b0101 writes samples 0 and 2 only; the scissor keeps
+        // pixel 1 at the cleared value.
         ctx.run(CommandListType::Direct, |l| {
             l.clear_render_target_view(&ms.rtv, [0.2, 0.0, 0.0, 0.0], &[]);
             l.om_set_render_targets(std::slice::from_ref(&ms.rtv), None);
-            let vp = Viewport { width: 0.5, height: 1.0, ..Viewport::sized(0.0, 0.0) };
-            set_clear_state(l, &root, &pso, vp, Rect::new(0, 0, 2, 1), floats([1.0; 4]));
+            set_clear_state(l, &root, &masked, Viewport::sized(2.0, 1.0), Rect::new(0, 0, 1, 1), floats([1.0; 4]));
             l.draw_instanced(3, 1, 0, 0);
         });
         let a = (0.2f32 * 255.0 + 0.5) as u8; // 51
@@ -488,7 +492,9 @@ fn timestamps_advance_and_pipeline_statistics_count_draws() {
         let t1 = u64::from_le_bytes(bytes[8..16].try_into().unwrap());
         assert!(t1 >= t0 && t0 > 0, "{t0} {t1}");
         let s: PipelineStatistics = bytemuck::pod_read_unaligned(&bytes[16..104]);
-        assert_eq!((s.ia_vertices, s.ia_primitives, s.vs_invocations, s.c_invocations), (6, 2, 6, 2), "{name}");
+        assert_eq!((s.ia_vertices, s.ia_primitives, s.c_invocations), (6, 2, 2), "{name}");
+        // Vertex shader results may be reused between instances.
+        assert!((1..=6).contains(&s.vs_invocations), "{name}: {s:?}");
         // Clipping may split the large triangle, and helper invocations may be counted.
         assert!(s.c_primitives >= 2, "{name}: {s:?}");
         assert!(s.ps_invocations >= 16, "{name}: two instances over 8 pixels: {s:?}");
@@ -632,13 +638,13 @@ fn a_suspended_pass_resumes_in_the_next_list() {
             None,
             RenderPassFlags::RESUMING_PASS,
         );
-        set_clear_state(&mut second, &root, &pso, Viewport::sized(4.0, 1.0), Rect::new(3, 0, 4, 1), floats([0.5; 4]));
+        set_clear_state(&mut second, &root, &pso, Viewport::sized(4.0, 1.0), Rect::new(3, 0, 4, 1), floats([0.6; 4]));
         second.draw_instanced(3, 1, 0, 0);
         second.end_render_pass();
         second.close().unwrap();
         ctx.direct.execute_command_lists(&[&first, &second]).unwrap();
         ctx.direct.wait_idle(TIMEOUT).unwrap();
-        assert_eq!(read_back(&ctx, &t.tex, BarrierLayout::RenderTarget, 0), vec![255, 0, 0, 128]);
+        assert_eq!(read_back(&ctx, &t.tex, BarrierLayout::RenderTarget, 0), vec![255, 0, 0, 153]);
     }
 }
 

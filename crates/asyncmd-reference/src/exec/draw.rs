@@ -179,6 +179,9 @@ impl Exec<'_> {
                 for x in bounds.0.max(0)..bounds.2 {
                     let mut any = false;
                     for (s, &(sx, sy)) in positions.iter().enumerate().take(samples as usize) {
+                        if pso.sample_mask & (1 << s) == 0 {
+                            continue;
+                        }
                         let px = x as f32 + 0.5 + sx as f32 / 16.0;
                         let py = y as f32 + 0.5 + sy as f32 / 16.0;
                         if px < vp.top_left_x
