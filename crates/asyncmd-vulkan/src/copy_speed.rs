@@ -11,9 +11,12 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 const SIZES: [u64; 3] = [256 << 10, 4 << 20, 64 << 20];
 
-/// Cached per process: (vendor, device id) → threshold.
-fn cache() -> &'static Mutex<HashMap<(u32, u32), Option<u64>>> {
-    static CACHE: OnceLock<Mutex<HashMap<(u32, u32), Option<u64>>>> = OnceLock::new();
+/// Measured thresholds by (vendor id, device id).
+type Thresholds = Mutex<HashMap<(u32, u32), Option<u64>>>;
+
+/// Cached per process.
+fn cache() -> &'static Thresholds {
+    static CACHE: OnceLock<Thresholds> = OnceLock::new();
     CACHE.get_or_init(Default::default)
 }
 
