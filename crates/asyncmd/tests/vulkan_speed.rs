@@ -5,7 +5,6 @@
 mod common;
 
 use asyncmd::types::*;
-use asyncmd::*;
 use asyncmd_vulkan::{ComputeCopies, VulkanOptions};
 use common::*;
 
