@@ -45,12 +45,13 @@ pub(crate) fn update_tile_mappings(shared: &Shared, resource: ResourceId, mappin
     Ok(())
 }
 
-/// The byte ranges of one tile in the resource's memory, row by row.
-fn tile_rows(res: &RefResource, index: u64) -> Vec<(usize, usize)> {
+/// The rows of one tile: (offset in the resource, bytes, offset in the tile's 64 KiB of linear
+/// memory). Linear rows are a full tile row apart, also for tiles that the resource's edge cuts.
+fn tile_rows(res: &RefResource, index: u64) -> Vec<(usize, usize, usize)> {
     if res.desc.is_buffer() {
         let start = index * TILE_SIZE_IN_BYTES;
         let end = (start + TILE_SIZE_IN_BYTES).min(res.desc.width);
-        return vec![(start as usize, end.saturating_sub(start) as usize)];
+        return vec![(start as usize, end.saturating_sub(start) as usize, 0)];
     }
     let Some(c) = tile_coordinate(&res.desc, index) else { return Vec::new() };
     let Some(s) = Surface::subresource(res, c.subresource) else { return Vec::new() };
@@ -59,10 +60,12 @@ fn tile_rows(res: &RefResource, index: u64) -> Vec<(usize, usize)> {
     let x1 = (x0 + tw).min(s.width);
     let (bw, bh) = (s.block_w.max(1), s.block_h.max(1));
     let row_len = ((x1 - x0).div_ceil(bw) as u64 * s.elem) as usize;
+    let full_row = (tw / bw) as usize * s.elem as usize;
+    let rows_per_slice = (th / bh) as usize;
     let mut rows = Vec::new();
-    for z in z0..(z0 + td).min(s.depth) {
-        for by in y0 / bh..(y0 + th).min(s.height).div_ceil(bh) {
-            rows.push((s.offset(x0 / bw, by, z) as usize, row_len));
+    for (zi, z) in (z0..(z0 + td).min(s.depth)).enumerate() {
+        for (yi, by) in (y0 / bh..(y0 + th).min(s.height).div_ceil(bh)).enumerate() {
+            rows.push((s.offset(x0 / bw, by, z) as usize, row_len, (zi * rows_per_slice + yi) * full_row));
         }
     }
     rows
@@ -76,7 +79,7 @@ impl RefResource {
         let tiles = tiles.lock().unwrap_or_else(PoisonError::into_inner);
         for (i, t) in tiles.iter().enumerate() {
             if t.is_none() {
-                for (o, n) in tile_rows(self, i as u64) {
+                for (o, n, _) in tile_rows(self, i as u64) {
                     if let Some(r) = data.get_mut(o..o + n) {
                         r.fill(0);
                     }
@@ -110,13 +113,13 @@ pub(crate) fn copy_tiles(exec: &Exec<'_>, t: &TileCopy) {
     let (src, dst) = if to_buffer { (&res, &buffer) } else { (&buffer, &res) };
     crate::memory::with_src_dst(src, dst, |s, d| {
         for (n, &index) in indices.iter().enumerate() {
-            let mut linear = (t.buffer_offset + n as u64 * TILE_SIZE_IN_BYTES) as usize;
-            for (o, len) in tile_rows(&res, index) {
+            let base = (t.buffer_offset + n as u64 * TILE_SIZE_IN_BYTES) as usize;
+            for (o, len, in_tile) in tile_rows(&res, index) {
+                let linear = base + in_tile;
                 let (from, to) = if to_buffer { (o, linear) } else { (linear, o) };
                 if let (Some(a), Some(b)) = (s.get(from..from + len), d.get_mut(to..to + len)) {
                     b.copy_from_slice(a);
                 }
-                linear += len;
             }
         }
     });

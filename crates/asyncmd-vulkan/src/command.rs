@@ -17,6 +17,8 @@ use asyncmd_types::{
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+const TILE: u64 = asyncmd_types::TILE_SIZE_IN_BYTES;
+
 /// A closed list: command buffers ready to submit, and everything they use.
 pub(crate) struct Recorded {
     core: Arc<Core>,
@@ -233,6 +235,7 @@ impl VkCommandList {
             Command::Dispatch { x, y, z } => self.dispatch(x, y, z),
             Command::SetPredication(p) => self.set_predication(p),
             Command::CopyBufferRegion(r) => self.copy_buffer(&r),
+            Command::CopyTiles(t) => self.copy_tiles(&t),
             Command::CopyTextureRegion { dest, dest_x, dest_y, dest_z, source, source_box } => {
                 self.copy_texture(&dest, (dest_x, dest_y, dest_z), &source, source_box)
             }
@@ -443,6 +446,63 @@ impl VkCommandList {
             d.cmd_copy_image_to_buffer(self.cb, si, vk::ImageLayout::GENERAL, buffer, &out);
             d.cmd_pipeline_barrier2(self.cb, &vk::DependencyInfo::default().memory_barriers(&between));
             d.cmd_copy_buffer_to_image(self.cb, buffer, di, vk::ImageLayout::GENERAL, &back);
+        }
+        Ok(())
+    }
+
+    fn copy_tiles(&mut self, t: &asyncmd_ddi::TileCopy) -> Result<()> {
+        self.check_not_predicated("CopyTiles")?;
+        let res = self.resource(t.resource)?;
+        let buffer = self.buffer_of(t.buffer)?;
+        let desc = res.desc;
+        let first = asyncmd_types::linear_tile(&desc, &t.start)
+            .ok_or_else(|| fail("CopyTiles: start outside the resource".into()))?;
+        let tiles: Vec<u64> = if t.size.use_box {
+            let (tx, ty, _) = asyncmd_types::subresource_tiles(&desc, t.start.subresource).unwrap_or((0, 0, 0));
+            let mut v = Vec::new();
+            for z in 0..t.size.depth as u64 {
+                for y in 0..t.size.height as u64 {
+                    for x in 0..t.size.width as u64 {
+                        v.push(first + (z * ty as u64 + y) * tx as u64 + x);
+                    }
+                }
+            }
+            v
+        } else {
+            (first..first + t.size.num_tiles as u64).collect()
+        };
+        self.serialize();
+        let to_buffer = t.flags.contains(asyncmd_types::TileCopyFlags::SWIZZLED_TILED_RESOURCE_TO_LINEAR_BUFFER);
+        let d = self.core.device.clone();
+        if let Some(rb) = res.buffer() {
+            let regions: Vec<vk::BufferCopy> = tiles
+                .iter()
+                .enumerate()
+                .map(|(n, &tile)| {
+                    let (tile_offset, linear) = (tile * TILE, t.buffer_offset + n as u64 * TILE);
+                    let size = TILE.min(desc.width.saturating_sub(tile_offset));
+                    if to_buffer {
+                        vk::BufferCopy { src_offset: tile_offset, dst_offset: linear, size }
+                    } else {
+                        vk::BufferCopy { src_offset: linear, dst_offset: tile_offset, size }
+                    }
+                })
+                .filter(|r| r.size > 0)
+                .collect();
+            let (src, dst) = if to_buffer { (rb, buffer) } else { (buffer, rb) };
+            // SAFETY: live buffers; the runtime checked the tile range and buffer size.
+            unsafe { d.cmd_copy_buffer(self.cb, src, dst, &regions) };
+            return Ok(());
+        }
+        let image = res.image().unwrap_or_default();
+        let regions = crate::sparse::tile_regions(&desc, &tiles, t.buffer_offset);
+        // SAFETY: a live sparse image in GENERAL and a live buffer; regions are whole tiles.
+        unsafe {
+            if to_buffer {
+                d.cmd_copy_image_to_buffer(self.cb, image, vk::ImageLayout::GENERAL, buffer, &regions);
+            } else {
+                d.cmd_copy_buffer_to_image(self.cb, buffer, image, vk::ImageLayout::GENERAL, &regions);
+            }
         }
         Ok(())
     }
@@ -671,12 +731,11 @@ impl VkCommandList {
             unsafe { self.core.device.cmd_clear_color_image(self.cb, image, vk::ImageLayout::GENERAL, &value, &[r]) };
             return Ok(());
         }
-        if three_d {
-            return Err(fail(
-                "ClearRenderTargetView: rectangles on 3D targets are not yet implemented on the Vulkan device".into(),
-            ));
-        }
-        let ty = if res.desc.array_size() > 1 { vk::ImageViewType::TYPE_2D_ARRAY } else { vk::ImageViewType::TYPE_2D };
+        let ty = if three_d || res.desc.array_size() > 1 {
+            vk::ImageViewType::TYPE_2D_ARRAY
+        } else {
+            vk::ImageViewType::TYPE_2D
+        };
         let key =
             (res.view_format(format), ty, range.mip, range.first_slice, range.slices, vk::ImageAspectFlags::COLOR);
         let clear_rects = clear_rects(rects, w, h, range.slices);

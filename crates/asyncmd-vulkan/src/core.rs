@@ -16,6 +16,9 @@ pub(crate) struct Features {
     pub(crate) sample_locations: bool,
     pub(crate) sparse_buffer: bool,
     pub(crate) sparse_image_2d: bool,
+    /// Unbound sparse blocks read zero and drop writes, image blocks have the standard shapes,
+    /// and the direct family can bind sparse memory: D3D12 tiled resources tier 2.
+    pub(crate) sparse_tier2: bool,
     pub(crate) bc: bool,
     pub(crate) pipeline_statistics: bool,
     pub(crate) occlusion_precise: bool,
@@ -75,6 +78,12 @@ impl Core {
             sample_locations: has_ext(ash::ext::sample_locations::NAME),
             sparse_buffer: base.sparse_binding != 0 && base.sparse_residency_buffer != 0,
             sparse_image_2d: base.sparse_binding != 0 && base.sparse_residency_image2_d != 0,
+            sparse_tier2: base.sparse_binding != 0
+                && base.sparse_residency_buffer != 0
+                && base.sparse_residency_image2_d != 0
+                && props.sparse_properties.residency_non_resident_strict != 0
+                && props.sparse_properties.residency_standard2_d_block_shape != 0
+                && families_props[families.direct as usize].queue_flags.contains(vk::QueueFlags::SPARSE_BINDING),
             bc: base.texture_compression_bc != 0,
             pipeline_statistics: base.pipeline_statistics_query != 0,
             occlusion_precise: base.occlusion_query_precise != 0,

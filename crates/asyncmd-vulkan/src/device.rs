@@ -61,6 +61,7 @@ pub(crate) struct Tables {
     pub(crate) fences: Fences,
     pub(crate) root_signatures: Table<VkRootSignature>,
     pub(crate) pipelines: Table<VkPipeline>,
+    pub(crate) heaps: Table<crate::sparse::VkHeap>,
 }
 
 /// A device on a Vulkan 1.3 driver.
@@ -103,7 +104,7 @@ impl VulkanDevice {
             native_async_commands: None,
             uma: info.uma,
             programmable_sample_positions: core.features.sample_locations,
-            tiled_resources_tier: if core.features.sparse_buffer && core.features.sparse_image_2d { 2 } else { 0 },
+            tiled_resources_tier: if core.features.sparse_tier2 { 2 } else { 0 },
             compute_fill_shader: true,
             protected_content: false,
             // Colour MIN/MAX resolves need a shader the device does not have yet.
@@ -116,6 +117,7 @@ impl VulkanDevice {
             fences: Arc::new(Table::default()),
             root_signatures: Table::default(),
             pipelines: Table::default(),
+            heaps: Table::default(),
         });
         Ok(Self { core, tables, caps, info })
     }
@@ -217,9 +219,15 @@ impl DeviceDdi for VulkanDevice {
 
     fn create_resource(&self, desc: &ResourceDesc, info: &ResourceCreateInfo) -> Result<ResourceId> {
         if info.reserved {
-            return Err(Error::unsupported(
-                "CreateReservedResource: tiled resources are not yet implemented on the Vulkan device",
-            ));
+            if !self.core.features.sparse_tier2 {
+                return Err(Error::unsupported(
+                    "CreateReservedResource: the Vulkan device has no tier 2 sparse residency",
+                ));
+            }
+            let id = self.tables.resources.next_id();
+            let res = VkResource::new_reserved(&self.core, desc)?;
+            self.tables.resources.insert_at(id, res);
+            return Ok(ResourceId(id));
         }
         if info.protected {
             return Err(Error::unsupported("CreateResource: the Vulkan device has no protected content"));
@@ -242,14 +250,26 @@ impl DeviceDdi for VulkanDevice {
         self.resource(id, "Map (read)")?.host_access(offset, out.len(), |bytes| out.copy_from_slice(bytes))
     }
 
-    fn create_heap(&self, _size: u64) -> Result<HeapId> {
-        Err(Error::unsupported("CreateHeap: tiled resources are not yet implemented on the Vulkan device"))
+    fn create_heap(&self, size: u64) -> Result<HeapId> {
+        if !self.core.features.sparse_tier2 {
+            return Err(Error::unsupported("CreateHeap: heaps serve tiled resources, which this Vulkan device lacks"));
+        }
+        Ok(HeapId(self.tables.heaps.insert(crate::sparse::VkHeap::new(&self.core, size)?)))
     }
 
-    fn destroy_heap(&self, _id: HeapId) {}
+    fn destroy_heap(&self, id: HeapId) {
+        self.tables.heaps.remove(id.0);
+    }
 
-    fn update_tile_mappings(&self, _resource: ResourceId, _mappings: &[TileMapping]) -> Result<()> {
-        Err(Error::unsupported("UpdateTileMappings: tiled resources are not yet implemented on the Vulkan device"))
+    fn update_tile_mappings(&self, resource: ResourceId, mappings: &[TileMapping]) -> Result<()> {
+        let res = self.resource(resource, "UpdateTileMappings")?;
+        if !res.reserved {
+            return Err(Error::invalid_arg(
+                MessageId::CopyTilesInvalidParameters,
+                "UpdateTileMappings: the resource is not reserved",
+            ));
+        }
+        crate::sparse::update_tile_mappings(&self.core, &res, &self.tables.heaps, mappings)
     }
 
     fn create_query_heap(&self, desc: &QueryHeapDesc) -> Result<QueryHeapId> {

@@ -98,10 +98,13 @@ struct Attachment {
 impl VkCommandList {
     fn rtv_key(res: &VkResource, v: &RenderTargetView) -> Result<(ViewKey, (u32, u32))> {
         let range = v.desc.range(&res.desc).ok_or_else(|| fail("render target view does not fit".into()))?;
-        if res.desc.dimension == ResourceDimension::Texture3D {
-            return Err(fail("3D render targets are not yet implemented on the Vulkan device".into()));
-        }
-        let ty = if res.desc.array_size() > 1 { vk::ImageViewType::TYPE_2D_ARRAY } else { vk::ImageViewType::TYPE_2D };
+        // Views of 3D textures select depth slices as layers (the image is 2D-array compatible).
+        let three_d = res.desc.dimension == ResourceDimension::Texture3D;
+        let ty = if three_d || res.desc.array_size() > 1 {
+            vk::ImageViewType::TYPE_2D_ARRAY
+        } else {
+            vk::ImageViewType::TYPE_2D
+        };
         let (w, h, _) = res.desc.mip_extent(range.mip);
         Ok((
             (

@@ -19,6 +19,7 @@ mod memory;
 mod physical;
 mod pipeline;
 mod queue;
+mod sparse;
 mod sync;
 
 pub use device::{ComputeCopies, VulkanDevice, VulkanOptions};

@@ -23,6 +23,12 @@ pub(crate) struct VkResource {
     pub(crate) desc: ResourceDesc,
     pub(crate) kind: Kind,
     allocation: Mutex<Option<Allocation>>,
+    /// A reserved (sparse) resource.
+    pub(crate) reserved: bool,
+    /// Bytes of a reserved buffer's address range (0 otherwise).
+    pub(crate) sparse_size: u64,
+    /// Heaps a reserved resource has tiles mapped into, kept alive with it.
+    pub(crate) bound_heaps: Mutex<Vec<Arc<crate::sparse::VkHeap>>>,
 }
 
 fn location(heap: HeapType) -> MemoryLocation {
@@ -83,6 +89,9 @@ impl VkResource {
             desc: *desc,
             kind: Kind::Buffer { buffer },
             allocation: Mutex::new(Some(allocation)),
+            reserved: false,
+            sparse_size: 0,
+            bound_heaps: Mutex::new(Vec::new()),
         };
         bound.map_err(|e| oom("CreateCommittedResource", e))?;
         if heap == HeapType::Default {
@@ -131,6 +140,10 @@ impl VkResource {
         let group = desc.format.info().typeless;
         if !desc.format.has_depth() && group != desc.format || desc.format.is_typeless() {
             flags |= vk::ImageCreateFlags::MUTABLE_FORMAT;
+        }
+        if desc.dimension == ResourceDimension::Texture3D && desc.flags.contains(ResourceFlags::ALLOW_RENDER_TARGET) {
+            // Render-target views of 3D textures select depth slices as array layers.
+            flags |= vk::ImageCreateFlags::TYPE_2D_ARRAY_COMPATIBLE;
         }
         let samples = vk::SampleCountFlags::from_raw(desc.sample_desc.count);
         // SAFETY: a capability query on this device's physical device.
@@ -192,9 +205,87 @@ impl VkResource {
             desc: *desc,
             kind: Kind::Image { image, format, views: Mutex::new(HashMap::new()) },
             allocation: Mutex::new(Some(allocation)),
+            reserved: false,
+            sparse_size: 0,
+            bound_heaps: Mutex::new(Vec::new()),
         };
         bound.map_err(|e| oom("CreateCommittedResource", e))?;
         res.zero_image(image, format)?;
+        Ok(res)
+    }
+
+    /// A reserved resource: sparse, with no memory until tiles are mapped (unmapped tiles read
+    /// zero).
+    pub(crate) fn new_reserved(core: &Arc<Core>, desc: &ResourceDesc) -> Result<Self> {
+        let d = &core.device;
+        let sparse = vk::BufferCreateFlags::SPARSE_BINDING | vk::BufferCreateFlags::SPARSE_RESIDENCY;
+        if desc.is_buffer() {
+            let usage = vk::BufferUsageFlags::TRANSFER_SRC
+                | vk::BufferUsageFlags::TRANSFER_DST
+                | vk::BufferUsageFlags::STORAGE_BUFFER;
+            let info = vk::BufferCreateInfo::default().size(desc.width).usage(usage).flags(sparse);
+            // SAFETY: valid create info; destroyed in `Drop`.
+            let buffer = unsafe { d.create_buffer(&info, None) }.map_err(|e| oom("CreateReservedResource", e))?;
+            // SAFETY: `buffer` is live.
+            let size = unsafe { d.get_buffer_memory_requirements(buffer) }.size;
+            return Ok(Self {
+                core: core.clone(),
+                desc: *desc,
+                kind: Kind::Buffer { buffer },
+                allocation: Mutex::new(None),
+                reserved: true,
+                sparse_size: size,
+                bound_heaps: Mutex::new(Vec::new()),
+            });
+        }
+        let format = vk_format(desc.format).ok_or_else(|| {
+            Error::unsupported(format!("CreateReservedResource: {} has no Vulkan format", desc.format))
+        })?;
+        let usage = vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST;
+        crate::sparse::check_reserved(core, desc, usage)?;
+        let mut flags = vk::ImageCreateFlags::SPARSE_BINDING | vk::ImageCreateFlags::SPARSE_RESIDENCY;
+        if desc.format.is_typeless() {
+            flags |= vk::ImageCreateFlags::MUTABLE_FORMAT;
+        }
+        let info = vk::ImageCreateInfo::default()
+            .image_type(vk::ImageType::TYPE_2D)
+            .format(format)
+            .extent(vk::Extent3D { width: desc.width as u32, height: desc.height, depth: 1 })
+            .mip_levels(desc.mip_count())
+            .array_layers(desc.array_size())
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .tiling(vk::ImageTiling::OPTIMAL)
+            .usage(usage)
+            .flags(flags)
+            .initial_layout(vk::ImageLayout::UNDEFINED);
+        // SAFETY: valid create info checked against the sparse format properties.
+        let image = unsafe { d.create_image(&info, None) }.map_err(|e| oom("CreateReservedResource", e))?;
+        let res = Self {
+            core: core.clone(),
+            desc: *desc,
+            kind: Kind::Image { image, format, views: Mutex::new(HashMap::new()) },
+            allocation: Mutex::new(None),
+            reserved: true,
+            sparse_size: 0,
+            bound_heaps: Mutex::new(Vec::new()),
+        };
+        let to_general = [vk::ImageMemoryBarrier2::default()
+            .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+            .dst_access_mask(vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE)
+            .old_layout(vk::ImageLayout::UNDEFINED)
+            .new_layout(vk::ImageLayout::GENERAL)
+            .image(image)
+            .subresource_range(vk::ImageSubresourceRange {
+                aspect_mask: barrier_aspects(desc.format),
+                base_mip_level: 0,
+                level_count: vk::REMAINING_MIP_LEVELS,
+                base_array_layer: 0,
+                layer_count: vk::REMAINING_ARRAY_LAYERS,
+            })];
+        // SAFETY: a layout transition of the live image in the one-time command buffer.
+        core.one_time(|cb| unsafe {
+            d.cmd_pipeline_barrier2(cb, &vk::DependencyInfo::default().image_memory_barriers(&to_general))
+        })?;
         Ok(res)
     }
 

@@ -536,3 +536,20 @@ fn render_pass_rules() {
     })
     .unwrap();
 }
+
+#[test]
+fn reserved_resources_without_tiled_resources_are_unsupported() {
+    let device = reference_device(asyncmd_reference::ReferenceConfig { tiled_resources_tier: 0, ..Default::default() });
+    let e = device.create_reserved_resource(&ResourceDesc::buffer(1 << 16), BarrierLayout::Undefined).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Unsupported, "{}", e.text);
+    for (name, ctx) in contexts() {
+        if ctx.device.capabilities().tiled_resources_tier == 0 {
+            let e = ctx
+                .device
+                .create_reserved_resource(&ResourceDesc::buffer(1 << 16), BarrierLayout::Undefined)
+                .unwrap_err();
+            assert_eq!(e.code, ErrorCode::Unsupported, "{name}: {}", e.text);
+            assert!(ctx.device.create_heap(1 << 16).is_err(), "{name}");
+        }
+    }
+}

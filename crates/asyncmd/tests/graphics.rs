@@ -683,3 +683,31 @@ fn predication_skips_draws_and_dispatches() {
         assert_eq!(read_back(&ctx, &t.tex, BarrierLayout::RenderTarget, 0), vec![0, 255, 255, 255], "{name}");
     }
 }
+
+#[test]
+fn clears_of_3d_render_targets_select_depth_slices() {
+    for (name, ctx) in contexts() {
+        let desc = ResourceDesc::tex3d(Format::R8Unorm, 4, 4, 4).with_flags(ResourceFlags::ALLOW_RENDER_TARGET);
+        let tex = ctx.texture(&desc, BarrierLayout::RenderTarget);
+        let heap = ctx.device.create_descriptor_heap(DescriptorHeapType::Rtv, 2).unwrap();
+        ctx.device.create_render_target_view(&tex, None, &heap.handle(0)).unwrap();
+        let slices = RenderTargetViewDesc {
+            format: Format::R8Unorm,
+            dimension: RtvDimension::Texture3D { mip: 0, first_w: 1, w_size: 2 },
+        };
+        ctx.device.create_render_target_view(&tex, Some(&slices), &heap.handle(1)).unwrap();
+        ctx.run(CommandListType::Direct, |l| {
+            l.clear_render_target_view(&heap.handle(0), [0.2, 0.0, 0.0, 0.0], &[]);
+            l.clear_render_target_view(&heap.handle(1), [1.0, 0.0, 0.0, 0.0], &[Rect::new(1, 1, 3, 3)]);
+        });
+        let img = read_back(&ctx, &tex, BarrierLayout::RenderTarget, 0);
+        for z in 0..4 {
+            for y in 0..4 {
+                for x in 0..4 {
+                    let inside = (1..3).contains(&z) && (1..3).contains(&y) && (1..3).contains(&x);
+                    assert_eq!(img[(z * 4 + y) * 4 + x], if inside { 255 } else { 51 }, "{name}: ({x}, {y}, {z})");
+                }
+            }
+        }
+    }
+}
