@@ -65,13 +65,9 @@ impl VkFence {
 
 impl Drop for VkFence {
     fn drop(&mut self) {
-        // SAFETY: queues hold an Arc of every fence they wait on or signal until the work is
-        // submitted; a semaphore with pending GPU operations is waited for by device idle at
-        // core drop. Destroying it here follows the D3D rule that the app keeps it alive.
-        unsafe {
-            let _ = self.core.device.device_wait_idle();
-            self.core.device.destroy_semaphore(self.semaphore, None);
-        }
+        // SAFETY: a queue that waits on or signals the semaphore holds an Arc of it until the GPU
+        // has passed that submission, so no GPU operation on it is pending here.
+        unsafe { self.core.device.destroy_semaphore(self.semaphore, None) };
     }
 }
 
@@ -90,18 +86,27 @@ pub(crate) struct VkQueue {
     fences: crate::device::Fences,
 }
 
+/// A submission's progress value, its lists, and the semaphores it waits on or signals.
+type InFlight = (u64, Vec<Arc<Recorded>>, Vec<Arc<VkFence>>);
+
 struct Worker {
     core: Arc<Core>,
     family: u32,
     progress: VkFence,
     submitted: u64,
-    in_flight: VecDeque<(u64, Vec<Arc<Recorded>>)>,
+    /// Submissions not yet known complete, with what they use.
+    in_flight: VecDeque<InFlight>,
     waits: Vec<(Arc<VkFence>, u64)>,
 }
 
 impl Worker {
-    fn submit(&mut self, command_buffers: &[vk::CommandBuffer], signal: Option<(&VkFence, u64)>) -> Result<()> {
-        let d = &self.core.device;
+    /// Submits command buffers (with the pending waits, and a signal), keeping `lists` and the
+    /// semaphores alive until the GPU has passed the submission.
+    fn submit(&mut self, lists: Vec<Arc<Recorded>>, signal: Option<(Arc<VkFence>, u64)>) -> Result<()> {
+        let d = self.core.device.clone();
+        let command_buffers: Vec<vk::CommandBuffer> = lists.iter().flat_map(|l| l.command_buffers()).collect();
+        let fences: Vec<Arc<VkFence>> =
+            self.waits.iter().map(|(f, _)| f.clone()).chain(signal.iter().map(|(f, _)| f.clone())).collect();
         let waits: Vec<_> = self
             .waits
             .drain(..)
@@ -117,11 +122,11 @@ impl Worker {
             .semaphore(self.progress.semaphore)
             .value(self.submitted)
             .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
-        if let Some((fence, value)) = signal {
+        if let Some((fence, value)) = &signal {
             signals.push(
                 vk::SemaphoreSubmitInfo::default()
                     .semaphore(fence.semaphore)
-                    .value(value)
+                    .value(*value)
                     .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS),
             );
         }
@@ -141,15 +146,16 @@ impl Worker {
             )
         })?;
         drop(queue);
-        if let Some((fence, value)) = signal {
-            self.core.signal_submitted(fence.semaphore, value);
+        if let Some((fence, value)) = &signal {
+            self.core.signal_submitted(fence.semaphore, *value);
         }
+        self.in_flight.push_back((self.submitted, lists, fences));
         Ok(())
     }
 
     fn retire(&mut self) {
         let done = self.progress.value();
-        while self.in_flight.front().is_some_and(|(n, _)| *n <= done) {
+        while self.in_flight.front().is_some_and(|(n, _, _)| *n <= done) {
             self.in_flight.pop_front();
         }
     }
@@ -179,14 +185,8 @@ impl VkQueue {
                 for job in receiver {
                     worker.retire();
                     let result = match job {
-                        Job::Execute(lists) => {
-                            let cbs: Vec<_> = lists.iter().flat_map(|l| l.command_buffers()).collect();
-                            let r = worker.submit(&cbs, None);
-                            let n = worker.submitted;
-                            worker.in_flight.push_back((n, lists));
-                            r
-                        }
-                        Job::Signal(fence, value) => worker.submit(&[], Some((&fence, value))),
+                        Job::Execute(lists) => worker.submit(lists, None),
+                        Job::Signal(fence, value) => worker.submit(Vec::new(), Some((fence, value))),
                         Job::Wait(fence, value) => {
                             let stop = &worker_stop;
                             if !worker.core.wait_submitted(fence.semaphore, value, || stop.load(Ordering::Acquire)) {

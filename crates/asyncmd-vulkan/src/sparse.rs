@@ -99,12 +99,9 @@ impl VkHeap {
 
 impl Drop for VkHeap {
     fn drop(&mut self) {
+        // Reserved resources keep the heaps they map into alive, and lists keep their resources
+        // until the GPU is done: no GPU work can touch the memory once the heap is dropped.
         if let Some(a) = self.allocation.lock().unwrap_or_else(PoisonError::into_inner).take() {
-            // SAFETY: D3D12 requires tiles mapped to a heap to be unmapped or unused before the
-            // heap is released; waiting for idle keeps in-flight work from touching freed memory.
-            unsafe {
-                let _ = self.core.device.device_wait_idle();
-            }
             let _ = self.core.allocator().free(a);
         }
     }

@@ -553,3 +553,27 @@ fn reserved_resources_without_tiled_resources_are_unsupported() {
         }
     }
 }
+
+#[test]
+fn tile_copies_of_packed_mips_are_invalid_arg() {
+    let ctx = Ctx::reference();
+    // 4-byte texels: 128x128 tiles; mip 0 of a 200x100 texture is shorter than a tile.
+    let tex = ctx
+        .device
+        .create_reserved_resource(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 200, 100), BarrierLayout::Common)
+        .unwrap();
+    let buf = ctx.buffer(HeapType::Default, TILE_SIZE_IN_BYTES);
+    let r = ctx.record(CommandListType::Direct, |l| {
+        let size = TileRegionSize { num_tiles: 1, ..Default::default() };
+        l.copy_tiles(
+            &tex,
+            &TiledResourceCoordinate::default(),
+            &size,
+            &buf,
+            0,
+            TileCopyFlags::LINEAR_BUFFER_TO_SWIZZLED_TILED_RESOURCE,
+        );
+    });
+    let e = assert_error(r, ErrorCode::InvalidArg, MessageId::CopyTilesInvalidParameters);
+    assert!(e.text.contains("packed mips"), "{}", e.text);
+}

@@ -298,6 +298,18 @@ pub(crate) fn validate_copy_tiles(
     if to_buffer && buffer.heap_type() == HeapType::Upload || to_tiles && buffer.heap_type() == HeapType::Readback {
         return Err(invalid(id, api, format!("a {:?} buffer cannot be that side of the copy", buffer.heap_type())));
     }
+    if !resource.desc().is_buffer() {
+        let mip = resource.desc().subresource(start.subresource).map_or(0, |s| s.mip);
+        let (w, h, d) = resource.desc().mip_extent(mip);
+        let (tw, th, td) = asyncmd_types::tile_shape(resource.desc());
+        if w < tw || h < th || d < td {
+            return Err(invalid(
+                id,
+                api,
+                format!("mip {mip} is smaller than a tile: packed mips cannot be copied as tiles"),
+            ));
+        }
+    }
     let (tx, ty, tz) = subresource_tiles(resource.desc(), start.subresource).ok_or_else(|| {
         invalid(MessageId::InvalidSubresourceIndex, api, format!("subresource {} is out of range", start.subresource))
     })?;
