@@ -288,6 +288,33 @@ pub enum Command {
     },
 }
 
+impl Resolve {
+    /// The resolve a render pass's `Resolve` ending access performs when the pass ends: the
+    /// whole subresource the view selects into the destination subresource. `None` for other
+    /// endings or a view that does not fit its resource.
+    pub fn for_pass_end(
+        view: &RenderTargetView,
+        resource: &asyncmd_types::ResourceDesc,
+        ending: &asyncmd_types::EndingAccess<ResourceId>,
+    ) -> Option<Resolve> {
+        let asyncmd_types::EndingAccess::Resolve { dest, dest_subresource, format, mode, .. } = *ending else {
+            return None;
+        };
+        let range = view.desc.range(resource)?;
+        Some(Resolve {
+            dest,
+            dest_subresource,
+            dest_x: 0,
+            dest_y: 0,
+            source: view.resource,
+            source_subresource: resource.subresource_index(range.mip, range.first_slice, range.plane),
+            source_rect: None,
+            format,
+            mode,
+        })
+    }
+}
+
 impl Command {
     /// Whether this is one of the native async commands.
     pub fn is_async(&self) -> bool {

@@ -410,26 +410,17 @@ impl VkCommandList {
                 .cmd_pipeline_barrier2(self.cb, &vk::DependencyInfo::default().memory_barriers(&after_rendering))
         };
         for (view, ending) in pass.resolves {
-            let EndingAccess::Resolve { dest, dest_subresource, format, mode, .. } = ending else { continue };
-            if mode != ResolveMode::Average {
-                return Err(fail(format!(
-                    "EndRenderPass: {mode:?} resolves are not yet implemented on the Vulkan device"
-                )));
+            if let EndingAccess::Resolve { mode, .. } = ending {
+                if mode != ResolveMode::Average {
+                    return Err(fail(format!(
+                        "EndRenderPass: {mode:?} resolves are not supported on the Vulkan device"
+                    )));
+                }
             }
             let src = self.resource(view.resource)?;
-            let range = view.desc.range(&src.desc).ok_or_else(|| fail("EndRenderPass: bad view".into()))?;
-            let sub = src.desc.subresource_index(range.mip, range.first_slice, range.plane);
-            self.resolve(&asyncmd_ddi::Resolve {
-                dest,
-                dest_subresource,
-                dest_x: 0,
-                dest_y: 0,
-                source: view.resource,
-                source_subresource: sub,
-                source_rect: None,
-                format,
-                mode,
-            })?;
+            let r = asyncmd_ddi::Resolve::for_pass_end(&view, &src.desc, &ending)
+                .ok_or_else(|| fail("EndRenderPass: bad view".into()))?;
+            self.resolve(&r)?;
         }
         Ok(())
     }

@@ -280,14 +280,7 @@ fn tile_copies_of_a_2d_texture_use_the_standard_tile_shape() {
         let _ = name;
         // 4-byte texels: 128x128 tiles; a 256x128 texture has 2 tiles.
         let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 256, 128);
-        let tex = ctx.device.create_reserved_resource(&desc, BarrierLayout::Common).unwrap();
-        let heap = ctx.device.create_heap(2 * TILE_SIZE_IN_BYTES).unwrap();
-        ctx.direct
-            .update_tile_mappings(
-                &tex,
-                &[asyncmd::TileRangeMapping { coordinate: Default::default(), num_tiles: 2, heap: Some((&heap, 0)) }],
-            )
-            .unwrap();
+        let (tex, _heap) = mapped_reserved(&ctx, &desc, BarrierLayout::Common, 2);
         let tile = pattern(TILE_SIZE_IN_BYTES as usize, 11);
         let src = ctx.default_buffer(&tile);
         ctx.run(CommandListType::Direct, |l| {
@@ -341,14 +334,7 @@ fn an_edge_tile_keeps_full_tile_rows_in_the_buffer() {
         }
         // 4-byte texels: 128x128 tiles; a 200x200 texture has 2x2 tiles, the right ones 72 wide.
         let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 200, 200);
-        let tex = ctx.device.create_reserved_resource(&desc, BarrierLayout::Common).unwrap();
-        let heap = ctx.device.create_heap(2 * TILE_SIZE_IN_BYTES).unwrap();
-        ctx.direct
-            .update_tile_mappings(
-                &tex,
-                &[asyncmd::TileRangeMapping { coordinate: Default::default(), num_tiles: 2, heap: Some((&heap, 0)) }],
-            )
-            .unwrap();
+        let (tex, _heap) = mapped_reserved(&ctx, &desc, BarrierLayout::Common, 2);
         let tile = pattern(TILE_SIZE_IN_BYTES as usize, 13);
         let src = ctx.default_buffer(&tile);
         ctx.run(CommandListType::Direct, |l| {

@@ -3,7 +3,6 @@
 
 mod common;
 
-use asyncmd::ddi::*;
 use asyncmd::types::*;
 use asyncmd::*;
 use asyncmd_vulkan::{ComputeCopies, Validation, VulkanOptions};
@@ -60,23 +59,7 @@ fn scene(ctx: &Ctx) -> Scene {
     for (i, t) in textures.iter().enumerate() {
         ctx.device.create_render_target_view(t, None, &rtvs.handle(i as u32)).unwrap();
     }
-    let root = ctx
-        .device
-        .create_root_signature(&RootSignatureDesc {
-            parameters: vec![
-                RootParameter::Constants { shader_register: 0, count: FILL_CONSTANT_COUNT },
-                RootParameter::Uav { shader_register: 0 },
-            ],
-        })
-        .unwrap();
-    let pso = ctx
-        .device
-        .create_pipeline_state(&PipelineDesc::Compute(ComputePipelineDesc {
-            root_signature: root.id(),
-            cs: ShaderId::FillCs,
-        }))
-        .unwrap();
-    Scene { buffers, textures, rtvs, fill: (root, pso) }
+    Scene { buffers, textures, rtvs, fill: fill_pipeline(ctx) }
 }
 
 fn full_barrier(l: &mut CommandList) {

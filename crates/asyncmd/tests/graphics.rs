@@ -533,22 +533,7 @@ fn fill_shader_dispatch_writes_the_pattern() {
     for (name, ctx) in contexts() {
         let _ = name;
         let buf = ctx.default_buffer(&[0xAA; 64]);
-        let root = ctx
-            .device
-            .create_root_signature(&RootSignatureDesc {
-                parameters: vec![
-                    RootParameter::Constants { shader_register: 0, count: FILL_CONSTANT_COUNT },
-                    RootParameter::Uav { shader_register: 0 },
-                ],
-            })
-            .unwrap();
-        let pso = ctx
-            .device
-            .create_pipeline_state(&PipelineDesc::Compute(ComputePipelineDesc {
-                root_signature: root.id(),
-                cs: ShaderId::FillCs,
-            }))
-            .unwrap();
+        let (root, pso) = fill_pipeline(&ctx);
         ctx.run(CommandListType::Compute, |l| {
             l.set_compute_root_signature(&root);
             l.set_pipeline_state(&pso);

@@ -319,21 +319,9 @@ impl Exec<'_> {
         let Some(end) = self.state.pass.take() else { return };
         if !end.flags.contains(RenderPassFlags::SUSPENDING_PASS) && !self.state.predicated_off {
             for (view, ending) in end.resolves {
-                if let EndingAccess::Resolve { dest, dest_subresource, format, mode, .. } = ending {
-                    let Some(src) = self.resource(view.resource) else { continue };
-                    let Some(range) = view.desc.range(&src.desc) else { continue };
-                    let sub = src.desc.subresource_index(range.mip, range.first_slice, range.plane);
-                    self.resolve(&asyncmd_ddi::Resolve {
-                        dest,
-                        dest_subresource,
-                        dest_x: 0,
-                        dest_y: 0,
-                        source: view.resource,
-                        source_subresource: sub,
-                        source_rect: None,
-                        format,
-                        mode,
-                    });
+                let Some(src) = self.resource(view.resource) else { continue };
+                if let Some(r) = asyncmd_ddi::Resolve::for_pass_end(&view, &src.desc, &ending) {
+                    self.resolve(&r);
                 }
             }
         }

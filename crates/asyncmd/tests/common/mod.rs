@@ -295,3 +295,36 @@ pub fn transition(t: &Resource, from: BarrierLayout, to: BarrierLayout) -> Textu
 pub fn barrier(l: &mut CommandList, t: &Resource, from: BarrierLayout, to: BarrierLayout) {
     l.barrier(&[BarrierGroup::Texture(vec![transition(t, from, to)])]);
 }
+
+/// A root signature and pipeline for the built-in fill shader (constants, then a root UAV).
+pub fn fill_pipeline(ctx: &Ctx) -> (RootSignature, PipelineState) {
+    use asyncmd::ddi::{
+        ComputePipelineDesc, PipelineDesc, RootParameter, RootSignatureDesc, ShaderId, FILL_CONSTANT_COUNT,
+    };
+    let root = ctx
+        .device
+        .create_root_signature(&RootSignatureDesc {
+            parameters: vec![
+                RootParameter::Constants { shader_register: 0, count: FILL_CONSTANT_COUNT },
+                RootParameter::Uav { shader_register: 0 },
+            ],
+        })
+        .unwrap();
+    let pso = ctx
+        .device
+        .create_pipeline_state(&PipelineDesc::Compute(ComputePipelineDesc {
+            root_signature: root.id(),
+            cs: ShaderId::FillCs,
+        }))
+        .unwrap();
+    (root, pso)
+}
+
+/// A reserved resource with its first `tiles` tiles mapped to a new heap.
+pub fn mapped_reserved(ctx: &Ctx, desc: &ResourceDesc, layout: BarrierLayout, tiles: u32) -> (Resource, Heap) {
+    let res = ctx.device.create_reserved_resource(desc, layout).unwrap();
+    let heap = ctx.device.create_heap(tiles as u64 * TILE_SIZE_IN_BYTES).unwrap();
+    let mapping = TileRangeMapping { coordinate: Default::default(), num_tiles: tiles, heap: Some((&heap, 0)) };
+    ctx.direct.update_tile_mappings(&res, &[mapping]).unwrap();
+    (res, heap)
+}
