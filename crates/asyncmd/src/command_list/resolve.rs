@@ -77,6 +77,29 @@ pub(crate) fn validate_resolve(
 }
 
 impl CommandList {
+    /// Tracks a resolve's accesses for the debug layer (a decompress in place touches nothing).
+    pub(crate) fn track_resolve(
+        &mut self,
+        api: &str,
+        dest: &Resource,
+        dest_subresource: u32,
+        source: &Resource,
+        source_subresource: u32,
+        mode: ResolveMode,
+    ) -> Result<()> {
+        let ty = self.ty;
+        let (da, sa) = if mode == ResolveMode::Decompress {
+            (BarrierAccess::COPY_DEST, BarrierAccess::COPY_SOURCE)
+        } else {
+            (BarrierAccess::RESOLVE_DEST, BarrierAccess::RESOLVE_SOURCE)
+        };
+        if mode == ResolveMode::Decompress && dest.same(source) && dest_subresource == source_subresource {
+            return Ok(());
+        }
+        self.tracker.access(dest, &[dest_subresource], da, ty, api)?;
+        self.tracker.access(source, &[source_subresource], sa, ty, api)
+    }
+
     /// `ResolveSubresourceRegion`: combines the samples of a multisampled region into a
     /// single-sampled destination (or decompresses in place).
     #[allow(clippy::too_many_arguments)]
@@ -119,19 +142,7 @@ impl CommandList {
             format,
             mode,
         )
-        .and_then(|_| {
-            let ty = self.ty;
-            let (da, sa) = if mode == ResolveMode::Decompress {
-                (BarrierAccess::COPY_DEST, BarrierAccess::COPY_SOURCE)
-            } else {
-                (BarrierAccess::RESOLVE_DEST, BarrierAccess::RESOLVE_SOURCE)
-            };
-            if mode == ResolveMode::Decompress && dest.same(source) && dest_subresource == source_subresource {
-                return Ok(());
-            }
-            self.tracker.access(dest, &[dest_subresource], da, ty, API)?;
-            self.tracker.access(source, &[source_subresource], sa, ty, API)
-        });
+        .and_then(|_| self.track_resolve(API, dest, dest_subresource, source, source_subresource, mode));
         if self.check(r) {
             self.record(Command::ResolveSubresourceRegion(Resolve {
                 dest: dest.id(),

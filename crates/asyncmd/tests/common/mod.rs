@@ -19,6 +19,34 @@ pub fn reference_device(config: ReferenceConfig) -> Device {
     DeviceFactory::new().create_device(&reference_adapter(config)).expect("reference device")
 }
 
+/// A device on `adapter` whose app opted in to the Async Commands fallback (forcing off).
+pub fn opted_in(adapter: &Adapter) -> Device {
+    let _guard = ForceFallbackGuard::new(false);
+    let factory = DeviceFactory::new();
+    factory.async_commands_fallback().set_fallback_layer_enabled(true);
+    factory.create_device(adapter).expect("device")
+}
+
+/// Contexts whose devices have the Async Commands: the reference device natively and through
+/// the fallback, and the Vulkan device through the fallback where there is one.
+pub fn async_contexts() -> Vec<(&'static str, Ctx)> {
+    let native = opted_in(&reference_adapter(ReferenceConfig { native_async_commands: true, ..Default::default() }));
+    assert_eq!(native.async_commands_impl(), AsyncCommandsImpl::Native);
+    let fallback = opted_in(&reference_adapter(ReferenceConfig::default()));
+    assert_eq!(fallback.async_commands_impl(), AsyncCommandsImpl::Fallback);
+    let mut v = vec![("reference native", Ctx::new(native)), ("reference fallback", Ctx::new(fallback))];
+    if std::env::var("ASYNCMD_DEVICE").is_ok_and(|d| d == "reference") {
+        return v;
+    }
+    if let Some(vk) = vulkan_driver() {
+        let device = opted_in(&Adapter::new(vk.clone() as Arc<dyn DeviceDdi>));
+        let mut ctx = Ctx::new(device);
+        ctx.vulkan = Some(vk);
+        v.push(("vulkan fallback", ctx));
+    }
+    v
+}
+
 /// The Vulkan device with the validation layer where installed, or `None` where there is no
 /// Vulkan driver. With `ASYNCMD_REQUIRE_VULKAN=1` a missing driver fails the test instead.
 pub fn vulkan_driver() -> Option<Arc<VulkanDevice>> {

@@ -1,0 +1,301 @@
+//! The async copies and resolves: `CopyBufferRegions`, `CopyTextureRegions`, `CopyResources`,
+//! `CopyTilesAsync`, `ResolveSubresourceRegionAsync`, `ResolveQueryDataAsync`.
+//!
+//! Each call is validated with the legacy rules of its parts, then goes to the device's native
+//! DDI (`Impl` NATIVE) or through the fallback (`Impl` FALLBACK).
+
+use super::copy::{
+    tile_copy, validate_buffer_copy, validate_copy_resource, validate_copy_tiles, validate_texture_copy,
+};
+use super::query::validate_resolve_query_data;
+use super::resolve::validate_resolve;
+use super::{CommandList, Lists, ALL_QUEUES};
+use crate::fallback;
+use crate::objects::QueryHeap;
+use crate::resource::Resource;
+use asyncmd_ddi::{Command, QueryResolve, Resolve};
+use asyncmd_types::{
+    AsyncCommandsImpl, BarrierAccess, BufferCopyRegion, Error, Format, MessageId, MessageSeverity, QueryType, Rect,
+    ResolveMode, Result, TextureCopyDesc, TileCopyFlags, TileRegionSize, TiledResourceCoordinate,
+};
+
+impl CommandList {
+    /// Whether an async command may be recorded: `begin` passes and the device implements the
+    /// Async Commands natively or through the fallback. Returns the implementation.
+    fn begin_async(&mut self, api: &str, lists: Lists) -> Option<AsyncCommandsImpl> {
+        if !self.begin(api, lists, false) {
+            return None;
+        }
+        match self.device.async_impl {
+            AsyncCommandsImpl::NotSupported => {
+                self.remove(Error::fail(
+                    MessageId::AsyncCommandsNotSupported,
+                    format!("{api}: the device does not support the Async Commands (Impl is NOT_SUPPORTED; opt in to the fallback before creating the device)"),
+                ));
+                None
+            }
+            i => Some(i),
+        }
+    }
+
+    fn owns_all(&mut self, api: &str, resources: &[&Resource]) -> bool {
+        if resources.iter().all(|r| self.owns(r)) {
+            return true;
+        }
+        self.remove(Error::invalid_arg(
+            MessageId::CopyBufferRegionsInvalidParameters,
+            format!("{api}: a resource belongs to another device"),
+        ));
+        false
+    }
+
+    /// `CopyBufferRegions`: independent buffer copies with no ordering among them. Overlapping
+    /// destinations are legal but non-deterministic (the debug layer warns); a region that reads
+    /// what another writes is refused.
+    pub fn copy_buffer_regions(&mut self, regions: &[BufferCopyRegion<&Resource>]) {
+        const API: &str = "CopyBufferRegions";
+        let Some(imp) = self.begin_async(API, ALL_QUEUES) else { return };
+        let all: Vec<&Resource> = regions.iter().flat_map(|r| [r.dest, r.source]).collect();
+        if !self.owns_all(API, &all) {
+            return;
+        }
+        let r = regions
+            .iter()
+            .try_for_each(|r| validate_buffer_copy(API, r.dest, r.dest_offset, r.source, r.source_offset, r.size))
+            .and_then(|_| self.check_region_overlaps(API, regions));
+        if !self.check(r) {
+            return;
+        }
+        let ids: Vec<BufferCopyRegion<_>> = regions
+            .iter()
+            .map(|r| BufferCopyRegion {
+                dest: r.dest.id(),
+                dest_offset: r.dest_offset,
+                source: r.source.id(),
+                source_offset: r.source_offset,
+                size: r.size,
+            })
+            .collect();
+        match imp {
+            AsyncCommandsImpl::Native => self.record(Command::CopyBufferRegions(ids)),
+            _ => fallback::copy::buffer_regions(&ids, |c| self.record(c)),
+        }
+    }
+
+    /// Overlap checks of one `CopyBufferRegions` call: destinations that overlap each other are
+    /// reported; a source that overlaps another region's destination is refused.
+    fn check_region_overlaps(&mut self, api: &str, regions: &[BufferCopyRegion<&Resource>]) -> Result<()> {
+        let overlaps =
+            |a: (&Resource, u64, u64), b: (&Resource, u64, u64)| a.0.same(b.0) && a.1 < b.1 + b.2 && b.1 < a.1 + a.2;
+        let mut warned = false;
+        for (i, a) in regions.iter().enumerate() {
+            for (j, b) in regions.iter().enumerate() {
+                if i == j {
+                    continue;
+                }
+                if overlaps((a.source, a.source_offset, a.size), (b.dest, b.dest_offset, b.size)) {
+                    return Err(Error::invalid_arg(
+                        MessageId::CopyBufferRegionsOverlappingRegions,
+                        format!("{api}: region {i} reads bytes that region {j} writes"),
+                    ));
+                }
+                if j > i && !warned && overlaps((a.dest, a.dest_offset, a.size), (b.dest, b.dest_offset, b.size)) {
+                    warned = true;
+                    self.device.info_queue.push(
+                        MessageSeverity::Warning,
+                        MessageId::CopyBufferRegionsOverlappingRegions,
+                        format!("{api}: the destinations of regions {i} and {j} overlap; their order is not defined"),
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `CopyTextureRegions`: texture copies in any direction, independent of each other.
+    pub fn copy_texture_regions(&mut self, descs: &[TextureCopyDesc<&Resource>]) {
+        const API: &str = "CopyTextureRegions";
+        let Some(imp) = self.begin_async(API, ALL_QUEUES) else { return };
+        let r = descs.iter().try_for_each(|d| {
+            let (dest, source) = fallback::copy::locations(&d.kind);
+            if !self.owns(dest.resource) || !self.owns(source.resource) {
+                return Err(Error::invalid_arg(
+                    MessageId::CopyTextureRegionInvalidParameters,
+                    format!("{API}: a resource belongs to another device"),
+                ));
+            }
+            for region in &d.regions {
+                let at = (region.dest_x, region.dest_y, region.dest_z);
+                validate_texture_copy(API, &dest, at, &source, region.source_box.as_ref())?;
+            }
+            self.track_copy(API, &dest, &source)
+        });
+        if !self.check(r) {
+            return;
+        }
+        let ids: Vec<TextureCopyDesc<_>> =
+            descs.iter().map(|d| TextureCopyDesc { kind: map_kind(&d.kind), regions: d.regions.clone() }).collect();
+        match imp {
+            AsyncCommandsImpl::Native => self.record(Command::CopyTextureRegions(ids)),
+            _ => fallback::copy::texture_regions(&ids, |c| self.record(c)),
+        }
+    }
+
+    /// `CopyResources`: whole-resource copies, independent of each other.
+    pub fn copy_resources(&mut self, pairs: &[(&Resource, &Resource)]) {
+        const API: &str = "CopyResources";
+        let Some(imp) = self.begin_async(API, ALL_QUEUES) else { return };
+        let all: Vec<&Resource> = pairs.iter().flat_map(|(d, s)| [*d, *s]).collect();
+        if !self.owns_all(API, &all) {
+            return;
+        }
+        let r = pairs.iter().try_for_each(|(d, s)| {
+            validate_copy_resource(API, d, s)?;
+            self.track_whole(API, d, BarrierAccess::COPY_DEST)?;
+            self.track_whole(API, s, BarrierAccess::COPY_SOURCE)
+        });
+        if !self.check(r) {
+            return;
+        }
+        let ids: Vec<_> = pairs.iter().map(|(d, s)| (d.id(), s.id())).collect();
+        match imp {
+            AsyncCommandsImpl::Native => self.record(Command::CopyResources(ids)),
+            _ => fallback::copy::resources(&ids, |c| self.record(c)),
+        }
+    }
+
+    /// `CopyTilesAsync`: tiles between a reserved resource and a buffer. `NO_HAZARD` is ignored.
+    pub fn copy_tiles_async(
+        &mut self,
+        resource: &Resource,
+        start: &TiledResourceCoordinate,
+        size: &TileRegionSize,
+        buffer: &Resource,
+        buffer_offset: u64,
+        flags: TileCopyFlags,
+    ) {
+        const API: &str = "CopyTilesAsync";
+        let Some(imp) = self.begin_async(API, ALL_QUEUES) else { return };
+        if !self.owns_all(API, &[resource, buffer]) {
+            return;
+        }
+        let access = if flags.contains(TileCopyFlags::LINEAR_BUFFER_TO_SWIZZLED_TILED_RESOURCE) {
+            BarrierAccess::COPY_DEST
+        } else {
+            BarrierAccess::COPY_SOURCE
+        };
+        let r = validate_copy_tiles(API, resource, start, size, buffer, buffer_offset, flags).and_then(|_| {
+            let ty = self.ty;
+            self.tracker.access(resource, &[start.subresource], access, ty, API)
+        });
+        if !self.check(r) {
+            return;
+        }
+        let t = tile_copy(resource.id(), start, size, buffer.id(), buffer_offset, flags);
+        match imp {
+            AsyncCommandsImpl::Native => self.record(Command::CopyTilesAsync(t)),
+            _ => self.record(fallback::copy::tiles(t)),
+        }
+    }
+
+    /// `ResolveSubresourceRegionAsync` (direct lists only; no sampler-feedback modes).
+    #[allow(clippy::too_many_arguments)] // the API's own parameters
+    pub fn resolve_subresource_region_async(
+        &mut self,
+        dest: &Resource,
+        dest_subresource: u32,
+        dest_x: u32,
+        dest_y: u32,
+        source: &Resource,
+        source_subresource: u32,
+        source_rect: Option<&Rect>,
+        format: Format,
+        mode: ResolveMode,
+    ) {
+        const API: &str = "ResolveSubresourceRegionAsync";
+        let Some(imp) = self.begin_async(API, Lists::DIRECT) else { return };
+        if !self.owns_all(API, &[dest, source]) {
+            return;
+        }
+        let ddi = self.device.ddi.clone();
+        let min_max = ddi.capabilities().resolve_min_max;
+        let caps = move |f: Format| ddi.format_caps(f);
+        let r = validate_resolve(
+            API,
+            &caps,
+            min_max,
+            dest,
+            dest_subresource,
+            dest_x,
+            dest_y,
+            source,
+            source_subresource,
+            source_rect,
+            format,
+            mode,
+        )
+        .and_then(|_| self.track_resolve(API, dest, dest_subresource, source, source_subresource, mode));
+        if !self.check(r) {
+            return;
+        }
+        let resolve = Resolve {
+            dest: dest.id(),
+            dest_subresource,
+            dest_x,
+            dest_y,
+            source: source.id(),
+            source_subresource,
+            source_rect: source_rect.copied(),
+            format,
+            mode,
+        };
+        match imp {
+            AsyncCommandsImpl::Native => self.record(Command::ResolveSubresourceRegionAsync(resolve)),
+            _ => self.record(fallback::copy::resolve(resolve)),
+        }
+    }
+
+    /// `ResolveQueryDataAsync`: an UPLOAD destination is refused on the native and the fallback
+    /// path alike, with `ResolveQueryDataInvalidParameters`.
+    pub fn resolve_query_data_async(
+        &mut self,
+        heap: &QueryHeap,
+        ty: QueryType,
+        start: u32,
+        count: u32,
+        dest: &Resource,
+        dest_offset: u64,
+    ) {
+        const API: &str = "ResolveQueryDataAsync";
+        let Some(imp) = self.begin_async(API, ALL_QUEUES) else { return };
+        if !self.owns_all(API, &[dest]) {
+            return;
+        }
+        let r = validate_resolve_query_data(API, self.ty, heap, ty, start, count, dest, dest_offset);
+        if !self.check(r) {
+            return;
+        }
+        let q = QueryResolve { heap: heap.0.id, ty, start, count, dest: dest.id(), dest_offset };
+        match imp {
+            AsyncCommandsImpl::Native => self.record(Command::ResolveQueryDataAsync(q)),
+            _ => self.record(fallback::copy::query_data(q)),
+        }
+    }
+}
+
+fn map_kind(
+    kind: &asyncmd_types::TextureCopyKind<&Resource>,
+) -> asyncmd_types::TextureCopyKind<asyncmd_ddi::ResourceId> {
+    use asyncmd_types::TextureCopyKind as K;
+    match *kind {
+        K::TextureToTexture { dest, dest_subresource, source, source_subresource } => {
+            K::TextureToTexture { dest: dest.id(), dest_subresource, source: source.id(), source_subresource }
+        }
+        K::BufferToTexture { buffer, texture, subresource, footprint } => {
+            K::BufferToTexture { buffer: buffer.id(), texture: texture.id(), subresource, footprint }
+        }
+        K::TextureToBuffer { buffer, texture, subresource, footprint } => {
+            K::TextureToBuffer { buffer: buffer.id(), texture: texture.id(), subresource, footprint }
+        }
+    }
+}

@@ -1,0 +1,5 @@
+//! The Async Commands fallback: lowering each async call onto legacy DDIs.
+//!
+//! Routes only emit DDI commands; which route a call takes is decided by pure planners.
+
+pub(crate) mod copy;
