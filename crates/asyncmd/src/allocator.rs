@@ -13,6 +13,8 @@ pub(crate) struct AllocatorShared {
     pub(crate) recording: AtomicBool,
     /// Submissions of lists recorded on this allocator: (queue fence, value).
     in_flight: Mutex<Vec<(Fence, u64)>>,
+    /// Buffers the fallback made while recording on this allocator; recycled on reset.
+    owned: Mutex<Vec<crate::resource::Resource>>,
 }
 
 /// A command allocator (`ID3D12CommandAllocator`). Cloning shares it.
@@ -26,6 +28,7 @@ impl CommandAllocator {
             ty,
             recording: AtomicBool::new(false),
             in_flight: Mutex::new(Vec::new()),
+            owned: Mutex::new(Vec::new()),
         }))
     }
 
@@ -56,7 +59,17 @@ impl CommandAllocator {
                 ),
             ));
         }
+        drop(in_flight);
+        // The GPU is done with everything recorded here: the fallback's buffers go back to the
+        // pools.
+        let owned = std::mem::take(&mut *self.0.owned.lock().unwrap_or_else(PoisonError::into_inner));
+        d.pools.give_back(owned);
         Ok(())
+    }
+
+    /// Gives a fallback buffer to this allocator until its next successful reset.
+    pub(crate) fn own(&self, buffer: crate::resource::Resource) {
+        self.0.owned.lock().unwrap_or_else(PoisonError::into_inner).push(buffer);
     }
 
     pub(crate) fn submitted(&self, fence: &Fence, value: u64) {

@@ -22,11 +22,22 @@ pub(crate) struct DeviceShared {
     pub(crate) options: StartupOptions,
     pub(crate) async_impl: AsyncCommandsImpl,
     pub(crate) info_queue: InfoQueue,
+    /// The fallback's buffer pools.
+    pub(crate) pools: crate::fallback::pools::BufferPools,
+    /// The fallback's fill root signature and pipeline, made on first use.
+    pub(crate) fill_pipeline: std::sync::OnceLock<(RootSignature, PipelineState)>,
 }
 
 impl DeviceShared {
     pub(crate) fn new(ddi: Arc<dyn DeviceDdi>, options: StartupOptions, async_impl: AsyncCommandsImpl) -> Self {
-        Self { ddi, options, async_impl, info_queue: InfoQueue::default() }
+        Self {
+            ddi,
+            options,
+            async_impl,
+            info_queue: InfoQueue::default(),
+            pools: Default::default(),
+            fill_pipeline: std::sync::OnceLock::new(),
+        }
     }
 
     /// Reports an error to the info queue and returns it.
@@ -82,6 +93,12 @@ impl Device {
     /// The debug layer's message queue.
     pub fn info_queue(&self) -> &InfoQueue {
         &self.shared.info_queue
+    }
+
+    /// Bytes of fallback buffers the device keeps for reuse (at most
+    /// [`POOL_BUDGET`](crate::fallback::pools::POOL_BUDGET)).
+    pub fn pooled_bytes(&self) -> u64 {
+        self.shared.pools.kept_bytes()
     }
 
     /// Whether two handles are the same device.

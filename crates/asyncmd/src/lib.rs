@@ -24,7 +24,7 @@ mod debug;
 mod descriptor;
 mod device;
 mod factory;
-mod fallback;
+pub mod fallback;
 mod fence;
 mod objects;
 mod queue;

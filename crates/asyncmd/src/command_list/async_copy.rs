@@ -22,7 +22,7 @@ use asyncmd_types::{
 impl CommandList {
     /// Whether an async command may be recorded: `begin` passes and the device implements the
     /// Async Commands natively or through the fallback. Returns the implementation.
-    fn begin_async(&mut self, api: &str, lists: Lists) -> Option<AsyncCommandsImpl> {
+    pub(crate) fn begin_async(&mut self, api: &str, lists: Lists) -> Option<AsyncCommandsImpl> {
         if !self.begin(api, lists, false) {
             return None;
         }

@@ -105,6 +105,10 @@ impl CommandList {
                         if !b.resource.desc().is_buffer() {
                             return Err(invalid("a buffer barrier names a texture"));
                         }
+                        self.ledger.set(
+                            b.resource.id(),
+                            crate::fallback::ledger::Scope { sync: b.sync_after, access: b.access_after },
+                        );
                         if b.offset != 0 || (b.size != u64::MAX && b.size != b.resource.desc().width) {
                             return Err(invalid(format!(
                                 "a buffer barrier covers the whole buffer: offset 0 and size {} or UINT64_MAX, not {}+{}",

@@ -65,6 +65,7 @@ impl CommandList {
             return;
         }
         self.shadow.compute_root = Some(root.clone());
+        self.shadow.compute_args = vec![super::RootArg::Unset; root.desc().parameters.len()];
         self.record(Command::SetComputeRootSignature(root.id()));
     }
 
@@ -113,6 +114,18 @@ impl CommandList {
         }
         let r = Self::check_root_param(API, self.shadow.compute_root.as_ref(), parameter, Some((offset, values.len())));
         if self.check(r) {
+            if let Some(arg) = self.shadow.compute_args.get_mut(parameter as usize) {
+                let mut dwords = match std::mem::take(arg) {
+                    super::RootArg::Constants(v) => v,
+                    _ => Vec::new(),
+                };
+                let end = offset as usize + values.len();
+                if dwords.len() < end {
+                    dwords.resize(end, 0);
+                }
+                dwords[offset as usize..end].copy_from_slice(values);
+                *arg = super::RootArg::Constants(dwords);
+            }
             self.record(Command::SetComputeRootConstants { parameter, offset, values: values.to_vec() });
         }
     }
@@ -137,6 +150,9 @@ impl CommandList {
         }
         let r = Self::check_root_param(API, self.shadow.compute_root.as_ref(), parameter, None);
         if self.check(r) {
+            if let Some(arg) = self.shadow.compute_args.get_mut(parameter as usize) {
+                *arg = super::RootArg::Uav(address);
+            }
             self.record(Command::SetComputeRootUav { parameter, address });
         }
     }

@@ -7,6 +7,7 @@
 mod async_copy;
 mod barrier;
 mod copy;
+mod fill;
 mod graphics;
 mod query;
 mod resolve;
@@ -62,12 +63,26 @@ pub(crate) enum Pass {
     Suspended,
 }
 
+/// One root argument as the app set it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) enum RootArg {
+    /// Not set since the root signature was.
+    #[default]
+    Unset,
+    /// 32-bit constants (the dwords set so far, from the parameter's start).
+    Constants(Vec<u32>),
+    /// A root UAV.
+    Uav(asyncmd_ddi::GpuAddress),
+}
+
 /// Graphics state as the app set it: what later layers restore and what bound clears read.
 #[derive(Clone, Default)]
 pub(crate) struct Shadow {
     pub(crate) pipeline: Option<PipelineState>,
     pub(crate) graphics_root: Option<RootSignature>,
     pub(crate) compute_root: Option<RootSignature>,
+    /// Compute root arguments, by parameter.
+    pub(crate) compute_args: Vec<RootArg>,
     pub(crate) rtvs: Vec<Option<CapturedRtv>>,
     pub(crate) dsv: Option<CapturedDsv>,
     pub(crate) viewports: usize,
@@ -93,6 +108,10 @@ pub struct CommandList {
     pass: Pass,
     queries: Vec<(QueryHeapId, QueryType, u32)>,
     shadow: Shadow,
+    /// Scopes of touched resources, for the fallback.
+    ledger: crate::fallback::ledger::Ledger,
+    /// The last upload chunk of this recording: its pattern, buffer and length.
+    last_chunk: Option<(Vec<u8>, crate::resource::Resource, u64)>,
 }
 
 impl CommandList {
@@ -112,6 +131,8 @@ impl CommandList {
             pass: Pass::None,
             queries: Vec::new(),
             shadow: Shadow::default(),
+            ledger: Default::default(),
+            last_chunk: None,
         })
     }
 
@@ -217,6 +238,8 @@ impl CommandList {
         self.pass = Pass::None;
         self.queries.clear();
         self.shadow = Shadow::default();
+        self.ledger.clear();
+        self.last_chunk = None;
         Ok(())
     }
 

@@ -3,3 +3,8 @@
 //! Routes only emit DDI commands; which route a call takes is decided by pure planners.
 
 pub(crate) mod copy;
+pub(crate) mod fill;
+pub(crate) mod ledger;
+pub mod plan;
+pub mod pools;
+pub(crate) mod ptr_table;

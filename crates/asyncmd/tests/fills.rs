@@ -1,0 +1,353 @@
+//! FillBuffers natively and through both fallback routes, on every device.
+
+mod common;
+
+use asyncmd::ddi::spy::SpyDevice;
+use asyncmd::ddi::{Command, DeviceDdi};
+use asyncmd::fallback::plan::UPLOAD_CHUNK;
+use asyncmd::types::*;
+use asyncmd::*;
+use asyncmd_reference::{ReferenceConfig, ReferenceDevice};
+use common::*;
+use proptest::prelude::*;
+use std::sync::Arc;
+
+fn raw<'a>(buffer: &'a Resource, offset: u64, pattern: &[u8], repeat: u32) -> FillBufferDesc<&'a Resource> {
+    let mut bytes = [0u8; 16];
+    bytes[..pattern.len()].copy_from_slice(pattern);
+    FillBufferDesc {
+        buffer,
+        offset,
+        fill_value: ClearData { bytes },
+        format: Format::Unknown,
+        raw_pattern_size: pattern.len() as u32,
+        repeat_count: repeat,
+    }
+}
+
+/// What a fill does to `mem`, as a CPU model.
+fn model(mem: &mut [u8], offset: u64, pattern: &[u8], repeat: u32) {
+    let len = pattern.len();
+    for i in 0..repeat as usize {
+        let start = offset as usize + i * len;
+        if start + len > mem.len() {
+            break;
+        }
+        mem[start..start + len].copy_from_slice(pattern);
+    }
+}
+
+fn uav_buffer(ctx: &Ctx, size: u64) -> Resource {
+    let desc = ResourceDesc::buffer(size).with_flags(ResourceFlags::ALLOW_UNORDERED_ACCESS);
+    ctx.device.create_committed_resource(HeapType::Default, &desc, BarrierLayout::Undefined).unwrap()
+}
+
+#[test]
+fn every_pattern_size_on_both_routes() {
+    for (name, ctx) in async_contexts() {
+        for uav in [true, false] {
+            let size = 4096;
+            let buf = if uav { uav_buffer(&ctx, size) } else { ctx.buffer(HeapType::Default, size) };
+            let mut want = vec![0u8; size as usize];
+            let fills: Vec<(u64, Vec<u8>, u32)> = vec![
+                (0, vec![0xA1], 100),
+                (200, vec![1, 2], 50),
+                (400, vec![9, 8, 7, 6], 60),
+                (1000, (1..=8).collect(), 30),
+                (1500, (20..32).collect(), 40),
+                (2100, (40..56).collect(), 50),
+                // Only whole patterns that fit are written.
+                (4088, vec![5, 5, 5, 5], 9),
+            ];
+            ctx.run(CommandListType::Direct, |l| {
+                let descs: Vec<_> = fills.iter().map(|(o, p, n)| raw(&buf, *o, p, *n)).collect();
+                l.fill_buffers(&descs);
+            });
+            for (o, p, n) in &fills {
+                model(&mut want, *o, p, *n);
+            }
+            assert_eq!(ctx.read_buffer(&buf), want, "{name}, uav {uav}");
+        }
+    }
+}
+
+#[test]
+fn formatted_fills_encode_the_value() {
+    for (name, ctx) in async_contexts() {
+        let buf = uav_buffer(&ctx, 64);
+        let value = ClearData::from_floats([1.0, 0.5, -2.0, 0.0]);
+        ctx.run(CommandListType::Compute, |l| {
+            l.fill_buffers(&[FillBufferDesc {
+                buffer: &buf,
+                offset: 8,
+                fill_value: value,
+                format: Format::R16G16B16A16Float,
+                raw_pattern_size: 0,
+                repeat_count: 3,
+            }]);
+        });
+        let out = ctx.read_buffer(&buf);
+        let texel: Vec<u8> =
+            [1.0f32, 0.5, -2.0, 0.0].iter().flat_map(|v| half::f16::from_f32(*v).to_le_bytes()).collect();
+        assert_eq!(&out[..8], &[0; 8], "{name}");
+        for i in 0..3 {
+            assert_eq!(&out[8 + i * 8..16 + i * 8], &texel[..], "{name}");
+        }
+        assert_eq!(&out[32..], &[0; 32], "{name}");
+    }
+}
+
+#[test]
+fn a_large_fill_spans_several_chunks() {
+    for (name, ctx) in async_contexts() {
+        let size = 3 * UPLOAD_CHUNK + 100;
+        let buf = ctx.buffer(HeapType::Default, size);
+        let pattern: Vec<u8> = (0..12).collect();
+        ctx.run(CommandListType::Direct, |l| l.fill_buffers(&[raw(&buf, 4, &pattern, u32::MAX)]));
+        let mut want = vec![0u8; size as usize];
+        model(&mut want, 4, &pattern, u32::MAX);
+        assert!(ctx.read_buffer(&buf) == want, "{name}");
+    }
+}
+
+fn spy_ctx(config: ReferenceConfig) -> (Ctx, asyncmd::ddi::spy::SpyLog) {
+    let spy = Arc::new(SpyDevice::new(Arc::new(ReferenceDevice::new(config))));
+    let log = spy.log();
+    (Ctx::new(opted_in(&Adapter::new(spy as Arc<dyn DeviceDdi>))), log)
+}
+
+#[test]
+fn the_compute_route_transitions_dispatches_and_restores() {
+    let (ctx, log) = spy_ctx(ReferenceConfig::default());
+    let buf = uav_buffer(&ctx, 1024);
+    let (root, pso) = fill_pipeline(&ctx);
+    log.clear();
+    ctx.run(CommandListType::Compute, |l| {
+        // App compute state that the fill must restore.
+        l.set_compute_root_signature(&root);
+        l.set_pipeline_state(&pso);
+        l.set_compute_root_32bit_constants(0, &[1, 2], 3);
+        log.clear();
+        l.fill_buffers(&[
+            raw(&buf, 0, &[7, 7, 7, 7], 16),
+            raw(&buf, 512, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], 10),
+        ]);
+    });
+    assert_eq!(
+        log.names(),
+        vec![
+            "Barrier",
+            "SetComputeRootSignature",
+            "SetPipelineState",
+            "SetComputeRoot32BitConstants",
+            "SetComputeRootUnorderedAccessView",
+            "Dispatch",
+            "SetComputeRoot32BitConstants",
+            "SetComputeRootUnorderedAccessView",
+            "Dispatch",
+            "Barrier",
+            "SetComputeRootSignature",
+            "SetComputeRoot32BitConstants",
+            "SetPipelineState",
+        ]
+    );
+    let commands = log.commands();
+    match (&commands[0], &commands[9]) {
+        (Command::Barrier(before), Command::Barrier(after)) => {
+            let (BarrierGroup::Buffer(b), BarrierGroup::Buffer(a)) = (&before[0], &after[0]) else {
+                panic!("{before:?}")
+            };
+            assert_eq!(b.len(), 1, "one barrier per buffer");
+            assert_eq!((b[0].sync_before, b[0].access_before), (BarrierSync::COPY, BarrierAccess::COPY_DEST));
+            assert_eq!(
+                (b[0].sync_after, b[0].access_after),
+                (BarrierSync::COMPUTE_SHADING, BarrierAccess::UNORDERED_ACCESS)
+            );
+            assert_eq!((a[0].sync_after, a[0].access_after), (BarrierSync::COPY, BarrierAccess::COPY_DEST));
+        }
+        other => panic!("{other:?}"),
+    }
+    match &commands[11] {
+        Command::SetComputeRootConstants { parameter: 0, offset: 0, values } => {
+            assert_eq!(values, &vec![0, 0, 0, 1, 2])
+        }
+        c => panic!("{c:?}"),
+    }
+    let mut want = vec![0u8; 1024];
+    model(&mut want, 0, &[7; 4], 16);
+    model(&mut want, 512, &(1..=12).collect::<Vec<u8>>(), 10);
+    assert_eq!(ctx.read_buffer(&buf), want);
+}
+
+#[test]
+fn the_compute_route_starts_from_the_tracked_scope() {
+    let (ctx, log) = spy_ctx(ReferenceConfig::default());
+    let buf = uav_buffer(&ctx, 256);
+    ctx.run(CommandListType::Direct, |l| {
+        l.barrier(&[BarrierGroup::Buffer(vec![BufferBarrier {
+            sync_before: BarrierSync::NONE,
+            sync_after: BarrierSync::ALL,
+            access_before: BarrierAccess::NO_ACCESS,
+            access_after: BarrierAccess::COMMON,
+            resource: &buf,
+            offset: 0,
+            size: u64::MAX,
+        }])]);
+        log.clear();
+        l.fill_buffers(&[raw(&buf, 0, &[1; 4], 4)]);
+    });
+    match &log.commands()[0] {
+        Command::Barrier(g) => match &g[0] {
+            BarrierGroup::Buffer(b) => {
+                assert_eq!((b[0].sync_before, b[0].access_before), (BarrierSync::ALL, BarrierAccess::COMMON))
+            }
+            other => panic!("{other:?}"),
+        },
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn the_upload_route_reuses_its_chunk_and_stages_only_on_discrete_devices() {
+    for uma in [false, true] {
+        let (ctx, log) = spy_ctx(ReferenceConfig { uma, ..Default::default() });
+        let small = ctx.buffer(HeapType::Default, 4096);
+        let big = ctx.buffer(HeapType::Default, 2 * UPLOAD_CHUNK + 8);
+        log.clear();
+        ctx.run(CommandListType::Direct, |l| {
+            l.fill_buffers(&[raw(&small, 0, &[3; 4], 100)]);
+            // Same pattern: the chunk is reused.
+            l.fill_buffers(&[raw(&small, 1024, &[3; 4], 100)]);
+            // Larger than one chunk: staged on discrete devices.
+            l.fill_buffers(&[raw(&big, 0, &[9, 8], u32::MAX)]);
+        });
+        let copies: Vec<_> = log
+            .commands()
+            .into_iter()
+            .filter_map(|c| match c {
+                Command::CopyBufferRegion(r) => Some(r),
+                _ => None,
+            })
+            .collect();
+        let sources: std::collections::HashSet<_> = copies.iter().take(2).map(|r| r.source).collect();
+        assert_eq!(sources.len(), 1, "uma {uma}: the second fill reuses the first chunk");
+        let big_copies = copies.iter().filter(|r| r.dest == big.id()).count();
+        assert_eq!(big_copies, 3, "uma {uma}: 2 MiB + 8 bytes in 1 MiB chunks");
+        let staging_copies = copies.iter().filter(|r| r.dest != big.id() && r.dest != small.id()).count();
+        assert_eq!(staging_copies, if uma { 0 } else { 1 }, "uma {uma}: staging copy");
+        let mut want = vec![0u8; (2 * UPLOAD_CHUNK + 8) as usize];
+        model(&mut want, 0, &[9, 8], u32::MAX);
+        assert!(ctx.read_buffer(&big) == want, "uma {uma}");
+    }
+}
+
+#[test]
+fn pools_stay_within_their_budget() {
+    let ctx = Ctx::new(opted_in(&reference_adapter(ReferenceConfig::default())));
+    let buf = ctx.buffer(HeapType::Default, 8 * UPLOAD_CHUNK);
+    let alloc = ctx.device.create_command_allocator(CommandListType::Direct).unwrap();
+    for round in 0..40u8 {
+        let mut list = ctx.device.create_command_list(CommandListType::Direct, &alloc).unwrap();
+        // Every fill a new pattern: a new chunk and a new staging block each time.
+        for k in 0..4u8 {
+            list.fill_buffers(&[raw(&buf, 0, &[round, k, 1, 2], u32::MAX)]);
+        }
+        list.close().unwrap();
+        ctx.direct.execute_command_lists(&[&list]).unwrap();
+        ctx.direct.wait_idle(TIMEOUT).unwrap();
+        drop(list);
+        alloc.reset().unwrap();
+        assert!(
+            ctx.device.pooled_bytes() <= asyncmd::fallback::pools::POOL_BUDGET,
+            "round {round}: {}",
+            ctx.device.pooled_bytes()
+        );
+    }
+    assert!(ctx.device.pooled_bytes() > 0, "buffers are kept for reuse");
+}
+
+#[test]
+fn bad_fills_get_their_errors() {
+    for (name, ctx) in async_contexts() {
+        let buf = ctx.buffer(HeapType::Default, 256);
+        let upload = ctx.buffer(HeapType::Upload, 256);
+        let bad: Vec<(&str, FillBufferDesc<&Resource>)> = vec![
+            ("pattern size 3", FillBufferDesc { raw_pattern_size: 3, ..raw(&buf, 0, &[1, 2, 3], 1) }),
+            ("pattern size 0", FillBufferDesc { raw_pattern_size: 0, ..raw(&buf, 0, &[1], 1) }),
+            ("offset alignment 2", raw(&buf, 1, &[1, 2], 1)),
+            ("offset alignment 4", raw(&buf, 6, &[1; 8], 1)),
+            ("offset past the end", raw(&buf, 300, &[1], 1)),
+            ("upload destination", raw(&upload, 0, &[1], 1)),
+            ("typeless", FillBufferDesc { format: Format::R32Typeless, raw_pattern_size: 0, ..raw(&buf, 0, &[1], 1) }),
+            (
+                "raw size with a format",
+                FillBufferDesc { format: Format::R32Float, raw_pattern_size: 4, ..raw(&buf, 0, &[1], 1) },
+            ),
+            (
+                "format without buffer support",
+                FillBufferDesc { format: Format::Bc1Unorm, raw_pattern_size: 0, ..raw(&buf, 0, &[1], 1) },
+            ),
+        ];
+        for (what, desc) in bad {
+            let r = ctx.record(CommandListType::Direct, |l| l.fill_buffers(&[desc]));
+            let e = assert_error(r, ErrorCode::InvalidArg, MessageId::FillBuffersInvalidParameters);
+            assert!(e.text.starts_with("FillBuffers"), "{name}: {what}: {}", e.text);
+        }
+        // Not on copy lists.
+        let r = ctx.record(CommandListType::Copy, |l| l.fill_buffers(&[raw(&buf, 0, &[1], 1)]));
+        assert_error(r, ErrorCode::InvalidArg, MessageId::CommandListTypeMismatch);
+    }
+    // Reserved buffers: no 12-byte patterns (checked before a route is picked).
+    let ctx = Ctx::new(opted_in(&reference_adapter(ReferenceConfig::default())));
+    let reserved = ctx
+        .device
+        .create_reserved_resource(&ResourceDesc::buffer(TILE_SIZE_IN_BYTES), BarrierLayout::Undefined)
+        .unwrap();
+    let r = ctx.record(CommandListType::Direct, |l| l.fill_buffers(&[raw(&reserved, 0, &[1; 12], 1)]));
+    assert_error(r, ErrorCode::InvalidArg, MessageId::FillBuffersInvalidParameters);
+    let r = ctx.record(CommandListType::Direct, |l| {
+        l.fill_buffers(&[FillBufferDesc {
+            format: Format::R32G32B32Float,
+            raw_pattern_size: 0,
+            ..raw(&reserved, 0, &[1], 1)
+        }])
+    });
+    assert_error(r, ErrorCode::InvalidArg, MessageId::FillBuffersInvalidParameters);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Random batches of non-overlapping fills give the CPU model's bytes natively and
+    /// through the fallback, on every device.
+    #[test]
+    fn fills_match_the_model(
+        fills in prop::collection::vec((0..2048u64, prop::sample::select(vec![1usize, 2, 4, 8, 12, 16]), 0..64u32, any::<[u8; 16]>()), 1..6),
+        uav in any::<bool>(),
+    ) {
+        // Align each offset to its pattern and keep fills apart so that their order does not matter.
+        let mut next = 0u64;
+        let fills: Vec<(u64, Vec<u8>, u32)> = fills
+            .into_iter()
+            .map(|(o, len, n, bytes)| {
+                let align = len.min(4) as u64;
+                let start = (next + o % 256).div_ceil(align) * align;
+                next = start + len as u64 * n as u64;
+                (start, bytes[..len].to_vec(), n)
+            })
+            .collect();
+        let size = 8192u64;
+        let mut want = vec![0u8; size as usize];
+        for (o, p, n) in &fills {
+            model(&mut want, *o, p, *n);
+        }
+        for (name, ctx) in async_contexts() {
+            let buf = if uav { uav_buffer(&ctx, size) } else { ctx.buffer(HeapType::Default, size) };
+            ctx.run(CommandListType::Direct, |l| {
+                let descs: Vec<_> = fills.iter().map(|(o, p, n)| raw(&buf, *o, p, *n)).collect();
+                l.fill_buffers(&descs);
+            });
+            prop_assert!(ctx.read_buffer(&buf) == want, "{} uav {}", name, uav);
+        }
+    }
+}
