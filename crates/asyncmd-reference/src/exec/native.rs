@@ -1,7 +1,8 @@
 //! The native Async Commands of the reference device.
 //!
-//! Each command runs its parts one after another here, which is one of the orderings the API
-//! allows; running independent parts on a thread pool is the next step for this device.
+//! The independent parts of a call run in parallel on scoped worker threads (one per core at
+//! most). Parts that touch one resource serialize on its lock, which is one of the orders the
+//! API allows for overlapping destinations.
 
 use super::pixels::{encode_depth, plane_codec_format};
 use super::surface::Surface;
@@ -46,11 +47,29 @@ fn clear_element(format: Format, plane: u32, value: &ClearData) -> Option<Vec<u8
     }
 }
 
+/// Runs `f` over `items` on up to one thread per core.
+fn parallel<T: Sync>(items: &[T], f: impl Fn(&T) + Sync) {
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(items.len());
+    if workers <= 1 {
+        items.iter().for_each(f);
+        return;
+    }
+    let per = items.len().div_ceil(workers);
+    std::thread::scope(|s| {
+        for chunk in items.chunks(per) {
+            let f = &f;
+            s.spawn(move || chunk.iter().for_each(f));
+        }
+    });
+}
+
 impl Exec<'_> {
     pub(crate) fn native(&mut self, c: &Command) {
+        let this: &Self = self;
         match c {
-            Command::CopyBufferRegions(regions) => regions.iter().for_each(|r| self.copy_buffer_region(r)),
+            Command::CopyBufferRegions(regions) => parallel(regions, |r| this.copy_buffer_region(r)),
             Command::CopyTextureRegions(descs) => {
+                let mut parts = Vec::new();
                 for d in descs {
                     let (dest, source) = match d.kind {
                         TextureCopyKind::TextureToTexture { dest, dest_subresource, source, source_subresource } => (
@@ -73,41 +92,19 @@ impl Exec<'_> {
                         ),
                     };
                     for r in &d.regions {
-                        self.copy_texture_region(&dest, (r.dest_x, r.dest_y, r.dest_z), &source, r.source_box);
+                        parts.push((dest, source, *r));
                     }
                 }
+                parallel(&parts, |(dest, source, r)| {
+                    this.copy_texture_region(dest, (r.dest_x, r.dest_y, r.dest_z), source, r.source_box)
+                });
             }
-            Command::CopyResources(pairs) => pairs.iter().for_each(|(d, s)| self.copy_resource(*d, *s)),
+            Command::CopyResources(pairs) => parallel(pairs, |(d, s)| this.copy_resource(*d, *s)),
             Command::CopyTilesAsync(t) => crate::tiles::copy_tiles(self, t),
             Command::ResolveSubresourceRegionAsync(r) => self.resolve(r),
             Command::ResolveQueryDataAsync(q) => self.resolve_query_data(q),
-            Command::FillBuffers(fills) => {
-                for f in fills {
-                    let Some(buffer) = self.resource(f.buffer) else { continue };
-                    let pattern: Vec<u8> = if f.format == Format::Unknown {
-                        f.fill_value.bytes[..(f.raw_pattern_size as usize).min(16)].to_vec()
-                    } else {
-                        match encode_texel(f.format, &f.fill_value) {
-                            Some((b, n)) => b[..n].to_vec(),
-                            None => continue,
-                        }
-                    };
-                    if pattern.is_empty() {
-                        continue;
-                    }
-                    let mut data = buffer.write();
-                    for i in 0..f.repeat_count as u64 {
-                        let Ok(o) = usize::try_from(f.offset + i * pattern.len() as u64) else { break };
-                        // A pattern that does not fit is skipped, never written in part.
-                        match data.get_mut(o..o + pattern.len()) {
-                            Some(t) => t.copy_from_slice(&pattern),
-                            None => break,
-                        }
-                    }
-                    buffer.scrub_unmapped(&mut data);
-                }
-            }
-            Command::ClearTextureSubresources(clears) => clears.iter().for_each(|d| self.clear_texture(d)),
+            Command::FillBuffers(fills) => parallel(fills, |f| this.fill(f)),
+            Command::ClearTextureSubresources(clears) => parallel(clears, |d| this.clear_texture(d)),
             Command::ClearBoundRenderTargetViews { mask, values, regions } => {
                 let rtvs = self.state.rtvs.clone();
                 for (slot, view) in rtvs.iter().enumerate() {
@@ -123,6 +120,31 @@ impl Exec<'_> {
             }
             _ => {}
         }
+    }
+
+    fn fill(&self, f: &asyncmd_types::FillBufferDesc<asyncmd_ddi::ResourceId>) {
+        let Some(buffer) = self.resource(f.buffer) else { return };
+        let pattern: Vec<u8> = if f.format == Format::Unknown {
+            f.fill_value.bytes[..(f.raw_pattern_size as usize).min(16)].to_vec()
+        } else {
+            match encode_texel(f.format, &f.fill_value) {
+                Some((b, n)) => b[..n].to_vec(),
+                None => return,
+            }
+        };
+        if pattern.is_empty() {
+            return;
+        }
+        let mut data = buffer.write();
+        for i in 0..f.repeat_count as u64 {
+            let Ok(o) = usize::try_from(f.offset + i * pattern.len() as u64) else { break };
+            // A pattern that does not fit is skipped, never written in part.
+            match data.get_mut(o..o + pattern.len()) {
+                Some(t) => t.copy_from_slice(&pattern),
+                None => break,
+            }
+        }
+        buffer.scrub_unmapped(&mut data);
     }
 
     fn clear_texture(&self, d: &ClearTextureDesc<asyncmd_ddi::ResourceId>) {
