@@ -57,7 +57,7 @@ pub(crate) struct VkCommandList {
     pub(crate) cb: vk::CommandBuffer,
     keep: HashMap<u64, Arc<VkResource>>,
     /// Temporary buffers the list's commands use.
-    scratch: Vec<Arc<VkResource>>,
+    pub(crate) scratch: Vec<Arc<VkResource>>,
     /// Conditional rendering is on.
     predicated: bool,
     queries: HashMap<u64, Arc<crate::device::VkQueryHeap>>,
@@ -97,7 +97,7 @@ impl VkCommandList {
     }
 
     /// Whether this list's queue family runs compute shaders.
-    fn family_has_compute(&self) -> bool {
+    pub(crate) fn family_has_compute(&self) -> bool {
         let f = self.family();
         f == self.core.families.direct || f == self.core.families.compute
     }
@@ -140,7 +140,7 @@ impl VkCommandList {
         Ok(r)
     }
 
-    fn buffer_of(&mut self, id: ResourceId) -> Result<vk::Buffer> {
+    pub(crate) fn buffer_of(&mut self, id: ResourceId) -> Result<vk::Buffer> {
         self.resource(id)?.buffer().ok_or_else(|| fail("a texture where a buffer was expected".into()))
     }
 
@@ -162,7 +162,7 @@ impl VkCommandList {
         self.transfer_pending = true;
     }
 
-    fn record_command(&mut self, c: Command) -> Result<()> {
+    pub(crate) fn record_command(&mut self, c: Command) -> Result<()> {
         if self.ty == CommandListType::Bundle {
             self.bundle.push(c);
             return Ok(());
@@ -259,6 +259,7 @@ impl VkCommandList {
                 }
                 Ok(())
             }
+            other if other.is_async() => self.native(other),
             other => Err(fail(format!("{}: not yet implemented on the Vulkan device", other.name()))),
         }
     }
@@ -964,7 +965,7 @@ impl VkCommandList {
     }
 
     /// Transfer commands cannot be skipped by conditional rendering.
-    fn check_not_predicated(&self, api: &str) -> Result<()> {
+    pub(crate) fn check_not_predicated(&self, api: &str) -> Result<()> {
         if self.predicated {
             return Err(fail(format!(
                 "{api}: predicated copies, resolves and transfer clears are not supported on the Vulkan device"

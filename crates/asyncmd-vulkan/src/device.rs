@@ -35,6 +35,10 @@ pub struct VulkanOptions {
     pub validation: Validation,
     /// The compute copy path.
     pub compute_copies: ComputeCopies,
+    /// Report the native Async Commands DDI. Only the copies, resolves and fills are native
+    /// yet, so this is for tests and measurements of those until the texture and bound clears
+    /// land.
+    pub native_async_commands: bool,
 }
 
 /// A query heap: a query pool.
@@ -101,7 +105,7 @@ impl VulkanDevice {
         let caps = Capabilities {
             name: format!("{} (Vulkan {})", info.name, info.api_version),
             enhanced_barriers: true,
-            native_async_commands: None,
+            native_async_commands: options.native_async_commands.then_some(ASYNC_COMMANDS_DDI_VERSION),
             uma: info.uma,
             programmable_sample_positions: core.features.sample_locations,
             tiled_resources_tier: if core.features.sparse_tier2 { 2 } else { 0 },

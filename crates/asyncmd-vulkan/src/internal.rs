@@ -13,6 +13,8 @@ pub(crate) struct Internal {
     pub(crate) binary_occlusion: vk::Pipeline,
     pub(crate) predicate: vk::Pipeline,
     pub(crate) copy: vk::Pipeline,
+    pub(crate) copy_batch: vk::Pipeline,
+    pub(crate) fill_batch: vk::Pipeline,
 }
 
 impl Internal {
@@ -41,17 +43,30 @@ impl Internal {
         let binary_occlusion = make(include_bytes!("../shaders/occlusion_binary.comp.spv"))?;
         let predicate = make(include_bytes!("../shaders/predicate.comp.spv"))?;
         let copy = make(include_bytes!("../shaders/copy.comp.spv"))?;
-        Ok(Self { device: d.clone(), layout, binary_occlusion, predicate, copy })
+        let copy_batch = make(include_bytes!("../shaders/copy_batch.comp.spv"))?;
+        let fill_batch = make(include_bytes!("../shaders/fill_batch.comp.spv"))?;
+        Ok(Self { device: d.clone(), layout, binary_occlusion, predicate, copy, copy_batch, fill_batch })
     }
 
     /// Records one internal dispatch with three 8-byte push constants.
     pub(crate) fn dispatch(&self, cb: vk::CommandBuffer, pipeline: vk::Pipeline, constants: [u64; 3], groups: u32) {
+        self.dispatch_2d(cb, pipeline, constants, (groups, 1));
+    }
+
+    /// Records one internal dispatch over a 2D grid of workgroups.
+    pub(crate) fn dispatch_2d(
+        &self,
+        cb: vk::CommandBuffer,
+        pipeline: vk::Pipeline,
+        constants: [u64; 3],
+        (x, y): (u32, u32),
+    ) {
         let bytes: Vec<u8> = constants.iter().flat_map(|c| c.to_le_bytes()).collect();
         // SAFETY: a live pipeline and layout; the caller records outside any rendering instance.
         unsafe {
             self.device.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
             self.device.cmd_push_constants(cb, self.layout, vk::ShaderStageFlags::COMPUTE, 0, &bytes);
-            self.device.cmd_dispatch(cb, groups.max(1), 1, 1);
+            self.device.cmd_dispatch(cb, x.max(1), y.max(1), 1);
         }
     }
 }
@@ -63,6 +78,8 @@ impl Drop for Internal {
             self.device.destroy_pipeline(self.binary_occlusion, None);
             self.device.destroy_pipeline(self.predicate, None);
             self.device.destroy_pipeline(self.copy, None);
+            self.device.destroy_pipeline(self.copy_batch, None);
+            self.device.destroy_pipeline(self.fill_batch, None);
             self.device.destroy_pipeline_layout(self.layout, None);
         }
     }

@@ -16,6 +16,7 @@ mod graphics;
 mod instance;
 mod internal;
 mod memory;
+mod native;
 mod physical;
 mod pipeline;
 mod queue;

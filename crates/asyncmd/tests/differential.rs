@@ -197,7 +197,11 @@ fn vulkan_matches_the_reference_device() {
 
 #[test]
 fn vulkan_compute_copies_match_the_reference_device() {
-    let options = VulkanOptions { validation: Validation::IfAvailable, compute_copies: ComputeCopies::Always };
+    let options = VulkanOptions {
+        validation: Validation::IfAvailable,
+        compute_copies: ComputeCopies::Always,
+        ..Default::default()
+    };
     if let Some(vulkan) = vulkan_ctx(options) {
         compare_with_reference(&vulkan);
     }

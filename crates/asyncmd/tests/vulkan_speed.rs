@@ -1,10 +1,12 @@
-//! GPU timings of the two `CopyBufferRegion` paths on the Vulkan device (`vkCmdCopyBuffer` and
-//! the compute copy), side by side. Ignored by default: run it on a real GPU with
+//! GPU timings on the Vulkan device, side by side: the two `CopyBufferRegion` paths
+//! (`vkCmdCopyBuffer` and the compute copy), and the async copies and fills as legacy loops,
+//! fallback and native. Ignored by default: run it on a real GPU with
 //! `cargo test --release -p asyncmd --test vulkan_speed -- --ignored --nocapture`.
 
 mod common;
 
 use asyncmd::types::*;
+use asyncmd::{Adapter, Resource};
 use asyncmd_vulkan::{ComputeCopies, VulkanOptions};
 use common::*;
 
@@ -95,4 +97,89 @@ fn copy_buffer_region_paths() {
             (t, c) => println!("| {n} × {} KiB | {t:?} | | {c:?} | | |", size >> 10),
         }
     }
+}
+
+/// Median GPU milliseconds of `record` run as one list.
+fn time_list(ctx: &Ctx, record: impl Fn(&mut asyncmd::CommandList)) -> f64 {
+    let heap = ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Timestamp, count: 2 }).unwrap();
+    let out = ctx.buffer(HeapType::Readback, 16);
+    let freq = ctx.direct.timestamp_frequency() as f64;
+    let mut samples = Vec::new();
+    for run in 0..8 {
+        ctx.run(CommandListType::Direct, |l| {
+            l.end_query(&heap, QueryType::Timestamp, 0);
+            record(l);
+            l.end_query(&heap, QueryType::Timestamp, 1);
+            l.resolve_query_data(&heap, QueryType::Timestamp, 0, 2, &out, 0);
+        });
+        let b = out.read_vec(0, 16).unwrap();
+        let (t0, t1) = (u64::from_le_bytes(b[..8].try_into().unwrap()), u64::from_le_bytes(b[8..].try_into().unwrap()));
+        if run > 0 {
+            samples.push((t1 - t0) as f64 / freq * 1e3);
+        }
+    }
+    median(samples)
+}
+
+#[test]
+#[ignore = "a measurement for real GPUs, not a check"]
+fn async_copies_and_fills_legacy_fallback_native() {
+    let Some(fallback) = vulkan_ctx_opted_in(false) else {
+        eprintln!("no Vulkan device");
+        return;
+    };
+    let native = vulkan_ctx_opted_in(true).unwrap();
+    println!("device: {}", fallback.device.capabilities().name);
+    println!("| work | legacy loop ms | fallback ms | native ms | fallback / legacy | native speedup |");
+    println!("|---|---|---|---|---|---|");
+    for &(n, size) in &[(64u64, 64u64 << 10), (256, 16 << 10), (64, 1 << 20), (8, 64 << 20)] {
+        let setup = |ctx: &Ctx| {
+            let d = ResourceDesc::buffer(n * size).with_flags(ResourceFlags::ALLOW_UNORDERED_ACCESS);
+            let src = ctx.device.create_committed_resource(HeapType::Default, &d, BarrierLayout::Undefined).unwrap();
+            let dst = ctx.device.create_committed_resource(HeapType::Default, &d, BarrierLayout::Undefined).unwrap();
+            (src, dst)
+        };
+        let (fs, fd) = setup(&fallback);
+        let (ns, nd) = setup(&native);
+        let legacy =
+            time_list(&fallback, |l| (0..n).for_each(|i| l.copy_buffer_region(&fd, i * size, &fs, i * size, size)));
+        let batch = |l: &mut asyncmd::CommandList, s: &Resource, d: &Resource| {
+            let r: Vec<BufferCopyRegion<&Resource>> = (0..n)
+                .map(|i| BufferCopyRegion { dest: d, dest_offset: i * size, source: s, source_offset: i * size, size })
+                .collect();
+            l.copy_buffer_regions(&r);
+        };
+        let fb = time_list(&fallback, |l| batch(l, &fs, &fd));
+        let nt = time_list(&native, |l| batch(l, &ns, &nd));
+        println!(
+            "| CopyBufferRegions {n} × {} KiB | {legacy:.4} | {fb:.4} | {nt:.4} | {:.2} | {:.1}× |",
+            size >> 10,
+            fb / legacy,
+            legacy / nt
+        );
+        let fills = |l: &mut asyncmd::CommandList, d: &Resource| {
+            let f: Vec<FillBufferDesc<&Resource>> = (0..n)
+                .map(|i| FillBufferDesc {
+                    buffer: d,
+                    offset: i * size,
+                    fill_value: ClearData::from_uints([7, 8, 9, 10]),
+                    format: Format::Unknown,
+                    raw_pattern_size: 16,
+                    repeat_count: (size / 16) as u32,
+                })
+                .collect();
+            l.fill_buffers(&f);
+        };
+        let ff = time_list(&fallback, |l| fills(l, &fd));
+        let nf = time_list(&native, |l| fills(l, &nd));
+        println!("| FillBuffers {n} × {} KiB | | {ff:.4} | {nf:.4} | | {:.1}× (vs fallback) |", size >> 10, ff / nf);
+    }
+}
+
+fn vulkan_ctx_opted_in(native: bool) -> Option<Ctx> {
+    let vk = vulkan_driver_with(VulkanOptions { native_async_commands: native, ..Default::default() })?;
+    let device = opted_in(&Adapter::new(vk.clone() as std::sync::Arc<dyn asyncmd::ddi::DeviceDdi>));
+    let mut ctx = Ctx::new(device);
+    ctx.vulkan = Some(vk);
+    Some(ctx)
 }

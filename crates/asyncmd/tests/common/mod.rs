@@ -5,7 +5,7 @@ use asyncmd::ddi::DeviceDdi;
 use asyncmd::types::*;
 use asyncmd::*;
 use asyncmd_reference::{ReferenceConfig, ReferenceDevice};
-use asyncmd_vulkan::{Validation, VulkanDevice, VulkanOptions};
+use asyncmd_vulkan::{ComputeCopies, Validation, VulkanDevice, VulkanOptions};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -38,11 +38,22 @@ pub fn async_contexts() -> Vec<(&'static str, Ctx)> {
     if std::env::var("ASYNCMD_DEVICE").is_ok_and(|d| d == "reference") {
         return v;
     }
-    if let Some(vk) = vulkan_driver() {
+    let options = |native, compute_copies| VulkanOptions {
+        validation: Validation::IfAvailable,
+        compute_copies,
+        native_async_commands: native,
+    };
+    for (label, native, copies) in [
+        ("vulkan fallback", false, ComputeCopies::Auto),
+        ("vulkan native", true, ComputeCopies::Auto),
+        // Batched compute kernels, also where transfers are faster (lavapipe).
+        ("vulkan native compute", true, ComputeCopies::Always),
+    ] {
+        let Some(vk) = vulkan_driver_with(options(native, copies)) else { break };
         let device = opted_in(&Adapter::new(vk.clone() as Arc<dyn DeviceDdi>));
         let mut ctx = Ctx::new(device);
         ctx.vulkan = Some(vk);
-        v.push(("vulkan fallback", ctx));
+        v.push((label, ctx));
     }
     v
 }
