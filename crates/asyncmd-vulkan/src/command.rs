@@ -10,9 +10,9 @@ use asyncmd_ddi::{
     Command, CommandListDdi, DepthStencilView, Executable, QueryResolve, RenderTargetView, Resolve, ResourceId,
 };
 use asyncmd_types::{
-    BarrierGroup, BarrierLayout, BarrierSubresourceRange, Box3, BufferCopyRegion, ClearFlags, CommandListType,
-    CopyLocationKind, Error, MessageId, PlacedSubresourceFootprint, QueryType, Rect, ResolveMode, ResourceDimension,
-    Result, TextureCopyLocation,
+    BarrierGroup, BarrierLayout, BarrierSubresourceRange, BarrierSync, Box3, BufferCopyRegion, ClearFlags,
+    CommandListType, CopyLocationKind, Error, MessageId, PlacedSubresourceFootprint, QueryType, Rect, ResolveMode,
+    ResourceDimension, Result, TextureCopyLocation,
 };
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -97,6 +97,12 @@ impl VkCommandList {
     }
 
     /// Whether this list's queue family runs compute shaders.
+    /// Whether copies recorded here may run as compute dispatches, so that copy barriers must
+    /// cover the compute stage (which a transfer-only family may not name).
+    pub(crate) fn copies_in_compute(&self) -> bool {
+        self.core.compute_copies() && self.family_has_compute()
+    }
+
     pub(crate) fn family_has_compute(&self) -> bool {
         let f = self.family();
         f == self.core.families.direct || f == self.core.families.compute
@@ -153,7 +159,7 @@ impl VkCommandList {
     /// Legacy copies, clears and resolves complete one before the next: a barrier between them.
     fn serialize(&mut self) {
         if self.transfer_pending {
-            let b = [sync::serialize_transfers(self.core.compute_copies())];
+            let b = [sync::serialize_transfers(self.copies_in_compute())];
             // SAFETY: recording into this list's open command buffer.
             unsafe {
                 self.core.device.cmd_pipeline_barrier2(self.cb, &vk::DependencyInfo::default().memory_barriers(&b))
@@ -588,8 +594,14 @@ impl VkCommandList {
         }]
     }
 
+    /// The Vulkan stages of a D3D12 sync scope, as this list's queue family may name them.
+    fn stages(&self, scope: BarrierSync) -> vk::PipelineStageFlags2 {
+        let f = self.family();
+        let graphics = f == self.core.families.direct;
+        sync::limit_to_family(sync::stages(scope, self.copies_in_compute()), graphics, self.family_has_compute())
+    }
+
     fn barrier(&mut self, groups: &[BarrierGroup<ResourceId>]) -> Result<()> {
-        let cc = self.core.compute_copies();
         let mut memory = Vec::new();
         let mut buffers = Vec::new();
         let mut images = Vec::new();
@@ -597,7 +609,7 @@ impl VkCommandList {
             match g {
                 BarrierGroup::Global(bs) => {
                     for b in bs {
-                        let (ss, ds) = (sync::stages(b.sync_before, cc), sync::stages(b.sync_after, cc));
+                        let (ss, ds) = (self.stages(b.sync_before), self.stages(b.sync_after));
                         memory.push(
                             vk::MemoryBarrier2::default()
                                 .src_stage_mask(ss)
@@ -610,7 +622,7 @@ impl VkCommandList {
                 BarrierGroup::Buffer(bs) => {
                     for b in bs {
                         let buffer = self.buffer_of(b.resource)?;
-                        let (ss, ds) = (sync::stages(b.sync_before, cc), sync::stages(b.sync_after, cc));
+                        let (ss, ds) = (self.stages(b.sync_before), self.stages(b.sync_after));
                         buffers.push(
                             vk::BufferMemoryBarrier2::default()
                                 .src_stage_mask(ss)
@@ -626,7 +638,7 @@ impl VkCommandList {
                 BarrierGroup::Texture(bs) => {
                     for b in bs {
                         let (res, image) = self.image_of(b.resource)?;
-                        let (ss, ds) = (sync::stages(b.sync_before, cc), sync::stages(b.sync_after, cc));
+                        let (ss, ds) = (self.stages(b.sync_before), self.stages(b.sync_after));
                         let discard = b.layout_before == BarrierLayout::Undefined;
                         for range in Self::range(&res, &b.subresources) {
                             images.push(

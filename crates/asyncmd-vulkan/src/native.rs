@@ -111,7 +111,7 @@ impl VkCommandList {
     fn copy_buffer_regions(&mut self, regions: &[BufferCopyRegion<ResourceId>]) -> Result<()> {
         self.check_not_predicated("CopyBufferRegions")?;
         let aligned = regions.iter().all(|r| (r.source_offset | r.dest_offset | r.size) % 16 == 0);
-        if aligned && self.core.compute_copies() && self.family_has_compute() && !regions.is_empty() {
+        if aligned && self.copies_in_compute() && !regions.is_empty() {
             let mut table = Vec::with_capacity(regions.len() * 32);
             let mut largest = 0;
             for r in regions {
@@ -165,7 +165,7 @@ impl VkCommandList {
             }
         }
         let aligned = parts.iter().all(|(_, o, _, b)| o % 4 == 0 && b % 4 == 0);
-        if aligned && self.core.compute_copies() && self.family_has_compute() && !parts.is_empty() {
+        if aligned && self.copies_in_compute() && !parts.is_empty() {
             let mut table = Vec::with_capacity(parts.len() * 32);
             let mut largest = 0u64;
             for (buffer, offset, pattern, bytes) in &parts {

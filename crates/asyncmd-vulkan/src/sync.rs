@@ -50,6 +50,24 @@ pub(crate) fn stages(sync: BarrierSync, compute_copies: bool) -> S {
     }
 }
 
+/// `stages` limited to what a queue family of `graphics`/`compute` ability may name: a
+/// transfer-only family runs copies only, and validation rejects other stages in its barriers.
+pub(crate) fn limit_to_family(stages: S, graphics: bool, compute: bool) -> S {
+    if graphics || stages == S::NONE || stages.contains(S::ALL_COMMANDS) {
+        return stages;
+    }
+    let mut allowed = S::ALL_TRANSFER | S::TOP_OF_PIPE | S::BOTTOM_OF_PIPE | S::HOST;
+    if compute {
+        allowed |= S::COMPUTE_SHADER | S::DRAW_INDIRECT;
+    }
+    let kept = stages & allowed;
+    if kept == S::NONE {
+        S::ALL_COMMANDS
+    } else {
+        kept
+    }
+}
+
 /// The accesses a D3D12 access value stands for, limited to what `stages` can perform.
 pub(crate) fn accesses(access: BarrierAccess, stages: S) -> A {
     if access.contains(BarrierAccess::NO_ACCESS) || stages == S::NONE {
@@ -156,4 +174,25 @@ pub(crate) fn serialize_transfers(compute_copies: bool) -> vk::MemoryBarrier2<'s
         .src_access_mask(write)
         .dst_stage_mask(stages)
         .dst_access_mask(read | write)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copy_scope_covers_compute_only_where_copies_may_be_dispatches() {
+        assert_eq!(stages(BarrierSync::COPY, false), S::ALL_TRANSFER);
+        assert_eq!(stages(BarrierSync::COPY, true), S::ALL_TRANSFER | S::COMPUTE_SHADER);
+    }
+
+    #[test]
+    fn transfer_only_families_keep_transfer_stages() {
+        let copy_and_compute = S::ALL_TRANSFER | S::COMPUTE_SHADER;
+        assert_eq!(limit_to_family(copy_and_compute, false, false), S::ALL_TRANSFER);
+        assert_eq!(limit_to_family(copy_and_compute, false, true), copy_and_compute);
+        assert_eq!(limit_to_family(S::COLOR_ATTACHMENT_OUTPUT, false, true), S::ALL_COMMANDS);
+        assert_eq!(limit_to_family(S::COLOR_ATTACHMENT_OUTPUT, true, true), S::COLOR_ATTACHMENT_OUTPUT);
+        assert_eq!(limit_to_family(S::NONE, false, false), S::NONE);
+    }
 }
