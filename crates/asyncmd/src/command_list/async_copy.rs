@@ -4,16 +4,13 @@
 //! Each call is validated with the legacy rules of its parts, then goes to the device's native
 //! DDI (`Impl` NATIVE) or through the fallback (`Impl` FALLBACK).
 
-use super::copy::{
-    tile_copy, validate_buffer_copy, validate_copy_resource, validate_copy_tiles, validate_texture_copy,
-};
+use super::copy::{validate_buffer_copy, validate_copy_resource, validate_texture_copy};
 use super::query::validate_resolve_query_data;
-use super::resolve::validate_resolve;
 use super::{CommandList, Lists, ALL_QUEUES};
 use crate::fallback;
 use crate::objects::QueryHeap;
 use crate::resource::Resource;
-use asyncmd_ddi::{Command, QueryResolve, Resolve};
+use asyncmd_ddi::{Command, QueryResolve};
 use asyncmd_types::{
     AsyncCommandsImpl, BarrierAccess, BufferCopyRegion, Error, Format, MessageId, MessageSeverity, QueryType, Rect,
     ResolveMode, Result, TextureCopyDesc, TileCopyFlags, TileRegionSize, TiledResourceCoordinate,
@@ -179,19 +176,9 @@ impl CommandList {
         if !self.owns_all(API, &[resource, buffer]) {
             return;
         }
-        let access = if flags.contains(TileCopyFlags::LINEAR_BUFFER_TO_SWIZZLED_TILED_RESOURCE) {
-            BarrierAccess::COPY_DEST
-        } else {
-            BarrierAccess::COPY_SOURCE
-        };
-        let r = validate_copy_tiles(API, resource, start, size, buffer, buffer_offset, flags).and_then(|_| {
-            let ty = self.ty;
-            self.tracker.access(resource, &[start.subresource], access, ty, API)
-        });
-        if !self.check(r) {
+        let Some(t) = self.checked_tile_copy(API, resource, start, size, buffer, buffer_offset, flags) else {
             return;
-        }
-        let t = tile_copy(resource.id(), start, size, buffer.id(), buffer_offset, flags);
+        };
         match imp {
             AsyncCommandsImpl::Native => self.record(Command::CopyTilesAsync(t)),
             _ => self.record(fallback::copy::tiles(t)),
@@ -217,13 +204,8 @@ impl CommandList {
         if !self.owns_all(API, &[dest, source]) {
             return;
         }
-        let ddi = self.device.ddi.clone();
-        let min_max = ddi.capabilities().resolve_min_max;
-        let caps = move |f: Format| ddi.format_caps(f);
-        let r = validate_resolve(
+        let Some(resolve) = self.checked_resolve(
             API,
-            &caps,
-            min_max,
             dest,
             dest_subresource,
             dest_x,
@@ -233,21 +215,8 @@ impl CommandList {
             source_rect,
             format,
             mode,
-        )
-        .and_then(|_| self.track_resolve(API, dest, dest_subresource, source, source_subresource, mode));
-        if !self.check(r) {
+        ) else {
             return;
-        }
-        let resolve = Resolve {
-            dest: dest.id(),
-            dest_subresource,
-            dest_x,
-            dest_y,
-            source: source.id(),
-            source_subresource,
-            source_rect: source_rect.copied(),
-            format,
-            mode,
         };
         match imp {
             AsyncCommandsImpl::Native => self.record(Command::ResolveSubresourceRegionAsync(resolve)),

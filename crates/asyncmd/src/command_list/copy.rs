@@ -449,6 +449,31 @@ impl CommandList {
         self.record(Command::CopyResource { dest: dest.id(), source: source.id() });
     }
 
+    /// Validates and tracks a tile copy (legacy or async); the DDI form, or `None` when the list
+    /// was removed.
+    #[allow(clippy::too_many_arguments)] // the API's own parameters
+    pub(super) fn checked_tile_copy(
+        &mut self,
+        api: &str,
+        resource: &Resource,
+        start: &TiledResourceCoordinate,
+        size: &TileRegionSize,
+        buffer: &Resource,
+        buffer_offset: u64,
+        flags: TileCopyFlags,
+    ) -> Option<TileCopy> {
+        let access = if flags.contains(TileCopyFlags::LINEAR_BUFFER_TO_SWIZZLED_TILED_RESOURCE) {
+            BarrierAccess::COPY_DEST
+        } else {
+            BarrierAccess::COPY_SOURCE
+        };
+        let r = validate_copy_tiles(api, resource, start, size, buffer, buffer_offset, flags).and_then(|_| {
+            let ty = self.ty;
+            self.tracker.access(resource, &[start.subresource], access, ty, api)
+        });
+        self.check(r).then(|| tile_copy(resource.id(), start, size, buffer.id(), buffer_offset, flags))
+    }
+
     /// `CopyTiles`: copies tiles between a reserved resource and a linear buffer.
     pub fn copy_tiles(
         &mut self,
@@ -463,19 +488,9 @@ impl CommandList {
         if !self.begin(API, ALL_QUEUES, false) || !self.check_owned(API, &[resource, buffer]) {
             return;
         }
-        let access = if flags.contains(TileCopyFlags::LINEAR_BUFFER_TO_SWIZZLED_TILED_RESOURCE) {
-            BarrierAccess::COPY_DEST
-        } else {
-            BarrierAccess::COPY_SOURCE
-        };
-        let r = validate_copy_tiles(API, resource, start, size, buffer, buffer_offset, flags).and_then(|_| {
-            let ty = self.ty;
-            self.tracker.access(resource, &[start.subresource], access, ty, API)
-        });
-        if !self.check(r) {
-            return;
+        if let Some(t) = self.checked_tile_copy(API, resource, start, size, buffer, buffer_offset, flags) {
+            self.record(Command::CopyTiles(t));
         }
-        self.record(Command::CopyTiles(tile_copy(resource.id(), start, size, buffer.id(), buffer_offset, flags)));
     }
 }
 

@@ -100,6 +100,53 @@ impl CommandList {
         self.tracker.access(source, &[source_subresource], sa, ty, api)
     }
 
+    /// Validates and tracks a resolve (legacy or async); the DDI form, or `None` when the list
+    /// was removed.
+    #[allow(clippy::too_many_arguments)] // the API's own parameters
+    pub(super) fn checked_resolve(
+        &mut self,
+        api: &str,
+        dest: &Resource,
+        dest_subresource: u32,
+        dest_x: u32,
+        dest_y: u32,
+        source: &Resource,
+        source_subresource: u32,
+        source_rect: Option<&Rect>,
+        format: Format,
+        mode: ResolveMode,
+    ) -> Option<Resolve> {
+        let ddi = self.device.ddi.clone();
+        let min_max = ddi.capabilities().resolve_min_max;
+        let caps = move |f: Format| ddi.format_caps(f);
+        let r = validate_resolve(
+            api,
+            &caps,
+            min_max,
+            dest,
+            dest_subresource,
+            dest_x,
+            dest_y,
+            source,
+            source_subresource,
+            source_rect,
+            format,
+            mode,
+        )
+        .and_then(|_| self.track_resolve(api, dest, dest_subresource, source, source_subresource, mode));
+        self.check(r).then(|| Resolve {
+            dest: dest.id(),
+            dest_subresource,
+            dest_x,
+            dest_y,
+            source: source.id(),
+            source_subresource,
+            source_rect: source_rect.copied(),
+            format,
+            mode,
+        })
+    }
+
     /// `ResolveSubresourceRegion`: combines the samples of a multisampled region into a
     /// single-sampled destination (or decompresses in place).
     #[allow(clippy::too_many_arguments)]
@@ -125,13 +172,8 @@ impl CommandList {
                 format!("{API}: a resource belongs to another device"),
             ));
         }
-        let ddi = self.device.ddi.clone();
-        let min_max = ddi.capabilities().resolve_min_max;
-        let caps = move |f: Format| ddi.format_caps(f);
-        let r = validate_resolve(
+        let checked = self.checked_resolve(
             API,
-            &caps,
-            min_max,
             dest,
             dest_subresource,
             dest_x,
@@ -141,20 +183,9 @@ impl CommandList {
             source_rect,
             format,
             mode,
-        )
-        .and_then(|_| self.track_resolve(API, dest, dest_subresource, source, source_subresource, mode));
-        if self.check(r) {
-            self.record(Command::ResolveSubresourceRegion(Resolve {
-                dest: dest.id(),
-                dest_subresource,
-                dest_x,
-                dest_y,
-                source: source.id(),
-                source_subresource,
-                source_rect: source_rect.copied(),
-                format,
-                mode,
-            }));
+        );
+        if let Some(resolve) = checked {
+            self.record(Command::ResolveSubresourceRegion(resolve));
         }
     }
 }
