@@ -29,16 +29,25 @@ pub enum ComputeCopies {
 }
 
 /// Options for opening a Vulkan device.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct VulkanOptions {
     /// The Khronos validation layer.
     pub validation: Validation,
     /// The compute copy path.
     pub compute_copies: ComputeCopies,
-    /// Report the native Async Commands DDI. Only the copies, resolves and fills are native
-    /// yet, so this is for tests and measurements of those until the texture and bound clears
-    /// land.
+    /// Report the native Async Commands DDI (the default); off, the runtime lowers the Async
+    /// Commands through its fallback, as on a device without them.
     pub native_async_commands: bool,
+}
+
+impl Default for VulkanOptions {
+    fn default() -> Self {
+        Self {
+            validation: Validation::default(),
+            compute_copies: ComputeCopies::default(),
+            native_async_commands: true,
+        }
+    }
 }
 
 /// A query heap: a query pool.
