@@ -60,6 +60,12 @@ pub trait DeviceDdi: FormatQuery + Send + Sync {
     /// The device's capabilities.
     fn capabilities(&self) -> &Capabilities;
 
+    /// Whether the driver has reported the device lost (a GPU fault or reset). A lost device
+    /// never comes back; the runtime then reports it removed.
+    fn is_lost(&self) -> bool {
+        false
+    }
+
     /// Creates a buffer or texture.
     fn create_resource(&self, desc: &ResourceDesc, info: &ResourceCreateInfo) -> Result<ResourceId>;
 

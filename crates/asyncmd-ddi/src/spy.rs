@@ -78,6 +78,9 @@ impl DeviceDdi for SpyDevice {
     fn capabilities(&self) -> &Capabilities {
         self.inner.capabilities()
     }
+    fn is_lost(&self) -> bool {
+        self.inner.is_lost()
+    }
     fn create_resource(&self, desc: &ResourceDesc, info: &ResourceCreateInfo) -> Result<ResourceId> {
         self.inner.create_resource(desc, info)
     }

@@ -11,6 +11,8 @@ pub enum ErrorCode {
     OutOfMemory,
     /// `DXGI_ERROR_UNSUPPORTED`: the device or feature does not exist here.
     Unsupported,
+    /// `DXGI_ERROR_DEVICE_REMOVED`: the device was removed (`RemoveDevice`) or lost.
+    DeviceRemoved,
 }
 
 /// Severity of a debug message (`D3D12_MESSAGE_SEVERITY`).
@@ -157,6 +159,8 @@ message_ids! {
     OutOfMemory => Execution,
     /// A device operation the device does not support.
     DeviceUnsupported => Initialization,
+    /// A call on a removed or lost device.
+    DeviceRemoved => Execution,
 }
 
 /// An error: its class, the message id reported to the info queue, and a text naming the API
@@ -191,6 +195,11 @@ impl Error {
     /// An out-of-memory error.
     pub fn out_of_memory(text: impl Into<String>) -> Self {
         Self::new(ErrorCode::OutOfMemory, MessageId::OutOfMemory, text)
+    }
+
+    /// A `DXGI_ERROR_DEVICE_REMOVED` error.
+    pub fn device_removed(text: impl Into<String>) -> Self {
+        Self::new(ErrorCode::DeviceRemoved, MessageId::DeviceRemoved, text)
     }
 
     /// An unsupported-feature error.

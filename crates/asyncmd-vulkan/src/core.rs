@@ -42,6 +42,8 @@ pub(crate) struct Core {
     pub(crate) internal: std::sync::OnceLock<crate::internal::Internal>,
     /// Smallest buffer copy that runs as a compute copy (`None`: never), set once at open.
     pub(crate) compute_copy_min: std::sync::OnceLock<Option<u64>>,
+    /// Set once any call returned `VK_ERROR_DEVICE_LOST`.
+    lost: std::sync::atomic::AtomicBool,
 }
 
 impl Core {
@@ -178,6 +180,7 @@ impl Core {
             submitted_changed: Condvar::new(),
             internal: std::sync::OnceLock::new(),
             compute_copy_min: std::sync::OnceLock::new(),
+            lost: Default::default(),
         })
     }
 
@@ -225,7 +228,21 @@ impl Core {
 
     pub(crate) fn counter(&self, semaphore: vk::Semaphore) -> u64 {
         // SAFETY: the semaphore is a live timeline semaphore of this device.
-        unsafe { self.device.get_semaphore_counter_value(semaphore) }.unwrap_or(0)
+        self.note(unsafe { self.device.get_semaphore_counter_value(semaphore) }).unwrap_or(0)
+    }
+
+    /// Passes `r` through, remembering a lost device.
+    pub(crate) fn note<T>(&self, r: ash::prelude::VkResult<T>) -> ash::prelude::VkResult<T> {
+        if r.as_ref().err() == Some(&vk::Result::ERROR_DEVICE_LOST) {
+            tracing::error!("the Vulkan device was lost");
+            self.lost.store(true, std::sync::atomic::Ordering::Release);
+        }
+        r
+    }
+
+    /// Whether a call returned `VK_ERROR_DEVICE_LOST`.
+    pub(crate) fn is_lost(&self) -> bool {
+        self.lost.load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// Runs `record` in a one-time command buffer on the direct family and waits for it.
@@ -262,7 +279,7 @@ impl Core {
                     d.queue_submit2(*q, &submit, fence)
                 };
                 // Bounded, so that a lost device fails the call instead of hanging it.
-                let r = r.and_then(|_| d.wait_for_fences(&[fence], true, 30_000_000_000));
+                let r = self.note(r.and_then(|_| d.wait_for_fences(&[fence], true, 30_000_000_000)));
                 d.destroy_fence(fence, None);
                 r.map_err(fail)
             })();

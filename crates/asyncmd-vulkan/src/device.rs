@@ -230,6 +230,10 @@ impl DeviceDdi for VulkanDevice {
         &self.caps
     }
 
+    fn is_lost(&self) -> bool {
+        self.core.is_lost()
+    }
+
     fn create_resource(&self, desc: &ResourceDesc, info: &ResourceCreateInfo) -> Result<ResourceId> {
         if info.reserved {
             if !self.core.features.sparse_tier2 {

@@ -59,7 +59,8 @@ impl VkFence {
         let values = [value];
         let info = vk::SemaphoreWaitInfo::default().semaphores(&semaphores).values(&values);
         // SAFETY: waiting on a live semaphore.
-        unsafe { self.core.device.wait_semaphores(&info, timeout.as_nanos().min(u64::MAX as u128) as u64) }.is_ok()
+        let r = unsafe { self.core.device.wait_semaphores(&info, timeout.as_nanos().min(u64::MAX as u128) as u64) };
+        self.core.note(r).is_ok()
     }
 }
 
@@ -139,7 +140,7 @@ impl Worker {
         let queue = self.core.queue(self.family).lock().unwrap_or_else(PoisonError::into_inner);
         // SAFETY: the command buffers are executable and kept alive in `in_flight` until the
         // progress semaphore passes this submission; the queue is externally synchronized.
-        unsafe { d.queue_submit2(*queue, &submit, vk::Fence::null()) }.map_err(|e| {
+        self.core.note(unsafe { d.queue_submit2(*queue, &submit, vk::Fence::null()) }).map_err(|e| {
             Error::fail(
                 MessageId::ExecuteCommandListsInvalid,
                 format!("ExecuteCommandLists: vkQueueSubmit2 failed: {e}"),

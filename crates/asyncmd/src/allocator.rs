@@ -38,7 +38,8 @@ impl CommandAllocator {
     }
 
     /// `Reset`: reuses the memory. Fails while a list records on it (`InvalidArg`) or while the
-    /// GPU may still run work recorded on it (`Fail`).
+    /// GPU may still run work recorded on it (`Fail`), and with `DeviceRemoved` on a removed
+    /// device.
     pub fn reset(&self) -> Result<()> {
         let d = &self.0.device;
         if self.0.recording.load(Ordering::Acquire) {
@@ -46,6 +47,12 @@ impl CommandAllocator {
                 MessageId::CommandAllocatorInUse,
                 "CommandAllocator::Reset: a command list is still recording on this allocator; close it first",
             ));
+        }
+        if let Err(e) = d.removed_reason("CommandAllocator::Reset") {
+            // The spec's unhealthy case: the fallback's buffers are released, never recycled
+            // (the device keeps what submitted work still uses alive until it retires).
+            self.0.owned.lock().unwrap_or_else(PoisonError::into_inner).clear();
+            return d.fail(e);
         }
         let mut in_flight = self.0.in_flight.lock().unwrap_or_else(PoisonError::into_inner);
         in_flight.retain(|(fence, value)| fence.completed_value() < *value);
@@ -60,9 +67,9 @@ impl CommandAllocator {
             ));
         }
         drop(in_flight);
+        let owned = std::mem::take(&mut *self.0.owned.lock().unwrap_or_else(PoisonError::into_inner));
         // The GPU is done with everything recorded here: the fallback's buffers go back to the
         // pools.
-        let owned = std::mem::take(&mut *self.0.owned.lock().unwrap_or_else(PoisonError::into_inner));
         d.pools.give_back(owned);
         Ok(())
     }

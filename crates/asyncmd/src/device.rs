@@ -26,6 +26,8 @@ pub(crate) struct DeviceShared {
     pub(crate) pools: crate::fallback::pools::BufferPools,
     /// The fallback's fill root signature and pipeline, made on first use.
     pub(crate) fill_pipeline: std::sync::OnceLock<(RootSignature, PipelineState)>,
+    /// Set by `RemoveDevice`.
+    removed: std::sync::atomic::AtomicBool,
 }
 
 impl DeviceShared {
@@ -37,6 +39,19 @@ impl DeviceShared {
             info_queue: InfoQueue::default(),
             pools: Default::default(),
             fill_pipeline: std::sync::OnceLock::new(),
+            removed: Default::default(),
+        }
+    }
+
+    /// `GetDeviceRemovedReason` for `api`: the error every call that needs the GPU returns
+    /// once the app removed the device or the driver lost it.
+    pub(crate) fn removed_reason(&self, api: &str) -> Result<()> {
+        if self.removed.load(std::sync::atomic::Ordering::Acquire) {
+            Err(Error::device_removed(format!("{api}: the device was removed by RemoveDevice")))
+        } else if self.ddi.is_lost() {
+            Err(Error::device_removed(format!("{api}: the driver lost the device (a GPU fault or reset)")))
+        } else {
+            Ok(())
         }
     }
 
@@ -99,6 +114,20 @@ impl Device {
     /// [`POOL_BUDGET`](crate::fallback::pools::POOL_BUDGET)).
     pub fn pooled_bytes(&self) -> u64 {
         self.shared.pools.kept_bytes()
+    }
+
+    /// `ID3D12Device5::RemoveDevice`: puts the device in the removed state, as a GPU fault
+    /// would, so that apps can test their recovery. Later submissions and allocator resets
+    /// fail with `DeviceRemoved`; work already submitted still completes.
+    pub fn remove_device(&self) {
+        tracing::warn!("RemoveDevice: the device is now removed");
+        self.shared.removed.store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    /// `GetDeviceRemovedReason`: `Ok` while the device is healthy, else the
+    /// `DeviceRemoved` error saying why.
+    pub fn device_removed_reason(&self) -> Result<()> {
+        self.shared.removed_reason("GetDeviceRemovedReason")
     }
 
     /// Whether two handles are the same device.

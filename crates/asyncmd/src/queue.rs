@@ -58,6 +58,9 @@ impl CommandQueue {
     /// otherwise nothing runs and the error says why.
     pub fn execute_command_lists(&self, lists: &[&CommandList]) -> Result<()> {
         let q = &self.0;
+        if let Err(e) = q.device.removed_reason("ExecuteCommandLists") {
+            return q.device.fail(e);
+        }
         let mut executables = Vec::with_capacity(lists.len());
         for (i, list) in lists.iter().enumerate() {
             let exe = list

@@ -267,6 +267,31 @@ fn pools_stay_within_their_budget() {
 }
 
 #[test]
+fn a_removed_device_recycles_nothing_and_refuses_work() {
+    let ctx = Ctx::new(opted_in(&reference_adapter(ReferenceConfig::default())));
+    let buf = ctx.buffer(HeapType::Default, 2 * UPLOAD_CHUNK);
+    let alloc = ctx.device.create_command_allocator(CommandListType::Direct).unwrap();
+    let mut list = ctx.device.create_command_list(CommandListType::Direct, &alloc).unwrap();
+    list.fill_buffers(&[raw(&buf, 0, &[9, 8, 7, 6], u32::MAX)]);
+    list.close().unwrap();
+    ctx.direct.execute_command_lists(&[&list]).unwrap();
+    ctx.direct.wait_idle(TIMEOUT).unwrap();
+    assert_eq!(ctx.device.device_removed_reason(), Ok(()));
+
+    ctx.device.remove_device();
+    let reason = ctx.device.device_removed_reason().unwrap_err();
+    assert_eq!((reason.code, reason.id), (ErrorCode::DeviceRemoved, MessageId::DeviceRemoved));
+    assert!(reason.text.contains("RemoveDevice"), "{}", reason.text);
+    let e = alloc.reset().unwrap_err();
+    assert_eq!(e.code, ErrorCode::DeviceRemoved, "{}", e.text);
+    assert!(e.text.starts_with("CommandAllocator::Reset"), "{}", e.text);
+    assert_eq!(ctx.device.pooled_bytes(), 0, "nothing is recycled on a removed device");
+    let e = ctx.direct.execute_command_lists(&[&list]).unwrap_err();
+    assert_eq!(e.code, ErrorCode::DeviceRemoved, "{}", e.text);
+    assert!(e.text.starts_with("ExecuteCommandLists"), "{}", e.text);
+}
+
+#[test]
 fn bad_fills_get_their_errors() {
     for (name, ctx) in async_contexts() {
         let buf = ctx.buffer(HeapType::Default, 256);
