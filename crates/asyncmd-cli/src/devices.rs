@@ -47,6 +47,18 @@ impl DeviceSpec {
         }
     }
 
+    /// Opens the driver device, reporting the native Async Commands DDI or not.
+    pub fn open_with_native(self, native: bool) -> Result<Arc<dyn DeviceDdi>> {
+        Ok(match self {
+            DeviceSpec::Reference => {
+                Arc::new(ReferenceDevice::new(ReferenceConfig { native_async_commands: native, ..Default::default() }))
+            }
+            DeviceSpec::Vulkan(n) => {
+                Arc::new(VulkanDevice::open(n, VulkanOptions { native_async_commands: native, ..Default::default() })?)
+            }
+        })
+    }
+
     /// Opens the driver device.
     pub fn open(self) -> Result<Arc<dyn DeviceDdi>> {
         Ok(match self {

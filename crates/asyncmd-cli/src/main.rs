@@ -1,5 +1,6 @@
-//! `asyncmd`: device information and developer settings.
+//! `asyncmd`: the Async Commands benchmark, device information and developer settings.
 
+mod bench;
 mod devices;
 mod info;
 
@@ -17,6 +18,15 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Measure every Async Command as Legacy, Fallback and Native on one device.
+    Bench {
+        /// `reference` (default), `vulkan` or `vulkan:N` (`ASYNCMD_DEVICE` also selects one).
+        #[arg(long)]
+        device: Option<devices::DeviceSpec>,
+        /// Small batches and three runs: checks that every path works.
+        #[arg(long)]
+        quick: bool,
+    },
     /// List the devices, their capabilities and the Async Commands implementation each gets.
     Info {
         /// Only this device: `reference`, `vulkan` or `vulkan:N` (default: every device;
@@ -38,6 +48,7 @@ fn main() -> ExitCode {
         .init();
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Bench { device, quick } => bench::run(device, quick),
         Command::Info { device } => info::run(device),
         Command::Config { setting } => config(setting),
     };

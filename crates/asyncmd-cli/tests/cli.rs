@@ -1,4 +1,4 @@
-//! The command line on a fresh machine: `info` and `config`.
+//! The command line on a fresh machine: `bench`, `info` and `config`.
 
 use assert_cmd::Command;
 
@@ -71,4 +71,50 @@ fn info_lists_vulkan_devices_and_selects_one() {
     assert!(only.contains("asyncmd reference device") && !only.contains("vulkan:"), "{only}");
     asyncmd(&cfg).args(["info", "--device", "vulkan:x"]).assert().failure();
     asyncmd(&cfg).env("ASYNCMD_DEVICE", "gpu").arg("info").assert().failure();
+}
+
+/// The numbers of one report row: legacy, fallback, native (`None` for `n/a`).
+fn row<'a>(text: &'a str, api: &str) -> Vec<Option<f64>> {
+    let line = text.lines().find(|l| l.starts_with(&format!("| {api} |"))).unwrap_or_else(|| panic!("{api}: {text}"));
+    let cells: Vec<&'a str> = line.split('|').map(str::trim).collect();
+    cells[3..6].iter().map(|c| c.parse().ok()).collect()
+}
+
+const APIS: [&str; 7] = [
+    "CopyBufferRegions",
+    "CopyTextureRegions",
+    "CopyResources",
+    "CopyTilesAsync",
+    "ResolveSubresourceRegionAsync",
+    "ResolveQueryDataAsync",
+    "FillBuffers",
+];
+
+#[test]
+fn bench_measures_every_api_as_legacy_fallback_and_native() {
+    let cfg = temp_config("bench");
+    let out = asyncmd(&cfg).env_remove("ASYNCMD_DEVICE").args(["bench", "--quick"]).assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("device: asyncmd reference device"), "{text}");
+    for api in APIS {
+        let r = row(&text, api);
+        assert!(r.iter().all(|v| v.is_some_and(|ms| ms >= 0.0)), "{api}: {r:?}\n{text}");
+    }
+}
+
+#[test]
+fn bench_on_vulkan_where_there_is_a_driver() {
+    let cfg = temp_config("bench-vulkan");
+    let out = asyncmd(&cfg).args(["bench", "--quick", "--device", "vulkan"]).output().unwrap();
+    if !out.status.success() && std::env::var("ASYNCMD_REQUIRE_VULKAN").as_deref() != Ok("1") {
+        eprintln!("no Vulkan device: {}", String::from_utf8_lossy(&out.stderr));
+        return;
+    }
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    // Tiles need sparse residency, which lavapipe lacks: its row may be absent.
+    for api in APIS.iter().filter(|a| **a != "CopyTilesAsync") {
+        let r = row(&text, api);
+        assert!(r.iter().all(|v| v.is_some_and(|ms| ms >= 0.0)), "{api}: {r:?}\n{text}");
+    }
 }

@@ -7,7 +7,7 @@
 use super::pixels::{encode_depth, plane_codec_format};
 use super::surface::Surface;
 use super::Exec;
-use asyncmd_ddi::{Command, DepthStencilView, RenderTargetView};
+use asyncmd_ddi::{Command, DepthStencilView, RenderTargetView, ResourceId};
 use asyncmd_types::{
     encode_texel, Box3, ClearData, ClearFlags, ClearTextureDesc, CopyLocationKind, Format, Layout, Rect,
     ResourceDimension, TextureCopyKind, TextureCopyLocation, ALL_SUBRESOURCES,
@@ -47,18 +47,38 @@ fn clear_element(format: Format, plane: u32, value: &ClearData) -> Option<Vec<u8
     }
 }
 
-/// Runs `f` over `items` on up to one thread per core.
-fn parallel<T: Sync>(items: &[T], f: impl Fn(&T) + Sync) {
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(items.len());
+/// Batches that move fewer bytes run on the calling thread: starting workers costs more than
+/// the parallelism gains there (measured with `asyncmd bench`).
+const PARALLEL_MIN_BYTES: u64 = 1 << 20;
+
+/// Runs `f` over `items` on up to one thread per core, where the items together move at least
+/// [`PARALLEL_MIN_BYTES`] (`bytes` says how many each moves). Items that write the same
+/// resource (`dest`) stay on one thread: its lock would serialize them anyway.
+fn parallel<T: Sync>(items: &[T], dest: impl Fn(&T) -> ResourceId, bytes: impl Fn(&T) -> u64, f: impl Fn(&T) + Sync) {
+    let total: u64 = items.iter().map(bytes).sum();
+    let mut groups: Vec<(ResourceId, Vec<&T>)> = Vec::new();
+    for item in items {
+        let d = dest(item);
+        match groups.iter_mut().find(|(g, _)| *g == d) {
+            Some((_, v)) => v.push(item),
+            None => groups.push((d, vec![item])),
+        }
+    }
+    let cores =
+        if total < PARALLEL_MIN_BYTES { 1 } else { std::thread::available_parallelism().map_or(1, |n| n.get()) };
+    let workers = cores.min(groups.len());
     if workers <= 1 {
         items.iter().for_each(f);
         return;
     }
-    let per = items.len().div_ceil(workers);
+    let mut lanes: Vec<Vec<&T>> = vec![Vec::new(); workers];
+    for (i, (_, g)) in groups.into_iter().enumerate() {
+        lanes[i % workers].extend(g);
+    }
     std::thread::scope(|s| {
-        for chunk in items.chunks(per) {
+        for lane in lanes {
             let f = &f;
-            s.spawn(move || chunk.iter().for_each(f));
+            s.spawn(move || lane.into_iter().for_each(f));
         }
     });
 }
@@ -67,7 +87,9 @@ impl Exec<'_> {
     pub(crate) fn native(&mut self, c: &Command) {
         let this: &Self = self;
         match c {
-            Command::CopyBufferRegions(regions) => parallel(regions, |r| this.copy_buffer_region(r)),
+            Command::CopyBufferRegions(regions) => {
+                parallel(regions, |r| r.dest, |r| r.size, |r| this.copy_buffer_region(r))
+            }
             Command::CopyTextureRegions(descs) => {
                 let mut parts = Vec::new();
                 for d in descs {
@@ -95,16 +117,30 @@ impl Exec<'_> {
                         parts.push((dest, source, *r));
                     }
                 }
-                parallel(&parts, |(dest, source, r)| {
-                    this.copy_texture_region(dest, (r.dest_x, r.dest_y, r.dest_z), source, r.source_box)
-                });
+                parallel(
+                    &parts,
+                    |(d, _, _)| d.resource,
+                    |(d, _, _)| this.bytes_of(d.resource),
+                    |(dest, source, r)| {
+                        this.copy_texture_region(dest, (r.dest_x, r.dest_y, r.dest_z), source, r.source_box)
+                    },
+                );
             }
-            Command::CopyResources(pairs) => parallel(pairs, |(d, s)| this.copy_resource(*d, *s)),
+            Command::CopyResources(pairs) => {
+                parallel(pairs, |(d, _)| *d, |(d, _)| this.bytes_of(*d), |(d, s)| this.copy_resource(*d, *s))
+            }
             Command::CopyTilesAsync(t) => crate::tiles::copy_tiles(self, t),
             Command::ResolveSubresourceRegionAsync(r) => self.resolve(r),
             Command::ResolveQueryDataAsync(q) => self.resolve_query_data(q),
-            Command::FillBuffers(fills) => parallel(fills, |f| this.fill(f)),
-            Command::ClearTextureSubresources(clears) => parallel(clears, |d| this.clear_texture(d)),
+            Command::FillBuffers(fills) => parallel(
+                fills,
+                |f| f.buffer,
+                |f| f.repeat_count as u64 * f.raw_pattern_size.max(4) as u64,
+                |f| this.fill(f),
+            ),
+            Command::ClearTextureSubresources(clears) => {
+                parallel(clears, |d| d.texture, |d| this.bytes_of(d.texture), |d| this.clear_texture(d))
+            }
             Command::ClearBoundRenderTargetViews { mask, values, regions } => {
                 let rtvs = self.state.rtvs.clone();
                 for (slot, view) in rtvs.iter().enumerate() {
@@ -136,15 +172,27 @@ impl Exec<'_> {
             return;
         }
         let mut data = buffer.write();
-        for i in 0..f.repeat_count as u64 {
-            let Ok(o) = usize::try_from(f.offset + i * pattern.len() as u64) else { break };
-            // A pattern that does not fit is skipped, never written in part.
-            match data.get_mut(o..o + pattern.len()) {
-                Some(t) => t.copy_from_slice(&pattern),
-                None => break,
+        let len = pattern.len();
+        let start = usize::try_from(f.offset).unwrap_or(usize::MAX);
+        // A pattern that does not fit is skipped, never written in part.
+        let count = (f.repeat_count as usize).min(data.len().saturating_sub(start) / len);
+        if count > 0 {
+            let span = &mut data[start..start + count * len];
+            span[..len].copy_from_slice(&pattern);
+            // Doubling copies: a few large moves instead of one per pattern.
+            let mut done = len;
+            while done < span.len() {
+                let n = done.min(span.len() - done);
+                span.copy_within(..n, done);
+                done += n;
             }
         }
         buffer.scrub_unmapped(&mut data);
+    }
+
+    /// Bytes of a resource's memory (0 for an unknown id).
+    fn bytes_of(&self, id: asyncmd_ddi::ResourceId) -> u64 {
+        self.resource(id).map_or(0, |r| r.read().len() as u64)
     }
 
     fn clear_texture(&self, d: &ClearTextureDesc<asyncmd_ddi::ResourceId>) {

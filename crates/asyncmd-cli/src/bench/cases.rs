@@ -1,0 +1,210 @@
+//! The work each Async Command is measured on, and its legacy equivalent.
+
+use super::Size;
+use asyncmd::types::*;
+use asyncmd::{CommandList, Device, Resource, Result, TileRangeMapping};
+
+/// One Async Command's workload on one device.
+pub struct Case {
+    /// The Async Command.
+    pub api: &'static str,
+    /// The work, in words.
+    pub work: String,
+    /// What an app records without the API.
+    pub legacy: Box<dyn Fn(&mut CommandList)>,
+    /// The one API call.
+    pub batch: Box<dyn Fn(&mut CommandList)>,
+}
+
+/// Builds a case on a device, or `None` where the device cannot run it (no tiled resources).
+type Build = fn(&Device, Size) -> Result<Option<Case>>;
+
+/// Every case, in the spec's API order.
+pub const ALL: [Build; 7] = [
+    copy_buffer_regions,
+    copy_texture_regions,
+    copy_resources,
+    copy_tiles_async,
+    resolve_subresource_region_async,
+    resolve_query_data_async,
+    fill_buffers,
+];
+
+fn pick(size: Size, quick: u64, full: u64) -> u64 {
+    match size {
+        Size::Quick => quick,
+        Size::Full => full,
+    }
+}
+
+fn buffer(d: &Device, bytes: u64, flags: ResourceFlags) -> Result<Resource> {
+    d.create_committed_resource(
+        HeapType::Default,
+        &ResourceDesc::buffer(bytes).with_flags(flags),
+        BarrierLayout::Undefined,
+    )
+}
+
+fn texture(d: &Device, desc: &ResourceDesc, layout: BarrierLayout) -> Result<Resource> {
+    d.create_committed_resource(HeapType::Default, desc, layout)
+}
+
+fn copy_buffer_regions(d: &Device, size: Size) -> Result<Option<Case>> {
+    let (n, len) = (pick(size, 16, 256), pick(size, 4 << 10, 16 << 10));
+    let (src, dst) = (buffer(d, n * len, ResourceFlags::empty())?, buffer(d, n * len, ResourceFlags::empty())?);
+    let (s2, d2) = (src.clone(), dst.clone());
+    Ok(Some(Case {
+        api: "CopyBufferRegions",
+        work: format!("{n} × {} KiB", len >> 10),
+        legacy: Box::new(move |l| (0..n).for_each(|i| l.copy_buffer_region(&dst, i * len, &src, i * len, len))),
+        batch: Box::new(move |l| {
+            let r: Vec<_> = (0..n)
+                .map(|i| BufferCopyRegion {
+                    dest: &d2,
+                    dest_offset: i * len,
+                    source: &s2,
+                    source_offset: i * len,
+                    size: len,
+                })
+                .collect();
+            l.copy_buffer_regions(&r);
+        }),
+    }))
+}
+
+fn copy_texture_regions(d: &Device, size: Size) -> Result<Option<Case>> {
+    let (n, side) = (pick(size, 4, 16), pick(size, 64, 256) as u32);
+    let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, side, side);
+    let pairs: Vec<(Resource, Resource)> = (0..n)
+        .map(|_| Ok((texture(d, &desc, BarrierLayout::Common)?, texture(d, &desc, BarrierLayout::Common)?)))
+        .collect::<Result<_>>()?;
+    let p2 = pairs.clone();
+    Ok(Some(Case {
+        api: "CopyTextureRegions",
+        work: format!("{n} × {side}² RGBA8"),
+        legacy: Box::new(move |l| {
+            for (dst, src) in &pairs {
+                let (dl, sl) = (TextureCopyLocation::subresource(dst, 0), TextureCopyLocation::subresource(src, 0));
+                l.copy_texture_region(&dl, 0, 0, 0, &sl, None);
+            }
+        }),
+        batch: Box::new(move |l| {
+            let descs: Vec<_> = p2
+                .iter()
+                .map(|(dst, src)| TextureCopyDesc {
+                    kind: TextureCopyKind::TextureToTexture {
+                        dest: dst,
+                        dest_subresource: 0,
+                        source: src,
+                        source_subresource: 0,
+                    },
+                    regions: vec![TextureCopyRegion { dest_x: 0, dest_y: 0, dest_z: 0, source_box: None }],
+                })
+                .collect();
+            l.copy_texture_regions(&descs);
+        }),
+    }))
+}
+
+fn copy_resources(d: &Device, size: Size) -> Result<Option<Case>> {
+    let (n, len) = (pick(size, 4, 16), pick(size, 64 << 10, 1 << 20));
+    let pairs: Vec<(Resource, Resource)> = (0..n)
+        .map(|_| Ok((buffer(d, len, ResourceFlags::empty())?, buffer(d, len, ResourceFlags::empty())?)))
+        .collect::<Result<_>>()?;
+    let p2 = pairs.clone();
+    Ok(Some(Case {
+        api: "CopyResources",
+        work: format!("{n} buffers × {} KiB", len >> 10),
+        legacy: Box::new(move |l| pairs.iter().for_each(|(dst, src)| l.copy_resource(dst, src))),
+        batch: Box::new(move |l| {
+            let refs: Vec<(&Resource, &Resource)> = p2.iter().map(|(a, b)| (a, b)).collect();
+            l.copy_resources(&refs);
+        }),
+    }))
+}
+
+fn copy_tiles_async(d: &Device, size: Size) -> Result<Option<Case>> {
+    if d.capabilities().tiled_resources_tier < 2 {
+        return Ok(None);
+    }
+    let tiles = pick(size, 2, 16) as u32;
+    let bytes = tiles as u64 * TILE_SIZE_IN_BYTES;
+    let reserved = d.create_reserved_resource(&ResourceDesc::buffer(bytes), BarrierLayout::Undefined)?;
+    let heap = d.create_heap(bytes)?;
+    let queue = d.create_command_queue(CommandListType::Direct)?;
+    let mapping = TileRangeMapping { coordinate: Default::default(), num_tiles: tiles, heap: Some((&heap, 0)) };
+    queue.update_tile_mappings(&reserved, &[mapping])?;
+    let src = buffer(d, bytes, ResourceFlags::empty())?;
+    let (r2, s2, keep) = (reserved.clone(), src.clone(), heap);
+    let region = TileRegionSize { num_tiles: tiles, ..Default::default() };
+    let flags = TileCopyFlags::LINEAR_BUFFER_TO_SWIZZLED_TILED_RESOURCE;
+    let at = TiledResourceCoordinate::default();
+    Ok(Some(Case {
+        api: "CopyTilesAsync",
+        work: format!("{tiles} tiles"),
+        legacy: Box::new(move |l| l.copy_tiles(&reserved, &at, &region, &src, 0, flags)),
+        batch: Box::new(move |l| {
+            let _heap = &keep;
+            l.copy_tiles_async(&r2, &at, &region, &s2, 0, flags)
+        }),
+    }))
+}
+
+fn resolve_subresource_region_async(d: &Device, size: Size) -> Result<Option<Case>> {
+    let side = pick(size, 64, 512) as u32;
+    let ms = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, side, side)
+        .with_samples(4, 0)
+        .with_flags(ResourceFlags::ALLOW_RENDER_TARGET);
+    let src = texture(d, &ms, BarrierLayout::ResolveSource)?;
+    let dst = texture(d, &ResourceDesc::tex2d(Format::R8G8B8A8Unorm, side, side), BarrierLayout::ResolveDest)?;
+    let (s2, d2) = (src.clone(), dst.clone());
+    let f = Format::R8G8B8A8Unorm;
+    Ok(Some(Case {
+        api: "ResolveSubresourceRegionAsync",
+        work: format!("{side}² RGBA8 ×4 average"),
+        legacy: Box::new(move |l| l.resolve_subresource_region(&dst, 0, 0, 0, &src, 0, None, f, ResolveMode::Average)),
+        batch: Box::new(move |l| {
+            l.resolve_subresource_region_async(&d2, 0, 0, 0, &s2, 0, None, f, ResolveMode::Average)
+        }),
+    }))
+}
+
+fn resolve_query_data_async(d: &Device, size: Size) -> Result<Option<Case>> {
+    let n = pick(size, 64, 4096) as u32;
+    let heap = d.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Timestamp, count: n })?;
+    let dst = buffer(d, n as u64 * 8, ResourceFlags::empty())?;
+    let (h2, d2) = (heap.clone(), dst.clone());
+    Ok(Some(Case {
+        api: "ResolveQueryDataAsync",
+        work: format!("{n} timestamps"),
+        legacy: Box::new(move |l| l.resolve_query_data(&heap, QueryType::Timestamp, 0, n, &dst, 0)),
+        batch: Box::new(move |l| l.resolve_query_data_async(&h2, QueryType::Timestamp, 0, n, &d2, 0)),
+    }))
+}
+
+fn fill_buffers(d: &Device, size: Size) -> Result<Option<Case>> {
+    let (n, len) = (pick(size, 16, 256), pick(size, 4 << 10, 16 << 10));
+    let dst = buffer(d, n * len, ResourceFlags::ALLOW_UNORDERED_ACCESS)?;
+    // Without the API an app uploads the pattern once and copies it into each range.
+    let pattern = buffer(d, len, ResourceFlags::empty())?;
+    let d2 = dst.clone();
+    let value = ClearData::from_uints([1, 2, 3, 4]);
+    Ok(Some(Case {
+        api: "FillBuffers",
+        work: format!("{n} × {} KiB, 16-byte pattern (legacy: copies of a pattern buffer)", len >> 10),
+        legacy: Box::new(move |l| (0..n).for_each(|i| l.copy_buffer_region(&dst, i * len, &pattern, 0, len))),
+        batch: Box::new(move |l| {
+            let f: Vec<_> = (0..n)
+                .map(|i| FillBufferDesc {
+                    buffer: &d2,
+                    offset: i * len,
+                    fill_value: value,
+                    format: Format::Unknown,
+                    raw_pattern_size: 16,
+                    repeat_count: (len / 16) as u32,
+                })
+                .collect();
+            l.fill_buffers(&f);
+        }),
+    }))
+}
