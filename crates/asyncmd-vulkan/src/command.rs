@@ -62,6 +62,11 @@ pub(crate) struct VkCommandList {
     predicated: bool,
     queries: HashMap<u64, Arc<crate::device::VkQueryHeap>>,
     resets: HashSet<(u64, u32)>,
+    /// Slots in the order this list first wrote them (the prologue resets them).
+    reset_order: Vec<(u64, u32)>,
+    /// Each query resolve: heap, first slot, count, and how many slots the list had written
+    /// before it. A slot first written after a resolve that reads it cannot work here.
+    query_reads: Vec<(u64, u32, u32, usize)>,
     /// A legacy transfer was recorded: the next one needs a barrier first.
     transfer_pending: bool,
     bundle: Vec<Command>,
@@ -87,6 +92,8 @@ impl VkCommandList {
             predicated: false,
             queries: HashMap::new(),
             resets: HashSet::new(),
+            reset_order: Vec::new(),
+            query_reads: Vec::new(),
             transfer_pending: false,
             bundle: Vec::new(),
             error: None,
@@ -837,14 +844,13 @@ impl VkCommandList {
     fn query(&mut self, heap: u64, ty: QueryType, index: u32, begin: bool) -> Result<()> {
         let h = self.query_heap(heap)?;
         let d = &self.core.device;
-        if begin {
-            self.resets.insert((heap, index));
+        if (begin || ty == QueryType::Timestamp) && self.resets.insert((heap, index)) {
+            self.reset_order.push((heap, index));
         }
         // SAFETY: the pool is live and kept by this list; the slot is reset in the prologue.
         unsafe {
             match (ty, begin) {
                 (QueryType::Timestamp, _) => {
-                    self.resets.insert((heap, index));
                     d.cmd_write_timestamp2(self.cb, vk::PipelineStageFlags2::ALL_COMMANDS, h.pool, index);
                 }
                 (QueryType::Occlusion, true) => d.cmd_begin_query(self.cb, h.pool, index, h.precise),
@@ -855,10 +861,31 @@ impl VkCommandList {
         Ok(())
     }
 
+    /// Slots are reset when the list starts and the resolve waits for their results, so a
+    /// resolve of a slot the list writes only later would wait for ever: refused instead.
+    fn check_query_order(&self) -> Result<()> {
+        for &(heap, start, count, written_before) in &self.query_reads {
+            let later = self.reset_order[written_before..]
+                .iter()
+                .find(|(h, i)| *h == heap && (start..start + count).contains(i));
+            if let Some((_, index)) = later {
+                return Err(Error::fail(
+                    MessageId::ResolveQueryDataInvalidParameters,
+                    format!(
+                        "ResolveQueryData: query {index} is resolved before this list writes it; the Vulkan device \
+                         resets a list's queries when the list starts, so that resolve would never complete"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     fn resolve_query(&mut self, q: &QueryResolve) -> Result<()> {
         let h = self.query_heap(q.heap.0)?;
         let dest = self.resource(q.dest)?;
         let buffer = dest.buffer().ok_or_else(|| fail("ResolveQueryData: the destination is not a buffer".into()))?;
+        self.query_reads.push((q.heap.0, q.start, q.count, self.reset_order.len()));
         self.serialize();
         // SAFETY: a live pool and buffer; the runtime checked range and alignment.
         unsafe {
@@ -1069,6 +1096,10 @@ impl CommandListDdi for VkCommandList {
             self.reset();
             return Err(e);
         }
+        if let Err(e) = self.check_query_order() {
+            self.reset();
+            return Err(e);
+        }
         self.end_lazy_rendering();
         self.end_conditional();
         let d = self.core.device.clone();
@@ -1105,6 +1136,8 @@ impl CommandListDdi for VkCommandList {
         };
         self.gfx = Default::default();
         self.resets.clear();
+        self.reset_order.clear();
+        self.query_reads.clear();
         self.transfer_pending = false;
         Ok(Executable(Arc::new(recorded)))
     }
@@ -1120,6 +1153,8 @@ impl CommandListDdi for VkCommandList {
         self.predicated = false;
         self.queries.clear();
         self.resets.clear();
+        self.reset_order.clear();
+        self.query_reads.clear();
         self.bundle.clear();
         self.transfer_pending = false;
         self.error = None;

@@ -313,7 +313,26 @@ impl DeviceDdi for VulkanDevice {
         } else {
             vk::QueryControlFlags::empty()
         };
-        Ok(QueryHeapId(self.tables.query_heaps.insert(VkQueryHeap { core: self.core.clone(), pool, precise })))
+        let heap = VkQueryHeap { core: self.core.clone(), pool, precise };
+        // Every slot gets a result now, so that resolving a slot no list has written yet
+        // returns a value instead of waiting for ever (its value is undefined in D3D12).
+        self.core.one_time(|cb| {
+            // SAFETY: recording into the one-time command buffer; the pool is live, and each
+            // slot is reset before it is written.
+            unsafe {
+                let d = &self.core.device;
+                d.cmd_reset_query_pool(cb, pool, 0, desc.count);
+                for slot in 0..desc.count {
+                    if ty == vk::QueryType::TIMESTAMP {
+                        d.cmd_write_timestamp2(cb, vk::PipelineStageFlags2::ALL_COMMANDS, pool, slot);
+                    } else {
+                        d.cmd_begin_query(cb, pool, slot, vk::QueryControlFlags::empty());
+                        d.cmd_end_query(cb, pool, slot);
+                    }
+                }
+            }
+        })?;
+        Ok(QueryHeapId(self.tables.query_heaps.insert(heap)))
     }
 
     fn destroy_query_heap(&self, id: QueryHeapId) {
