@@ -47,12 +47,12 @@ fn clear_element(format: Format, plane: u32, value: &ClearData) -> Option<Vec<u8
     }
 }
 
-/// Batches that move fewer bytes run on the calling thread: starting workers costs more than
-/// the parallelism gains there (measured with `asyncmd bench`).
+/// The least work worth a thread: starting workers for less costs more than the parallelism
+/// gains (measured with `asyncmd bench`).
 const PARALLEL_MIN_BYTES: u64 = 1 << 20;
 
-/// Runs `f` over `items` on up to one thread per core, where the items together move at least
-/// [`PARALLEL_MIN_BYTES`] (`bytes` says how many each moves). Items that write the same
+/// Runs `f` over `items` on up to one thread per core and per [`PARALLEL_MIN_BYTES`] the items
+/// move together (`bytes` says how many each moves). Items that write the same
 /// resource (`dest`) stay on one thread: its lock would serialize them anyway.
 fn parallel<T: Sync>(items: &[T], dest: impl Fn(&T) -> ResourceId, bytes: impl Fn(&T) -> u64, f: impl Fn(&T) + Sync) {
     let total: u64 = items.iter().map(bytes).sum();
@@ -64,9 +64,10 @@ fn parallel<T: Sync>(items: &[T], dest: impl Fn(&T) -> ResourceId, bytes: impl F
             None => groups.push((d, vec![item])),
         }
     }
-    let cores =
-        if total < PARALLEL_MIN_BYTES { 1 } else { std::thread::available_parallelism().map_or(1, |n| n.get()) };
-    let workers = cores.min(groups.len());
+    // Each worker gets at least PARALLEL_MIN_BYTES of work.
+    let worth = usize::try_from(total / PARALLEL_MIN_BYTES).unwrap_or(usize::MAX);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let workers = cores.min(groups.len()).min(worth);
     if workers <= 1 {
         items.iter().for_each(f);
         return;
