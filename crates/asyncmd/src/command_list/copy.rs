@@ -348,11 +348,7 @@ pub(crate) fn validate_copy_tiles(
 
 impl CommandList {
     fn check_owned(&mut self, api: &str, resources: &[&Resource]) -> bool {
-        if resources.iter().all(|r| self.owns(r)) {
-            return true;
-        }
-        self.remove(invalid(MessageId::CopyResourceInvalidParameters, api, "a resource belongs to another device"));
-        false
+        self.owns_all(MessageId::CopyResourceInvalidParameters, api, resources)
     }
 
     /// Tracks a texture copy's accesses for the debug layer's layout checks.

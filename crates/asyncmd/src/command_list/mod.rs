@@ -10,6 +10,7 @@ mod copy;
 mod fill;
 mod graphics;
 mod query;
+mod ranges;
 mod resolve;
 
 use crate::allocator::CommandAllocator;
@@ -339,6 +340,16 @@ impl CommandList {
     /// Whether a resource belongs to this list's device.
     pub(crate) fn owns(&self, res: &crate::resource::Resource) -> bool {
         Arc::ptr_eq(&res.shared.device, &self.device)
+    }
+
+    /// Whether all `resources` belong to this list's device; if not, removes the list with
+    /// `InvalidArg` and message `id`.
+    pub(crate) fn owns_all(&mut self, id: MessageId, api: &str, resources: &[&crate::resource::Resource]) -> bool {
+        if resources.iter().all(|r| self.owns(r)) {
+            return true;
+        }
+        self.remove(Error::invalid_arg(id, format!("{api}: a resource belongs to another device")));
+        false
     }
 }
 

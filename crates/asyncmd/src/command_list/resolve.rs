@@ -166,11 +166,8 @@ impl CommandList {
         if !self.begin(API, Lists::DIRECT, false) {
             return;
         }
-        if !self.owns(dest) || !self.owns(source) {
-            return self.remove(Error::invalid_arg(
-                MessageId::ResolveSubresourceInvalidParameters,
-                format!("{API}: a resource belongs to another device"),
-            ));
+        if !self.owns_all(MessageId::ResolveSubresourceInvalidParameters, API, &[dest, source]) {
+            return;
         }
         let checked = self.checked_resolve(
             API,
