@@ -56,13 +56,14 @@ const PARALLEL_MIN_BYTES: u64 = 1 << 20;
 /// resource (`dest`) stay on one thread: its lock would serialize them anyway.
 fn parallel<T: Sync>(items: &[T], dest: impl Fn(&T) -> ResourceId, bytes: impl Fn(&T) -> u64, f: impl Fn(&T) + Sync) {
     let total: u64 = items.iter().map(bytes).sum();
-    let mut groups: Vec<(ResourceId, Vec<&T>)> = Vec::new();
+    let mut index: std::collections::HashMap<ResourceId, usize> = std::collections::HashMap::new();
+    let mut groups: Vec<Vec<&T>> = Vec::new();
     for item in items {
-        let d = dest(item);
-        match groups.iter_mut().find(|(g, _)| *g == d) {
-            Some((_, v)) => v.push(item),
-            None => groups.push((d, vec![item])),
-        }
+        let slot = *index.entry(dest(item)).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        groups[slot].push(item);
     }
     // Each worker gets at least PARALLEL_MIN_BYTES of work.
     let worth = usize::try_from(total / PARALLEL_MIN_BYTES).unwrap_or(usize::MAX);
@@ -73,7 +74,7 @@ fn parallel<T: Sync>(items: &[T], dest: impl Fn(&T) -> ResourceId, bytes: impl F
         return;
     }
     let mut lanes: Vec<Vec<&T>> = vec![Vec::new(); workers];
-    for (i, (_, g)) in groups.into_iter().enumerate() {
+    for (i, g) in groups.into_iter().enumerate() {
         lanes[i % workers].extend(g);
     }
     std::thread::scope(|s| {
