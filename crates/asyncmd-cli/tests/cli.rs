@@ -118,3 +118,21 @@ fn bench_on_vulkan_where_there_is_a_driver() {
         assert!(r.iter().all(|v| v.is_some_and(|ms| ms >= 0.0)), "{api}: {r:?}\n{text}");
     }
 }
+
+#[test]
+fn bench_refuses_devices_that_do_not_exist() {
+    let cfg = temp_config("bench-bad");
+    let out = asyncmd(&cfg).args(["bench", "--quick", "--device", "gpu"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "a malformed --device is a usage error");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not reference, vulkan or vulkan:N"));
+    let out = asyncmd(&cfg).args(["bench", "--quick", "--device", "vulkan:999"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: "), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = asyncmd(&cfg).env("ASYNCMD_DEVICE", "nonsense").args(["bench", "--quick"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("ASYNCMD_DEVICE"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
