@@ -99,20 +99,20 @@ enum Status {
 
 /// A command list (`ID3D12GraphicsCommandList`): direct, compute, copy or bundle.
 pub struct CommandList {
-    device: Arc<DeviceShared>,
+    pub(crate) device: Arc<DeviceShared>,
     ty: CommandListType,
     ddi: Box<dyn CommandListDdi>,
-    allocator: CommandAllocator,
+    pub(crate) allocator: CommandAllocator,
     status: Status,
     error: Option<Error>,
     tracker: LayoutTracker,
     pass: Pass,
     queries: Vec<(QueryHeapId, QueryType, u32)>,
-    shadow: Shadow,
+    pub(crate) shadow: Shadow,
     /// Scopes of touched resources, for the fallback.
-    ledger: crate::fallback::ledger::Ledger,
+    pub(crate) ledger: crate::fallback::ledger::Ledger,
     /// The last upload chunk of this recording: its pattern, buffer and length.
-    last_chunk: Option<(Vec<u8>, crate::resource::Resource, u64)>,
+    pub(crate) last_chunk: Option<(Vec<u8>, crate::resource::Resource, u64)>,
 }
 
 impl CommandList {

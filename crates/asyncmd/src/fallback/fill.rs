@@ -1,9 +1,18 @@
 //! The two FillBuffers routes: the compute dispatch and copies from a CPU-filled upload chunk
-//! (staged through VRAM on discrete devices for large fills).
+//! (staged through VRAM on discrete devices for large fills), and what they emit.
 
 use super::ledger::Scope;
 use super::plan::UPLOAD_CHUNK;
-use asyncmd_ddi::FILL_THREADS_PER_GROUP;
+use super::pools::size_class;
+use crate::command_list::{CommandList, RootArg};
+use crate::device::Device;
+use crate::objects::{PipelineState, RootSignature};
+use crate::resource::Resource;
+use asyncmd_ddi::{
+    Command, ComputePipelineDesc, PipelineDesc, RootParameter, RootSignatureDesc, ShaderId, FILL_CONSTANT_COUNT,
+    FILL_THREADS_PER_GROUP,
+};
+use asyncmd_types::{BarrierGroup, BarrierLayout, BufferBarrier, BufferCopyRegion, HeapType, ResourceDesc, Result};
 
 /// One planned fill: the bytes of one pattern and how many bytes it covers.
 #[derive(Clone, Debug)]
@@ -56,6 +65,178 @@ pub(crate) fn chunk_bytes(pattern: &[u8], len: u64) -> Vec<u8> {
 /// The scope the compute route moves a buffer into.
 pub(crate) const COMPUTE_UAV: Scope =
     Scope { sync: asyncmd_types::BarrierSync::COMPUTE_SHADING, access: asyncmd_types::BarrierAccess::UNORDERED_ACCESS };
+
+impl CommandList {
+    /// The device's fill root signature and pipeline, made on first use.
+    fn fill_pipeline(&self) -> Result<(RootSignature, PipelineState)> {
+        if let Some(p) = self.device.fill_pipeline.get() {
+            return Ok(p.clone());
+        }
+        let device = Device::from_shared(self.device.clone());
+        let root = device.create_root_signature(&RootSignatureDesc {
+            parameters: vec![
+                RootParameter::Constants { shader_register: 0, count: FILL_CONSTANT_COUNT },
+                RootParameter::Uav { shader_register: 0 },
+            ],
+        })?;
+        let pso = device.create_pipeline_state(&PipelineDesc::Compute(ComputePipelineDesc {
+            root_signature: root.id(),
+            cs: ShaderId::FillCs,
+        }))?;
+        Ok(self.device.fill_pipeline.get_or_init(|| (root, pso)).clone())
+    }
+
+    fn buffer_barriers(
+        fills: &[Fill],
+        from: impl Fn(&Fill) -> Scope,
+        to: Scope,
+    ) -> BarrierGroup<asyncmd_ddi::ResourceId> {
+        let mut seen = Vec::new();
+        let mut barriers = Vec::new();
+        for f in fills {
+            let id = f.buffer.id();
+            if seen.contains(&id) {
+                continue;
+            }
+            seen.push(id);
+            let s = from(f);
+            barriers.push(BufferBarrier {
+                sync_before: s.sync,
+                sync_after: to.sync,
+                access_before: s.access,
+                access_after: to.access,
+                resource: id,
+                offset: 0,
+                size: u64::MAX,
+            });
+        }
+        BarrierGroup::Buffer(barriers)
+    }
+
+    /// The compute route: the buffers move from their tracked scope to compute/UAV, the fill
+    /// shader writes each pattern, they move back to COPY/COPY_DEST, and the app's compute
+    /// state is restored.
+    pub(crate) fn fill_compute(&mut self, fills: &[Fill]) -> Result<()> {
+        let (root, pso) = self.fill_pipeline()?;
+        let ledger = &self.ledger;
+        let to_compute =
+            Self::buffer_barriers(fills, |f| ledger.scope_or(f.buffer.id(), Scope::COPY_DEST), COMPUTE_UAV);
+        self.record(Command::Barrier(vec![to_compute]));
+        self.record(Command::SetComputeRootSignature(root.id()));
+        self.record(Command::SetPipelineState(pso.0.id));
+        for f in fills {
+            // The shader counts dwords in 32 bits: larger fills take several dispatches, each
+            // starting at a whole dword pattern.
+            let step = 4 * dword_pattern(&f.pattern).len() as u64;
+            let max = u32::MAX as u64 * 4 / step * step;
+            let mut done = 0u64;
+            while done < f.bytes {
+                let bytes = (f.bytes - done).min(max);
+                let dwords = (bytes / 4) as u32;
+                let constants = fill_constants(&f.pattern, dwords);
+                self.record(Command::SetComputeRootConstants { parameter: 0, offset: 0, values: constants.to_vec() });
+                self.record(Command::SetComputeRootUav {
+                    parameter: 1,
+                    address: f.buffer.gpu_address(f.offset + done),
+                });
+                let (x, y) = fill_groups(dwords);
+                self.record(Command::Dispatch { x, y, z: 1 });
+                done += bytes;
+            }
+        }
+        let back = Self::buffer_barriers(fills, |_| COMPUTE_UAV, Scope::COPY_DEST);
+        self.record(Command::Barrier(vec![back]));
+        for f in fills {
+            self.ledger.set(f.buffer.id(), Scope::COPY_DEST);
+        }
+        self.restore_compute_state();
+        Ok(())
+    }
+
+    /// Rebinds the app's compute root signature, root arguments and pipeline.
+    fn restore_compute_state(&mut self) {
+        if let Some(sig) = self.shadow.compute_root.clone() {
+            self.record(Command::SetComputeRootSignature(sig.id()));
+            for (parameter, arg) in self.shadow.compute_args.clone().into_iter().enumerate() {
+                let parameter = parameter as u32;
+                match arg {
+                    RootArg::Unset => {}
+                    RootArg::Constants(values) => {
+                        self.record(Command::SetComputeRootConstants { parameter, offset: 0, values })
+                    }
+                    RootArg::Uav(address) => self.record(Command::SetComputeRootUav { parameter, address }),
+                }
+            }
+        }
+        if let Some(p) = self.shadow.pipeline.clone() {
+            self.record(Command::SetPipelineState(p.0.id));
+        }
+    }
+
+    /// A fallback buffer of at least `size` bytes in `heap`, owned by the list's allocator.
+    fn fallback_buffer(&mut self, heap: HeapType, size: u64) -> Result<Resource> {
+        let b = match self.device.pools.take(heap, size) {
+            Some(b) => b,
+            None => Device::from_shared(self.device.clone()).create_committed_resource(
+                heap,
+                &ResourceDesc::buffer(size_class(size)),
+                BarrierLayout::Undefined,
+            )?,
+        };
+        self.allocator.own(b.clone());
+        Ok(b)
+    }
+
+    /// The upload route: copies from a chunk of whole patterns written on the CPU, reusing the
+    /// last chunk when the pattern repeats; staged through a VRAM block when `staged`.
+    pub(crate) fn fill_upload(&mut self, f: &Fill, staged: bool) -> Result<()> {
+        let len = chunk_len(f.pattern.len() as u64, f.bytes);
+        let chunk = match &self.last_chunk {
+            Some((pattern, chunk, chunk_len)) if *pattern == f.pattern && *chunk_len >= len => chunk.clone(),
+            _ => {
+                let chunk = self.fallback_buffer(HeapType::Upload, len)?;
+                chunk.write(0, &chunk_bytes(&f.pattern, len))?;
+                self.last_chunk = Some((f.pattern.clone(), chunk.clone(), len));
+                chunk
+            }
+        };
+        let source = if staged {
+            let staging = self.fallback_buffer(HeapType::Default, len)?;
+            self.record(Command::CopyBufferRegion(BufferCopyRegion {
+                dest: staging.id(),
+                dest_offset: 0,
+                source: chunk.id(),
+                source_offset: 0,
+                size: len,
+            }));
+            self.record(Command::Barrier(vec![BarrierGroup::Buffer(vec![BufferBarrier {
+                sync_before: asyncmd_types::BarrierSync::COPY,
+                sync_after: asyncmd_types::BarrierSync::COPY,
+                access_before: asyncmd_types::BarrierAccess::COPY_DEST,
+                access_after: asyncmd_types::BarrierAccess::COPY_SOURCE,
+                resource: staging.id(),
+                offset: 0,
+                size: u64::MAX,
+            }])]));
+            staging
+        } else {
+            chunk
+        };
+        let mut done = 0;
+        while done < f.bytes {
+            let size = len.min(f.bytes - done);
+            self.record(Command::CopyBufferRegion(BufferCopyRegion {
+                dest: f.buffer.id(),
+                dest_offset: f.offset + done,
+                source: source.id(),
+                source_offset: 0,
+                size,
+            }));
+            done += size;
+        }
+        Ok(())
+    }
+}
 
 #[cfg(test)]
 mod tests {
