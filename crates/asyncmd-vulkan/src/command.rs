@@ -51,7 +51,7 @@ impl Drop for Recorded {
 pub(crate) struct VkCommandList {
     pub(crate) core: Arc<Core>,
     pub(crate) tables: Arc<Tables>,
-    ty: CommandListType,
+    pub(crate) ty: CommandListType,
     pool: vk::CommandPool,
     prologue: vk::CommandBuffer,
     pub(crate) cb: vk::CommandBuffer,
@@ -157,7 +157,7 @@ impl VkCommandList {
         self.resource(id)?.buffer().ok_or_else(|| fail("a texture where a buffer was expected".into()))
     }
 
-    fn image_of(&mut self, id: ResourceId) -> Result<(Arc<VkResource>, vk::Image)> {
+    pub(crate) fn image_of(&mut self, id: ResourceId) -> Result<(Arc<VkResource>, vk::Image)> {
         let r = self.resource(id)?;
         let image = r.image().ok_or_else(|| fail("a buffer where a texture was expected".into()))?;
         Ok((r, image))
@@ -361,7 +361,19 @@ impl VkCommandList {
         if w == 0 || h == 0 || depth == 0 {
             return Ok(());
         }
-        let extent = vk::Extent3D { width: w, height: h, depth };
+        let mut extent = vk::Extent3D { width: w, height: h, depth };
+        // Footprints of block-compressed mips are padded to whole blocks; Vulkan wants the
+        // copy to end at the image's edge instead.
+        for (res, kind, (x, y, z)) in [(&dst, &dest.kind, at), (&src, &source.kind, (sbox.left, sbox.top, sbox.front))]
+        {
+            if let CopyLocationKind::Subresource(i) = kind {
+                if let Some((ew, eh, ed)) = res.desc.subresource_extent(*i) {
+                    extent.width = extent.width.min(ew.saturating_sub(x));
+                    extent.height = extent.height.min(eh.saturating_sub(y));
+                    extent.depth = extent.depth.min(ed.saturating_sub(z));
+                }
+            }
+        }
         let src_offset = vk::Offset3D { x: sbox.left as i32, y: sbox.top as i32, z: sbox.front as i32 };
         let dst_offset = vk::Offset3D { x: at.0 as i32, y: at.1 as i32, z: at.2 as i32 };
         self.serialize();
@@ -575,25 +587,17 @@ impl VkCommandList {
         }
         if r.num_mip_levels == 0 {
             let Some(s) = desc.subresource(r.index_or_first_mip) else { return vec![all] };
-            let aspect =
-                if desc.format.has_depth() { plane_aspect(desc.format, s.plane) } else { barrier_aspects(desc.format) };
             let three_d = desc.dimension == ResourceDimension::Texture3D;
             return vec![vk::ImageSubresourceRange {
-                aspect_mask: aspect,
+                aspect_mask: barrier_aspects(desc.format),
                 base_mip_level: s.mip,
                 level_count: 1,
                 base_array_layer: if three_d { 0 } else { s.slice },
                 layer_count: 1,
             }];
         }
-        let aspect = if desc.format.has_depth() {
-            (r.first_plane..r.first_plane + r.num_planes.max(1))
-                .fold(vk::ImageAspectFlags::empty(), |a, p| a | plane_aspect(desc.format, p))
-        } else {
-            barrier_aspects(desc.format)
-        };
         vec![vk::ImageSubresourceRange {
-            aspect_mask: aspect,
+            aspect_mask: barrier_aspects(desc.format),
             base_mip_level: r.index_or_first_mip,
             level_count: r.num_mip_levels,
             base_array_layer: r.first_array_slice,
@@ -646,7 +650,13 @@ impl VkCommandList {
                     for b in bs {
                         let (res, image) = self.image_of(b.resource)?;
                         let (ss, ds) = (self.stages(b.sync_before), self.stages(b.sync_after));
-                        let discard = b.layout_before == BarrierLayout::Undefined;
+                        // Barriers name every aspect of a depth-stencil image (separate
+                        // depth and stencil layouts are not enabled); a discard of one plane
+                        // must then keep the other, so it transitions from GENERAL.
+                        let one_plane = res.desc.format.plane_count() > 1
+                            && b.subresources.index_or_first_mip != u32::MAX
+                            && (b.subresources.num_mip_levels == 0 || b.subresources.num_planes < 2);
+                        let discard = b.layout_before == BarrierLayout::Undefined && !one_plane;
                         for range in Self::range(&res, &b.subresources) {
                             images.push(
                                 vk::ImageMemoryBarrier2::default()
@@ -722,7 +732,7 @@ impl VkCommandList {
         Ok(())
     }
 
-    fn clear_rtv(&mut self, view: &RenderTargetView, color: [f32; 4], rects: &[Rect]) -> Result<()> {
+    pub(crate) fn clear_rtv(&mut self, view: &RenderTargetView, color: [f32; 4], rects: &[Rect]) -> Result<()> {
         let (res, image) = self.image_of(view.resource)?;
         let range = view.desc.range(&res.desc).ok_or_else(|| fail("ClearRenderTargetView: bad view".into()))?;
         let format = view.desc.format;
@@ -772,7 +782,7 @@ impl VkCommandList {
         })
     }
 
-    fn clear_dsv(
+    pub(crate) fn clear_dsv(
         &mut self,
         view: &DepthStencilView,
         flags: ClearFlags,

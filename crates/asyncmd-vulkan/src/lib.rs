@@ -17,6 +17,7 @@ mod instance;
 mod internal;
 mod memory;
 mod native;
+mod native_clear;
 mod physical;
 mod pipeline;
 mod queue;

@@ -1,4 +1,5 @@
-//! The native Async Commands on Vulkan (copies, resolves and fills so far).
+//! The native Async Commands on Vulkan: copies, resolves and fills (texture clears are in
+//! `native_clear`).
 //!
 //! On devices where compute copies win (measured at open), `CopyBufferRegions` and `FillBuffers`
 //! become **one dispatch** over a table of all their parts in device memory, which is where the
@@ -39,7 +40,7 @@ impl Written {
 
 impl VkCommandList {
     /// A host-visible table buffer holding `bytes`, kept with the list.
-    fn table(&mut self, bytes: &[u8]) -> Result<Arc<VkResource>> {
+    pub(crate) fn table(&mut self, bytes: &[u8]) -> Result<Arc<VkResource>> {
         let t =
             Arc::new(VkResource::new(&self.core, &ResourceDesc::buffer(bytes.len().max(16) as u64), HeapType::Upload)?);
         t.host_access(0, bytes.len(), |m| m.copy_from_slice(bytes))?;
@@ -47,7 +48,7 @@ impl VkCommandList {
         Ok(t)
     }
 
-    fn transfer_barrier(&self) {
+    pub(crate) fn transfer_barrier(&self) {
         self.memory_barrier(
             vk::PipelineStageFlags2::ALL_TRANSFER,
             vk::AccessFlags2::TRANSFER_WRITE,
@@ -60,6 +61,7 @@ impl VkCommandList {
         match c {
             Command::CopyBufferRegions(regions) => self.copy_buffer_regions(&regions),
             Command::FillBuffers(fills) => self.fill_buffers(&fills),
+            Command::ClearTextureSubresources(clears) => self.clear_texture_subresources(&clears),
             Command::CopyTextureRegions(descs) => {
                 for d in descs {
                     let (dest, source) = match d.kind {

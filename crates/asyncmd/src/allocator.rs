@@ -2,7 +2,8 @@
 
 use crate::device::{Device, DeviceShared};
 use crate::fence::Fence;
-use asyncmd_types::{CommandListType, Error, MessageId, Result};
+use asyncmd_types::{CommandListType, Error, MessageId, Result, SubresourceFootprint};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -15,7 +16,13 @@ pub(crate) struct AllocatorShared {
     in_flight: Mutex<Vec<(Fence, u64)>>,
     /// Buffers the fallback made while recording on this allocator; recycled on reset.
     owned: Mutex<Vec<crate::resource::Resource>>,
+    /// Pattern tiles of texture clears by byte pattern and footprint (also in `owned`):
+    /// reusable by every list recorded on this allocator until it is reset.
+    tiles: Mutex<HashMap<TileKey, crate::resource::Resource>>,
 }
+
+/// What identifies a pattern tile: the element's bytes and the tile's footprint.
+pub(crate) type TileKey = (Vec<u8>, SubresourceFootprint);
 
 /// A command allocator (`ID3D12CommandAllocator`). Cloning shares it.
 #[derive(Clone)]
@@ -29,6 +36,7 @@ impl CommandAllocator {
             recording: AtomicBool::new(false),
             in_flight: Mutex::new(Vec::new()),
             owned: Mutex::new(Vec::new()),
+            tiles: Mutex::new(HashMap::new()),
         }))
     }
 
@@ -52,6 +60,7 @@ impl CommandAllocator {
             // The spec's unhealthy case: the fallback's buffers are released, never recycled
             // (the device keeps what submitted work still uses alive until it retires).
             self.0.owned.lock().unwrap_or_else(PoisonError::into_inner).clear();
+            self.0.tiles.lock().unwrap_or_else(PoisonError::into_inner).clear();
             return d.fail(e);
         }
         let mut in_flight = self.0.in_flight.lock().unwrap_or_else(PoisonError::into_inner);
@@ -67,6 +76,7 @@ impl CommandAllocator {
             ));
         }
         drop(in_flight);
+        self.0.tiles.lock().unwrap_or_else(PoisonError::into_inner).clear();
         let owned = std::mem::take(&mut *self.0.owned.lock().unwrap_or_else(PoisonError::into_inner));
         // The GPU is done with everything recorded here: the fallback's buffers go back to the
         // pools.
@@ -77,6 +87,17 @@ impl CommandAllocator {
     /// Gives a fallback buffer to this allocator until its next successful reset.
     pub(crate) fn own(&self, buffer: crate::resource::Resource) {
         self.0.owned.lock().unwrap_or_else(PoisonError::into_inner).push(buffer);
+    }
+
+    /// The cached pattern tile for `key`, if a list on this allocator made one since the last
+    /// reset.
+    pub(crate) fn tile(&self, key: &TileKey) -> Option<crate::resource::Resource> {
+        self.0.tiles.lock().unwrap_or_else(PoisonError::into_inner).get(key).cloned()
+    }
+
+    /// Keeps a pattern tile (already owned) for reuse until the next reset.
+    pub(crate) fn keep_tile(&self, key: TileKey, tile: crate::resource::Resource) {
+        self.0.tiles.lock().unwrap_or_else(PoisonError::into_inner).insert(key, tile);
     }
 
     pub(crate) fn submitted(&self, fence: &Fence, value: u64) {

@@ -4,12 +4,11 @@
 //! most). Parts that touch one resource serialize on its lock, which is one of the orders the
 //! API allows for overlapping destinations.
 
-use super::pixels::{encode_depth, plane_codec_format};
 use super::surface::Surface;
 use super::Exec;
 use asyncmd_ddi::{Command, DepthStencilView, RenderTargetView, ResourceId};
 use asyncmd_types::{
-    encode_texel, Box3, ClearData, ClearFlags, ClearTextureDesc, CopyLocationKind, Format, Layout, Rect,
+    encode_clear, encode_texel, Box3, ClearData, ClearFlags, ClearTextureDesc, CopyLocationKind, Format, Rect,
     ResourceDimension, TextureCopyKind, TextureCopyLocation, ALL_SUBRESOURCES,
 };
 
@@ -27,22 +26,6 @@ fn fill_box(data: &mut [u8], s: &Surface, bbox: &Box3, value: &[u8]) {
                     }
                 }
             }
-        }
-    }
-}
-
-/// The bytes one element of plane `plane` is cleared to.
-fn clear_element(format: Format, plane: u32, value: &ClearData) -> Option<Vec<u8>> {
-    let info = format.info();
-    match info.layout {
-        Layout::Block => Some(value.bytes[..info.bytes_per_block as usize].to_vec()),
-        Layout::D16 | Layout::D32 | Layout::D24S8 | Layout::D32S8 if plane == 0 => {
-            Some(encode_depth(format, value.floats()[0]))
-        }
-        Layout::D24S8 | Layout::D32S8 => Some(vec![value.uints()[1] as u8]),
-        _ => {
-            let codec = plane_codec_format(format, plane);
-            encode_texel(codec, value).map(|(b, n)| b[..n].to_vec())
         }
     }
 }
@@ -209,9 +192,9 @@ impl Exec<'_> {
         for sub in subs {
             let Some(s) = Surface::subresource(&res, sub) else { continue };
             let plane = res.desc.subresource(sub).map_or(0, |x| x.plane);
-            let Some(value) = clear_element(format, plane, &d.clear_value) else { continue };
+            let Some(value) = encode_clear(format, plane, &d.clear_value) else { continue };
             let bbox = d.region.unwrap_or_else(|| s.full_box());
-            fill_box(&mut data, &s, &bbox, &value);
+            fill_box(&mut data, &s, &bbox, value.as_bytes());
         }
     }
 

@@ -1,8 +1,10 @@
 //! DXGI formats and the format table.
 
+mod clear_encode;
 mod codec;
 mod table;
 
+pub use clear_encode::{encode_clear, view_clear_color, view_clear_depth, view_clear_exact, ClearElement};
 pub use codec::{decode_texel, encode_texel, Texel};
 pub use table::Format;
 

@@ -114,6 +114,7 @@ impl CommandList {
     pub fn copy_texture_regions(&mut self, descs: &[TextureCopyDesc<&Resource>]) {
         const API: &str = "CopyTextureRegions";
         let Some(imp) = self.begin_async(API, ALL_QUEUES) else { return };
+        let partial = self.partial_ds_msaa_copies();
         let r = descs.iter().try_for_each(|d| {
             let (dest, source) = fallback::copy::locations(&d.kind);
             if !self.owns(dest.resource) || !self.owns(source.resource) {
@@ -124,7 +125,7 @@ impl CommandList {
             }
             for region in &d.regions {
                 let at = (region.dest_x, region.dest_y, region.dest_z);
-                validate_texture_copy(API, &dest, at, &source, region.source_box.as_ref())?;
+                validate_texture_copy(partial, API, &dest, at, &source, region.source_box.as_ref())?;
             }
             self.track_copy(API, &dest, &source)
         });

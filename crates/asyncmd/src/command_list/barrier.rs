@@ -153,6 +153,10 @@ impl CommandList {
                             return Err(invalid("LayoutAfter UNDEFINED is only legal from UNDEFINED"));
                         }
                         let subs = range_subresources(b.resource.desc(), &b.subresources)?;
+                        self.ledger.set(
+                            b.resource.id(),
+                            crate::fallback::ledger::Scope { sync: b.sync_after, access: b.access_after },
+                        );
                         self.tracker.transition(b.resource, &subs, b.layout_before, b.layout_after)?;
                     }
                 }

@@ -153,8 +153,10 @@ fn side(api: &str, what: &str, loc: &TextureCopyLocation<&Resource>) -> Result<S
     }
 }
 
-/// Checks one `CopyTextureRegion`-shaped copy.
+/// Checks one `CopyTextureRegion`-shaped copy. `partial_ds_msaa`: the device has programmable
+/// sample positions, so depth-stencil and MSAA subresources may be copied in part.
 pub(crate) fn validate_texture_copy(
+    partial_ds_msaa: bool,
     api: &str,
     dest: &TextureCopyLocation<&Resource>,
     at: (u32, u32, u32),
@@ -220,9 +222,15 @@ pub(crate) fn validate_texture_copy(
         ));
     }
     if (d.whole_only || s.whole_only)
+        && !partial_ds_msaa
         && (at != (0, 0, 0) || sbox != Box3::sized(s.extent.0, s.extent.1, s.extent.2) || s.extent != d.extent)
     {
-        return Err(invalid(id, api, "depth-stencil and multisampled copies cover whole, equal subresources"));
+        return Err(invalid(
+            id,
+            api,
+            "depth-stencil and multisampled copies cover whole, equal subresources on devices without programmable \
+             sample positions",
+        ));
     }
     for (side, pos_y, pos_z) in [(&d, at.1, at.2), (&s, sbox.top, sbox.front)] {
         if side.dimension == ResourceDimension::Texture1D && pos_y != 0 {
@@ -351,6 +359,12 @@ impl CommandList {
         self.owns_all(MessageId::CopyResourceInvalidParameters, api, resources)
     }
 
+    /// Whether depth-stencil and MSAA subresources may be copied in part (programmable sample
+    /// positions).
+    pub(crate) fn partial_ds_msaa_copies(&self) -> bool {
+        self.device.ddi.capabilities().programmable_sample_positions
+    }
+
     /// Tracks a texture copy's accesses for the debug layer's layout checks.
     pub(crate) fn track_copy(
         &mut self,
@@ -415,8 +429,8 @@ impl CommandList {
             return;
         }
         let at = (dest_x, dest_y, dest_z);
-        let r =
-            validate_texture_copy(API, dest, at, source, source_box).and_then(|_| self.track_copy(API, dest, source));
+        let r = validate_texture_copy(self.partial_ds_msaa_copies(), API, dest, at, source, source_box)
+            .and_then(|_| self.track_copy(API, dest, source));
         if !self.check(r) {
             return;
         }

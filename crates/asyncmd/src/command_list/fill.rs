@@ -91,8 +91,7 @@ impl CommandList {
             return self.record(Command::FillBuffers(ids));
         }
         // Every fill is planned before anything is recorded; runs of one route go together.
-        let caps = self.device.ddi.capabilities();
-        let device = DeviceFacts { compute_fill_shader: caps.compute_fill_shader, uma: caps.uma };
+        let device = DeviceFacts::of(self.device.ddi.capabilities());
         let mut runs: Vec<(FillRoute, Vec<Fill>)> = Vec::new();
         for f in planned.into_iter().flatten() {
             let facts = FillFacts {

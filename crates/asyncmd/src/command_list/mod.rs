@@ -12,6 +12,7 @@ mod graphics;
 mod query;
 mod ranges;
 mod resolve;
+mod texture_clear;
 
 use crate::allocator::CommandAllocator;
 use crate::debug::layouts::LayoutTracker;
@@ -113,6 +114,8 @@ pub struct CommandList {
     pub(crate) ledger: crate::fallback::ledger::Ledger,
     /// The last upload chunk of this recording: its pattern, buffer and length.
     pub(crate) last_chunk: Option<(Vec<u8>, crate::resource::Resource, u64)>,
+    /// Private MSAA textures of this recording (texture clears), reused between calls.
+    pub(crate) private_textures: crate::fallback::texture_clear::PrivateTextures,
 }
 
 impl CommandList {
@@ -134,6 +137,7 @@ impl CommandList {
             shadow: Shadow::default(),
             ledger: Default::default(),
             last_chunk: None,
+            private_textures: Vec::new(),
         })
     }
 
@@ -241,6 +245,7 @@ impl CommandList {
         self.shadow = Shadow::default();
         self.ledger.clear();
         self.last_chunk = None;
+        self.private_textures.clear();
         Ok(())
     }
 

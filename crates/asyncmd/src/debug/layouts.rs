@@ -54,6 +54,11 @@ impl LayoutTracker {
         }))
     }
 
+    /// The layout the list's own barriers left a subresource in, if they set one.
+    pub(crate) fn known(&self, res: ResourceId, sub: u32) -> Option<BarrierLayout> {
+        self.entries.get(&res)?.known.get(sub as usize).copied().flatten()
+    }
+
     /// A texture barrier from `before` to `after` on subresources `subs`. Errors name what the
     /// list knows of the layout.
     pub(crate) fn transition(

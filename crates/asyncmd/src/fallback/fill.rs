@@ -174,7 +174,7 @@ impl CommandList {
     }
 
     /// A fallback buffer of at least `size` bytes in `heap`, owned by the list's allocator.
-    fn fallback_buffer(&mut self, heap: HeapType, size: u64) -> Result<Resource> {
+    pub(crate) fn fallback_buffer(&mut self, heap: HeapType, size: u64) -> Result<Resource> {
         let b = match self.device.pools.take(heap, size) {
             Some(b) => b,
             None => Device::from_shared(self.device.clone()).create_committed_resource(
@@ -185,6 +185,29 @@ impl CommandList {
         };
         self.allocator.own(b.clone());
         Ok(b)
+    }
+
+    /// A VRAM staging block of this recording holding the first `len` bytes of `upload`,
+    /// ready to be copied from.
+    pub(crate) fn stage(&mut self, upload: &Resource, len: u64) -> Result<Resource> {
+        let staging = self.fallback_buffer(HeapType::Default, len)?;
+        self.record(Command::CopyBufferRegion(BufferCopyRegion {
+            dest: staging.id(),
+            dest_offset: 0,
+            source: upload.id(),
+            source_offset: 0,
+            size: len,
+        }));
+        self.record(Command::Barrier(vec![BarrierGroup::Buffer(vec![BufferBarrier {
+            sync_before: asyncmd_types::BarrierSync::COPY,
+            sync_after: asyncmd_types::BarrierSync::COPY,
+            access_before: asyncmd_types::BarrierAccess::COPY_DEST,
+            access_after: asyncmd_types::BarrierAccess::COPY_SOURCE,
+            resource: staging.id(),
+            offset: 0,
+            size: u64::MAX,
+        }])]));
+        Ok(staging)
     }
 
     /// The upload route: copies from a chunk of whole patterns written on the CPU, reusing the
@@ -200,28 +223,7 @@ impl CommandList {
                 chunk
             }
         };
-        let source = if staged {
-            let staging = self.fallback_buffer(HeapType::Default, len)?;
-            self.record(Command::CopyBufferRegion(BufferCopyRegion {
-                dest: staging.id(),
-                dest_offset: 0,
-                source: chunk.id(),
-                source_offset: 0,
-                size: len,
-            }));
-            self.record(Command::Barrier(vec![BarrierGroup::Buffer(vec![BufferBarrier {
-                sync_before: asyncmd_types::BarrierSync::COPY,
-                sync_after: asyncmd_types::BarrierSync::COPY,
-                access_before: asyncmd_types::BarrierAccess::COPY_DEST,
-                access_after: asyncmd_types::BarrierAccess::COPY_SOURCE,
-                resource: staging.id(),
-                offset: 0,
-                size: u64::MAX,
-            }])]));
-            staging
-        } else {
-            chunk
-        };
+        let source = if staged { self.stage(&chunk, len)? } else { chunk };
         let mut done = 0;
         while done < f.bytes {
             let size = len.min(f.bytes - done);

@@ -8,3 +8,4 @@ pub(crate) mod ledger;
 pub mod plan;
 pub mod pools;
 pub(crate) mod ptr_table;
+pub(crate) mod texture_clear;

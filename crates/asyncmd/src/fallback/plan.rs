@@ -1,7 +1,7 @@
 //! Route planners: pure functions from a call's facts and the device's capabilities to the
 //! route the fallback takes. No device is needed to test them.
 
-use asyncmd_types::{CommandListType, HeapType};
+use asyncmd_types::{BarrierLayout, CommandListType, HeapType};
 
 /// Bytes of one upload chunk: a fill copies its pattern from chunks of at most this size.
 pub const UPLOAD_CHUNK: u64 = 1 << 20;
@@ -42,6 +42,20 @@ pub struct DeviceFacts {
     pub compute_fill_shader: bool,
     /// Unified memory (no VRAM staging).
     pub uma: bool,
+    /// Programmable sample positions: partial copies of depth-stencil and MSAA subresources
+    /// are legal.
+    pub programmable_sample_positions: bool,
+}
+
+impl DeviceFacts {
+    /// The facts of a device's capabilities.
+    pub fn of(caps: &asyncmd_ddi::Capabilities) -> Self {
+        DeviceFacts {
+            compute_fill_shader: caps.compute_fill_shader,
+            uma: caps.uma,
+            programmable_sample_positions: caps.programmable_sample_positions,
+        }
+    }
 }
 
 /// The route of one fill: compute where the list, device, heap, flags and dword alignment
@@ -55,6 +69,155 @@ pub fn plan_fill(f: &FillFacts, d: &DeviceFacts) -> FillRoute {
     } else {
         FillRoute::Upload { staged: !d.uma && !f.protected && f.bytes > UPLOAD_CHUNK }
     }
+}
+
+/// How one subresource of a `ClearTextureSubresources` call is lowered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TextureClearRoute {
+    /// Legacy texture copies from a tile of the encoded value; `staged`: the tile is first
+    /// copied into a VRAM block of this recording.
+    PatternCopy {
+        /// The tile is staged through device memory first.
+        staged: bool,
+    },
+    /// A legacy view clear through a private RTV or DSV, between transitions.
+    InPlace,
+    /// A legacy view clear of a private MSAA texture, copied into the target.
+    MsaaCopy,
+    /// Not lowerable: the list is removed with `Fail`.
+    Rejected(ClearRejection),
+}
+
+/// Why the fallback cannot lower a texture clear.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ClearRejection {
+    /// MSAA textures need a direct list.
+    MsaaOnComputeList,
+    /// The MSAA texture or the list is protected.
+    ProtectedMsaa,
+    /// The format, sample count or quality cannot be rendered multisampled.
+    UnrenderableMsaa,
+    /// A partial region of a depth-stencil or MSAA subresource needs programmable sample
+    /// positions to be copied.
+    PartialWithoutSamplePositions,
+    /// The value cannot be encoded in the format.
+    NotEncodable,
+    /// A copy cannot represent the region.
+    NotCopyable,
+}
+
+impl ClearRejection {
+    /// The reason, as the removal message states it.
+    pub fn reason(self) -> &'static str {
+        match self {
+            ClearRejection::MsaaOnComputeList => "MSAA textures can only be cleared by the fallback on direct lists",
+            ClearRejection::ProtectedMsaa => "a protected MSAA texture cannot be cleared through a private texture",
+            ClearRejection::UnrenderableMsaa => {
+                "the format, sample count and quality cannot be rendered multisampled and no in-place clear is possible"
+            }
+            ClearRejection::PartialWithoutSamplePositions => {
+                "a partial region of a depth-stencil or MSAA subresource cannot be copied on a device without \
+                 programmable sample positions"
+            }
+            ClearRejection::NotEncodable => "the clear value cannot be encoded in the format",
+            ClearRejection::NotCopyable => "a copy cannot represent the format or region",
+        }
+    }
+}
+
+/// What the planner needs to know of one subresource clear.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TextureClearFacts {
+    /// The list it is recorded on.
+    pub list: CommandListType,
+    /// Samples per texel.
+    pub samples: u32,
+    /// A plane of a depth or depth-stencil format.
+    pub depth_stencil: bool,
+    /// The texture allows the matching view (render target or depth stencil) and the device
+    /// renders its format at its sample count.
+    pub view_target: bool,
+    /// The texture allows simultaneous access.
+    pub simultaneous_access: bool,
+    /// The layout the list's own barriers left the subresource in, if they set one.
+    pub known_layout: Option<BarrierLayout>,
+    /// A legacy view clear writes exactly the encoded value.
+    pub exact: bool,
+    /// The value has an encoding in the format.
+    pub encodable: bool,
+    /// A copy can write the format and region.
+    pub copyable: bool,
+    /// Texels the region covers.
+    pub region_texels: u64,
+    /// Texels of the whole subresource.
+    pub subresource_texels: u64,
+    /// Bytes the region covers.
+    pub region_bytes: u64,
+    /// The texture or the list is protected.
+    pub protected: bool,
+    /// A private texture of the format, sample count and quality can be rendered.
+    pub msaa_renderable: bool,
+}
+
+/// The layouts an in-place clear can start from and return to.
+fn in_place_layout(layout: Option<BarrierLayout>) -> bool {
+    matches!(
+        layout,
+        Some(
+            BarrierLayout::Common
+                | BarrierLayout::CopyDest
+                | BarrierLayout::DirectQueueCommon
+                | BarrierLayout::DirectQueueCopyDest
+        )
+    )
+}
+
+/// The route of one subresource clear, as the spec's appendix matrix lays out:
+/// - MSAA: direct lists only; in place where the view clear is possible (the closest value
+///   when the exact one is not), else through a private MSAA texture (unprotected, renderable,
+///   whole subresource unless the device has programmable sample positions);
+/// - single-sample: in place on direct lists when the view clear is exact and the layout
+///   known, for partial regions on discrete devices only above a quarter of the subresource
+///   (or when a partial copy is not legal); otherwise the pattern copy, staged through VRAM on
+///   discrete devices for unprotected regions larger than one upload chunk.
+pub fn plan_texture_clear(f: &TextureClearFacts, d: &DeviceFacts) -> TextureClearRoute {
+    let whole = f.region_texels >= f.subresource_texels;
+    let view_clear =
+        f.list == CommandListType::Direct && f.view_target && !f.simultaneous_access && in_place_layout(f.known_layout);
+    if f.samples > 1 {
+        return if f.list != CommandListType::Direct {
+            TextureClearRoute::Rejected(ClearRejection::MsaaOnComputeList)
+        } else if view_clear {
+            TextureClearRoute::InPlace
+        } else if f.protected {
+            TextureClearRoute::Rejected(ClearRejection::ProtectedMsaa)
+        } else if !f.msaa_renderable {
+            TextureClearRoute::Rejected(ClearRejection::UnrenderableMsaa)
+        } else if !whole && !d.programmable_sample_positions {
+            TextureClearRoute::Rejected(ClearRejection::PartialWithoutSamplePositions)
+        } else {
+            TextureClearRoute::MsaaCopy
+        };
+    }
+    let partial_copy_legal = !f.depth_stencil || d.programmable_sample_positions;
+    let copy = if !f.encodable {
+        Err(ClearRejection::NotEncodable)
+    } else if !f.copyable {
+        Err(ClearRejection::NotCopyable)
+    } else if !whole && !partial_copy_legal {
+        Err(ClearRejection::PartialWithoutSamplePositions)
+    } else {
+        Ok(TextureClearRoute::PatternCopy { staged: !d.uma && !f.protected && f.region_bytes > UPLOAD_CHUNK })
+    };
+    if view_clear && f.exact {
+        // Above a quarter of the subresource the view clear wins; at or below it the layout
+        // transitions cost more than the clear (measured on a 4K target).
+        let large = f.region_texels.saturating_mul(4) > f.subresource_texels;
+        if whole || d.uma || large || copy.is_err() {
+            return TextureClearRoute::InPlace;
+        }
+    }
+    copy.unwrap_or_else(TextureClearRoute::Rejected)
 }
 
 #[cfg(test)]
@@ -72,7 +235,8 @@ mod tests {
         }
     }
 
-    const DISCRETE: DeviceFacts = DeviceFacts { compute_fill_shader: true, uma: false };
+    const DISCRETE: DeviceFacts =
+        DeviceFacts { compute_fill_shader: true, uma: false, programmable_sample_positions: true };
 
     #[test]
     fn compute_route_needs_every_condition() {
@@ -90,7 +254,7 @@ mod tests {
         ] {
             assert_eq!(plan_fill(&f, &DISCRETE), upload, "{what}");
         }
-        assert_eq!(plan_fill(&facts(), &DeviceFacts { compute_fill_shader: false, uma: false }), upload);
+        assert_eq!(plan_fill(&facts(), &DeviceFacts { compute_fill_shader: false, ..DISCRETE }), upload);
     }
 
     #[test]
@@ -102,7 +266,137 @@ mod tests {
             FillRoute::Upload { staged: false }
         );
         assert_eq!(plan_fill(&FillFacts { protected: true, ..big }, &DISCRETE), FillRoute::Upload { staged: false });
-        let uma = DeviceFacts { compute_fill_shader: true, uma: true };
+        let uma = DeviceFacts { uma: true, ..DISCRETE };
         assert_eq!(plan_fill(&big, &uma), FillRoute::Upload { staged: false });
+    }
+
+    fn clear() -> TextureClearFacts {
+        TextureClearFacts {
+            list: CommandListType::Direct,
+            samples: 1,
+            depth_stencil: false,
+            view_target: true,
+            simultaneous_access: false,
+            known_layout: Some(BarrierLayout::CopyDest),
+            exact: true,
+            encodable: true,
+            copyable: true,
+            region_texels: 100,
+            subresource_texels: 100,
+            region_bytes: 400,
+            protected: false,
+            msaa_renderable: true,
+        }
+    }
+
+    const COPY: TextureClearRoute = TextureClearRoute::PatternCopy { staged: false };
+    const NO_PSP: DeviceFacts = DeviceFacts { programmable_sample_positions: false, ..DISCRETE };
+    const UMA: DeviceFacts = DeviceFacts { uma: true, ..DISCRETE };
+
+    #[test]
+    fn in_place_needs_every_condition_for_single_sample_textures() {
+        assert_eq!(plan_texture_clear(&clear(), &DISCRETE), TextureClearRoute::InPlace);
+        for layout in [BarrierLayout::Common, BarrierLayout::DirectQueueCommon, BarrierLayout::DirectQueueCopyDest] {
+            let f = TextureClearFacts { known_layout: Some(layout), ..clear() };
+            assert_eq!(plan_texture_clear(&f, &DISCRETE), TextureClearRoute::InPlace, "{layout:?}");
+        }
+        for (what, f) in [
+            ("compute list", TextureClearFacts { list: CommandListType::Compute, ..clear() }),
+            ("no RT/DS flag or unrenderable", TextureClearFacts { view_target: false, ..clear() }),
+            ("simultaneous access", TextureClearFacts { simultaneous_access: true, ..clear() }),
+            ("unknown layout", TextureClearFacts { known_layout: None, ..clear() }),
+            (
+                "layout outside common/copy-dest",
+                TextureClearFacts { known_layout: Some(BarrierLayout::GenericRead), ..clear() },
+            ),
+            (
+                "compute-queue layout",
+                TextureClearFacts { known_layout: Some(BarrierLayout::ComputeQueueCopyDest), ..clear() },
+            ),
+            ("inexact value", TextureClearFacts { exact: false, ..clear() }),
+        ] {
+            assert_eq!(plan_texture_clear(&f, &DISCRETE), COPY, "{what}");
+            assert_eq!(plan_texture_clear(&f, &UMA), COPY, "{what} (UMA)");
+        }
+    }
+
+    #[test]
+    fn partial_regions_use_the_view_clear_above_a_quarter_on_discrete_devices() {
+        let quarter = TextureClearFacts { region_texels: 25, ..clear() };
+        let above = TextureClearFacts { region_texels: 26, ..clear() };
+        assert_eq!(plan_texture_clear(&quarter, &DISCRETE), COPY);
+        assert_eq!(plan_texture_clear(&above, &DISCRETE), TextureClearRoute::InPlace);
+        // UMA: whenever the view clear is possible.
+        assert_eq!(
+            plan_texture_clear(&TextureClearFacts { region_texels: 1, ..clear() }, &UMA),
+            TextureClearRoute::InPlace
+        );
+        // Depth-stencil partial regions where a partial copy is not legal stay in place.
+        let ds = TextureClearFacts { depth_stencil: true, region_texels: 1, ..clear() };
+        assert_eq!(plan_texture_clear(&ds, &NO_PSP), TextureClearRoute::InPlace);
+        assert_eq!(plan_texture_clear(&ds, &DISCRETE), COPY);
+        // A region the copy cannot write goes in place at any size.
+        let uncopyable = TextureClearFacts { copyable: false, region_texels: 1, ..clear() };
+        assert_eq!(plan_texture_clear(&uncopyable, &DISCRETE), TextureClearRoute::InPlace);
+    }
+
+    #[test]
+    fn pattern_copies_and_their_rejections() {
+        let compute = TextureClearFacts { list: CommandListType::Compute, ..clear() };
+        let big = TextureClearFacts { region_bytes: UPLOAD_CHUNK + 1, ..compute };
+        assert_eq!(plan_texture_clear(&big, &DISCRETE), TextureClearRoute::PatternCopy { staged: true });
+        assert_eq!(plan_texture_clear(&TextureClearFacts { region_bytes: UPLOAD_CHUNK, ..big }, &DISCRETE), COPY);
+        assert_eq!(plan_texture_clear(&TextureClearFacts { protected: true, ..big }, &DISCRETE), COPY);
+        assert_eq!(plan_texture_clear(&big, &UMA), COPY);
+        let rejected = |r| TextureClearRoute::Rejected(r);
+        assert_eq!(
+            plan_texture_clear(&TextureClearFacts { encodable: false, ..compute }, &DISCRETE),
+            rejected(ClearRejection::NotEncodable)
+        );
+        assert_eq!(
+            plan_texture_clear(&TextureClearFacts { copyable: false, ..compute }, &DISCRETE),
+            rejected(ClearRejection::NotCopyable)
+        );
+        // Compute lists: whole depth-stencil subresources copy anywhere, partial ones need
+        // programmable sample positions.
+        let ds = TextureClearFacts { depth_stencil: true, ..compute };
+        assert_eq!(plan_texture_clear(&ds, &NO_PSP), COPY);
+        let partial = TextureClearFacts { region_texels: 50, ..ds };
+        assert_eq!(plan_texture_clear(&partial, &DISCRETE), COPY);
+        assert_eq!(plan_texture_clear(&partial, &NO_PSP), rejected(ClearRejection::PartialWithoutSamplePositions));
+    }
+
+    #[test]
+    fn msaa_routes() {
+        let msaa = TextureClearFacts { samples: 4, exact: false, encodable: true, ..clear() };
+        // In place even with an inexact value (the closest one).
+        assert_eq!(plan_texture_clear(&msaa, &DISCRETE), TextureClearRoute::InPlace);
+        let partial = TextureClearFacts { region_texels: 10, ..msaa };
+        assert_eq!(plan_texture_clear(&partial, &NO_PSP), TextureClearRoute::InPlace);
+        let private = TextureClearFacts { view_target: false, ..msaa };
+        assert_eq!(plan_texture_clear(&private, &DISCRETE), TextureClearRoute::MsaaCopy);
+        assert_eq!(
+            plan_texture_clear(&TextureClearFacts { known_layout: None, ..msaa }, &NO_PSP),
+            TextureClearRoute::MsaaCopy
+        );
+        let rejected = |r| TextureClearRoute::Rejected(r);
+        assert_eq!(
+            plan_texture_clear(&TextureClearFacts { list: CommandListType::Compute, ..msaa }, &DISCRETE),
+            rejected(ClearRejection::MsaaOnComputeList)
+        );
+        assert_eq!(
+            plan_texture_clear(&TextureClearFacts { protected: true, ..private }, &DISCRETE),
+            rejected(ClearRejection::ProtectedMsaa)
+        );
+        assert_eq!(
+            plan_texture_clear(&TextureClearFacts { msaa_renderable: false, ..private }, &DISCRETE),
+            rejected(ClearRejection::UnrenderableMsaa)
+        );
+        let partial_private = TextureClearFacts { region_texels: 10, ..private };
+        assert_eq!(plan_texture_clear(&partial_private, &DISCRETE), TextureClearRoute::MsaaCopy);
+        assert_eq!(
+            plan_texture_clear(&partial_private, &NO_PSP),
+            rejected(ClearRejection::PartialWithoutSamplePositions)
+        );
     }
 }

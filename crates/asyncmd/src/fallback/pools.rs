@@ -44,7 +44,8 @@ impl BufferPools {
         let mut k = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
         for b in buffers {
             let class = b.desc().width;
-            if b.is_protected() || class != size_class(class) || k.bytes + class > POOL_BUDGET {
+            if b.is_protected() || !b.desc().is_buffer() || class != size_class(class) || k.bytes + class > POOL_BUDGET
+            {
                 continue;
             }
             k.bytes += class;

@@ -1,0 +1,282 @@
+//! Texture clear values as bytes: what one element of one plane holds after a
+//! `ClearTextureSubresources`, and whether a legacy view clear can write exactly that.
+//!
+//! Planes follow D3D12's subresource planes: depth-stencil formats clear depth in plane 0
+//! (`floats[0]`, clamped to [0, 1], NaN and -0 to +0) and stencil in plane 1 (`uints[1]`); the
+//! 4:2:0 video formats clear luma in plane 0 (`uints[0]`) and interleaved chroma in plane 1
+//! (`uints[1]`, `uints[2]`); packed 4:2:2 formats repeat luma (or green) for both texels of an
+//! element; block-compressed formats take the low bytes of `bytes`, one block.
+
+use super::{encode_texel, ComponentClass, Format, Layout, Swizzle};
+use crate::ClearData;
+
+/// The bytes of one element (texel, block or packed pair) of a cleared plane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ClearElement {
+    bytes: [u8; 16],
+    len: u8,
+}
+
+impl ClearElement {
+    fn new(bytes: &[u8]) -> Self {
+        let mut b = [0u8; 16];
+        b[..bytes.len()].copy_from_slice(bytes);
+        ClearElement { bytes: b, len: bytes.len() as u8 }
+    }
+
+    /// The element's bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len as usize]
+    }
+}
+
+/// Encodes `value` into one element of plane `plane` of `format`.
+///
+/// Returns `None` where there is nothing to write: unknown or typeless formats, and planes the
+/// format does not have.
+pub fn encode_clear(format: Format, plane: u32, value: &ClearData) -> Option<ClearElement> {
+    let info = format.info();
+    if plane >= format.plane_count() || info.class == ComponentClass::Typeless {
+        return None;
+    }
+    let u = value.uints();
+    let le16 = |v: u32| (v as u16).to_le_bytes();
+    match info.layout {
+        Layout::None => None,
+        Layout::Block => Some(ClearElement::new(&value.bytes[..info.bytes_per_block as usize])),
+        Layout::D24S8 | Layout::D32S8 if plane == 1 => Some(ClearElement::new(&[u[1] as u8])),
+        Layout::D24S8 => {
+            // Plane 0 of D24S8 is a 32-bit element with depth in the low 24 bits.
+            let (b, _) = encode_texel(Format::D24UnormS8Uint, &ClearData::from_depth_stencil(value.floats()[0], 0))?;
+            Some(ClearElement::new(&b[..4]))
+        }
+        Layout::D32S8 => {
+            let (b, _) = encode_texel(Format::D32Float, value)?;
+            Some(ClearElement::new(&b[..4]))
+        }
+        Layout::Planar420 { bytes: 1 } if plane == 0 => Some(ClearElement::new(&[u[0] as u8])),
+        Layout::Planar420 { bytes: 1 } => Some(ClearElement::new(&[u[1] as u8, u[2] as u8])),
+        Layout::Planar420 { .. } if plane == 0 => Some(ClearElement::new(&le16(u[0]))),
+        Layout::Planar420 { .. } => Some(ClearElement::new(&[le16(u[1]), le16(u[2])].concat())),
+        Layout::Packed422 { bits } => {
+            let order: [u32; 4] = match format {
+                // Y0 U Y1 V.
+                Format::Yuy2 | Format::Y210 | Format::Y216 => [u[0], u[1], u[0], u[2]],
+                // R G0 B G1 and G0 R G1 B, from UNORM floats.
+                _ => {
+                    let (r, _) = encode_texel(Format::R8G8B8A8Unorm, value)?;
+                    let [r, g, b] = [r[0] as u32, r[1] as u32, r[2] as u32];
+                    if format == Format::G8R8G8B8Unorm {
+                        [g, r, g, b]
+                    } else {
+                        [r, g, b, g]
+                    }
+                }
+            };
+            if bits == 8 {
+                Some(ClearElement::new(&order.map(|v| v as u8)))
+            } else {
+                Some(ClearElement::new(&order.map(le16).concat()))
+            }
+        }
+        _ => encode_texel(format, value).map(|(b, n)| ClearElement::new(&b[..n])),
+    }
+}
+
+/// The `ClearData` channels a format stores (indices into `floats`/`uints`).
+fn stored_channels(format: Format) -> &'static [usize] {
+    match format.info().layout {
+        Layout::Channels { swizzle: Swizzle::A, .. } => &[3],
+        Layout::Channels { swizzle: Swizzle::Bgrx, .. } => &[0, 1, 2],
+        Layout::Channels { count, .. } => &[0, 1, 2, 3][..count as usize],
+        Layout::R11G11B10 | Layout::R9G9B9E5 | Layout::B5G6R5 => &[0, 1, 2],
+        Layout::D16 | Layout::D32 | Layout::D24S8 | Layout::D32S8 => &[0],
+        _ => &[0, 1, 2, 3],
+    }
+}
+
+/// Bits of each stored channel of an integer format.
+fn channel_bits(format: Format, channel: usize) -> u32 {
+    match format.info().layout {
+        Layout::Channels { bits, .. } => bits as u32,
+        Layout::R10G10B10A2 if channel == 3 => 2,
+        Layout::R10G10B10A2 => 10,
+        _ => 32,
+    }
+}
+
+/// The integer a channel of an integer format stores, as a signed 64-bit value.
+fn stored_integer(format: Format, value: &ClearData, channel: usize) -> i64 {
+    let bits = channel_bits(format, channel);
+    let raw = value.uints()[channel] as u64 & ((1u64 << bits) - 1);
+    if format.info().class == ComponentClass::Sint && raw >> (bits - 1) & 1 == 1 {
+        raw as i64 - (1i64 << bits)
+    } else {
+        raw as i64
+    }
+}
+
+/// Integers up to this magnitude pass through a float view clear unchanged.
+const EXACT_INTEGER: i64 = 1 << 24;
+
+/// Whether a legacy view clear (`ClearRenderTargetView` with [`view_clear_color`], or
+/// `ClearDepthStencilView` with [`view_clear_depth`]) writes exactly [`encode_clear`]'s bytes
+/// into every plane of `format`.
+///
+/// Integer channels above 2^24 in magnitude may round through the float colour; float
+/// channels that are NaN (the payload is not kept), infinite or subnormal (flushed) are not
+/// exact. Depth and stencil always are: the encoder clamps depth as the view clear does.
+/// Formats a view cannot render (block-compressed, video, shared-exponent) are never exact.
+pub fn view_clear_exact(format: Format, value: &ClearData) -> bool {
+    let info = format.info();
+    match info.class {
+        ComponentClass::DepthStencil => true,
+        ComponentClass::Uint | ComponentClass::Sint if info.layout != Layout::Block => {
+            stored_channels(format).iter().all(|&c| stored_integer(format, value, c).abs() <= EXACT_INTEGER)
+        }
+        ComponentClass::Float | ComponentClass::Unorm | ComponentClass::Snorm | ComponentClass::Srgb
+            if !matches!(info.layout, Layout::Block | Layout::Packed422 { .. } | Layout::Planar420 { .. }) =>
+        {
+            stored_channels(format).iter().all(|&c| value.floats()[c].is_normal() || value.floats()[c] == 0.0)
+        }
+        _ => false,
+    }
+}
+
+/// The float colour a legacy view clear takes for `value`: the stored integers of integer
+/// formats, and the floats with subnormals flushed to zero (keeping the sign) otherwise. The
+/// closest a view clear can come where [`view_clear_exact`] is false.
+pub fn view_clear_color(format: Format, value: &ClearData) -> [f32; 4] {
+    let class = format.info().class;
+    let mut out = value.floats();
+    for (c, v) in out.iter_mut().enumerate() {
+        *v = match class {
+            ComponentClass::Uint | ComponentClass::Sint if stored_channels(format).contains(&c) => {
+                stored_integer(format, value, c) as f32
+            }
+            ComponentClass::Uint | ComponentClass::Sint => 0.0,
+            _ if v.is_subnormal() => 0.0f32.copysign(*v),
+            _ => *v,
+        };
+    }
+    out
+}
+
+/// The depth a legacy `ClearDepthStencilView` takes for `value`: clamped to [0, 1], NaN and
+/// -0 to +0 (what [`encode_clear`] stores).
+pub fn view_clear_depth(value: &ClearData) -> f32 {
+    let d = value.floats()[0];
+    if d.is_nan() {
+        0.0
+    } else {
+        d.clamp(0.0, 1.0) + 0.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn enc(format: Format, plane: u32, value: ClearData) -> Vec<u8> {
+        encode_clear(format, plane, &value).expect("encodable").as_bytes().to_vec()
+    }
+
+    fn f(v: [f32; 4]) -> ClearData {
+        ClearData::from_floats(v)
+    }
+
+    #[test]
+    fn normalized_and_srgb_round_as_d3d_specifies() {
+        assert_eq!(enc(Format::R8G8B8A8Unorm, 0, f([0.0, 1.0, 0.5, 2.0])), [0, 255, 128, 255]);
+        assert_eq!(enc(Format::B8G8R8A8Unorm, 0, f([1.0, 0.0, 0.25, 1.0])), [64, 0, 255, 255]);
+        assert_eq!(enc(Format::R8G8Snorm, 0, f([-1.0, 0.5, 0.0, 0.0])), [0x81, 64]);
+        assert_eq!(enc(Format::R8G8B8A8UnormSrgb, 0, f([0.5, 0.0, 1.0, 0.5])), [188, 0, 255, 128]);
+        assert_eq!(enc(Format::R16Unorm, 0, f([f32::NAN; 4])), [0, 0]);
+        assert_eq!(enc(Format::A8Unorm, 0, f([0.0, 0.0, 0.0, 1.0])), [255]);
+        assert_eq!(enc(Format::B5G6R5Unorm, 0, f([1.0, 0.0, 1.0, 1.0])), 0xF81Fu16.to_le_bytes());
+    }
+
+    #[test]
+    fn floats_narrow_to_half_and_small_floats() {
+        assert_eq!(enc(Format::R16Float, 0, f([1.0; 4])), 0x3C00u16.to_le_bytes());
+        assert_eq!(enc(Format::R16G16Float, 0, f([-2.0, 0.5, 0.0, 0.0])), [0x00, 0xC0, 0x00, 0x38]);
+        // R11G11B10: 1.0 is exponent 15 in both 11-bit channels and the 10-bit one.
+        let one = (15 << 6) | (15 << 17) | (15 << 27);
+        assert_eq!(enc(Format::R11G11B10Float, 0, f([1.0, 1.0, 1.0, 0.0])), (one as u32).to_le_bytes());
+        assert_eq!(enc(Format::R9G9B9E5SharedExp, 0, f([1.0, 0.0, 0.0, 0.0])), (0x8000_0100u32).to_le_bytes());
+        assert_eq!(enc(Format::R32Float, 0, f([-0.0; 4])), (-0.0f32).to_bits().to_le_bytes());
+    }
+
+    #[test]
+    fn integers_keep_their_low_bits() {
+        let v = ClearData::from_uints([0x1234_5678, 0x1FF, 7, 3]);
+        assert_eq!(enc(Format::R32Uint, 0, v), 0x1234_5678u32.to_le_bytes());
+        assert_eq!(enc(Format::R8G8Uint, 0, v), [0x78, 0xFF]);
+        assert_eq!(enc(Format::R10G10B10A2Uint, 0, v), (0x278u32 | 0x1FF << 10 | 7 << 20 | 3 << 30).to_le_bytes());
+        assert_eq!(enc(Format::R16Sint, 0, ClearData::from_sints([-2, 0, 0, 0])), [0xFE, 0xFF]);
+    }
+
+    #[test]
+    fn depth_and_stencil_planes() {
+        let v = ClearData::from_depth_stencil(1.0, 0xA5);
+        assert_eq!(enc(Format::D24UnormS8Uint, 0, v), [0xFF, 0xFF, 0xFF, 0]);
+        assert_eq!(enc(Format::D24UnormS8Uint, 1, v), [0xA5]);
+        assert_eq!(enc(Format::D32FloatS8X24Uint, 0, v), 1.0f32.to_bits().to_le_bytes());
+        assert_eq!(enc(Format::D32FloatS8X24Uint, 1, v), [0xA5]);
+        assert_eq!(enc(Format::D16Unorm, 0, ClearData::from_depth_stencil(0.5, 0)), 32768u16.to_le_bytes());
+        // Depth clamps; NaN and -0 store +0.
+        assert_eq!(enc(Format::D32Float, 0, ClearData::from_depth_stencil(2.0, 0)), 1.0f32.to_bits().to_le_bytes());
+        assert_eq!(enc(Format::D32Float, 0, ClearData::from_depth_stencil(-0.0, 0)), [0; 4]);
+        assert_eq!(enc(Format::D32Float, 0, ClearData::from_depth_stencil(f32::NAN, 0)), [0; 4]);
+        assert!(encode_clear(Format::D32Float, 1, &v).is_none());
+        // The one-plane views of the depth family clear their own plane.
+        assert_eq!(enc(Format::X24TypelessG8Uint, 1, v), [0xA5]);
+    }
+
+    #[test]
+    fn block_compressed_and_video() {
+        let v = ClearData { bytes: std::array::from_fn(|i| i as u8 + 1) };
+        assert_eq!(enc(Format::Bc1Unorm, 0, v), (1..=8).collect::<Vec<u8>>());
+        assert_eq!(enc(Format::Bc7Unorm, 0, v), (1..=16).collect::<Vec<u8>>());
+        let yuv = ClearData::from_uints([0x10, 0x80, 0x90, 0]);
+        assert_eq!(enc(Format::Nv12, 0, yuv), [0x10]);
+        assert_eq!(enc(Format::Nv12, 1, yuv), [0x80, 0x90]);
+        assert_eq!(enc(Format::P010, 1, ClearData::from_uints([0, 0x200, 0x300, 0])), [0, 2, 0, 3]);
+        assert_eq!(enc(Format::Yuy2, 0, yuv), [0x10, 0x80, 0x10, 0x90]);
+        assert_eq!(enc(Format::Y216, 0, yuv), [0x10, 0, 0x80, 0, 0x10, 0, 0x90, 0]);
+        assert_eq!(enc(Format::R8G8B8G8Unorm, 0, f([1.0, 0.0, 1.0, 1.0])), [255, 0, 255, 0]);
+        assert_eq!(enc(Format::G8R8G8B8Unorm, 0, f([1.0, 0.0, 1.0, 1.0])), [0, 255, 0, 255]);
+        assert!(encode_clear(Format::R8G8B8A8Typeless, 0, &yuv).is_none());
+        assert!(encode_clear(Format::Unknown, 0, &yuv).is_none());
+        assert!(encode_clear(Format::R8G8B8A8Unorm, 1, &yuv).is_none());
+    }
+
+    #[test]
+    fn view_clears_are_exact_only_where_a_float_colour_carries_the_value() {
+        assert!(view_clear_exact(Format::R8G8B8A8Unorm, &f([0.25, 1.0, -3.0, 0.0])));
+        assert!(!view_clear_exact(Format::R32Float, &f([f32::NAN, 0.0, 0.0, 0.0])));
+        assert!(!view_clear_exact(Format::R32Float, &f([f32::INFINITY, 0.0, 0.0, 0.0])));
+        assert!(!view_clear_exact(Format::R16G16Float, &f([0.0, 1e-40, 0.0, 0.0])));
+        // Channels the format does not store do not matter.
+        assert!(view_clear_exact(Format::R32Float, &f([1.0, f32::NAN, 0.0, 0.0])));
+        assert!(view_clear_exact(Format::R32Uint, &ClearData::from_uints([1 << 24, 0, 0, 0])));
+        assert!(!view_clear_exact(Format::R32Uint, &ClearData::from_uints([(1 << 24) + 1, 0, 0, 0])));
+        assert!(view_clear_exact(Format::R32Sint, &ClearData::from_sints([-(1 << 24), 0, 0, 0])));
+        assert!(!view_clear_exact(Format::R32Sint, &ClearData::from_sints([i32::MIN, 0, 0, 0])));
+        // R8_UINT stores the low byte, which is always exact.
+        assert!(view_clear_exact(Format::R8Uint, &ClearData::from_uints([u32::MAX, 0, 0, 0])));
+        assert!(view_clear_exact(Format::D24UnormS8Uint, &ClearData::from_depth_stencil(7.0, 3)));
+        assert!(!view_clear_exact(Format::Bc1Unorm, &ClearData::default()));
+        assert!(!view_clear_exact(Format::R9G9B9E5SharedExp, &ClearData::default()));
+    }
+
+    #[test]
+    fn closest_view_clear_values() {
+        assert_eq!(view_clear_color(Format::R8Uint, &ClearData::from_uints([0x1FF, 5, 0, 0])), [255.0, 0.0, 0.0, 0.0]);
+        assert_eq!(view_clear_color(Format::R16Sint, &ClearData::from_sints([-2, 0, 0, 0]))[0], -2.0);
+        let c = view_clear_color(Format::R32Float, &f([-1e-40, 1.0, 0.0, 0.0]));
+        assert!(c[0] == 0.0 && c[0].is_sign_negative());
+        assert_eq!(view_clear_depth(&ClearData::from_depth_stencil(-0.0, 0)).to_bits(), 0);
+        assert_eq!(view_clear_depth(&ClearData::from_depth_stencil(3.0, 0)), 1.0);
+    }
+}

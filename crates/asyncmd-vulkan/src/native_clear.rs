@@ -1,0 +1,221 @@
+//! Native `ClearTextureSubresources` on Vulkan.
+//!
+//! Whole subresources clear with `vkCmdClearColorImage` (uncompressed colour formats the image
+//! is created with) or `vkCmdClearDepthStencilImage` (direct lists); every other region is a
+//! `vkCmdCopyBufferToImage` from a buffer of rows of the encoded value, all regions reading
+//! from offset 0. MSAA regions a copy cannot reach are view clears of the attachment. Parts of
+//! one call are unordered: a barrier separates them only where one writes a subresource an
+//! earlier part wrote.
+
+use crate::command::VkCommandList;
+use crate::format::plane_aspect;
+use crate::memory::VkResource;
+use ash::vk;
+use asyncmd_ddi::{DepthStencilView, RenderTargetView, ResourceId};
+use asyncmd_types::{
+    decode_texel, encode_clear, encode_texel, view_clear_color, view_clear_depth, Box3, ClearData, ClearFlags,
+    ClearTextureDesc, CommandListType, ComponentClass, DepthStencilViewDesc, DsvDimension, DsvFlags, Error, Format,
+    Layout, MessageId, Rect, RenderTargetViewDesc, ResourceDimension, ResourceFlags, Result, RtvDimension, Swizzle,
+    ALL_SUBRESOURCES,
+};
+use std::collections::HashSet;
+
+const API: &str = "ClearTextureSubresources";
+
+/// Bytes of the row buffer a pattern copy reads: enough rows to make each region large.
+const ROWS_BYTES: u64 = 1 << 20;
+
+fn fail(text: String) -> Error {
+    Error::fail(MessageId::DeviceUnsupported, format!("{API}: {text}"))
+}
+
+/// The value `vkCmdClearColorImage` takes for `format`, where it writes what the D3D encoding
+/// does: floats for float-like formats, the stored low bits for integer formats.
+fn color_value(format: Format, value: &ClearData) -> Option<vk::ClearColorValue> {
+    let info = format.info();
+    let by_value = match info.layout {
+        Layout::Channels { swizzle, .. } => swizzle == Swizzle::Rgba || swizzle == Swizzle::Bgra,
+        Layout::R10G10B10A2 | Layout::R11G11B10 => true,
+        _ => false,
+    };
+    if !by_value {
+        return None;
+    }
+    match info.class {
+        ComponentClass::Uint | ComponentClass::Sint => {
+            // The stored low bits, sign-extended for SINT: the union's bits are the same.
+            let (bytes, _) = encode_texel(format, value)?;
+            Some(vk::ClearColorValue { uint32: decode_texel(format, &bytes)?.uints() })
+        }
+        ComponentClass::Float | ComponentClass::Unorm | ComponentClass::Snorm | ComponentClass::Srgb => {
+            Some(vk::ClearColorValue { float32: value.floats() })
+        }
+        _ => None,
+    }
+}
+
+impl VkCommandList {
+    pub(crate) fn clear_texture_subresources(&mut self, clears: &[ClearTextureDesc<ResourceId>]) -> Result<()> {
+        self.check_not_predicated(API)?;
+        let mut written = HashSet::new();
+        for d in clears {
+            let (res, _) = self.image_of(d.texture)?;
+            let count = res.desc.subresource_count();
+            let subs = if d.subresource == ALL_SUBRESOURCES { 0..count } else { d.subresource..d.subresource + 1 };
+            for s in subs {
+                let Some((w, h, depth)) = res.desc.subresource_extent(s) else { continue };
+                let full = Box3::sized(w, h, depth);
+                let region = d.region.unwrap_or(full);
+                if region.is_empty() {
+                    continue;
+                }
+                if !written.insert((d.texture, s)) {
+                    self.transfer_barrier();
+                    written.clear();
+                    written.insert((d.texture, s));
+                }
+                self.clear_subresource(&res, d, s, region, region == full)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn clear_subresource(
+        &mut self,
+        res: &VkResource,
+        d: &ClearTextureDesc<ResourceId>,
+        s: u32,
+        region: Box3,
+        whole: bool,
+    ) -> Result<()> {
+        let rf = res.desc.format;
+        let format = if d.format == Format::Unknown { rf } else { d.format };
+        let sub = res.desc.subresource(s).ok_or_else(|| fail(format!("subresource {s} out of range")))?;
+        let three_d = res.desc.dimension == ResourceDimension::Texture3D;
+        let aspect = plane_aspect(rf, sub.plane);
+        let range = vk::ImageSubresourceRange {
+            aspect_mask: aspect,
+            base_mip_level: sub.mip,
+            level_count: 1,
+            base_array_layer: if three_d { 0 } else { sub.slice },
+            layer_count: 1,
+        };
+        let image = res.image().unwrap_or_default();
+        let dev = self.core.device.clone();
+        if whole && format.has_depth() && self.ty == CommandListType::Direct {
+            let value = vk::ClearDepthStencilValue {
+                depth: view_clear_depth(&d.clear_value),
+                stencil: d.clear_value.uints()[1] & 0xff,
+            };
+            // SAFETY: a live image in GENERAL with TRANSFER_DST usage, on a graphics queue.
+            unsafe { dev.cmd_clear_depth_stencil_image(self.cb, image, vk::ImageLayout::GENERAL, &value, &[range]) };
+            return Ok(());
+        }
+        if whole && res.view_format(format) == res.view_format(rf) {
+            if let Some(value) = color_value(format, &d.clear_value) {
+                // SAFETY: a live uncompressed colour image in GENERAL with TRANSFER_DST usage.
+                unsafe { dev.cmd_clear_color_image(self.cb, image, vk::ImageLayout::GENERAL, &value, &[range]) };
+                return Ok(());
+            }
+        }
+        if res.desc.is_msaa() {
+            return self.clear_msaa_region(res, d.texture, format, sub.plane, sub.slice, &d.clear_value, region);
+        }
+        self.clear_by_copy(res, format, s, region).and_then(|(len, regions)| {
+            let element = encode_clear(format, sub.plane, &d.clear_value)
+                .ok_or_else(|| fail(format!("{format} has no encoding")))?;
+            let bytes: Vec<u8> = element.as_bytes().iter().copied().cycle().take(len as usize).collect();
+            let buffer = self.table(&bytes)?.buffer().unwrap_or_default();
+            // SAFETY: a live image in GENERAL and a row buffer kept by this list; every region
+            // reads the rows from offset 0 and writes inside the subresource.
+            unsafe { dev.cmd_copy_buffer_to_image(self.cb, buffer, image, vk::ImageLayout::GENERAL, &regions) };
+            Ok(())
+        })
+    }
+
+    /// The copy regions that cover `region` of subresource `s` from a row buffer, and the bytes
+    /// of that buffer.
+    fn clear_by_copy(
+        &self,
+        res: &VkResource,
+        format: Format,
+        s: u32,
+        region: Box3,
+    ) -> Result<(u64, Vec<vk::BufferImageCopy>)> {
+        let rf = res.desc.format;
+        let sub = res.desc.subresource(s).ok_or_else(|| fail(format!("subresource {s} out of range")))?;
+        let plane = rf.plane(sub.plane).ok_or_else(|| fail(format!("{format} has no plane {}", sub.plane)))?;
+        let (w, h, depth) = region.extent();
+        let (bw, bh) = (plane.block_width, plane.block_height);
+        let row_blocks = w.div_ceil(bw);
+        let row_bytes = row_blocks as u64 * plane.bytes_per_block as u64;
+        let total_rows = h.div_ceil(bh);
+        let rows = (total_rows as u64).min((ROWS_BYTES / row_bytes).max(1)) as u32;
+        let three_d = res.desc.dimension == ResourceDimension::Texture3D;
+        let layers = vk::ImageSubresourceLayers {
+            aspect_mask: plane_aspect(rf, sub.plane),
+            mip_level: sub.mip,
+            base_array_layer: if three_d { 0 } else { sub.slice },
+            layer_count: 1,
+        };
+        let mut regions = Vec::new();
+        for z in region.front..region.front + depth {
+            for first in (0..total_rows).step_by(rows as usize) {
+                let y = region.top + first * bh;
+                let height = (rows * bh).min(region.bottom - y);
+                regions.push(vk::BufferImageCopy {
+                    buffer_offset: 0,
+                    buffer_row_length: row_blocks * bw,
+                    buffer_image_height: rows * bh,
+                    image_subresource: layers,
+                    image_offset: vk::Offset3D { x: region.left as i32, y: y as i32, z: z as i32 },
+                    image_extent: vk::Extent3D { width: w, height, depth: 1 },
+                });
+            }
+        }
+        Ok((row_bytes * rows as u64, regions))
+    }
+
+    /// A region of an MSAA subresource: copies cannot reach its samples, so a view clear of
+    /// the attachment writes it (the closest value a view clear takes).
+    #[allow(clippy::too_many_arguments)] // one subresource's clear, spelled out
+    fn clear_msaa_region(
+        &mut self,
+        res: &VkResource,
+        id: ResourceId,
+        format: Format,
+        plane: u32,
+        slice: u32,
+        value: &ClearData,
+        region: Box3,
+    ) -> Result<()> {
+        let rect = [Rect::new(region.left as i32, region.top as i32, region.right as i32, region.bottom as i32)];
+        let depth = format.has_depth();
+        let flag = if depth { ResourceFlags::ALLOW_DEPTH_STENCIL } else { ResourceFlags::ALLOW_RENDER_TARGET };
+        if !res.desc.flags.contains(flag) || depth && self.ty != CommandListType::Direct {
+            return Err(fail(format!(
+                "a partial region of an MSAA {format} texture needs a direct list and {flag:?} on the Vulkan device"
+            )));
+        }
+        if depth {
+            let view = DepthStencilView {
+                resource: id,
+                desc: DepthStencilViewDesc {
+                    format: format.depth_stencil_member().unwrap_or(format),
+                    flags: DsvFlags::empty(),
+                    dimension: DsvDimension::Texture2DMsArray { first_slice: slice, array_size: 1 },
+                },
+            };
+            let flags = if plane == 0 { ClearFlags::DEPTH } else { ClearFlags::STENCIL };
+            return self.clear_dsv(&view, flags, view_clear_depth(value), value.uints()[1] as u8, &rect);
+        }
+        let view = RenderTargetView {
+            resource: id,
+            desc: RenderTargetViewDesc {
+                format,
+                dimension: RtvDimension::Texture2DMsArray { first_slice: slice, array_size: 1 },
+            },
+        };
+        self.clear_rtv(&view, view_clear_color(format, value), &rect)
+    }
+}

@@ -1,0 +1,209 @@
+//! `ClearTextureSubresources`: validation, native recording, and the plan that picks a fallback
+//! route per subresource (the routes themselves are in `fallback::texture_clear`).
+
+use super::{CommandList, DIRECT_COMPUTE};
+use crate::fallback::plan::{plan_texture_clear, DeviceFacts, TextureClearFacts, TextureClearRoute};
+use crate::fallback::texture_clear::SubClear;
+use crate::resource::Resource;
+use asyncmd_ddi::{Command, FormatSupport};
+use asyncmd_types::{
+    encode_clear, view_clear_exact, AsyncCommandsImpl, BarrierAccess, Box3, ClearTextureDesc, Error, Format, Layout,
+    MessageId, ResourceDimension, ResourceFlags, Result, ALL_SUBRESOURCES,
+};
+use std::collections::HashMap;
+
+const API: &str = "ClearTextureSubresources";
+
+fn invalid(text: String) -> Error {
+    Error::invalid_arg(MessageId::ClearTextureSubresourcesInvalidParameters, format!("{API}: {text}"))
+}
+
+/// The box alignment of a plane in texels: its element size, and 2×2 for the luma plane of
+/// 4:2:0 video formats.
+fn box_alignment(format: Format, plane: u32) -> (u32, u32) {
+    match (format.info().layout, format.plane(plane)) {
+        (Layout::Planar420 { .. }, _) if plane == 0 => (2, 2),
+        (_, Some(p)) => (p.block_width, p.block_height),
+        _ => (1, 1),
+    }
+}
+
+impl CommandList {
+    /// Checks one clear and returns the subresources it writes (none for empty regions).
+    fn validate_texture_clear(&mut self, i: usize, d: &ClearTextureDesc<&Resource>) -> Result<Vec<SubClear>> {
+        let t = d.texture;
+        let desc = t.desc();
+        if !self.owns(t) || desc.is_buffer() {
+            return Err(invalid(format!("clear {i}: the destination must be a texture of this device")));
+        }
+        let rf = desc.format;
+        let format = if d.format == Format::Unknown { rf } else { d.format };
+        if format.is_typeless() {
+            return Err(invalid(format!("clear {i}: typeless format {format}; name a typed format")));
+        }
+        if !format.castable_from(rf) {
+            return Err(invalid(format!("clear {i}: {format} is not a format of the texture's {rf} family")));
+        }
+        if encode_clear(format, 0, &d.clear_value).is_none() {
+            return Err(invalid(format!("clear {i}: {format} cannot be cleared")));
+        }
+        let count = desc.subresource_count();
+        let subs: Vec<u32> = if d.subresource == ALL_SUBRESOURCES {
+            (0..count).collect()
+        } else if d.subresource < count {
+            vec![d.subresource]
+        } else {
+            return Err(Error::invalid_arg(
+                MessageId::InvalidSubresourceIndex,
+                format!("{API}: clear {i}: subresource {} is out of range ({count} subresources)", d.subresource),
+            ));
+        };
+        if d.region.is_some()
+            && d.subresource == ALL_SUBRESOURCES
+            && subs.iter().any(|&s| desc.subresource_extent(s) != desc.subresource_extent(0))
+        {
+            return Err(invalid(format!(
+                "clear {i}: a region with all subresources needs subresources of one size (one mip, planes of one size)"
+            )));
+        }
+        let mut out = Vec::with_capacity(subs.len());
+        for s in subs {
+            let (Some(sub), Some((w, h, depth))) = (desc.subresource(s), desc.subresource_extent(s)) else {
+                continue;
+            };
+            let full = Box3::sized(w, h, depth);
+            let region = d.region.unwrap_or(full);
+            if !region.fits(w, h, depth) {
+                return Err(invalid(format!(
+                    "clear {i}: region {region:?} is not inside subresource {s} ({w}x{h}x{depth}; front and back \
+                     select depth slices of 3D textures only)"
+                )));
+            }
+            if region.is_empty() {
+                continue;
+            }
+            let (bw, bh) = box_alignment(rf, sub.plane);
+            let aligned = |v: u32, a: u32, edge: u32| v % a == 0 || v == edge;
+            if !(aligned(region.left, bw, w)
+                && aligned(region.top, bh, h)
+                && aligned(region.right, bw, w)
+                && aligned(region.bottom, bh, h))
+            {
+                return Err(invalid(format!(
+                    "clear {i}: region {region:?} is not aligned to {bw}x{bh} texels in subresource {s}"
+                )));
+            }
+            let ty = self.ty;
+            self.tracker.access(t, &[s], BarrierAccess::COPY_DEST, ty, API)?;
+            out.push(SubClear {
+                texture: t.clone(),
+                subresource: s,
+                mip: sub.mip,
+                slice: sub.slice,
+                plane: sub.plane,
+                format,
+                value: d.clear_value,
+                region,
+                whole: region == full,
+            });
+        }
+        Ok(out)
+    }
+
+    /// What the planner needs to know of one subresource clear.
+    fn texture_clear_facts(&self, c: &SubClear) -> TextureClearFacts {
+        let desc = c.texture.desc();
+        let samples = desc.sample_desc.count;
+        let (flag, support) = if c.depth_stencil() {
+            (ResourceFlags::ALLOW_DEPTH_STENCIL, FormatSupport::DEPTH_STENCIL)
+        } else {
+            (ResourceFlags::ALLOW_RENDER_TARGET, FormatSupport::RENDER_TARGET)
+        };
+        let renderable = c.view_format().is_some_and(|f| {
+            let caps = self.device.ddi.format_caps(f);
+            caps.support.contains(support)
+                && (samples == 1
+                    || caps.support.contains(FormatSupport::MULTISAMPLE_RENDER_TARGET)
+                        && caps.supports_samples(samples))
+        }) && !(c.depth_stencil() && desc.dimension == ResourceDimension::Texture3D);
+        let (w, h, d) = c.region.extent();
+        let (sw, sh, sd) = desc.subresource_extent(c.subresource).unwrap_or((w, h, d));
+        let plane = desc.format.plane(c.plane);
+        let region_bytes = plane.map_or(0, |p| {
+            (w.div_ceil(p.block_width) as u64)
+                * (h.div_ceil(p.block_height) as u64)
+                * d as u64
+                * p.bytes_per_block as u64
+        });
+        TextureClearFacts {
+            list: self.ty,
+            samples,
+            depth_stencil: c.depth_stencil(),
+            view_target: desc.flags.contains(flag) && renderable,
+            simultaneous_access: desc.flags.contains(ResourceFlags::ALLOW_SIMULTANEOUS_ACCESS),
+            known_layout: self.tracker.known(c.texture.id(), c.subresource),
+            exact: c.depth_stencil() || view_clear_exact(c.format, &c.value),
+            encodable: encode_clear(c.format, c.plane, &c.value).is_some(),
+            copyable: samples == 1 && plane.is_some(),
+            region_texels: w as u64 * h as u64 * d as u64,
+            subresource_texels: sw as u64 * sh as u64 * sd as u64,
+            region_bytes,
+            protected: c.texture.is_protected(),
+            msaa_renderable: renderable && desc.sample_desc.quality == 0,
+        }
+    }
+
+    /// `ClearTextureSubresources`: writes each clear's value into its subresources (all of
+    /// them for `ALL_SUBRESOURCES`) and region, in the COPY / COPY_DEST scope whatever the
+    /// route. No render-target, depth-stencil or UAV flag is needed.
+    pub fn clear_texture_subresources(&mut self, clears: &[ClearTextureDesc<&Resource>]) {
+        let Some(imp) = self.begin_async(API, DIRECT_COMPUTE) else { return };
+        let mut parts = Vec::new();
+        for (i, d) in clears.iter().enumerate() {
+            match self.validate_texture_clear(i, d) {
+                Ok(subs) => parts.extend(subs.into_iter().map(|s| (i, s))),
+                Err(e) => return self.remove(e),
+            }
+        }
+        if imp == AsyncCommandsImpl::Native {
+            let ids = clears
+                .iter()
+                .map(|d| ClearTextureDesc {
+                    texture: d.texture.id(),
+                    subresource: d.subresource,
+                    clear_value: d.clear_value,
+                    format: d.format,
+                    region: d.region,
+                })
+                .collect();
+            return self.record(Command::ClearTextureSubresources(ids));
+        }
+        // Every subresource is planned before anything is recorded.
+        let device = DeviceFacts::of(self.device.ddi.capabilities());
+        let mut planned = Vec::with_capacity(parts.len());
+        for (i, c) in parts {
+            match plan_texture_clear(&self.texture_clear_facts(&c), &device) {
+                TextureClearRoute::Rejected(why) => {
+                    return self.remove(Error::fail(
+                        MessageId::AsyncCommandsFallbackUnsupported,
+                        format!("{API}: clear {i}, subresource {}: {}", c.subresource, why.reason()),
+                    ));
+                }
+                route => planned.push((route, c)),
+            }
+        }
+        let mut staging = HashMap::new();
+        for (route, c) in planned {
+            let r = match route {
+                TextureClearRoute::PatternCopy { staged } => self.clear_by_pattern(&c, staged, &mut staging),
+                TextureClearRoute::InPlace => self.clear_in_place(&c),
+                TextureClearRoute::MsaaCopy => self.clear_through_msaa(&c),
+                // Rejections removed the list above.
+                TextureClearRoute::Rejected(_) => Ok(()),
+            };
+            if let Err(e) = r {
+                return self.remove(e);
+            }
+        }
+    }
+}

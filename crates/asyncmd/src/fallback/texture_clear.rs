@@ -1,0 +1,336 @@
+//! The three `ClearTextureSubresources` routes and what they emit: legacy copies from a tile of
+//! the encoded value, a legacy view clear in place between transitions, and a legacy view
+//! clear of a private MSAA texture copied into the target.
+
+use super::ledger::Scope;
+use super::plan::UPLOAD_CHUNK;
+use crate::allocator::TileKey;
+use crate::command_list::CommandList;
+use crate::device::Device;
+use crate::resource::Resource;
+use asyncmd_ddi::{Command, DepthStencilView, RenderTargetView};
+use asyncmd_types::{
+    align_up, encode_clear, view_clear_color, view_clear_depth, BarrierAccess, BarrierGroup, BarrierLayout,
+    BarrierSubresourceRange, BarrierSync, Box3, ClearData, ClearElement, ClearFlags, DepthStencilViewDesc,
+    DsvDimension, DsvFlags, Error, Format, HeapType, MessageId, PlacedSubresourceFootprint, PlaneInfo, Rect,
+    RenderTargetViewDesc, ResourceDesc, ResourceDimension, ResourceFlags, Result, RtvDimension, SubresourceFootprint,
+    TextureBarrier, TextureBarrierFlags, TextureCopyLocation, TEXTURE_DATA_PITCH_ALIGNMENT,
+};
+use std::collections::HashMap;
+
+/// Texels of the widest tile row: wide enough that a row copy is cheap, small enough that a
+/// tile of a few rows fits in one upload chunk.
+const TILE_MAX_WIDTH: u32 = 4096;
+
+/// One subresource of a validated clear.
+#[derive(Clone, Debug)]
+pub(crate) struct SubClear {
+    pub(crate) texture: Resource,
+    pub(crate) subresource: u32,
+    pub(crate) mip: u32,
+    pub(crate) slice: u32,
+    pub(crate) plane: u32,
+    /// The clear format (the texture's own when the call named none).
+    pub(crate) format: Format,
+    pub(crate) value: ClearData,
+    /// The region in the subresource's texels, not empty.
+    pub(crate) region: Box3,
+    /// The region covers the whole subresource.
+    pub(crate) whole: bool,
+}
+
+impl SubClear {
+    /// A plane of a depth or depth-stencil format.
+    pub(crate) fn depth_stencil(&self) -> bool {
+        self.format.has_depth()
+    }
+
+    /// The format of the views and private textures that clear this plane.
+    pub(crate) fn view_format(&self) -> Option<Format> {
+        if self.depth_stencil() {
+            self.format.depth_stencil_member()
+        } else {
+            Some(self.format)
+        }
+    }
+}
+
+/// The footprint of a tile covering (a first part of) a `w × h × d` region in a plane: at
+/// most [`TILE_MAX_WIDTH`] texels wide and one upload chunk in size.
+pub(crate) fn tile_footprint(format: Format, plane: &PlaneInfo, (w, h, d): (u32, u32, u32)) -> SubresourceFootprint {
+    let (bw, bh) = (plane.block_width, plane.block_height);
+    let width = align_up(w.min(TILE_MAX_WIDTH) as u64, bw as u64) as u32;
+    let row_bytes = (width / bw) as u64 * plane.bytes_per_block as u64;
+    let row_pitch = align_up(row_bytes, TEXTURE_DATA_PITCH_ALIGNMENT as u64);
+    let rows = (h.div_ceil(bh) as u64).min((UPLOAD_CHUNK / row_pitch).max(1)) as u32;
+    let depth = (d as u64).min((UPLOAD_CHUNK / (row_pitch * rows as u64)).max(1)) as u32;
+    SubresourceFootprint { format, width, height: rows * bh, depth, row_pitch: row_pitch as u32 }
+}
+
+/// The bytes of a tile: every row holds the element repeated, padding left zero.
+pub(crate) fn tile_bytes(f: &SubresourceFootprint, plane: &PlaneInfo, element: &ClearElement) -> Vec<u8> {
+    let rows = (f.height / plane.block_height) as usize * f.depth as usize;
+    let row_bytes = (f.width / plane.block_width) as usize * plane.bytes_per_block as usize;
+    let row: Vec<u8> = element.as_bytes().iter().copied().cycle().take(row_bytes).collect();
+    let mut out = vec![0u8; rows * f.row_pitch as usize];
+    for r in out.chunks_mut(f.row_pitch as usize) {
+        r[..row_bytes].copy_from_slice(&row);
+    }
+    out
+}
+
+/// The pieces that tile `region` with tiles of `tile`: (destination x, y, z, source box).
+pub(crate) fn tile_pieces(region: &Box3, tile: &SubresourceFootprint) -> Vec<(u32, u32, u32, Box3)> {
+    let (w, h, d) = region.extent();
+    let mut out = Vec::new();
+    for z in (0..d).step_by(tile.depth as usize) {
+        for y in (0..h).step_by(tile.height as usize) {
+            for x in (0..w).step_by(tile.width as usize) {
+                let size = Box3::sized(tile.width.min(w - x), tile.height.min(h - y), tile.depth.min(d - z));
+                out.push((region.left + x, region.top + y, region.front + z, size));
+            }
+        }
+    }
+    out
+}
+
+fn internal(text: &str) -> Error {
+    Error::fail(MessageId::AsyncCommandsFallbackUnsupported, format!("ClearTextureSubresources: {text}"))
+}
+
+/// Where a view clear writes: its sync, access and layout.
+fn view_scope(depth_stencil: bool) -> (BarrierSync, BarrierAccess, BarrierLayout) {
+    if depth_stencil {
+        (BarrierSync::DEPTH_STENCIL, BarrierAccess::DEPTH_STENCIL_WRITE, BarrierLayout::DepthStencilWrite)
+    } else {
+        (BarrierSync::RENDER_TARGET, BarrierAccess::RENDER_TARGET, BarrierLayout::RenderTarget)
+    }
+}
+
+fn texture_barrier(
+    resource: &Resource,
+    subresource: u32,
+    before: (BarrierSync, BarrierAccess, BarrierLayout),
+    after: (BarrierSync, BarrierAccess, BarrierLayout),
+) -> Command {
+    Command::Barrier(vec![BarrierGroup::Texture(vec![TextureBarrier {
+        sync_before: before.0,
+        sync_after: after.0,
+        access_before: before.1,
+        access_after: after.1,
+        layout_before: before.2,
+        layout_after: after.2,
+        resource: resource.id(),
+        subresources: BarrierSubresourceRange::index(subresource),
+        flags: TextureBarrierFlags::empty(),
+    }])])
+}
+
+/// Private textures of one recording, by description, and whether each waits in COPY_SOURCE.
+pub(crate) type PrivateTextures = Vec<(ResourceDesc, Resource)>;
+
+impl CommandList {
+    /// The pattern-copy route: a tile of the encoded value (cached in the allocator by pattern
+    /// and footprint) copied over the region; staged through a VRAM block of this call when
+    /// `staged` (`staging` holds the blocks this call made).
+    pub(crate) fn clear_by_pattern(
+        &mut self,
+        c: &SubClear,
+        staged: bool,
+        staging: &mut HashMap<TileKey, Resource>,
+    ) -> Result<()> {
+        let element = encode_clear(c.format, c.plane, &c.value).ok_or_else(|| internal("no encoding"))?;
+        let rf = c.texture.desc().format;
+        let plane = rf.plane(c.plane).ok_or_else(|| internal("no such plane"))?;
+        let format = if rf.plane_count() > 1 { plane.format } else { rf };
+        let footprint = tile_footprint(format, &plane, c.region.extent());
+        let key: TileKey = (element.as_bytes().to_vec(), footprint);
+        let tile = match self.allocator.tile(&key) {
+            Some(t) => t,
+            None => {
+                let bytes = tile_bytes(&footprint, &plane, &element);
+                let t = self.fallback_buffer(HeapType::Upload, bytes.len() as u64)?;
+                t.write(0, &bytes)?;
+                self.allocator.keep_tile(key.clone(), t.clone());
+                t
+            }
+        };
+        let source = if !staged {
+            tile
+        } else if let Some(s) = staging.get(&key) {
+            s.clone()
+        } else {
+            let len = footprint.required_bytes().ok_or_else(|| internal("tile size"))?;
+            let s = self.stage(&tile, len)?;
+            staging.insert(key, s.clone());
+            s
+        };
+        let placed = PlacedSubresourceFootprint { offset: 0, footprint };
+        for (x, y, z, size) in tile_pieces(&c.region, &footprint) {
+            self.record(Command::CopyTextureRegion {
+                dest: TextureCopyLocation::subresource(c.texture.id(), c.subresource),
+                dest_x: x,
+                dest_y: y,
+                dest_z: z,
+                source: TextureCopyLocation::footprint(source.id(), placed),
+                source_box: Some(size),
+            });
+        }
+        Ok(())
+    }
+
+    /// The view clear of `c`'s region of `resource` (subresource `c`'s, or the whole of a
+    /// private texture when `private`).
+    fn view_clear(&mut self, c: &SubClear, resource: &Resource, private: bool) -> Result<()> {
+        let desc = resource.desc();
+        let msaa = desc.is_msaa();
+        let (mip, slice) = if private { (0, 0) } else { (c.mip, c.slice) };
+        let rects = if private
+            || (c.region.left, c.region.top) == (0, 0) && {
+                let (w, h, _) = desc.mip_extent(mip);
+                (c.region.right, c.region.bottom) == (w, h)
+            } {
+            Vec::new()
+        } else {
+            let r = &c.region;
+            vec![Rect::new(r.left as i32, r.top as i32, r.right as i32, r.bottom as i32)]
+        };
+        let format = c.view_format().ok_or_else(|| internal("no view format"))?;
+        if c.depth_stencil() {
+            let dimension = match desc.dimension {
+                ResourceDimension::Texture1D => DsvDimension::Texture1DArray { mip, first_slice: slice, array_size: 1 },
+                _ if msaa => DsvDimension::Texture2DMsArray { first_slice: slice, array_size: 1 },
+                _ => DsvDimension::Texture2DArray { mip, first_slice: slice, array_size: 1 },
+            };
+            let flags = if c.plane == 0 { ClearFlags::DEPTH } else { ClearFlags::STENCIL };
+            let view = DepthStencilView {
+                resource: resource.id(),
+                desc: DepthStencilViewDesc { format, flags: DsvFlags::empty(), dimension },
+            };
+            let (depth, stencil) = (view_clear_depth(&c.value), c.value.uints()[1] as u8);
+            self.record(Command::ClearDepthStencilView { view, flags, depth, stencil, rects });
+        } else {
+            let dimension = match desc.dimension {
+                ResourceDimension::Texture1D => RtvDimension::Texture1DArray { mip, first_slice: slice, array_size: 1 },
+                ResourceDimension::Texture3D => {
+                    RtvDimension::Texture3D { mip, first_w: c.region.front, w_size: c.region.back - c.region.front }
+                }
+                _ if msaa => RtvDimension::Texture2DMsArray { first_slice: slice, array_size: 1 },
+                _ => RtvDimension::Texture2DArray { mip, first_slice: slice, array_size: 1, plane: 0 },
+            };
+            let view = RenderTargetView { resource: resource.id(), desc: RenderTargetViewDesc { format, dimension } };
+            self.record(Command::ClearRenderTargetView { view, color: view_clear_color(format, &c.value), rects });
+        }
+        Ok(())
+    }
+
+    /// The in-place route: the subresource moves from its tracked scope and layout to render
+    /// target or depth-write, is cleared through a private view, and returns to COPY /
+    /// COPY_DEST in the layout it started in.
+    pub(crate) fn clear_in_place(&mut self, c: &SubClear) -> Result<()> {
+        let id = c.texture.id();
+        let layout = self.tracker().known(id, c.subresource).ok_or_else(|| internal("unknown layout"))?;
+        let scope = self.ledger.scope_or(id, Scope::COPY_DEST);
+        let target = view_scope(c.depth_stencil());
+        self.record(texture_barrier(&c.texture, c.subresource, (scope.sync, scope.access, layout), target));
+        let texture = c.texture.clone();
+        self.view_clear(c, &texture, false)?;
+        let back = (BarrierSync::COPY, BarrierAccess::COPY_DEST, layout);
+        self.record(texture_barrier(&c.texture, c.subresource, target, back));
+        self.ledger.set(id, Scope::COPY_DEST);
+        Ok(())
+    }
+
+    /// The MSAA clear-and-copy route: a private texture of the subresource's size, format (the
+    /// combined depth-stencil one for depth) and sample count, owned by the allocator and
+    /// reused within the recording, is cleared whole and copied into the region.
+    pub(crate) fn clear_through_msaa(&mut self, c: &SubClear) -> Result<()> {
+        let desc = c.texture.desc();
+        let (w, h, _) = desc.subresource_extent(c.subresource).ok_or_else(|| internal("subresource"))?;
+        let format = c.view_format().ok_or_else(|| internal("no view format"))?;
+        let flag =
+            if c.depth_stencil() { ResourceFlags::ALLOW_DEPTH_STENCIL } else { ResourceFlags::ALLOW_RENDER_TARGET };
+        let pdesc = ResourceDesc::tex2d(format, w, h)
+            .with_samples(desc.sample_desc.count, desc.sample_desc.quality)
+            .with_flags(flag);
+        let target = view_scope(c.depth_stencil());
+        let copy_source = (BarrierSync::COPY, BarrierAccess::COPY_SOURCE, BarrierLayout::CopySource);
+        let private = match self.private_textures.iter().find(|(d, _)| *d == pdesc) {
+            Some((_, r)) => {
+                let r = r.clone();
+                for plane in 0..format.plane_count() {
+                    self.record(texture_barrier(&r, pdesc.subresource_index(0, 0, plane), copy_source, target));
+                }
+                r
+            }
+            None => {
+                let r = Device::from_shared(self.device.clone()).create_committed_resource(
+                    HeapType::Default,
+                    &pdesc,
+                    target.2,
+                )?;
+                self.allocator.own(r.clone());
+                self.private_textures.push((pdesc, r.clone()));
+                r
+            }
+        };
+        self.view_clear(c, &private, true)?;
+        let psub = pdesc.subresource_index(0, 0, c.plane);
+        for plane in 0..format.plane_count() {
+            self.record(texture_barrier(&private, pdesc.subresource_index(0, 0, plane), target, copy_source));
+        }
+        self.record(Command::CopyTextureRegion {
+            dest: TextureCopyLocation::subresource(c.texture.id(), c.subresource),
+            dest_x: c.region.left,
+            dest_y: c.region.top,
+            dest_z: 0,
+            source: TextureCopyLocation::subresource(private.id(), psub),
+            source_box: (!c.whole).then_some(Box3::new(
+                c.region.left,
+                c.region.top,
+                0,
+                c.region.right,
+                c.region.bottom,
+                1,
+            )),
+        });
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plane(format: Format) -> PlaneInfo {
+        format.plane(0).unwrap()
+    }
+
+    #[test]
+    fn tiles_fit_one_chunk_and_cover_the_region() {
+        let p = plane(Format::R8G8B8A8Unorm);
+        let t = tile_footprint(Format::R8G8B8A8Unorm, &p, (4096, 4096, 1));
+        assert_eq!((t.width, t.row_pitch, t.height, t.depth), (4096, 16384, 64, 1));
+        let small = tile_footprint(Format::R8G8B8A8Unorm, &p, (10, 3, 1));
+        assert_eq!((small.width, small.height, small.row_pitch), (10, 3, 256));
+        // 3D: whole slices while they fit.
+        let vol = tile_footprint(Format::R8Unorm, &plane(Format::R8Unorm), (16, 16, 64));
+        assert_eq!((vol.height, vol.depth), (16, 64));
+        let pieces = tile_pieces(&Box3::new(2, 0, 0, 4098 + 100, 130, 1), &t);
+        assert_eq!(pieces.len(), 2 * 3);
+        let texels: u64 = pieces.iter().map(|(_, _, _, b)| b.extent().0 as u64 * b.extent().1 as u64).sum();
+        assert_eq!(texels, 4196 * 130);
+        assert_eq!(pieces[1], (4098, 0, 0, Box3::sized(100, 64, 1)));
+    }
+
+    #[test]
+    fn block_compressed_tiles_count_blocks() {
+        let p = plane(Format::Bc1Unorm);
+        let t = tile_footprint(Format::Bc1Unorm, &p, (10, 6, 1));
+        assert_eq!((t.width, t.height, t.row_pitch), (12, 8, 256));
+        let v = ClearData { bytes: [7; 16] };
+        let bytes = tile_bytes(&t, &p, &encode_clear(Format::Bc1Unorm, 0, &v).unwrap());
+        assert_eq!(bytes.len(), 2 * 256);
+        assert!(bytes[..24].iter().all(|&b| b == 7) && bytes[24..256].iter().all(|&b| b == 0));
+    }
+}

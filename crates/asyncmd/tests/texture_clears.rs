@@ -1,0 +1,741 @@
+//! ClearTextureSubresources natively and through the fallback's three routes, on every device:
+//! bytes read back against the encoder, the routes each call takes, and every rejection.
+
+mod common;
+
+use asyncmd::ddi::spy::{SpyDevice, SpyLog};
+use asyncmd::ddi::{Command, DeviceDdi};
+use asyncmd::types::*;
+use asyncmd::*;
+use asyncmd_reference::{ReferenceConfig, ReferenceDevice};
+use common::*;
+use std::sync::Arc;
+
+/// One clear of the differential test: the texture, which subresource and region, the value.
+struct Case {
+    name: &'static str,
+    desc: ResourceDesc,
+    subresource: u32,
+    format: Format,
+    value: ClearData,
+    region: Option<Box3>,
+    /// Move the texture to COPY_DEST in the clearing list first, so its layout is known there
+    /// and in-place clears become possible.
+    known_layout: bool,
+}
+
+fn case(name: &'static str, desc: ResourceDesc, subresource: u32, value: ClearData, region: Option<Box3>) -> Case {
+    Case { name, desc, subresource, format: Format::Unknown, value, region, known_layout: false }
+}
+
+fn bytes(seed: u8) -> ClearData {
+    ClearData { bytes: std::array::from_fn(|i| seed.wrapping_add((i as u8).wrapping_mul(37))) }
+}
+
+fn cases() -> Vec<Case> {
+    let rgba = Format::R8G8B8A8Unorm;
+    let rt = ResourceFlags::ALLOW_RENDER_TARGET;
+    let ds = ResourceFlags::ALLOW_DEPTH_STENCIL;
+    let floats = ClearData::from_floats;
+    vec![
+        case(
+            "unorm, every mip",
+            ResourceDesc::tex2d(rgba, 64, 32).with_mips(3),
+            ALL_SUBRESOURCES,
+            floats([0.2, 0.4, 0.6, 0.8]),
+            None,
+        ),
+        case(
+            "half floats, one slice, a region",
+            ResourceDesc::tex2d(Format::R16G16B16A16Float, 32, 16).with_array(3),
+            1,
+            floats([1.5, -2.0, 0.25, 100.0]),
+            Some(Box3::new(4, 2, 0, 20, 10, 1)),
+        ),
+        case(
+            "uint above 2^24",
+            ResourceDesc::tex2d(Format::R32Uint, 40, 20).with_flags(rt),
+            0,
+            ClearData::from_uints([0x0123_4567, 0, 0, 0]),
+            None,
+        ),
+        case(
+            "sint in a 3D box",
+            ResourceDesc::tex3d(Format::R8Sint, 8, 8, 4),
+            0,
+            ClearData::from_sints([-5, 0, 0, 0]),
+            Some(Box3::new(1, 1, 1, 7, 5, 3)),
+        ),
+        case(
+            "10-bit unorm 1D array",
+            ResourceDesc::tex1d(Format::R10G10B10A2Unorm, 64).with_array(2),
+            ALL_SUBRESOURCES,
+            floats([0.1, 0.3, 0.7, 0.4]),
+            None,
+        ),
+        case(
+            "small floats",
+            ResourceDesc::tex2d(Format::R11G11B10Float, 16, 16),
+            0,
+            floats([0.75, 3.0, 0.125, 0.0]),
+            None,
+        ),
+        case(
+            "shared exponent",
+            ResourceDesc::tex2d(Format::R9G9B9E5SharedExp, 16, 8),
+            0,
+            floats([0.5, 2.0, 1.0, 0.0]),
+            None,
+        ),
+        case("BC1 whole", ResourceDesc::tex2d(Format::Bc1Unorm, 16, 16).with_mips(2), ALL_SUBRESOURCES, bytes(3), None),
+        case(
+            "BC3 region",
+            ResourceDesc::tex2d(Format::Bc3Unorm, 16, 16),
+            0,
+            bytes(90),
+            Some(Box3::new(4, 4, 0, 12, 12, 1)),
+        ),
+        case(
+            "BC7 edge region",
+            ResourceDesc::tex2d(Format::Bc7Unorm, 12, 8).with_mips(2),
+            1,
+            bytes(7),
+            Some(Box3::new(4, 0, 0, 6, 4, 1)),
+        ),
+        case(
+            "depth 32",
+            ResourceDesc::tex2d(Format::D32Float, 16, 16),
+            0,
+            ClearData::from_depth_stencil(0.75, 0),
+            None,
+        ),
+        case(
+            "depth 16 clamped",
+            ResourceDesc::tex2d(Format::D16Unorm, 16, 16).with_flags(ds),
+            0,
+            ClearData::from_depth_stencil(3.0, 0),
+            None,
+        ),
+        case(
+            "stencil plane",
+            ResourceDesc::tex2d(Format::D24UnormS8Uint, 16, 8),
+            1,
+            ClearData::from_depth_stencil(0.0, 0x5A),
+            None,
+        ),
+        case(
+            "D32S8 depth plane",
+            ResourceDesc::tex2d(Format::D32FloatS8X24Uint, 8, 8),
+            0,
+            ClearData::from_depth_stencil(0.25, 9),
+            None,
+        ),
+        Case {
+            format: Format::R8G8B8A8Uint,
+            ..case(
+                "typeless resource, typed clear",
+                ResourceDesc::tex2d(Format::R8G8B8A8Typeless, 16, 16),
+                0,
+                ClearData::from_uints([1, 300, 3, 4]),
+                None,
+            )
+        },
+        // The in-place route where the fallback may take it.
+        Case {
+            known_layout: true,
+            ..case(
+                "render target, whole",
+                ResourceDesc::tex2d(rgba, 64, 64).with_flags(rt),
+                0,
+                floats([0.11, 0.93, 0.27, 1.0]),
+                None,
+            )
+        },
+        Case {
+            known_layout: true,
+            ..case(
+                "render target, a third",
+                ResourceDesc::tex2d(rgba, 64, 64).with_flags(rt),
+                0,
+                floats([0.93, 0.11, 0.27, 0.0]),
+                Some(Box3::new(0, 0, 0, 64, 22, 1)),
+            )
+        },
+        Case {
+            known_layout: true,
+            ..case(
+                "render target, a small region",
+                ResourceDesc::tex2d(rgba, 64, 64).with_flags(rt),
+                0,
+                floats([0.27, 0.27, 0.72, 1.0]),
+                Some(Box3::new(8, 8, 0, 16, 16, 1)),
+            )
+        },
+        Case {
+            known_layout: true,
+            ..case(
+                "3D render target slices",
+                ResourceDesc::tex3d(rgba, 16, 16, 4).with_flags(rt),
+                0,
+                floats([0.6, 0.2, 0.4, 0.8]),
+                Some(Box3::new(0, 0, 1, 16, 16, 3)),
+            )
+        },
+        Case {
+            known_layout: true,
+            ..case(
+                "depth target",
+                ResourceDesc::tex2d(Format::D32Float, 32, 32).with_flags(ds),
+                0,
+                ClearData::from_depth_stencil(0.375, 0),
+                None,
+            )
+        },
+        Case {
+            known_layout: true,
+            ..case(
+                "stencil target region",
+                ResourceDesc::tex2d(Format::D24UnormS8Uint, 32, 32).with_flags(ds),
+                1,
+                ClearData::from_depth_stencil(0.0, 0xC3),
+                Some(Box3::new(0, 0, 0, 32, 20, 1)),
+            )
+        },
+    ]
+}
+
+/// Initial bytes of a subresource: a pattern, with depth planes holding valid depths.
+fn initial(tex: &Resource, sub: u32, len: usize) -> Vec<u8> {
+    let plane = tex.desc().subresource(sub).unwrap().plane;
+    match (tex.desc().format.info().layout, plane) {
+        (Layout::D32 | Layout::D32S8, 0) => 0.5f32.to_le_bytes().iter().copied().cycle().take(len).collect(),
+        (Layout::D24S8, 0) => 0x0080_0000u32.to_le_bytes().iter().copied().cycle().take(len).collect(),
+        (Layout::D16, _) => 0x4000u16.to_le_bytes().iter().copied().cycle().take(len).collect(),
+        _ => pattern(len, sub + 1),
+    }
+}
+
+/// What a clear of `region` (`None`: whole) leaves in a tightly packed subresource.
+fn model(tex: &Resource, sub: u32, before: &[u8], region: Option<Box3>, element: &[u8]) -> Vec<u8> {
+    let desc = tex.desc();
+    let plane = desc.format.plane(desc.subresource(sub).unwrap().plane).unwrap();
+    let (w, h, d) = desc.subresource_extent(sub).unwrap();
+    let r = region.unwrap_or(Box3::sized(w, h, d));
+    let (bw, bh, n) = (plane.block_width, plane.block_height, plane.bytes_per_block as usize);
+    let row = w.div_ceil(bw) as usize * n;
+    let rows = h.div_ceil(bh) as usize;
+    let mut out = before.to_vec();
+    for z in r.front..r.back {
+        for by in r.top / bh..r.bottom.div_ceil(bh) {
+            for bx in r.left / bw..r.right.div_ceil(bw) {
+                let o = z as usize * rows * row + by as usize * row + bx as usize * n;
+                out[o..o + n].copy_from_slice(element);
+            }
+        }
+    }
+    out
+}
+
+fn run_case(ctx: &Ctx, ty: CommandListType, c: &Case) -> Vec<(u32, Vec<u8>, Vec<u8>)> {
+    let tex = ctx.texture(&c.desc, BarrierLayout::Common);
+    let subs: Vec<u32> =
+        if c.subresource == ALL_SUBRESOURCES { (0..c.desc.subresource_count()).collect() } else { vec![c.subresource] };
+    let mut before = Vec::new();
+    for &s in &subs {
+        let len = ctx.read_subresource(&tex, s).len();
+        let data = initial(&tex, s, len);
+        ctx.upload_subresource(&tex, s, &data);
+        before.push(data);
+    }
+    ctx.run(ty, |l| {
+        if c.known_layout {
+            barrier(l, &tex, BarrierLayout::Common, BarrierLayout::CopyDest);
+        }
+        l.clear_texture_subresources(&[ClearTextureDesc {
+            texture: &tex,
+            subresource: c.subresource,
+            clear_value: c.value,
+            format: c.format,
+            region: c.region,
+        }]);
+        if c.known_layout {
+            barrier(l, &tex, BarrierLayout::CopyDest, BarrierLayout::Common);
+        }
+    });
+    let format = if c.format == Format::Unknown { c.desc.format } else { c.format };
+    subs.iter()
+        .zip(before)
+        .map(|(&s, b)| {
+            let plane = c.desc.subresource(s).unwrap().plane;
+            let element = encode_clear(format, plane, &c.value).unwrap();
+            (s, ctx.read_subresource(&tex, s), model(&tex, s, &b, c.region, element.as_bytes()))
+        })
+        .collect()
+}
+
+#[test]
+fn single_sample_clears_write_the_encoded_value_on_every_device() {
+    for (name, ctx) in async_contexts() {
+        for c in cases() {
+            for (s, got, want) in run_case(&ctx, CommandListType::Direct, &c) {
+                assert!(
+                    got == want,
+                    "{name}: {} (subresource {s}): got {:?}…, want {:?}…",
+                    c.name,
+                    &got[..16.min(got.len())],
+                    &want[..16.min(want.len())]
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn compute_lists_clear_through_copies() {
+    for (name, ctx) in async_contexts() {
+        for c in cases().into_iter().filter(|c| !c.known_layout) {
+            for (s, got, want) in run_case(&ctx, CommandListType::Compute, &c) {
+                assert!(got == want, "{name}: {} (subresource {s}) on a compute list", c.name);
+            }
+        }
+    }
+}
+
+#[test]
+fn vk_cmd_clear_color_image_writes_what_the_encoder_does() {
+    // Whole subresources of formats the image was created with: the Vulkan device clears them
+    // with vkCmdClearColorImage, so this compares the driver's conversion with the encoder.
+    let Some((_, ctx)) = async_contexts().into_iter().find(|(n, _)| *n == "vulkan native") else { return };
+    let floats = ClearData::from_floats;
+    let vectors = [
+        (Format::R8G8B8A8Unorm, floats([0.2, 0.4, 0.6, 0.8])),
+        (Format::R8G8B8A8UnormSrgb, floats([0.2, 0.4, 0.6, 0.8])),
+        (Format::B8G8R8A8Unorm, floats([0.93, 0.11, 0.35, 0.72])),
+        (Format::R8G8Snorm, floats([-0.3, 0.65, 0.0, 0.0])),
+        (Format::R16Unorm, floats([0.123, 0.0, 0.0, 0.0])),
+        (Format::R16G16Snorm, floats([-1.0, 0.77, 0.0, 0.0])),
+        (Format::R16G16B16A16Float, floats([1.5, -2.0, 0.1, 65504.0])),
+        (Format::R32G32Float, floats([-0.0, 1e-3, 0.0, 0.0])),
+        (Format::R10G10B10A2Unorm, floats([0.1, 0.3, 0.7, 0.4])),
+        (Format::R11G11B10Float, floats([0.75, 3.0, 0.1, 0.0])),
+        (Format::R8G8B8A8Uint, ClearData::from_uints([1, 0x1FF, 3, 255])),
+        (Format::R16Sint, ClearData::from_sints([-300, 0, 0, 0])),
+        (Format::R32G32B32A32Uint, ClearData::from_uints([0x0100_0000, 7, 0, 1 << 24])),
+        (Format::R32Sint, ClearData::from_sints([-(1 << 24), 0, 0, 0])),
+        (Format::R10G10B10A2Uint, ClearData::from_uints([1023, 5, 512, 3])),
+    ];
+    let mut wrong = Vec::new();
+    for (format, value) in vectors {
+        let tex = ctx.texture(&ResourceDesc::tex2d(format, 8, 4), BarrierLayout::Common);
+        ctx.run(CommandListType::Direct, |l| {
+            l.clear_texture_subresources(&[ClearTextureDesc {
+                texture: &tex,
+                subresource: 0,
+                clear_value: value,
+                format: Format::Unknown,
+                region: None,
+            }])
+        });
+        let got = ctx.read_subresource(&tex, 0);
+        let want = encode_clear(format, 0, &value).unwrap();
+        if got[..want.as_bytes().len()] != *want.as_bytes() {
+            wrong.push(format!("{format}: driver {:?}, encoder {:?}", &got[..want.as_bytes().len()], want.as_bytes()));
+        }
+    }
+    assert!(wrong.is_empty(), "vkCmdClearColorImage and the encoder differ:\n{}", wrong.join("\n"));
+}
+
+/// A reference device behind a spy, opted in to the fallback.
+fn spy_ctx(config: ReferenceConfig) -> (Ctx, SpyLog) {
+    let spy = Arc::new(SpyDevice::new(Arc::new(ReferenceDevice::new(config))));
+    let log = spy.log();
+    (Ctx::new(opted_in(&Adapter::new(spy as Arc<dyn DeviceDdi>))), log)
+}
+
+fn clear(tex: &Resource, sub: u32, value: ClearData, region: Option<Box3>) -> ClearTextureDesc<&Resource> {
+    ClearTextureDesc { texture: tex, subresource: sub, clear_value: value, format: Format::Unknown, region }
+}
+
+fn copy_sources(log: &SpyLog) -> Vec<(asyncmd::ddi::ResourceId, PlacedSubresourceFootprint)> {
+    log.commands()
+        .into_iter()
+        .filter_map(|c| match c {
+            Command::CopyTextureRegion { source, .. } => match source.kind {
+                CopyLocationKind::PlacedFootprint(fp) => Some((source.resource, fp)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn pattern_tiles_are_cached_per_allocator_until_it_is_reset() {
+    let (ctx, log) = spy_ctx(ReferenceConfig::default());
+    let tex = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 64, 64), BarrierLayout::Common);
+    let other = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 64, 64), BarrierLayout::Common);
+    let value = ClearData::from_floats([0.5, 0.25, 0.75, 1.0]);
+    let alloc = ctx.device.create_command_allocator(CommandListType::Compute).unwrap();
+    let mut sources = Vec::new();
+    for t in [&tex, &other] {
+        log.clear();
+        let mut l = ctx.device.create_command_list(CommandListType::Compute, &alloc).unwrap();
+        l.clear_texture_subresources(&[clear(t, 0, value, None)]);
+        l.close().unwrap();
+        assert_eq!(log.names(), vec!["CopyTextureRegion"], "a 64x64 tile covers the texture in one copy");
+        sources.extend(copy_sources(&log));
+        ctx.compute.execute_command_lists(&[&l]).unwrap();
+        ctx.compute.wait_idle(TIMEOUT).unwrap();
+    }
+    assert_eq!(sources[0], sources[1], "the second list on the allocator reuses the first list's tile");
+    let fp = sources[0].1.footprint;
+    assert_eq!((fp.width, fp.height, fp.depth, fp.row_pitch), (64, 64, 1, 256));
+    // Another value, or another allocator, makes its own tile.
+    log.clear();
+    ctx.run(CommandListType::Compute, |l| l.clear_texture_subresources(&[clear(&tex, 0, value, None)]));
+    assert_ne!(copy_sources(&log)[0].0, sources[0].0, "a list on another allocator does not see the tile");
+    alloc.reset().unwrap();
+    log.clear();
+    let mut l = ctx.device.create_command_list(CommandListType::Compute, &alloc).unwrap();
+    l.clear_texture_subresources(&[clear(&tex, 0, ClearData::from_floats([0.0; 4]), None)]);
+    l.clear_texture_subresources(&[clear(&tex, 0, value, None)]);
+    l.close().unwrap();
+    let after = copy_sources(&log);
+    assert_ne!(after[0].0, after[1].0, "different values use different tiles");
+    assert_eq!(ctx.read_subresource(&tex, 0).len(), 64 * 64 * 4);
+}
+
+#[test]
+fn large_regions_stage_their_tile_in_vram_on_every_call() {
+    let (ctx, log) = spy_ctx(ReferenceConfig::default());
+    let tex = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 1024, 512), BarrierLayout::Common);
+    let value = ClearData::from_floats([0.2, 0.4, 0.6, 0.8]);
+    log.clear();
+    ctx.run(CommandListType::Compute, |l| {
+        l.clear_texture_subresources(&[clear(&tex, 0, value, None)]);
+        l.clear_texture_subresources(&[clear(&tex, 0, value, None)]);
+    });
+    let names = log.names();
+    let call = {
+        let mut v = vec!["CopyBufferRegion", "Barrier"];
+        // 1024 x 512 texels at 4 bytes: 1 MiB tiles of 256 rows, two copies.
+        v.extend(["CopyTextureRegion"; 2]);
+        v
+    };
+    assert_eq!(names, [call.clone(), call].concat(), "each call copies its tile into staging again");
+    let stagings: Vec<_> = log
+        .commands()
+        .into_iter()
+        .filter_map(|c| match c {
+            Command::CopyBufferRegion(r) => Some(r.dest),
+            _ => None,
+        })
+        .collect();
+    assert_ne!(stagings[0], stagings[1], "staging blocks belong to one call");
+    let want = encode_clear(Format::R8G8B8A8Unorm, 0, &value).unwrap();
+    assert!(ctx.read_subresource(&tex, 0).chunks(4).all(|t| t == want.as_bytes()));
+    // UMA devices and protected textures copy straight from the upload tile.
+    for (config, protected) in
+        [(ReferenceConfig { uma: true, ..Default::default() }, false), (ReferenceConfig::default(), true)]
+    {
+        let (ctx, log) = spy_ctx(config);
+        let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 1024, 512);
+        let tex = if protected {
+            ctx.device.create_protected_resource(&desc, BarrierLayout::Common).unwrap()
+        } else {
+            ctx.texture(&desc, BarrierLayout::Common)
+        };
+        log.clear();
+        ctx.run(CommandListType::Compute, |l| l.clear_texture_subresources(&[clear(&tex, 0, value, None)]));
+        assert_eq!(log.names(), vec!["CopyTextureRegion"; 2], "protected {protected}");
+    }
+}
+
+fn texture_barriers(log: &SpyLog) -> Vec<TextureBarrier<asyncmd::ddi::ResourceId>> {
+    log.commands()
+        .into_iter()
+        .flat_map(|c| match c {
+            Command::Barrier(groups) => groups,
+            _ => Vec::new(),
+        })
+        .flat_map(|g| match g {
+            BarrierGroup::Texture(b) => b,
+            _ => Vec::new(),
+        })
+        .collect()
+}
+
+#[test]
+fn in_place_clears_transition_clear_and_return_to_the_layout_they_started_in() {
+    let (ctx, log) = spy_ctx(ReferenceConfig::default());
+    let rt =
+        ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 64, 64).with_flags(ResourceFlags::ALLOW_RENDER_TARGET).with_mips(2);
+    let tex = ctx.texture(&rt, BarrierLayout::Common);
+    let value = ClearData::from_floats([0.5, 0.0, 1.0, 1.0]);
+    for layout in [
+        BarrierLayout::Common,
+        BarrierLayout::CopyDest,
+        BarrierLayout::DirectQueueCommon,
+        BarrierLayout::DirectQueueCopyDest,
+    ] {
+        log.clear();
+        ctx.run(CommandListType::Direct, |l| {
+            barrier(l, &tex, BarrierLayout::Common, layout);
+            log.clear();
+            l.clear_texture_subresources(&[clear(&tex, 1, value, None)]);
+            let names = log.names();
+            barrier(l, &tex, layout, BarrierLayout::Common);
+            assert_eq!(names, vec!["Barrier", "ClearRenderTargetView", "Barrier"], "{layout:?}");
+        });
+        let b = texture_barriers(&log);
+        let (to, back) = (&b[0], &b[1]);
+        assert_eq!((to.layout_before, to.layout_after), (layout, BarrierLayout::RenderTarget));
+        assert_eq!((to.sync_before, to.access_before), scope(layout), "from the scope the app's barrier left");
+        assert_eq!((to.sync_after, to.access_after), (BarrierSync::RENDER_TARGET, BarrierAccess::RENDER_TARGET));
+        assert_eq!((back.layout_before, back.layout_after), (BarrierLayout::RenderTarget, layout));
+        assert_eq!((back.sync_after, back.access_after), (BarrierSync::COPY, BarrierAccess::COPY_DEST));
+        assert_eq!(to.subresources, BarrierSubresourceRange::index(1));
+        match &log.commands()[1] {
+            Command::ClearRenderTargetView { view, color, rects } => {
+                assert_eq!(
+                    view.desc.dimension,
+                    RtvDimension::Texture2DArray { mip: 1, first_slice: 0, array_size: 1, plane: 0 }
+                );
+                assert_eq!((*color, rects.len()), ([0.5, 0.0, 1.0, 1.0], 0));
+            }
+            c => panic!("expected the view clear, got {c:?}"),
+        }
+    }
+    // Without a barrier of its own the list does not know the layout: copies.
+    log.clear();
+    ctx.run(CommandListType::Direct, |l| l.clear_texture_subresources(&[clear(&tex, 0, value, None)]));
+    assert_eq!(log.names(), vec!["CopyTextureRegion"]);
+    // Depth: a DSV clear of the plane, in DEPTH_STENCIL_WRITE.
+    let ds = ctx.texture(
+        &ResourceDesc::tex2d(Format::D24UnormS8Uint, 32, 32).with_flags(ResourceFlags::ALLOW_DEPTH_STENCIL),
+        BarrierLayout::Common,
+    );
+    log.clear();
+    ctx.run(CommandListType::Direct, |l| {
+        barrier(l, &ds, BarrierLayout::Common, BarrierLayout::CopyDest);
+        log.clear();
+        l.clear_texture_subresources(&[clear(&ds, 1, ClearData::from_depth_stencil(0.0, 7), None)]);
+        barrier(l, &ds, BarrierLayout::CopyDest, BarrierLayout::Common);
+    });
+    match &log.commands()[1] {
+        Command::ClearDepthStencilView { flags, stencil, .. } => {
+            assert_eq!((*flags, *stencil), (ClearFlags::STENCIL, 7))
+        }
+        c => panic!("expected a DSV clear, got {c:?}"),
+    }
+    assert_eq!(texture_barriers(&log)[0].layout_after, BarrierLayout::DepthStencilWrite);
+}
+
+#[test]
+fn the_quarter_threshold_picks_copies_or_the_view_clear_on_discrete_devices() {
+    for (uma, below, above) in [
+        (false, "CopyTextureRegion", "ClearRenderTargetView"),
+        (true, "ClearRenderTargetView", "ClearRenderTargetView"),
+    ] {
+        let (ctx, log) = spy_ctx(ReferenceConfig { uma, ..Default::default() });
+        let rt = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 64, 64).with_flags(ResourceFlags::ALLOW_RENDER_TARGET);
+        let tex = ctx.texture(&rt, BarrierLayout::Common);
+        let value = ClearData::from_floats([1.0, 0.0, 0.0, 1.0]);
+        for (region, want) in [(Box3::new(0, 0, 0, 32, 32, 1), below), (Box3::new(0, 0, 0, 33, 32, 1), above)] {
+            log.clear();
+            ctx.run(CommandListType::Direct, |l| {
+                barrier(l, &tex, BarrierLayout::Common, BarrierLayout::CopyDest);
+                log.clear();
+                l.clear_texture_subresources(&[clear(&tex, 0, value, Some(region))]);
+                assert!(log.names().contains(&want), "uma {uma}, {region:?}: {:?}", log.names());
+                barrier(l, &tex, BarrierLayout::CopyDest, BarrierLayout::Common);
+            });
+        }
+    }
+}
+
+#[test]
+fn msaa_textures_clear_in_place_or_through_a_private_texture() {
+    let (ctx, log) = spy_ctx(ReferenceConfig::default());
+    let value = ClearData::from_floats([0.25, 0.5, 0.75, 1.0]);
+    let msaa = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 16, 16).with_samples(4, 0);
+    let plain = ctx.texture(&msaa, BarrierLayout::Common);
+    log.clear();
+    ctx.run(CommandListType::Direct, |l| {
+        l.clear_texture_subresources(&[clear(&plain, 0, value, None)]);
+        l.clear_texture_subresources(&[clear(&plain, 0, value, Some(Box3::new(0, 0, 0, 8, 8, 1)))]);
+    });
+    assert_eq!(
+        log.names(),
+        vec![
+            "ClearRenderTargetView",
+            "Barrier",
+            "CopyTextureRegion",
+            // The second call reuses the private texture: back to render target first.
+            "Barrier",
+            "ClearRenderTargetView",
+            "Barrier",
+            "CopyTextureRegion",
+        ]
+    );
+    // The private texture matches the target's samples; the copies read it whole or in part.
+    let copies: Vec<_> = log
+        .commands()
+        .into_iter()
+        .filter_map(|c| match c {
+            Command::CopyTextureRegion { source_box, .. } => Some(source_box),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(copies, vec![None, Some(Box3::new(0, 0, 0, 8, 8, 1))]);
+    let rt = ctx.texture(&msaa.with_flags(ResourceFlags::ALLOW_RENDER_TARGET), BarrierLayout::Common);
+    log.clear();
+    ctx.run(CommandListType::Direct, |l| {
+        barrier(l, &rt, BarrierLayout::Common, BarrierLayout::CopyDest);
+        log.clear();
+        l.clear_texture_subresources(&[clear(&rt, 0, value, None)]);
+        barrier(l, &rt, BarrierLayout::CopyDest, BarrierLayout::Common);
+    });
+    assert_eq!(log.names(), vec!["Barrier", "ClearRenderTargetView", "Barrier", "Barrier"]);
+}
+
+/// Resolves a 4-sample texture and reads the result.
+fn resolved(ctx: &Ctx, tex: &Resource) -> Vec<u8> {
+    let desc = ResourceDesc::tex2d(tex.desc().format, tex.desc().width as u32, tex.desc().height);
+    let out = ctx.texture(&desc, BarrierLayout::Common);
+    ctx.run(CommandListType::Direct, |l| {
+        barrier(l, tex, BarrierLayout::Common, BarrierLayout::ResolveSource);
+        barrier(l, &out, BarrierLayout::Common, BarrierLayout::ResolveDest);
+        l.resolve_subresource_region(&out, 0, 0, 0, tex, 0, None, tex.desc().format, ResolveMode::Average);
+        barrier(l, tex, BarrierLayout::ResolveSource, BarrierLayout::Common);
+        barrier(l, &out, BarrierLayout::ResolveDest, BarrierLayout::Common);
+    });
+    ctx.read_subresource(&out, 0)
+}
+
+#[test]
+fn msaa_clears_take_the_closest_value_a_view_clear_can() {
+    // The rule: MSAA clears go through a legacy view clear, which takes a float colour; a
+    // subnormal channel is flushed to zero (keeping its sign). Native clears keep the value.
+    let value = ClearData::from_floats([1e-40, 0.5, -2.0, 0.0]);
+    let closest = ClearData::from_floats(view_clear_color(Format::R32G32B32A32Float, &value));
+    assert_eq!(closest.floats()[0].to_bits(), 0);
+    for (name, ctx) in async_contexts() {
+        for flags in [ResourceFlags::empty(), ResourceFlags::ALLOW_RENDER_TARGET] {
+            let desc = ResourceDesc::tex2d(Format::R32G32B32A32Float, 8, 8).with_samples(4, 0).with_flags(flags);
+            let tex = ctx.texture(&desc, BarrierLayout::Common);
+            ctx.run(CommandListType::Direct, |l| {
+                barrier(l, &tex, BarrierLayout::Common, BarrierLayout::CopyDest);
+                l.clear_texture_subresources(&[clear(&tex, 0, value, None)]);
+                barrier(l, &tex, BarrierLayout::CopyDest, BarrierLayout::Common);
+            });
+            let got = resolved(&ctx, &tex);
+            let texel: [f32; 4] =
+                std::array::from_fn(|i| f32::from_le_bytes(got[i * 4..i * 4 + 4].try_into().unwrap()));
+            let fallback = ctx.device.async_commands_impl() == AsyncCommandsImpl::Fallback;
+            let want = if fallback { closest } else { value };
+            // The resolve averages equal samples; a device may flush a subnormal while doing so.
+            let same = |a: f32, b: f32| a == b || a.abs() < f32::MIN_POSITIVE && b.abs() < f32::MIN_POSITIVE;
+            assert!(
+                texel.iter().zip(want.floats()).all(|(a, b)| same(*a, b)),
+                "{name}, flags {flags:?}: {texel:?}, want {:?}",
+                want.floats()
+            );
+        }
+    }
+}
+
+#[test]
+fn bad_descriptions_are_invalid_arguments() {
+    let ctx = Ctx::new(opted_in(&reference_adapter(ReferenceConfig::default())));
+    let tex = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 16, 16).with_mips(2), BarrierLayout::Common);
+    let typeless = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Typeless, 16, 16), BarrierLayout::Common);
+    let bc = ctx.texture(&ResourceDesc::tex2d(Format::Bc1Unorm, 16, 16), BarrierLayout::Common);
+    let buffer = ctx.buffer(HeapType::Default, 256);
+    let v = ClearData::from_floats([1.0; 4]);
+    let id = MessageId::ClearTextureSubresourcesInvalidParameters;
+    let bad: Vec<(&str, ClearTextureDesc<&Resource>, MessageId, &str)> = vec![
+        ("buffer", clear(&buffer, 0, v, None), id, "must be a texture"),
+        ("typeless", clear(&typeless, 0, v, None), id, "typeless"),
+        (
+            "typeless named",
+            ClearTextureDesc { format: Format::R8G8B8A8Typeless, ..clear(&tex, 0, v, None) },
+            id,
+            "typeless",
+        ),
+        ("other family", ClearTextureDesc { format: Format::R16G16Float, ..clear(&tex, 0, v, None) }, id, "family"),
+        (
+            "typed, not castable",
+            ClearTextureDesc { format: Format::R8G8B8A8Uint, ..clear(&tex, 0, v, None) },
+            id,
+            "family",
+        ),
+        ("subresource", clear(&tex, 2, v, None), MessageId::InvalidSubresourceIndex, "out of range"),
+        ("outside", clear(&tex, 1, v, Some(Box3::new(0, 0, 0, 9, 8, 1))), id, "not inside"),
+        ("array range", clear(&tex, 0, v, Some(Box3::new(0, 0, 0, 4, 4, 2))), id, "not inside"),
+        ("all across mips", clear(&tex, ALL_SUBRESOURCES, v, Some(Box3::new(0, 0, 0, 4, 4, 1))), id, "one size"),
+        ("inverted", clear(&tex, 0, v, Some(Box3::new(4, 0, 0, 2, 4, 1))), id, "not inside"),
+        ("BC misaligned", clear(&bc, 0, v, Some(Box3::new(2, 0, 0, 8, 8, 1))), id, "aligned to 4x4"),
+        ("BC short", clear(&bc, 0, v, Some(Box3::new(0, 0, 0, 6, 8, 1))), id, "aligned to 4x4"),
+    ];
+    for (what, desc, want, text) in bad {
+        let r = ctx.record(CommandListType::Direct, |l| l.clear_texture_subresources(&[desc]));
+        let e = assert_error(r, ErrorCode::InvalidArg, want);
+        assert!(e.text.starts_with("ClearTextureSubresources: ") && e.text.contains(text), "{what}: {}", e.text);
+    }
+    // Not on copy lists, on a device without the Async Commands neither.
+    let r = ctx.record(CommandListType::Copy, |l| l.clear_texture_subresources(&[clear(&tex, 0, v, None)]));
+    assert_error(r, ErrorCode::InvalidArg, MessageId::CommandListTypeMismatch);
+    let off = Ctx::new(reference_device(ReferenceConfig::default()));
+    let t = off.texture(&ResourceDesc::tex2d(Format::R8Unorm, 4, 4), BarrierLayout::Common);
+    let r = off.record(CommandListType::Direct, |l| l.clear_texture_subresources(&[clear(&t, 0, v, None)]));
+    assert_error(r, ErrorCode::Fail, MessageId::AsyncCommandsNotSupported);
+    // Empty regions write nothing and are fine.
+    ctx.run(CommandListType::Direct, |l| {
+        l.clear_texture_subresources(&[clear(&tex, 0, v, Some(Box3::new(3, 3, 0, 3, 8, 1)))])
+    });
+}
+
+#[test]
+fn what_the_fallback_cannot_lower_fails_the_list() {
+    let v = ClearData::from_floats([0.5; 4]);
+    let msaa = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 16, 16).with_samples(4, 0);
+    let partial = Some(Box3::new(0, 0, 0, 8, 8, 1));
+    let no_psp = ReferenceConfig { programmable_sample_positions: false, ..Default::default() };
+    let reject = |config: ReferenceConfig,
+                  ty: CommandListType,
+                  desc: ResourceDesc,
+                  region: Option<Box3>,
+                  protected: bool,
+                  why: &str| {
+        let ctx = Ctx::new(opted_in(&reference_adapter(config)));
+        let tex = if protected {
+            ctx.device.create_protected_resource(&desc, BarrierLayout::Common).unwrap()
+        } else {
+            ctx.texture(&desc, BarrierLayout::Common)
+        };
+        let value = if desc.format.has_depth() { ClearData::from_depth_stencil(0.5, 1) } else { v };
+        let r = ctx.record(ty, |l| l.clear_texture_subresources(&[clear(&tex, 0, value, region)]));
+        let e = assert_error(r, ErrorCode::Fail, MessageId::AsyncCommandsFallbackUnsupported);
+        assert!(
+            e.text.starts_with("ClearTextureSubresources: clear 0, subresource 0: ") && e.text.contains(why),
+            "{}",
+            e.text
+        );
+    };
+    reject(ReferenceConfig::default(), CommandListType::Compute, msaa, None, false, "direct lists");
+    reject(ReferenceConfig::default(), CommandListType::Direct, msaa, None, true, "protected");
+    reject(no_psp.clone(), CommandListType::Direct, msaa, partial, false, "programmable sample positions");
+    let ds = ResourceDesc::tex2d(Format::D32Float, 16, 16);
+    reject(no_psp.clone(), CommandListType::Compute, ds, partial, false, "programmable sample positions");
+    // Whole depth subresources on compute lists, and partial ones with programmable sample
+    // positions, are copies.
+    for (config, region) in [(no_psp, None), (ReferenceConfig::default(), partial)] {
+        let ctx = Ctx::new(opted_in(&reference_adapter(config)));
+        let tex = ctx.texture(&ds, BarrierLayout::Common);
+        ctx.run(CommandListType::Compute, |l| {
+            l.clear_texture_subresources(&[clear(&tex, 0, ClearData::from_depth_stencil(0.25, 0), region)])
+        });
+        assert_eq!(&ctx.read_subresource(&tex, 0)[..4], 0.25f32.to_le_bytes());
+    }
+}
