@@ -80,7 +80,7 @@ fn row<'a>(text: &'a str, api: &str) -> Vec<Option<f64>> {
     cells[3..6].iter().map(|c| c.parse().ok()).collect()
 }
 
-const APIS: [&str; 7] = [
+const APIS: [&str; 8] = [
     "CopyBufferRegions",
     "CopyTextureRegions",
     "CopyResources",
@@ -88,6 +88,7 @@ const APIS: [&str; 7] = [
     "ResolveSubresourceRegionAsync",
     "ResolveQueryDataAsync",
     "FillBuffers",
+    "ClearTextureSubresources",
 ];
 
 #[test]

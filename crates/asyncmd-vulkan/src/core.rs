@@ -29,7 +29,7 @@ pub(crate) struct Core {
     pub(crate) physical: vk::PhysicalDevice,
     pub(crate) device: ash::Device,
     allocator: Mutex<ManuallyDrop<Allocator>>,
-    queues: HashMap<u32, Mutex<vk::Queue>>,
+    queues: HashMap<(u32, u32), Mutex<vk::Queue>>,
     pub(crate) families: Families,
     pub(crate) props: vk::PhysicalDeviceProperties,
     pub(crate) features: Features,
@@ -93,10 +93,16 @@ impl Core {
         let mut unique: Vec<u32> = vec![families.direct, families.compute, families.copy];
         unique.sort_unstable();
         unique.dedup();
-        let priorities = [1.0f32];
+        // Compute lists may take a second queue of the graphics family.
+        let count = |f: u32| if f == families.direct && families.compute == f { families.compute_index + 1 } else { 1 };
+        let priorities = [1.0f32; 2];
         let queue_infos: Vec<_> = unique
             .iter()
-            .map(|&f| vk::DeviceQueueCreateInfo::default().queue_family_index(f).queue_priorities(&priorities))
+            .map(|&f| {
+                vk::DeviceQueueCreateInfo::default()
+                    .queue_family_index(f)
+                    .queue_priorities(&priorities[..count(f) as usize])
+            })
             .collect();
         let mut ext_names = Vec::new();
         if features.conditional_rendering {
@@ -159,9 +165,10 @@ impl Core {
         };
         let queues = unique
             .iter()
-            .map(|&f| {
-                // SAFETY: one queue of each family was requested above.
-                (f, Mutex::new(unsafe { device.get_device_queue(f, 0) }))
+            .flat_map(|&f| (0..count(f)).map(move |i| (f, i)))
+            .map(|(f, i)| {
+                // SAFETY: `count(f)` queues of each family were requested above.
+                ((f, i), Mutex::new(unsafe { device.get_device_queue(f, i) }))
             })
             .collect();
         let conditional =
@@ -194,9 +201,9 @@ impl Core {
         self.allocator.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The shared queue of a family; lock it for every submission.
-    pub(crate) fn queue(&self, family: u32) -> &Mutex<vk::Queue> {
-        &self.queues[&family]
+    /// The shared queue `index` of a family; lock it for every submission.
+    pub(crate) fn queue(&self, family: u32, index: u32) -> &Mutex<vk::Queue> {
+        &self.queues[&(family, index)]
     }
 
     /// Records that a signal of `value` on `semaphore` has been submitted.
@@ -275,7 +282,7 @@ impl Core {
                 let cbs = [vk::CommandBufferSubmitInfo::default().command_buffer(cb)];
                 let submit = [vk::SubmitInfo2::default().command_buffer_infos(&cbs)];
                 let r = {
-                    let q = self.queue(self.families.direct).lock().unwrap_or_else(PoisonError::into_inner);
+                    let q = self.queue(self.families.direct, 0).lock().unwrap_or_else(PoisonError::into_inner);
                     d.queue_submit2(*q, &submit, fence)
                 };
                 // Bounded, so that a lost device fails the call instead of hanging it.

@@ -25,6 +25,8 @@ pub struct AdapterInfo {
 pub(crate) struct Families {
     pub(crate) direct: u32,
     pub(crate) compute: u32,
+    /// Queue index of compute lists in their family (1 when they share the graphics family).
+    pub(crate) compute_index: u32,
     pub(crate) copy: u32,
 }
 
@@ -60,15 +62,20 @@ pub(crate) fn adapter_info(index: usize, props: &vk::PhysicalDeviceProperties) -
     }
 }
 
-/// Picks families: direct on graphics; compute on a compute-only family where one exists;
-/// copy on a transfer-only family with unit transfer granularity where one exists.
+/// Picks families: direct on graphics; compute on a second queue of the graphics family where
+/// it has one (D3D12 compute lists copy depth and stencil, which Vulkan allows only on
+/// graphics families), else on a compute-only family, else sharing the direct queue; copy on a
+/// transfer-only family with unit transfer granularity where one exists.
 pub(crate) fn choose_families(props: &[vk::QueueFamilyProperties]) -> Option<Families> {
     let has = |p: &vk::QueueFamilyProperties, f: vk::QueueFlags| p.queue_flags.contains(f) && p.queue_count > 0;
     let direct = props.iter().position(|p| has(p, vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE))? as u32;
-    let compute = props
-        .iter()
-        .position(|p| has(p, vk::QueueFlags::COMPUTE) && !p.queue_flags.contains(vk::QueueFlags::GRAPHICS))
-        .map_or(direct, |i| i as u32);
+    let compute_only =
+        props.iter().position(|p| has(p, vk::QueueFlags::COMPUTE) && !p.queue_flags.contains(vk::QueueFlags::GRAPHICS));
+    let (compute, compute_index) = match compute_only {
+        _ if props[direct as usize].queue_count > 1 => (direct, 1),
+        Some(i) => (i as u32, 0),
+        None => (direct, 0),
+    };
     let unit = |p: &vk::QueueFamilyProperties| {
         let g = p.min_image_transfer_granularity;
         (g.width, g.height, g.depth) == (1, 1, 1)
@@ -81,5 +88,36 @@ pub(crate) fn choose_families(props: &[vk::QueueFamilyProperties]) -> Option<Fam
                 && unit(p)
         })
         .map_or(compute, |i| i as u32);
-    Some(Families { direct, compute, copy })
+    Some(Families { direct, compute, compute_index, copy })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn family(flags: vk::QueueFlags, count: u32) -> vk::QueueFamilyProperties {
+        vk::QueueFamilyProperties {
+            queue_flags: flags,
+            queue_count: count,
+            min_image_transfer_granularity: vk::Extent3D { width: 1, height: 1, depth: 1 },
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn compute_lists_take_a_second_graphics_queue_where_there_is_one() {
+        let (g, c, t) = (vk::QueueFlags::GRAPHICS, vk::QueueFlags::COMPUTE, vk::QueueFlags::TRANSFER);
+        // NVIDIA: 16 graphics queues, a compute-only and a transfer-only family.
+        let nvidia = [family(g | c | t, 16), family(t, 2), family(c | t, 8)];
+        let f = choose_families(&nvidia).unwrap();
+        assert_eq!((f.direct, f.compute, f.compute_index, f.copy), (0, 0, 1, 1));
+        // One graphics queue: the compute-only family.
+        let single = [family(g | c | t, 1), family(c | t, 4)];
+        let f = choose_families(&single).unwrap();
+        assert_eq!((f.direct, f.compute, f.compute_index, f.copy), (0, 1, 0, 1));
+        // lavapipe: one family, one queue, shared by every list type.
+        let f = choose_families(&[family(g | c | t, 1)]).unwrap();
+        assert_eq!((f.direct, f.compute, f.compute_index, f.copy), (0, 0, 0, 0));
+        assert!(choose_families(&[family(c | t, 1)]).is_none());
+    }
 }

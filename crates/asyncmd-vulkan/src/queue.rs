@@ -93,6 +93,8 @@ type InFlight = (u64, Vec<Arc<Recorded>>, Vec<Arc<VkFence>>);
 struct Worker {
     core: Arc<Core>,
     family: u32,
+    /// Queue index within the family.
+    index: u32,
     progress: VkFence,
     submitted: u64,
     /// Submissions not yet known complete, with what they use.
@@ -137,7 +139,7 @@ impl Worker {
             .wait_semaphore_infos(&waits)
             .command_buffer_infos(&cbs)
             .signal_semaphore_infos(&signals)];
-        let queue = self.core.queue(self.family).lock().unwrap_or_else(PoisonError::into_inner);
+        let queue = self.core.queue(self.family, self.index).lock().unwrap_or_else(PoisonError::into_inner);
         // SAFETY: the command buffers are executable and kept alive in `in_flight` until the
         // progress semaphore passes this submission; the queue is externally synchronized.
         self.core.note(unsafe { d.queue_submit2(*queue, &submit, vk::Fence::null()) }).map_err(|e| {
@@ -164,14 +166,15 @@ impl Worker {
 
 impl VkQueue {
     pub(crate) fn new(core: &Arc<Core>, ty: CommandListType, fences: crate::device::Fences) -> Result<Self> {
-        let family = match ty {
-            CommandListType::Compute => core.families.compute,
-            CommandListType::Copy => core.families.copy,
-            _ => core.families.direct,
+        let (family, index) = match ty {
+            CommandListType::Compute => (core.families.compute, core.families.compute_index),
+            CommandListType::Copy => (core.families.copy, 0),
+            _ => (core.families.direct, 0),
         };
         let mut worker = Worker {
             core: core.clone(),
             family,
+            index,
             progress: VkFence::new(core, 0)?,
             submitted: 0,
             in_flight: VecDeque::new(),

@@ -234,7 +234,7 @@ pub(crate) fn update_tile_mappings(
     unsafe {
         let fence = d.create_fence(&vk::FenceCreateInfo::default(), None).map_err(fail)?;
         let r = {
-            let q = core.queue(core.families.direct).lock().unwrap_or_else(PoisonError::into_inner);
+            let q = core.queue(core.families.direct, 0).lock().unwrap_or_else(PoisonError::into_inner);
             d.queue_bind_sparse(*q, &[info], fence)
         };
         let r = r.and_then(|_| d.wait_for_fences(&[fence], true, 30_000_000_000));

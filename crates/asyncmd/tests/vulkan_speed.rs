@@ -183,3 +183,86 @@ fn vulkan_ctx_opted_in(native: bool) -> Option<Ctx> {
     ctx.vulkan = Some(vk);
     Some(ctx)
 }
+
+/// Median GPU milliseconds of `record`, with `before` and `after` recorded outside the timed
+/// span of the same list.
+fn time_between(
+    ctx: &Ctx,
+    before: impl Fn(&mut asyncmd::CommandList),
+    record: impl Fn(&mut asyncmd::CommandList),
+    after: impl Fn(&mut asyncmd::CommandList),
+) -> f64 {
+    let heap = ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Timestamp, count: 2 }).unwrap();
+    let out = ctx.buffer(HeapType::Readback, 16);
+    let freq = ctx.direct.timestamp_frequency() as f64;
+    let mut samples = Vec::new();
+    for run in 0..8 {
+        ctx.run(CommandListType::Direct, |l| {
+            before(l);
+            l.end_query(&heap, QueryType::Timestamp, 0);
+            record(l);
+            l.end_query(&heap, QueryType::Timestamp, 1);
+            after(l);
+            l.resolve_query_data(&heap, QueryType::Timestamp, 0, 2, &out, 0);
+        });
+        let b = out.read_vec(0, 16).unwrap();
+        let (t0, t1) = (u64::from_le_bytes(b[..8].try_into().unwrap()), u64::from_le_bytes(b[8..].try_into().unwrap()));
+        if run > 0 {
+            samples.push((t1 - t0) as f64 / freq * 1e3);
+        }
+    }
+    median(samples)
+}
+
+#[test]
+#[ignore = "a measurement for real GPUs, not a check"]
+fn texture_clear_routes_and_the_quarter_threshold() {
+    let Some(fallback) = vulkan_ctx_opted_in(false) else {
+        eprintln!("no Vulkan device");
+        return;
+    };
+    let native = vulkan_ctx_opted_in(true).unwrap();
+    let side = if fallback.device.capabilities().uma { 1024 } else { 4096 };
+    println!("device: {}", fallback.device.capabilities().name);
+    println!("{side}² RGBA8 render target, regions of full rows; the in-place time includes its two transitions");
+    println!("| coverage | pattern copy ms | in-place ms | native ms | in-place / copy |");
+    println!("|---|---|---|---|---|");
+    let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, side, side).with_flags(ResourceFlags::ALLOW_RENDER_TARGET);
+    let ft = fallback.texture(&desc, BarrierLayout::Common);
+    let nt = native.texture(&desc, BarrierLayout::Common);
+    let rtv = fallback.device.create_descriptor_heap(asyncmd::DescriptorHeapType::Rtv, 1).unwrap();
+    fallback.device.create_render_target_view(&ft, None, &rtv.handle(0)).unwrap();
+    let value = ClearData::from_floats([0.2, 0.4, 0.6, 0.8]);
+    for (num, den) in [(1u32, 64u32), (1, 16), (1, 8), (1, 4), (17, 64), (1, 2), (1, 1)] {
+        let rows = side * num / den;
+        let region = (num != den).then_some(Box3::new(0, 0, 0, side, rows, 1));
+        let clear = |l: &mut asyncmd::CommandList, t: &Resource| {
+            l.clear_texture_subresources(&[ClearTextureDesc {
+                texture: t,
+                subresource: 0,
+                clear_value: value,
+                format: Format::Unknown,
+                region,
+            }])
+        };
+        let none = |_: &mut asyncmd::CommandList| {};
+        // Without a barrier of the list's own the layout is unknown: the pattern copy.
+        let copy = time_between(&fallback, none, |l| clear(l, &ft), none);
+        // The in-place route's commands at every coverage: both transitions and the view clear.
+        let to = |l: &mut asyncmd::CommandList| barrier(l, &ft, BarrierLayout::Common, BarrierLayout::CopyDest);
+        let back = |l: &mut asyncmd::CommandList| barrier(l, &ft, BarrierLayout::CopyDest, BarrierLayout::Common);
+        let rect = [Rect::new(0, 0, side as i32, rows as i32)];
+        let in_place = time_between(
+            &fallback,
+            to,
+            |l| {
+                barrier(l, &ft, BarrierLayout::CopyDest, BarrierLayout::RenderTarget);
+                l.clear_render_target_view(&rtv.handle(0), value.floats(), if num == den { &[] } else { &rect });
+                barrier(l, &ft, BarrierLayout::RenderTarget, BarrierLayout::CopyDest);
+            },
+            back,
+        );
+        let nat = time_between(&native, none, |l| clear(l, &nt), none);
+        println!("| {num}/{den} | {copy:.4} | {in_place:.4} | {nat:.4} | {:.2} |", in_place / copy);
+    }
+}

@@ -20,7 +20,7 @@ pub struct Case {
 type Build = fn(&Device, Size) -> Result<Option<Case>>;
 
 /// Every case, in the spec's API order.
-pub const ALL: [Build; 7] = [
+pub const ALL: [Build; 8] = [
     copy_buffer_regions,
     copy_texture_regions,
     copy_resources,
@@ -28,6 +28,7 @@ pub const ALL: [Build; 7] = [
     resolve_subresource_region_async,
     resolve_query_data_async,
     fill_buffers,
+    clear_texture_subresources,
 ];
 
 fn pick(size: Size, quick: u64, full: u64) -> u64 {
@@ -205,6 +206,46 @@ fn fill_buffers(d: &Device, size: Size) -> Result<Option<Case>> {
                 })
                 .collect();
             l.fill_buffers(&f);
+        }),
+    }))
+}
+
+fn clear_texture_subresources(d: &Device, size: Size) -> Result<Option<Case>> {
+    let (n, side) = (pick(size, 4, 16), pick(size, 64, 512) as u32);
+    // The API's main use: textures without render-target or UAV flags.
+    let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, side, side);
+    let textures: Vec<Resource> = (0..n).map(|_| texture(d, &desc, BarrierLayout::Common)).collect::<Result<_>>()?;
+    let value = ClearData::from_floats([0.2, 0.4, 0.6, 0.8]);
+    // Without the API an app uploads the value once and copies it into each texture.
+    let fp = d.copyable_footprints(&desc, 0, 1, 0)?;
+    let upload =
+        d.create_committed_resource(HeapType::Upload, &ResourceDesc::buffer(fp.total_bytes), BarrierLayout::Undefined)?;
+    let texel = encode_clear(desc.format, 0, &value).map(|e| e.as_bytes().to_vec()).unwrap_or_default();
+    upload.write(0, &texel.iter().copied().cycle().take(fp.total_bytes as usize).collect::<Vec<u8>>())?;
+    let layout = fp.layouts[0];
+    let t2 = textures.clone();
+    Ok(Some(Case {
+        api: "ClearTextureSubresources",
+        work: format!("{n} × {side}² RGBA8, no RT flag (legacy: copies of an uploaded image)"),
+        legacy: Box::new(move |l| {
+            for t in &textures {
+                let (dl, sl) =
+                    (TextureCopyLocation::subresource(t, 0), TextureCopyLocation::footprint(&upload, layout));
+                l.copy_texture_region(&dl, 0, 0, 0, &sl, None);
+            }
+        }),
+        batch: Box::new(move |l| {
+            let clears: Vec<_> = t2
+                .iter()
+                .map(|t| ClearTextureDesc {
+                    texture: t,
+                    subresource: 0,
+                    clear_value: value,
+                    format: Format::Unknown,
+                    region: None,
+                })
+                .collect();
+            l.clear_texture_subresources(&clears);
         }),
     }))
 }

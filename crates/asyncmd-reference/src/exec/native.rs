@@ -12,19 +12,22 @@ use asyncmd_types::{
     ResourceDimension, TextureCopyKind, TextureCopyLocation, ALL_SUBRESOURCES,
 };
 
-/// Writes `value` into every element (block, all samples) of `bbox` (in texels) of a surface.
+/// Writes `value` into every element (block, all samples) of `bbox` (in texels) of a surface:
+/// one row of elements is built once and copied into each block row.
 fn fill_box(data: &mut [u8], s: &Surface, bbox: &Box3, value: &[u8]) {
     let (bw, bh) = (s.block_w.max(1), s.block_h.max(1));
-    let n = s.sample_bytes().min(value.len());
+    let n = s.sample_bytes();
+    if value.len() < n || n == 0 {
+        return;
+    }
+    let (bx0, bx1) = (bbox.left / bw, bbox.right.min(s.width).div_ceil(bw));
+    let row: Vec<u8> =
+        value[..n].iter().copied().cycle().take(bx1.saturating_sub(bx0) as usize * s.elem as usize).collect();
     for z in bbox.front..bbox.back.min(s.depth) {
         for by in bbox.top / bh..bbox.bottom.min(s.height).div_ceil(bh) {
-            for bx in bbox.left / bw..bbox.right.min(s.width).div_ceil(bw) {
-                for k in 0..s.samples {
-                    let o = (s.offset(bx, by, z) + k as u64 * s.sample_bytes() as u64) as usize;
-                    if let Some(t) = data.get_mut(o..o + n) {
-                        t.copy_from_slice(&value[..n]);
-                    }
-                }
+            let o = s.offset(bx0, by, z) as usize;
+            if let Some(t) = data.get_mut(o..o + row.len()) {
+                t.copy_from_slice(&row);
             }
         }
     }
