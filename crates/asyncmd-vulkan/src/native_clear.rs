@@ -13,10 +13,10 @@ use crate::memory::VkResource;
 use ash::vk;
 use asyncmd_ddi::{DepthStencilView, RenderTargetView, ResourceId};
 use asyncmd_types::{
-    decode_texel, encode_clear, encode_texel, view_clear_color, view_clear_depth, Box3, ClearData, ClearFlags,
-    ClearTextureDesc, CommandListType, ComponentClass, DepthStencilViewDesc, DsvDimension, DsvFlags, Error, Format,
-    Layout, MessageId, Rect, RenderTargetViewDesc, ResourceDimension, ResourceFlags, Result, RtvDimension, Swizzle,
-    ALL_SUBRESOURCES,
+    decode_texel, encode_clear, encode_texel, view_clear_color, view_clear_depth, view_clear_exact, Box3, ClearData,
+    ClearFlags, ClearTextureDesc, CommandListType, ComponentClass, DepthStencilViewDesc, DsvDimension, DsvFlags, Error,
+    Format, Layout, MessageId, Rect, RenderTargetViewDesc, ResourceDimension, ResourceFlags, Result, RtvDimension,
+    Swizzle, ALL_SUBRESOURCES,
 };
 use std::collections::HashSet;
 
@@ -30,8 +30,9 @@ fn fail(text: String) -> Error {
 }
 
 /// The value `vkCmdClearColorImage` takes for `format`, where it writes what the D3D encoding
-/// does: floats for float-like formats, the stored low bits for integer formats.
-fn color_value(format: Format, value: &ClearData) -> Option<vk::ClearColorValue> {
+/// does: the stored low bits for integer formats, floats where no rounding can differ.
+/// `inexact`: take the driver's rounding anyway (MSAA, which copies cannot reach).
+fn color_value(format: Format, value: &ClearData, inexact: bool) -> Option<vk::ClearColorValue> {
     let info = format.info();
     let by_value = match info.layout {
         Layout::Channels { swizzle, .. } => swizzle == Swizzle::Rgba || swizzle == Swizzle::Bgra,
@@ -47,7 +48,11 @@ fn color_value(format: Format, value: &ClearData) -> Option<vk::ClearColorValue>
             let (bytes, _) = encode_texel(format, value)?;
             Some(vk::ClearColorValue { uint32: decode_texel(format, &bytes)?.uints() })
         }
-        ComponentClass::Float | ComponentClass::Unorm | ComponentClass::Snorm | ComponentClass::Srgb => {
+        // The driver converts floats with its own rounding: only where every D3D-conforming
+        // rounding agrees (the rest are copies of the encoded value).
+        ComponentClass::Float | ComponentClass::Unorm | ComponentClass::Snorm | ComponentClass::Srgb
+            if inexact || view_clear_exact(format, value) =>
+        {
             Some(vk::ClearColorValue { float32: value.floats() })
         }
         _ => None,
@@ -112,7 +117,7 @@ impl VkCommandList {
             return Ok(());
         }
         if whole && res.view_format(format) == res.view_format(rf) {
-            if let Some(value) = color_value(format, &d.clear_value) {
+            if let Some(value) = color_value(format, &d.clear_value, res.desc.is_msaa()) {
                 // SAFETY: a live uncompressed colour image in GENERAL with TRANSFER_DST usage.
                 unsafe { dev.cmd_clear_color_image(self.cb, image, vk::ImageLayout::GENERAL, &value, &[range]) };
                 return Ok(());

@@ -119,26 +119,68 @@ fn stored_integer(format: Format, value: &ClearData, channel: usize) -> i64 {
 /// Integers up to this magnitude pass through a float view clear unchanged.
 const EXACT_INTEGER: i64 = 1 << 24;
 
+/// Bits of each channel of a normalized format, in `ClearData` channel order.
+fn normalized_bits(format: Format) -> [u32; 4] {
+    match format.info().layout {
+        Layout::Channels { bits, .. } => [bits as u32; 4],
+        Layout::R10G10B10A2 => [10, 10, 10, 2],
+        Layout::B5G6R5 => [5, 6, 5, 0],
+        Layout::B5G5R5A1 => [5, 5, 5, 1],
+        _ => [4; 4],
+    }
+}
+
+/// Whether a normalized value lands near a rounding tie, where devices may round either way.
+fn near_tie(v: f32, bits: u32, signed: bool) -> bool {
+    let max = ((1u64 << (bits - signed as u32)) - 1) as f64;
+    let x = (v as f64).clamp(if signed { -1.0 } else { 0.0 }, 1.0).abs() * max;
+    (x.fract() - 0.5).abs() < 1e-3
+}
+
 /// Whether a legacy view clear (`ClearRenderTargetView` with [`view_clear_color`], or
 /// `ClearDepthStencilView` with [`view_clear_depth`]) writes exactly [`encode_clear`]'s bytes
-/// into every plane of `format`.
+/// into every plane of `format`, whatever rounding the device's conversion uses within D3D's
+/// rules:
+/// - integer channels up to 2^24 in magnitude (larger ones may round through the float);
+/// - 32-bit float channels that are zero or normal (NaN payloads are not kept, subnormals
+///   are flushed, infinities are left to the copy), and 16-, 11- and 10-bit float channels
+///   whose value the format holds exactly;
+/// - normalized channels away from rounding ties, and sRGB colour channels at 0 or 1 (the
+///   curve may differ by a unit between devices);
+/// - depth and stencil always: the encoder clamps depth as the view clear does.
 ///
-/// Integer channels above 2^24 in magnitude may round through the float colour; float
-/// channels that are NaN (the payload is not kept), infinite or subnormal (flushed) are not
-/// exact. Depth and stencil always are: the encoder clamps depth as the view clear does.
 /// Formats a view cannot render (block-compressed, video, shared-exponent) are never exact.
 pub fn view_clear_exact(format: Format, value: &ClearData) -> bool {
     let info = format.info();
-    match info.class {
-        ComponentClass::DepthStencil => true,
-        ComponentClass::Uint | ComponentClass::Sint if info.layout != Layout::Block => {
-            stored_channels(format).iter().all(|&c| stored_integer(format, value, c).abs() <= EXACT_INTEGER)
+    let f = value.floats();
+    let channels = stored_channels(format);
+    match (info.class, info.layout) {
+        (ComponentClass::DepthStencil, _) => true,
+        (_, Layout::Block | Layout::Packed422 { .. } | Layout::Planar420 { .. }) => false,
+        (ComponentClass::Uint | ComponentClass::Sint, _) => {
+            channels.iter().all(|&c| stored_integer(format, value, c).abs() <= EXACT_INTEGER)
         }
-        ComponentClass::Float | ComponentClass::Unorm | ComponentClass::Snorm | ComponentClass::Srgb
-            if !matches!(info.layout, Layout::Block | Layout::Packed422 { .. } | Layout::Planar420 { .. }) =>
-        {
-            stored_channels(format).iter().all(|&c| value.floats()[c].is_normal() || value.floats()[c] == 0.0)
+        (ComponentClass::Float, Layout::Channels { bits: 32, .. }) => {
+            channels.iter().all(|&c| f[c].is_normal() || f[c] == 0.0)
         }
+        (ComponentClass::Float, _) => {
+            // Narrow floats: exact only where no rounding happens at all.
+            let Some((bytes, _)) = encode_texel(format, value) else { return false };
+            let Some(back) = super::decode_texel(format, &bytes) else { return false };
+            channels.iter().all(|&c| (f[c].is_normal() || f[c] == 0.0) && back.floats()[c] == f[c])
+        }
+        (ComponentClass::Unorm | ComponentClass::Snorm, _) => {
+            let bits = normalized_bits(format);
+            let signed = info.class == ComponentClass::Snorm;
+            channels.iter().all(|&c| !f[c].is_nan() && !near_tie(f[c], bits[c], signed))
+        }
+        (ComponentClass::Srgb, _) => channels.iter().all(|&c| {
+            if c == 3 {
+                !f[c].is_nan() && !near_tie(f[c], 8, false)
+            } else {
+                f[c] <= 0.0 || f[c] >= 1.0
+            }
+        }),
         _ => false,
     }
 }
@@ -252,11 +294,19 @@ mod tests {
     }
 
     #[test]
-    fn view_clears_are_exact_only_where_a_float_colour_carries_the_value() {
+    fn view_clears_are_exact_only_where_every_device_writes_the_encoding() {
         assert!(view_clear_exact(Format::R8G8B8A8Unorm, &f([0.25, 1.0, -3.0, 0.0])));
+        // 0.1 * 255 = 25.5: a tie devices break differently.
+        assert!(!view_clear_exact(Format::R8G8B8A8Unorm, &f([0.1, 1.0, 0.0, 0.0])));
+        assert!(!view_clear_exact(Format::R10G10B10A2Unorm, &f([0.0, 0.0, 0.0, 0.5])));
+        assert!(view_clear_exact(Format::R10G10B10A2Unorm, &f([0.0, 0.0, 0.0, 1.0 / 3.0])));
         assert!(!view_clear_exact(Format::R32Float, &f([f32::NAN, 0.0, 0.0, 0.0])));
         assert!(!view_clear_exact(Format::R32Float, &f([f32::INFINITY, 0.0, 0.0, 0.0])));
         assert!(!view_clear_exact(Format::R16G16Float, &f([0.0, 1e-40, 0.0, 0.0])));
+        assert!(view_clear_exact(Format::R16G16Float, &f([0.5, -2.25, 0.0, 0.0])));
+        assert!(!view_clear_exact(Format::R16G16Float, &f([0.1, 0.0, 0.0, 0.0])), "0.1 rounds in 16 bits");
+        assert!(view_clear_exact(Format::R8G8B8A8UnormSrgb, &f([0.0, 1.0, 1.0, 0.25])));
+        assert!(!view_clear_exact(Format::R8G8B8A8UnormSrgb, &f([0.2, 1.0, 1.0, 0.25])));
         // Channels the format does not store do not matter.
         assert!(view_clear_exact(Format::R32Float, &f([1.0, f32::NAN, 0.0, 0.0])));
         assert!(view_clear_exact(Format::R32Uint, &ClearData::from_uints([1 << 24, 0, 0, 0])));
@@ -268,6 +318,19 @@ mod tests {
         assert!(view_clear_exact(Format::D24UnormS8Uint, &ClearData::from_depth_stencil(7.0, 3)));
         assert!(!view_clear_exact(Format::Bc1Unorm, &ClearData::default()));
         assert!(!view_clear_exact(Format::R9G9B9E5SharedExp, &ClearData::default()));
+    }
+
+    #[test]
+    fn narrow_floats_round_toward_zero() {
+        assert_eq!(enc(Format::R16Float, 0, f([0.675_686_3, 0.0, 0.0, 0.0])), 0x3967u16.to_le_bytes());
+        assert_eq!(enc(Format::R16Float, 0, f([-0.675_686_3, 0.0, 0.0, 0.0])), 0xB967u16.to_le_bytes());
+        assert_eq!(enc(Format::R16Float, 0, f([65519.0, 0.0, 0.0, 0.0])), 0x7BFFu16.to_le_bytes());
+        assert_eq!(enc(Format::R16Float, 0, f([f32::INFINITY, 0.0, 0.0, 0.0])), 0x7C00u16.to_le_bytes());
+        assert_eq!(enc(Format::R16Float, 0, f([1e-5, 0.0, 0.0, 0.0])), 167u16.to_le_bytes());
+        assert_eq!(enc(Format::R16Float, 0, f([1e-8, 0.0, 0.0, 0.0])), [0, 0]);
+        // 0.1 in R11G11B10's 6-bit mantissa: 1.6 x 2^-4, 0.6 x 64 = 38.4, truncated.
+        let r = (11u32 << 6) | 38;
+        assert_eq!(enc(Format::R11G11B10Float, 0, f([0.1, 0.0, 0.0, 0.0])), r.to_le_bytes());
     }
 
     #[test]

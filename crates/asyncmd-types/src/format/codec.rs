@@ -4,8 +4,9 @@
 //! `uints`, keeping each channel's low bits; SINT formats read `sints`, likewise. Depth reads
 //! `floats[0]` and stencil `uints[1]`, as `D3D12_CLEAR_DATA` specifies. Conversions follow the
 //! D3D rules: UNORM rounds to nearest after clamping to [0, 1], SNORM clamps to [-1, 1] and
-//! rounds half away from zero, NaN becomes 0 for normalized formats, and floats narrow with
-//! round-to-nearest-even.
+//! rounds half away from zero, NaN becomes 0 for normalized formats, and floats narrow to 16-,
+//! 11- and 10-bit floats with round-to-zero (D3D's rule for conversions between float formats:
+//! a finite value never becomes infinite).
 
 use super::{ComponentClass, Format, Layout, Swizzle};
 use crate::ClearData;
@@ -41,7 +42,7 @@ pub fn encode_texel(format: Format, value: &ClearData) -> Option<([u8; 16], usiz
                 let raw: u32 = match class {
                     ComponentClass::Float => match bits {
                         32 => f[src].to_bits(),
-                        16 => half::f16::from_f32(f[src]).to_bits() as u32,
+                        16 => half_rtz(f[src]) as u32,
                         _ => return None,
                     },
                     ComponentClass::Unorm => unorm(f[src], bits),
@@ -281,8 +282,30 @@ fn srgb_to_linear(v: f32) -> f32 {
     }
 }
 
+/// Narrows to a 16-bit float, rounding toward zero.
+fn half_rtz(v: f32) -> u16 {
+    let bits = v.to_bits();
+    let sign = ((bits >> 16) & 0x8000) as u16;
+    let a = v.abs();
+    if v.is_nan() {
+        return sign | 0x7E00;
+    }
+    if a.is_infinite() {
+        return sign | 0x7C00;
+    }
+    if a >= 65504.0 {
+        return sign | 0x7BFF;
+    }
+    let e = ((bits >> 23) & 0xff) as i32 - 127;
+    if e < -14 {
+        // Subnormal: multiples of 2^-24, truncated (an exact power-of-two scaling).
+        return sign | (a * 2f32.powi(24)) as u16;
+    }
+    sign | (((e + 15) as u16) << 10) | ((bits >> 13) & 0x3ff) as u16
+}
+
 /// Narrows to an unsigned float with a 5-bit exponent and `mantissa` bits (11- and 10-bit
-/// floats), round to nearest even; negatives and NaN-free underflow become 0.
+/// floats), rounding toward zero; negatives become 0.
 fn small_float(v: f32, mantissa: u32) -> u32 {
     let exp_mask = 31u32 << mantissa;
     if v.is_nan() {
@@ -302,7 +325,7 @@ fn small_float(v: f32, mantissa: u32) -> u32 {
     let e = v.log2().floor() as i32;
     let e = e.max(-14);
     let scaled = v as f64 / 2f64.powi(e - mantissa as i32);
-    let mut m = scaled.round_ties_even() as u32;
+    let mut m = scaled.floor() as u32;
     let mut e = e;
     if m >= 2 << mantissa {
         m >>= 1;
