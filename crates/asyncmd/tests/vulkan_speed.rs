@@ -101,24 +101,7 @@ fn copy_buffer_region_paths() {
 
 /// Median GPU milliseconds of `record` run as one list.
 fn time_list(ctx: &Ctx, record: impl Fn(&mut asyncmd::CommandList)) -> f64 {
-    let heap = ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Timestamp, count: 2 }).unwrap();
-    let out = ctx.buffer(HeapType::Readback, 16);
-    let freq = ctx.direct.timestamp_frequency() as f64;
-    let mut samples = Vec::new();
-    for run in 0..8 {
-        ctx.run(CommandListType::Direct, |l| {
-            l.end_query(&heap, QueryType::Timestamp, 0);
-            record(l);
-            l.end_query(&heap, QueryType::Timestamp, 1);
-            l.resolve_query_data(&heap, QueryType::Timestamp, 0, 2, &out, 0);
-        });
-        let b = out.read_vec(0, 16).unwrap();
-        let (t0, t1) = (u64::from_le_bytes(b[..8].try_into().unwrap()), u64::from_le_bytes(b[8..].try_into().unwrap()));
-        if run > 0 {
-            samples.push((t1 - t0) as f64 / freq * 1e3);
-        }
-    }
-    median(samples)
+    time_between(ctx, |_| {}, record, |_| {})
 }
 
 #[test]
