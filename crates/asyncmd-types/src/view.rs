@@ -144,6 +144,27 @@ pub struct ViewRange {
 }
 
 impl RenderTargetViewDesc {
+    /// The same view narrowed to `count` array (or depth) slices from its slice `first`.
+    /// Single-slice dimensions are returned unchanged.
+    pub fn narrowed(self, first: u32, count: u32) -> Self {
+        let dimension = match self.dimension {
+            RtvDimension::Texture1DArray { mip, first_slice, .. } => {
+                RtvDimension::Texture1DArray { mip, first_slice: first_slice + first, array_size: count }
+            }
+            RtvDimension::Texture2DArray { mip, first_slice, plane, .. } => {
+                RtvDimension::Texture2DArray { mip, first_slice: first_slice + first, array_size: count, plane }
+            }
+            RtvDimension::Texture2DMsArray { first_slice, .. } => {
+                RtvDimension::Texture2DMsArray { first_slice: first_slice + first, array_size: count }
+            }
+            RtvDimension::Texture3D { mip, first_w, .. } => {
+                RtvDimension::Texture3D { mip, first_w: first_w + first, w_size: count }
+            }
+            other => other,
+        };
+        Self { dimension, ..self }
+    }
+
     /// The view a null description stands for: the whole mip 0 of `res` in its format.
     pub fn default_for(res: &ResourceDesc) -> Self {
         let dimension = match (res.dimension, res.is_msaa(), res.array_size() > 1) {
@@ -202,6 +223,24 @@ impl RenderTargetViewDesc {
 }
 
 impl DepthStencilViewDesc {
+    /// The same view narrowed to `count` array slices from its slice `first`. Single-slice
+    /// dimensions are returned unchanged.
+    pub fn narrowed(self, first: u32, count: u32) -> Self {
+        let dimension = match self.dimension {
+            DsvDimension::Texture1DArray { mip, first_slice, .. } => {
+                DsvDimension::Texture1DArray { mip, first_slice: first_slice + first, array_size: count }
+            }
+            DsvDimension::Texture2DArray { mip, first_slice, .. } => {
+                DsvDimension::Texture2DArray { mip, first_slice: first_slice + first, array_size: count }
+            }
+            DsvDimension::Texture2DMsArray { first_slice, .. } => {
+                DsvDimension::Texture2DMsArray { first_slice: first_slice + first, array_size: count }
+            }
+            other => other,
+        };
+        Self { dimension, ..self }
+    }
+
     /// The view a null description stands for.
     pub fn default_for(res: &ResourceDesc) -> Self {
         let dimension = match (res.dimension, res.is_msaa(), res.array_size() > 1) {
@@ -239,5 +278,36 @@ impl DepthStencilViewDesc {
             return None;
         }
         Some(ViewRange { mip, first_slice: first, slices: count, plane: 0 })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn views_narrow_to_slices_of_their_own() {
+        let d = RenderTargetViewDesc {
+            format: Format::R8G8B8A8Unorm,
+            dimension: RtvDimension::Texture2DArray { mip: 1, first_slice: 2, array_size: 4, plane: 0 },
+        };
+        assert_eq!(
+            d.narrowed(1, 2).dimension,
+            RtvDimension::Texture2DArray { mip: 1, first_slice: 3, array_size: 2, plane: 0 }
+        );
+        let three_d = RenderTargetViewDesc {
+            format: Format::R8G8B8A8Unorm,
+            dimension: RtvDimension::Texture3D { mip: 0, first_w: 1, w_size: 6 },
+        };
+        assert_eq!(three_d.narrowed(2, 1).dimension, RtvDimension::Texture3D { mip: 0, first_w: 3, w_size: 1 });
+        let single =
+            RenderTargetViewDesc { format: Format::R8Unorm, dimension: RtvDimension::Texture2D { mip: 0, plane: 0 } };
+        assert_eq!(single.narrowed(0, 1), single);
+        let ds = DepthStencilViewDesc {
+            format: Format::D32Float,
+            flags: DsvFlags::empty(),
+            dimension: DsvDimension::Texture2DMsArray { first_slice: 0, array_size: 3 },
+        };
+        assert_eq!(ds.narrowed(2, 1).dimension, DsvDimension::Texture2DMsArray { first_slice: 2, array_size: 1 });
     }
 }

@@ -197,6 +197,8 @@ impl VkCommandList {
                 | Command::SetStencilRef(_)
                 | Command::ExecuteBundle(_)
                 | Command::EndRenderPass
+                | Command::ClearBoundRenderTargetViews { .. }
+                | Command::ClearBoundDepthStencilView { .. }
         );
         if !inside {
             self.end_lazy_rendering();
@@ -733,15 +735,25 @@ impl VkCommandList {
     }
 
     pub(crate) fn clear_rtv(&mut self, view: &RenderTargetView, color: [f32; 4], rects: &[Rect]) -> Result<()> {
-        let (res, image) = self.image_of(view.resource)?;
-        let range = view.desc.range(&res.desc).ok_or_else(|| fail("ClearRenderTargetView: bad view".into()))?;
-        let format = view.desc.format;
         let flushed = color.map(|c| if c.is_subnormal() { 0.0f32.copysign(c) } else { c });
-        let value = match format.info().class {
+        let value = match view.desc.format.info().class {
             asyncmd_types::ComponentClass::Uint => vk::ClearColorValue { uint32: flushed.map(|c| c as u32) },
             asyncmd_types::ComponentClass::Sint => vk::ClearColorValue { int32: flushed.map(|c| c as i32) },
             _ => vk::ClearColorValue { float32: flushed },
         };
+        self.clear_rtv_value(view, value, rects)
+    }
+
+    /// A view clear with the value as Vulkan takes it (integers exact).
+    pub(crate) fn clear_rtv_value(
+        &mut self,
+        view: &RenderTargetView,
+        value: vk::ClearColorValue,
+        rects: &[Rect],
+    ) -> Result<()> {
+        let (res, image) = self.image_of(view.resource)?;
+        let range = view.desc.range(&res.desc).ok_or_else(|| fail("ClearRenderTargetView: bad view".into()))?;
+        let format = view.desc.format;
         self.serialize();
         let three_d = res.desc.dimension == ResourceDimension::Texture3D;
         let (w, h, _) = res.desc.mip_extent(range.mip);

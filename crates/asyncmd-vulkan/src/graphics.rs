@@ -57,6 +57,8 @@ pub(crate) struct Graphics {
     pub(crate) dsv: Option<DepthStencilView>,
     /// A rendering instance is open.
     pub(crate) rendering: bool,
+    /// Render area and layer count of the open rendering instance.
+    pub(crate) area: (u32, u32, u32),
     pub(crate) pass: Option<Pass>,
     pub(crate) keep_pipelines: Vec<Arc<VkPipeline>>,
     pub(crate) keep_roots: Vec<Arc<VkRootSignature>>,
@@ -206,6 +208,7 @@ impl VkCommandList {
         // list closes.
         unsafe { self.core.device.cmd_begin_rendering(self.cb, &info) };
         self.gfx.rendering = true;
+        self.gfx.area = (area.0, area.1, layers);
         Ok(())
     }
 
@@ -263,17 +266,8 @@ impl VkCommandList {
         }
     }
 
-    pub(crate) fn draw(
-        &mut self,
-        vertex_count: u32,
-        instance_count: u32,
-        start_vertex: u32,
-        start_instance: u32,
-    ) -> Result<()> {
-        let pipeline = self.gfx.pipeline.clone().ok_or_else(|| fail("DrawInstanced: no pipeline".into()))?;
-        if pipeline.compute {
-            return Err(fail("DrawInstanced: a compute pipeline is bound".into()));
-        }
+    /// Begins the lazy rendering instance over the bound targets if none is open.
+    pub(crate) fn ensure_rendering(&mut self) -> Result<()> {
         if !self.gfx.rendering {
             let colors = self
                 .gfx
@@ -285,6 +279,21 @@ impl VkCommandList {
             let depth = self.gfx.dsv.map(|v| (v, ops, vk::ClearValue::default()));
             self.begin_rendering(colors, depth)?;
         }
+        Ok(())
+    }
+
+    pub(crate) fn draw(
+        &mut self,
+        vertex_count: u32,
+        instance_count: u32,
+        start_vertex: u32,
+        start_instance: u32,
+    ) -> Result<()> {
+        let pipeline = self.gfx.pipeline.clone().ok_or_else(|| fail("DrawInstanced: no pipeline".into()))?;
+        if pipeline.compute {
+            return Err(fail("DrawInstanced: a compute pipeline is bound".into()));
+        }
+        self.ensure_rendering()?;
         let d = self.core.device.clone();
         // D3D12's y axis points up in clip space: a negative-height viewport matches it.
         let viewport = self.gfx.viewports.first().map_or(vk::Viewport::default(), |v| vk::Viewport {

@@ -17,6 +17,7 @@ mod instance;
 mod internal;
 mod memory;
 mod native;
+mod native_bound_clear;
 mod native_clear;
 mod physical;
 mod pipeline;

@@ -1,5 +1,5 @@
 //! The native Async Commands on Vulkan: copies, resolves and fills (texture clears are in
-//! `native_clear`).
+//! `native_clear`, bound clears in `native_bound_clear`).
 //!
 //! On devices where compute copies win (measured at open), `CopyBufferRegions` and `FillBuffers`
 //! become **one dispatch** over a table of all their parts in device memory, which is where the
@@ -62,6 +62,12 @@ impl VkCommandList {
             Command::CopyBufferRegions(regions) => self.copy_buffer_regions(&regions),
             Command::FillBuffers(fills) => self.fill_buffers(&fills),
             Command::ClearTextureSubresources(clears) => self.clear_texture_subresources(&clears),
+            Command::ClearBoundRenderTargetViews { mask, values, regions } => {
+                self.clear_bound_rtvs(mask, &values, &regions)
+            }
+            Command::ClearBoundDepthStencilView { flags, depth, stencil, regions } => {
+                self.clear_bound_dsv_native(flags, depth, stencil, regions.as_deref())
+            }
             Command::CopyTextureRegions(descs) => {
                 for d in descs {
                     let (dest, source) = match d.kind {
@@ -106,7 +112,7 @@ impl VkCommandList {
             Command::CopyTilesAsync(t) => self.record_command(Command::CopyTiles(t)),
             Command::ResolveSubresourceRegionAsync(r) => self.record_command(Command::ResolveSubresourceRegion(r)),
             Command::ResolveQueryDataAsync(q) => self.record_command(Command::ResolveQueryData(q)),
-            other => Err(fail(format!("{}: not yet implemented natively on the Vulkan device", other.name()))),
+            other => Err(fail(format!("{}: not an Async Command", other.name()))),
         }
     }
 

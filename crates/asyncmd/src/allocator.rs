@@ -19,6 +19,9 @@ pub(crate) struct AllocatorShared {
     /// Pattern tiles of texture clears by byte pattern and footprint (also in `owned`):
     /// reusable by every list recorded on this allocator until it is reset.
     tiles: Mutex<HashMap<TileKey, crate::resource::Resource>>,
+    /// Clear pipelines lists on this allocator drew with: alive until its reset, so the
+    /// device's cache may evict them at any time.
+    pipelines: Mutex<Vec<crate::objects::PipelineState>>,
 }
 
 /// What identifies a pattern tile: the element's bytes and the tile's footprint.
@@ -37,6 +40,7 @@ impl CommandAllocator {
             in_flight: Mutex::new(Vec::new()),
             owned: Mutex::new(Vec::new()),
             tiles: Mutex::new(HashMap::new()),
+            pipelines: Mutex::new(Vec::new()),
         }))
     }
 
@@ -61,6 +65,7 @@ impl CommandAllocator {
             // (the device keeps what submitted work still uses alive until it retires).
             self.0.owned.lock().unwrap_or_else(PoisonError::into_inner).clear();
             self.0.tiles.lock().unwrap_or_else(PoisonError::into_inner).clear();
+            self.0.pipelines.lock().unwrap_or_else(PoisonError::into_inner).clear();
             return d.fail(e);
         }
         let mut in_flight = self.0.in_flight.lock().unwrap_or_else(PoisonError::into_inner);
@@ -77,6 +82,7 @@ impl CommandAllocator {
         }
         drop(in_flight);
         self.0.tiles.lock().unwrap_or_else(PoisonError::into_inner).clear();
+        self.0.pipelines.lock().unwrap_or_else(PoisonError::into_inner).clear();
         let owned = std::mem::take(&mut *self.0.owned.lock().unwrap_or_else(PoisonError::into_inner));
         // The GPU is done with everything recorded here: the fallback's buffers go back to the
         // pools.
@@ -98,6 +104,14 @@ impl CommandAllocator {
     /// Keeps a pattern tile (already owned) for reuse until the next reset.
     pub(crate) fn keep_tile(&self, key: TileKey, tile: crate::resource::Resource) {
         self.0.tiles.lock().unwrap_or_else(PoisonError::into_inner).insert(key, tile);
+    }
+
+    /// Keeps a pipeline a list drew with until the next reset.
+    pub(crate) fn keep_pipeline(&self, pso: &crate::objects::PipelineState) {
+        let mut p = self.0.pipelines.lock().unwrap_or_else(PoisonError::into_inner);
+        if !p.iter().any(|q| std::sync::Arc::ptr_eq(&q.0, &pso.0)) {
+            p.push(pso.clone());
+        }
     }
 
     pub(crate) fn submitted(&self, fence: &Fence, value: u64) {

@@ -7,7 +7,7 @@
 use crate::device::{Device, DeviceShared};
 use crate::resource::{Resource, ResourceShared};
 use asyncmd_ddi::{DepthStencilView, RenderTargetView};
-use asyncmd_types::{DepthStencilViewDesc, Error, MessageId, RenderTargetViewDesc, Result};
+use asyncmd_types::{DepthStencilViewDesc, Error, MessageId, RenderTargetViewDesc, ResourceDesc, Result};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 /// Kind of descriptor heap (`D3D12_DESCRIPTOR_HEAP_TYPE`, the CPU-only kinds).
@@ -90,16 +90,19 @@ impl std::fmt::Debug for CpuDescriptorHandle {
     }
 }
 
-/// A render-target view read from a descriptor when it was bound or used.
+/// A render-target view read from a descriptor when it was bound or used, with its resource's
+/// description (no reference on the resource: the app keeps it alive, as for any bound target).
 #[derive(Clone)]
 pub(crate) struct CapturedRtv {
     pub(crate) view: RenderTargetView,
+    pub(crate) resource: ResourceDesc,
 }
 
-/// A depth-stencil view read from a descriptor.
+/// A depth-stencil view read from a descriptor, with its resource's description.
 #[derive(Clone)]
 pub(crate) struct CapturedDsv {
     pub(crate) view: DepthStencilView,
+    pub(crate) resource: ResourceDesc,
 }
 
 impl CpuDescriptorHandle {
@@ -148,7 +151,8 @@ impl CpuDescriptorHandle {
                         format!("{api}: the view's resource was destroyed"),
                     )
                 })?;
-                let captured = CapturedRtv { view: RenderTargetView { resource: shared.id, desc } };
+                let captured =
+                    CapturedRtv { view: RenderTargetView { resource: shared.id, desc }, resource: shared.desc };
                 Ok((captured, Resource { shared }))
             }
             ViewDescriptor::Dsv { .. } => Err(Error::invalid_arg(
@@ -169,7 +173,8 @@ impl CpuDescriptorHandle {
                         format!("{api}: the view's resource was destroyed"),
                     )
                 })?;
-                let captured = CapturedDsv { view: DepthStencilView { resource: shared.id, desc } };
+                let captured =
+                    CapturedDsv { view: DepthStencilView { resource: shared.id, desc }, resource: shared.desc };
                 Ok((captured, Resource { shared }))
             }
             ViewDescriptor::Rtv { .. } => Err(Error::invalid_arg(

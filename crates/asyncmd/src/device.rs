@@ -26,6 +26,10 @@ pub(crate) struct DeviceShared {
     pub(crate) pools: crate::fallback::pools::BufferPools,
     /// The fallback's fill root signature and pipeline, made on first use.
     pub(crate) fill_pipeline: std::sync::OnceLock<(RootSignature, PipelineState)>,
+    /// The root signature of the bound-clear draws, made on first use.
+    pub(crate) clear_root: std::sync::OnceLock<RootSignature>,
+    /// The bound-clear pipelines.
+    pub(crate) clear_psos: std::sync::Mutex<crate::fallback::pso_cache::PsoCache>,
     /// Set by `RemoveDevice`.
     removed: std::sync::atomic::AtomicBool,
 }
@@ -39,6 +43,8 @@ impl DeviceShared {
             info_queue: InfoQueue::default(),
             pools: Default::default(),
             fill_pipeline: std::sync::OnceLock::new(),
+            clear_root: std::sync::OnceLock::new(),
+            clear_psos: Default::default(),
             removed: Default::default(),
         }
     }
@@ -114,6 +120,12 @@ impl Device {
     /// [`POOL_BUDGET`](crate::fallback::pools::POOL_BUDGET)).
     pub fn pooled_bytes(&self) -> u64 {
         self.shared.pools.kept_bytes()
+    }
+
+    /// Clear pipelines the device keeps for bound-clear draws (at most
+    /// [`CLEAR_PSO_CACHE_SIZE`](crate::fallback::pso_cache::CLEAR_PSO_CACHE_SIZE)).
+    pub fn cached_clear_pipelines(&self) -> usize {
+        self.shared.clear_psos.lock().unwrap_or_else(std::sync::PoisonError::into_inner).len()
     }
 
     /// `ID3D12Device5::RemoveDevice`: puts the device in the removed state, as a GPU fault

@@ -28,6 +28,22 @@ fn check_rects(api: &str, rects: &[Rect]) -> Result<()> {
     }
 }
 
+/// Writes root constants into the shadow's arguments of `parameter`.
+fn set_constants(args: &mut [super::RootArg], parameter: u32, offset: u32, values: &[u32]) {
+    if let Some(arg) = args.get_mut(parameter as usize) {
+        let mut dwords = match std::mem::take(arg) {
+            super::RootArg::Constants(v) => v,
+            _ => Vec::new(),
+        };
+        let end = offset as usize + values.len();
+        if dwords.len() < end {
+            dwords.resize(end, 0);
+        }
+        dwords[offset as usize..end].copy_from_slice(values);
+        *arg = super::RootArg::Constants(dwords);
+    }
+}
+
 /// Subresources a view range covers (3D views cover their one mip subresource).
 fn view_subresources(res: &Resource, mip: u32, first: u32, count: u32, planes: &[u32]) -> Vec<u32> {
     let desc = res.desc();
@@ -56,6 +72,7 @@ impl CommandList {
             return;
         }
         self.shadow.graphics_root = Some(root.clone());
+        self.shadow.graphics_args = vec![super::RootArg::Unset; root.desc().parameters.len()];
         self.record(Command::SetGraphicsRootSignature(root.id()));
     }
 
@@ -102,6 +119,7 @@ impl CommandList {
         let r =
             Self::check_root_param(API, self.shadow.graphics_root.as_ref(), parameter, Some((offset, values.len())));
         if self.check(r) {
+            set_constants(&mut self.shadow.graphics_args, parameter, offset, values);
             self.record(Command::SetGraphicsRootConstants { parameter, offset, values: values.to_vec() });
         }
     }
@@ -114,18 +132,7 @@ impl CommandList {
         }
         let r = Self::check_root_param(API, self.shadow.compute_root.as_ref(), parameter, Some((offset, values.len())));
         if self.check(r) {
-            if let Some(arg) = self.shadow.compute_args.get_mut(parameter as usize) {
-                let mut dwords = match std::mem::take(arg) {
-                    super::RootArg::Constants(v) => v,
-                    _ => Vec::new(),
-                };
-                let end = offset as usize + values.len();
-                if dwords.len() < end {
-                    dwords.resize(end, 0);
-                }
-                dwords[offset as usize..end].copy_from_slice(values);
-                *arg = super::RootArg::Constants(dwords);
-            }
+            set_constants(&mut self.shadow.compute_args, parameter, offset, values);
             self.record(Command::SetComputeRootConstants { parameter, offset, values: values.to_vec() });
         }
     }
@@ -138,6 +145,9 @@ impl CommandList {
         }
         let r = Self::check_root_param(API, self.shadow.graphics_root.as_ref(), parameter, None);
         if self.check(r) {
+            if let Some(arg) = self.shadow.graphics_args.get_mut(parameter as usize) {
+                *arg = super::RootArg::Uav(address);
+            }
             self.record(Command::SetGraphicsRootUav { parameter, address });
         }
     }
@@ -165,7 +175,7 @@ impl CommandList {
         if viewports.len() > 16 {
             return self.remove(state_error(format!("RSSetViewports: {} viewports exceed 16", viewports.len())));
         }
-        self.shadow.viewports = viewports.len();
+        self.shadow.viewports = Some(viewports.to_vec());
         self.record(Command::SetViewports(viewports.to_vec()));
     }
 
@@ -177,13 +187,14 @@ impl CommandList {
         if rects.len() > 16 {
             return self.remove(state_error(format!("RSSetScissorRects: {} rectangles exceed 16", rects.len())));
         }
-        self.shadow.scissors = rects.len();
+        self.shadow.scissors = Some(rects.to_vec());
         self.record(Command::SetScissorRects(rects.to_vec()));
     }
 
     /// `IASetPrimitiveTopology`.
     pub fn ia_set_primitive_topology(&mut self, topology: PrimitiveTopology) {
         if self.begin("IASetPrimitiveTopology", GRAPHICS, true) {
+            self.shadow.topology = Some(topology);
             self.record(Command::SetPrimitiveTopology(topology));
         }
     }
@@ -191,6 +202,7 @@ impl CommandList {
     /// `OMSetBlendFactor`.
     pub fn om_set_blend_factor(&mut self, factor: [f32; 4]) {
         if self.begin("OMSetBlendFactor", GRAPHICS, true) {
+            self.shadow.blend_factor = Some(factor);
             self.record(Command::SetBlendFactor(factor));
         }
     }
@@ -198,6 +210,7 @@ impl CommandList {
     /// `OMSetStencilRef`.
     pub fn om_set_stencil_ref(&mut self, reference: u32) {
         if self.begin("OMSetStencilRef", GRAPHICS, true) {
+            self.shadow.stencil_ref = Some(reference);
             self.record(Command::SetStencilRef(reference));
         }
     }
@@ -369,6 +382,7 @@ impl CommandList {
                     Err(e) => return self.remove(e),
                 };
                 self.shadow.dsv = (ds.depth_beginning.binds() || ds.stencil_beginning.binds()).then(|| c.clone());
+                self.shadow.dsv_planes = (ds.depth_beginning.binds(), ds.stencil_beginning.binds());
                 Some(RenderPassDepthStencil {
                     view: c.view,
                     depth_beginning: ds.depth_beginning,
@@ -456,7 +470,10 @@ impl CommandList {
             ));
         }
         match bundle.executable() {
-            Ok(exe) => self.record(Command::ExecuteBundle(exe)),
+            Ok(exe) => {
+                self.shadow.absorb_bundle(&bundle.shadow);
+                self.record(Command::ExecuteBundle(exe))
+            }
             Err(e) => self.remove(Error::invalid_arg(MessageId::ExecuteBundleInvalid, format!("{API}: {}", e.text))),
         }
     }

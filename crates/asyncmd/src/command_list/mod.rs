@@ -6,6 +6,7 @@
 
 mod async_copy;
 mod barrier;
+mod bound_clear;
 mod copy;
 mod fill;
 mod graphics;
@@ -77,18 +78,50 @@ pub(crate) enum RootArg {
     Uav(asyncmd_ddi::GpuAddress),
 }
 
-/// Graphics state as the app set it: what later layers restore and what bound clears read.
+/// Graphics state as the app set it (recorded once a call is forwarded on a healthy list):
+/// what the fallback restores after its own work, and the targets bound clears write.
+/// `None` is "not set by this list".
 #[derive(Clone, Default)]
 pub(crate) struct Shadow {
     pub(crate) pipeline: Option<PipelineState>,
     pub(crate) graphics_root: Option<RootSignature>,
     pub(crate) compute_root: Option<RootSignature>,
+    /// Graphics root arguments, by parameter of the graphics root signature.
+    pub(crate) graphics_args: Vec<RootArg>,
     /// Compute root arguments, by parameter.
     pub(crate) compute_args: Vec<RootArg>,
+    /// Render targets by slot: `OMSetRenderTargets` slots, or inside a pass the targets it binds.
     pub(crate) rtvs: Vec<Option<CapturedRtv>>,
     pub(crate) dsv: Option<CapturedDsv>,
-    pub(crate) viewports: usize,
-    pub(crate) scissors: usize,
+    /// Inside a pass: whether the depth and the stencil plane are bound (beginning access other
+    /// than no-access).
+    pub(crate) dsv_planes: (bool, bool),
+    pub(crate) viewports: Option<Vec<asyncmd_types::Viewport>>,
+    pub(crate) scissors: Option<Vec<asyncmd_types::Rect>>,
+    pub(crate) topology: Option<asyncmd_ddi::PrimitiveTopology>,
+    pub(crate) blend_factor: Option<[f32; 4]>,
+    pub(crate) stencil_ref: Option<u32>,
+}
+
+impl Shadow {
+    /// Applies what a bundle set (its own shadow) to the state of the list that executes it:
+    /// the runtime's summary of the bundle's state changes.
+    pub(crate) fn absorb_bundle(&mut self, bundle: &Shadow) {
+        if bundle.pipeline.is_some() {
+            self.pipeline = bundle.pipeline.clone();
+        }
+        if bundle.graphics_root.is_some() {
+            self.graphics_root = bundle.graphics_root.clone();
+            self.graphics_args = bundle.graphics_args.clone();
+        }
+        if bundle.compute_root.is_some() {
+            self.compute_root = bundle.compute_root.clone();
+            self.compute_args = bundle.compute_args.clone();
+        }
+        self.topology = bundle.topology.or(self.topology);
+        self.blend_factor = bundle.blend_factor.or(self.blend_factor);
+        self.stencil_ref = bundle.stencil_ref.or(self.stencil_ref);
+    }
 }
 
 enum Status {

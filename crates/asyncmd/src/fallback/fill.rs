@@ -4,7 +4,7 @@
 use super::ledger::Scope;
 use super::plan::UPLOAD_CHUNK;
 use super::pools::size_class;
-use crate::command_list::{CommandList, RootArg};
+use crate::command_list::CommandList;
 use crate::device::Device;
 use crate::objects::{PipelineState, RootSignature};
 use crate::resource::Resource;
@@ -157,16 +157,8 @@ impl CommandList {
     fn restore_compute_state(&mut self) {
         if let Some(sig) = self.shadow.compute_root.clone() {
             self.record(Command::SetComputeRootSignature(sig.id()));
-            for (parameter, arg) in self.shadow.compute_args.clone().into_iter().enumerate() {
-                let parameter = parameter as u32;
-                match arg {
-                    RootArg::Unset => {}
-                    RootArg::Constants(values) => {
-                        self.record(Command::SetComputeRootConstants { parameter, offset: 0, values })
-                    }
-                    RootArg::Uav(address) => self.record(Command::SetComputeRootUav { parameter, address }),
-                }
-            }
+            let args = self.shadow.compute_args.clone();
+            self.replay_root_args(&args, true);
         }
         if let Some(p) = self.shadow.pipeline.clone() {
             self.record(Command::SetPipelineState(p.0.id));

@@ -2,10 +2,12 @@
 //!
 //! Routes only emit DDI commands; which route a call takes is decided by pure planners.
 
+pub(crate) mod bound_clear;
 pub(crate) mod copy;
 pub(crate) mod fill;
 pub(crate) mod ledger;
 pub mod plan;
 pub mod pools;
+pub mod pso_cache;
 pub(crate) mod ptr_table;
 pub(crate) mod texture_clear;

@@ -220,6 +220,82 @@ pub fn plan_texture_clear(f: &TextureClearFacts, d: &DeviceFacts) -> TextureClea
     copy.unwrap_or_else(TextureClearRoute::Rejected)
 }
 
+/// How a bound clear (`ClearBoundRenderTargetViews` or `ClearBoundDepthStencilView`) is
+/// lowered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BoundClearRoute {
+    /// Legacy view clears through private views made from the bind-time capture.
+    Legacy,
+    /// Runtime-owned draws with the app's state restored after them.
+    Draws,
+    /// Not lowerable: the list is removed with `Fail`.
+    Rejected(BoundClearRejection),
+}
+
+/// Why the fallback cannot lower a bound clear.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BoundClearRejection {
+    /// Bound clears recorded in bundles would have to be lowered when the bundle runs.
+    Bundle,
+    /// Inside a pass, a selected region reaches past the smallest bound output.
+    PastSmallestOutput,
+    /// Inside a pass, the bound outputs have different sample counts.
+    MixedSampleCounts,
+}
+
+impl BoundClearRejection {
+    /// The reason, as the removal message states it.
+    pub fn reason(self) -> &'static str {
+        match self {
+            BoundClearRejection::Bundle => "the fallback does not lower bound clears recorded in bundles",
+            BoundClearRejection::PastSmallestOutput => {
+                "inside a render pass a selected region reaches past the smallest bound output, which draws cannot cover"
+            }
+            BoundClearRejection::MixedSampleCounts => {
+                "inside a render pass the bound outputs have different sample counts, which draws cannot cover"
+            }
+        }
+    }
+}
+
+/// What the planner needs to know of one bound clear.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BoundClearFacts {
+    /// Recorded in a bundle.
+    pub bundle: bool,
+    /// Inside a render pass.
+    pub in_pass: bool,
+    /// Legacy clears write exactly the requested values: always for depth-stencil clears; for
+    /// render targets when every selected target is a float format and every value is finite
+    /// and not subnormal.
+    pub legacy_exact: bool,
+    /// A selected region (clipped to its target) reaches past the smallest bound output.
+    pub past_smallest_output: bool,
+    /// The bound outputs have different sample counts.
+    pub mixed_sample_counts: bool,
+}
+
+/// The route of a bound clear: bundles are rejected; inside a pass the clear draws unless the
+/// draws cannot cover it (rejected); outside a pass legacy clears are used where they are
+/// exact, and also where draws cannot cover the clear (the closest value), draws otherwise.
+pub fn plan_bound_clear(f: &BoundClearFacts) -> BoundClearRoute {
+    let undrawable = if f.past_smallest_output {
+        Some(BoundClearRejection::PastSmallestOutput)
+    } else if f.mixed_sample_counts {
+        Some(BoundClearRejection::MixedSampleCounts)
+    } else {
+        None
+    };
+    match (f.bundle, f.in_pass, undrawable) {
+        (true, _, _) => BoundClearRoute::Rejected(BoundClearRejection::Bundle),
+        (false, true, Some(why)) => BoundClearRoute::Rejected(why),
+        (false, true, None) => BoundClearRoute::Draws,
+        (false, false, Some(_)) => BoundClearRoute::Legacy,
+        (false, false, None) if f.legacy_exact => BoundClearRoute::Legacy,
+        (false, false, None) => BoundClearRoute::Draws,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -398,5 +474,38 @@ mod tests {
             plan_texture_clear(&partial_private, &NO_PSP),
             rejected(ClearRejection::PartialWithoutSamplePositions)
         );
+    }
+
+    #[test]
+    fn bound_clears_draw_inside_passes_and_take_legacy_clears_outside_where_exact() {
+        let f = BoundClearFacts {
+            bundle: false,
+            in_pass: false,
+            legacy_exact: true,
+            past_smallest_output: false,
+            mixed_sample_counts: false,
+        };
+        assert_eq!(plan_bound_clear(&f), BoundClearRoute::Legacy);
+        assert_eq!(plan_bound_clear(&BoundClearFacts { legacy_exact: false, ..f }), BoundClearRoute::Draws);
+        // Outside a pass, what draws cannot cover takes the legacy clear even when inexact.
+        for undrawable in [
+            BoundClearFacts { legacy_exact: false, past_smallest_output: true, ..f },
+            BoundClearFacts { legacy_exact: false, mixed_sample_counts: true, ..f },
+        ] {
+            assert_eq!(plan_bound_clear(&undrawable), BoundClearRoute::Legacy);
+        }
+        let pass = BoundClearFacts { in_pass: true, ..f };
+        assert_eq!(plan_bound_clear(&pass), BoundClearRoute::Draws, "exact or not, passes draw");
+        assert_eq!(
+            plan_bound_clear(&BoundClearFacts { past_smallest_output: true, ..pass }),
+            BoundClearRoute::Rejected(BoundClearRejection::PastSmallestOutput)
+        );
+        assert_eq!(
+            plan_bound_clear(&BoundClearFacts { mixed_sample_counts: true, ..pass }),
+            BoundClearRoute::Rejected(BoundClearRejection::MixedSampleCounts)
+        );
+        for b in [BoundClearFacts { bundle: true, ..f }, BoundClearFacts { bundle: true, ..pass }] {
+            assert_eq!(plan_bound_clear(&b), BoundClearRoute::Rejected(BoundClearRejection::Bundle));
+        }
     }
 }

@@ -1,0 +1,154 @@
+//! Native bound clears on Vulkan: `vkCmdClearAttachments` inside the rendering instance (the
+//! render pass's, or the lazy one over the `OMSetRenderTargets` targets), in rasterization
+//! order with draws. Mask bit *i* is colour attachment *i*: the instance binds the targets in
+//! the D3D12 slot order. Regions are clipped to their target. Outside a pass, a region past
+//! the render area (the smallest bound target) is cleared through its target alone, between
+//! barriers that keep it ordered with the draws around it; inside a pass the instance's area
+//! is all there is.
+
+use crate::command::VkCommandList;
+use ash::vk;
+use asyncmd_ddi::{DepthStencilView, RenderTargetView};
+use asyncmd_types::{Box3, ClearData, ClearFlags, Rect, Result};
+
+/// A region of a bound target: (rectangle, first slice in the view, slice count).
+type Region = (Rect, u32, u32);
+
+/// Regions (`None`: the whole view) clipped to a `w × h` view of `slices` slices.
+fn clip(regions: Option<&[Box3]>, w: u32, h: u32, slices: u32) -> Vec<Region> {
+    let whole = [Box3::new(0, 0, 0, w, h, slices)];
+    regions
+        .unwrap_or(&whole)
+        .iter()
+        .filter_map(|b| {
+            let r = Rect::new(b.left.min(w) as i32, b.top.min(h) as i32, b.right.min(w) as i32, b.bottom.min(h) as i32);
+            let back = b.back.min(slices);
+            (!r.is_empty() && back > b.front).then_some((r, b.front, back - b.front))
+        })
+        .collect()
+}
+
+/// What a clear writes outside the rendering instance.
+enum Target {
+    Color(RenderTargetView, vk::ClearColorValue),
+    Depth(DepthStencilView, ClearFlags, f32, u8),
+}
+
+impl VkCommandList {
+    pub(crate) fn clear_bound_rtvs(
+        &mut self,
+        mask: u8,
+        values: &[ClearData; 8],
+        regions: &[Option<Vec<Box3>>; 8],
+    ) -> Result<()> {
+        let rtvs = self.gfx.rtvs.clone();
+        for (slot, view) in rtvs.iter().enumerate().filter(|(s, _)| mask & (1 << s) != 0) {
+            let res = self.resource(view.resource)?;
+            let Some(range) = view.desc.range(&res.desc) else { continue };
+            let (w, h, _) = res.desc.mip_extent(range.mip);
+            // The union has the same bits for floats, uints and sints.
+            let value = vk::ClearColorValue { uint32: values[slot].uints() };
+            let attachment = vk::ClearAttachment {
+                aspect_mask: vk::ImageAspectFlags::COLOR,
+                color_attachment: slot as u32,
+                clear_value: vk::ClearValue { color: value },
+            };
+            let boxes = clip(regions[slot].as_deref(), w, h, range.slices);
+            self.clear_attachment(attachment, &boxes, Target::Color(*view, value))?;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn clear_bound_dsv_native(
+        &mut self,
+        flags: ClearFlags,
+        depth: f32,
+        stencil: u8,
+        regions: Option<&[Box3]>,
+    ) -> Result<()> {
+        let Some(view) = self.gfx.dsv else { return Ok(()) };
+        let res = self.resource(view.resource)?;
+        let Some(range) = view.desc.range(&res.desc) else { return Ok(()) };
+        let mut aspect = vk::ImageAspectFlags::empty();
+        if flags.contains(ClearFlags::DEPTH) {
+            aspect |= vk::ImageAspectFlags::DEPTH;
+        }
+        if flags.contains(ClearFlags::STENCIL) && res.desc.format.has_stencil() {
+            aspect |= vk::ImageAspectFlags::STENCIL;
+        }
+        if aspect.is_empty() {
+            return Ok(());
+        }
+        let depth = if depth.is_nan() { 0.0 } else { depth.clamp(0.0, 1.0) };
+        let attachment = vk::ClearAttachment {
+            aspect_mask: aspect,
+            color_attachment: 0,
+            clear_value: vk::ClearValue {
+                depth_stencil: vk::ClearDepthStencilValue { depth, stencil: stencil as u32 },
+            },
+        };
+        let (w, h, _) = res.desc.mip_extent(range.mip);
+        let boxes = clip(regions, w, h, range.slices);
+        self.clear_attachment(attachment, &boxes, Target::Depth(view, flags, depth, stencil))
+    }
+
+    /// Clears `boxes` of one attachment inside the rendering instance; outside a pass, boxes
+    /// past its area go through the target alone.
+    fn clear_attachment(&mut self, attachment: vk::ClearAttachment, boxes: &[Region], target: Target) -> Result<()> {
+        self.ensure_rendering()?;
+        let (aw, ah, layers) = self.gfx.area;
+        let in_pass = self.gfx.pass.is_some();
+        let fits =
+            |(r, first, count): &Region| r.right as u32 <= aw && r.bottom as u32 <= ah && first + count <= layers;
+        let (inside, outside): (Vec<Region>, Vec<Region>) = boxes.iter().partition(|b| in_pass || fits(b));
+        let rects: Vec<vk::ClearRect> = inside
+            .iter()
+            .filter_map(|(r, first, count)| {
+                let r = r.intersect(&Rect::new(0, 0, aw as i32, ah as i32));
+                let count = (*count).min(layers.saturating_sub(*first));
+                (!r.is_empty() && count > 0).then(|| vk::ClearRect {
+                    rect: vk::Rect2D {
+                        offset: vk::Offset2D { x: r.left, y: r.top },
+                        extent: vk::Extent2D { width: (r.right - r.left) as u32, height: (r.bottom - r.top) as u32 },
+                    },
+                    base_array_layer: *first,
+                    layer_count: count,
+                })
+            })
+            .collect();
+        if !rects.is_empty() {
+            // SAFETY: inside the open rendering instance; rectangles and layers are inside it.
+            unsafe { self.core.device.cmd_clear_attachments(self.cb, &[attachment], &rects) };
+        }
+        if outside.is_empty() {
+            return Ok(());
+        }
+        self.end_lazy_rendering();
+        let stages = vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT
+            | vk::PipelineStageFlags2::EARLY_FRAGMENT_TESTS
+            | vk::PipelineStageFlags2::LATE_FRAGMENT_TESTS
+            | vk::PipelineStageFlags2::ALL_TRANSFER;
+        let writes = vk::AccessFlags2::COLOR_ATTACHMENT_WRITE
+            | vk::AccessFlags2::DEPTH_STENCIL_ATTACHMENT_WRITE
+            | vk::AccessFlags2::TRANSFER_WRITE;
+        let reads = vk::AccessFlags2::COLOR_ATTACHMENT_READ
+            | vk::AccessFlags2::DEPTH_STENCIL_ATTACHMENT_READ
+            | vk::AccessFlags2::TRANSFER_READ;
+        self.memory_barrier(stages, writes, stages, reads | writes);
+        for (r, first, count) in outside {
+            let rects = [r];
+            match &target {
+                Target::Color(v, value) => {
+                    let view = RenderTargetView { resource: v.resource, desc: v.desc.narrowed(first, count) };
+                    self.clear_rtv_value(&view, *value, &rects)?;
+                }
+                Target::Depth(v, flags, depth, stencil) => {
+                    let view = DepthStencilView { resource: v.resource, desc: v.desc.narrowed(first, count) };
+                    self.clear_dsv(&view, *flags, *depth, *stencil, &rects)?;
+                }
+            }
+        }
+        self.memory_barrier(stages, writes, stages, reads | writes);
+        Ok(())
+    }
+}

@@ -1,0 +1,233 @@
+//! `ClearBoundRenderTargetViews` and `ClearBoundDepthStencilView`: validation against the
+//! bound outputs, native recording, and the plan that picks legacy clears or draws (the routes
+//! themselves are in `fallback::bound_clear`).
+
+use super::{CommandList, Lists, Pass};
+use crate::fallback::bound_clear::{clamp_depth, ClearTarget};
+use crate::fallback::plan::{plan_bound_clear, BoundClearFacts, BoundClearRoute};
+use asyncmd_ddi::Command;
+use asyncmd_types::{
+    AsyncCommandsImpl, Box3, ClearData, ClearFlags, CommandListType, ComponentClass, DsvFlags, Error, Format,
+    MessageId, MessageSeverity, SIMULTANEOUS_RENDER_TARGET_COUNT,
+};
+
+const RTV_API: &str = "ClearBoundRenderTargetViews";
+const DSV_API: &str = "ClearBoundDepthStencilView";
+
+fn invalid(api: &str, text: impl std::fmt::Display) -> Error {
+    Error::invalid_arg(MessageId::ClearBoundViewsInvalidParameters, format!("{api}: {text}"))
+}
+
+/// Whether a legacy `ClearRenderTargetView` writes exactly `value` into a target of `format`:
+/// float-like formats with four finite, non-subnormal floats.
+fn legacy_rtv_exact(format: Format, value: &ClearData) -> bool {
+    !matches!(format.info().class, ComponentClass::Uint | ComponentClass::Sint)
+        && value.floats().iter().all(|v| v.is_finite() && !v.is_subnormal())
+}
+
+impl CommandList {
+    /// Common start of the bound clears: the list may record them (direct lists and bundles,
+    /// inside or outside a pass, never while a pass is suspended) and the device has the Async
+    /// Commands.
+    fn begin_bound_clear(&mut self, api: &str) -> Option<AsyncCommandsImpl> {
+        if !self.begin(api, Lists::DIRECT.or(Lists::BUNDLE), true) {
+            return None;
+        }
+        if self.pass == Pass::Suspended {
+            self.remove(Error::fail(
+                MessageId::RenderPassInvalid,
+                format!("{api}: GPU work between a suspending EndRenderPass and the resuming BeginRenderPass"),
+            ));
+            return None;
+        }
+        match self.device.async_impl {
+            AsyncCommandsImpl::NotSupported => {
+                self.remove(Error::fail(
+                    MessageId::AsyncCommandsNotSupported,
+                    format!("{api}: the device does not support the Async Commands (Impl is NOT_SUPPORTED)"),
+                ));
+                None
+            }
+            i => Some(i),
+        }
+    }
+
+    /// Reports a selected output with nothing bound: the runtime skips it, the debug layer
+    /// says so.
+    fn report_unbound(&self, text: String) {
+        self.device.info_queue.push(MessageSeverity::Error, MessageId::ClearBoundViewsUnboundOutput, text);
+    }
+
+    /// The smallest width and height over every bound output, and whether their sample
+    /// counts differ.
+    fn bound_outputs(&self) -> ((u32, u32), bool) {
+        let mut area = (u32::MAX, u32::MAX);
+        let mut samples = Vec::new();
+        let rtvs = self.shadow.rtvs.iter().flatten().filter_map(|c| ClearTarget::rtv(0, c.view, &c.resource));
+        let dsv = self.shadow.dsv.iter().filter_map(|c| ClearTarget::dsv(c.view, &c.resource));
+        for t in rtvs.chain(dsv) {
+            area = (area.0.min(t.extent.0), area.1.min(t.extent.1));
+            samples.push(t.samples);
+        }
+        samples.dedup();
+        (area, samples.len() > 1)
+    }
+
+    /// Formats of the bound render targets in slot order, and of the bound depth-stencil view.
+    fn bound_formats(&self) -> (Vec<Format>, Format) {
+        let rtvs = self.shadow.rtvs.iter().map(|c| c.as_ref().map_or(Format::Unknown, |c| c.view.desc.format));
+        (rtvs.collect(), self.shadow.dsv.as_ref().map_or(Format::Unknown, |c| c.view.desc.format))
+    }
+
+    /// Plans and records the fallback of a bound clear of `targets`.
+    fn lower_bound_clear(
+        &mut self,
+        api: &str,
+        targets: Vec<ClearTarget>,
+        ds: Option<(ClearFlags, f32, u8)>,
+        legacy_exact: bool,
+    ) {
+        let (area, mixed) = self.bound_outputs();
+        let past =
+            targets.iter().any(|t| t.boxes.iter().any(|(r, _, _)| r.right as u32 > area.0 || r.bottom as u32 > area.1));
+        let facts = BoundClearFacts {
+            bundle: self.ty == CommandListType::Bundle,
+            in_pass: matches!(self.pass, Pass::Open { .. }),
+            legacy_exact,
+            past_smallest_output: past,
+            mixed_sample_counts: mixed,
+        };
+        let (flags, depth, stencil) = ds.unwrap_or((ClearFlags::empty(), 0.0, 0));
+        match plan_bound_clear(&facts) {
+            BoundClearRoute::Rejected(why) => self
+                .remove(Error::fail(MessageId::AsyncCommandsFallbackUnsupported, format!("{api}: {}", why.reason()))),
+            BoundClearRoute::Legacy => self.bound_clear_legacy(&targets, flags, depth, stencil),
+            BoundClearRoute::Draws => {
+                let (bound, dsv_format) = self.bound_formats();
+                let planes = ds.map(|(f, _, _)| (f.contains(ClearFlags::DEPTH), f.contains(ClearFlags::STENCIL)));
+                if let Err(e) = self.bound_clear_draws(&targets, planes, depth, stencil, bound, dsv_format, area) {
+                    self.remove(e);
+                }
+            }
+        }
+    }
+
+    /// `ClearBoundRenderTargetViews`: clears the render targets bound now whose bit is set in
+    /// `mask` (bit *i*: slot *i* of `OMSetRenderTargets`, or inside a render pass the *i*-th
+    /// target the pass binds) to `values[i]`, in `regions[i]` (`None` for the whole view;
+    /// `regions` `None` for every selected view whole). Box front and back select slices from
+    /// the view's first slice. Ordered like draws: no barrier is needed against them.
+    pub fn clear_bound_render_target_views(
+        &mut self,
+        mask: u32,
+        values: &[ClearData],
+        regions: Option<&[Option<&[Box3]>]>,
+    ) {
+        let Some(imp) = self.begin_bound_clear(RTV_API) else { return };
+        if mask >> SIMULTANEOUS_RENDER_TARGET_COUNT != 0 {
+            return self.remove(invalid(RTV_API, format!("RenderTargetMask {mask:#x} selects slots past 7")));
+        }
+        let highest = (32 - mask.leading_zeros()) as usize;
+        if values.len() < highest {
+            return self.remove(invalid(
+                RTV_API,
+                format!("mask {mask:#x} needs {highest} clear values, {} given", values.len()),
+            ));
+        }
+        if regions.is_some_and(|r| r.len() < highest) {
+            return self.remove(invalid(
+                RTV_API,
+                format!("mask {mask:#x} needs {highest} region lists, {} given", regions.map_or(0, |r| r.len())),
+            ));
+        }
+        let selected = |slot: usize| mask & (1 << slot) != 0;
+        let region = |slot: usize| regions.and_then(|r| r[slot]);
+        let bundle = self.ty == CommandListType::Bundle;
+        let mut targets = Vec::new();
+        for slot in (0..SIMULTANEOUS_RENDER_TARGET_COUNT).filter(|&s| selected(s)) {
+            match self.shadow.rtvs.get(slot).and_then(|c| c.as_ref()) {
+                Some(c) => {
+                    if let Some(mut t) = ClearTarget::rtv(slot as u8, c.view, &c.resource) {
+                        t.value = values[slot];
+                        targets.push(t.with_regions(region(slot)));
+                    }
+                }
+                // A bundle's bindings are its caller's: only the native path records there.
+                None if !bundle => self
+                    .report_unbound(format!("{RTV_API}: slot {slot} is selected but nothing is bound there; skipped")),
+                None => {}
+            }
+        }
+        if imp == AsyncCommandsImpl::Native {
+            let mut v = [ClearData::default(); 8];
+            let mut r: [Option<Vec<Box3>>; 8] = Default::default();
+            for slot in (0..SIMULTANEOUS_RENDER_TARGET_COUNT).filter(|&s| selected(s)) {
+                v[slot] = values[slot];
+                r[slot] = region(slot).map(|b| b.to_vec());
+            }
+            return self.record(Command::ClearBoundRenderTargetViews { mask: mask as u8, values: v, regions: r });
+        }
+        if mask == 0 {
+            return;
+        }
+        let exact = targets.iter().all(|t| legacy_rtv_exact(t.format, &t.value));
+        if targets.is_empty() && !bundle {
+            return;
+        }
+        self.lower_bound_clear(RTV_API, targets, None, exact);
+    }
+
+    /// `ClearBoundDepthStencilView`: clears the planes `flags` selects of the bound
+    /// depth-stencil view to `depth` (clamped to [0, 1]) and `stencil` (ignored without a
+    /// stencil plane), in `regions` (`None` for the whole view). Ordered like draws.
+    pub fn clear_bound_depth_stencil_view(
+        &mut self,
+        flags: ClearFlags,
+        depth: f32,
+        stencil: u8,
+        regions: Option<&[Box3]>,
+    ) {
+        let Some(imp) = self.begin_bound_clear(DSV_API) else { return };
+        if flags.is_empty() || !ClearFlags::all().contains(flags) {
+            return self.remove(invalid(
+                DSV_API,
+                format!("ClearFlags {:#x} must select depth, stencil or both", flags.bits()),
+            ));
+        }
+        let depth = clamp_depth(depth);
+        let bundle = self.ty == CommandListType::Bundle;
+        let dsv = self.shadow.dsv.clone();
+        let mut planes = flags;
+        if let Some(c) = &dsv {
+            if !c.resource.format.has_stencil() {
+                planes.remove(ClearFlags::STENCIL);
+            }
+            let read_only = c.view.desc.flags;
+            if planes.contains(ClearFlags::DEPTH) && read_only.contains(DsvFlags::READ_ONLY_DEPTH)
+                || planes.contains(ClearFlags::STENCIL) && read_only.contains(DsvFlags::READ_ONLY_STENCIL)
+            {
+                return self.remove(invalid(DSV_API, "the bound depth-stencil view's plane is read-only"));
+            }
+            if matches!(self.pass, Pass::Open { .. }) {
+                let (d, s) = self.shadow.dsv_planes;
+                if planes.contains(ClearFlags::DEPTH) && !d || planes.contains(ClearFlags::STENCIL) && !s {
+                    return self.remove(invalid(
+                        DSV_API,
+                        "the render pass does not bind that plane (its beginning access is NO_ACCESS)",
+                    ));
+                }
+            }
+        } else if !bundle {
+            self.report_unbound(format!("{DSV_API}: no depth-stencil view is bound; nothing is cleared"));
+        }
+        if imp == AsyncCommandsImpl::Native {
+            let regions = regions.map(|r| r.to_vec());
+            return self.record(Command::ClearBoundDepthStencilView { flags, depth, stencil, regions });
+        }
+        let target = dsv.and_then(|c| ClearTarget::dsv(c.view, &c.resource)).map(|t| t.with_regions(regions));
+        if target.is_none() && !bundle || planes.is_empty() {
+            return;
+        }
+        self.lower_bound_clear(DSV_API, target.into_iter().collect(), Some((planes, depth, stencil)), true);
+    }
+}

@@ -1,0 +1,283 @@
+//! The bound-clear routes and what they emit: legacy view clears through private views made
+//! from the bind-time capture, or runtime draws (one full-viewport triangle per region and
+//! array slice, with a scissor) followed by the restore of the app's graphics state.
+
+use super::pso_cache::{ClearOutput, ClearPsoKey, OutputClass};
+use crate::command_list::{CommandList, RootArg};
+use crate::device::Device;
+use crate::objects::{PipelineState, RootSignature};
+use asyncmd_ddi::{
+    Command, DepthStencilView, PrimitiveTopology, RenderTargetView, RootParameter, RootSignatureDesc,
+    CLEAR_CONSTANT_COUNT,
+};
+use asyncmd_types::{
+    view_clear_color, Box3, ClearData, ClearFlags, Format, Rect, ResourceDesc, Result, SampleDesc, Viewport,
+};
+
+/// The view of a bound output.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum TargetView {
+    Rtv(RenderTargetView),
+    Dsv(DepthStencilView),
+}
+
+/// One bound output of a bound clear, resolved from the bind-time capture.
+#[derive(Clone, Debug)]
+pub(crate) struct ClearTarget {
+    /// The render-target slot (0 for the depth-stencil target).
+    pub(crate) slot: u8,
+    pub(crate) view: TargetView,
+    /// The view's format.
+    pub(crate) format: Format,
+    /// Width and height of the view's mip.
+    pub(crate) extent: (u32, u32),
+    /// Array (or depth) slices the view selects.
+    pub(crate) slices: u32,
+    pub(crate) samples: SampleDesc,
+    /// Regions clipped to the target: (rectangle, first slice in the view, slice count); empty
+    /// regions are dropped.
+    pub(crate) boxes: Vec<(Rect, u32, u32)>,
+    /// The clear value (colour targets).
+    pub(crate) value: ClearData,
+}
+
+impl ClearTarget {
+    /// A target from a render-target view and its resource's description.
+    pub(crate) fn rtv(slot: u8, view: RenderTargetView, resource: &ResourceDesc) -> Option<Self> {
+        let range = view.desc.range(resource)?;
+        let (w, h, _) = resource.mip_extent(range.mip);
+        Some(ClearTarget {
+            slot,
+            view: TargetView::Rtv(view),
+            format: view.desc.format,
+            extent: (w, h),
+            slices: range.slices,
+            samples: resource.sample_desc,
+            boxes: Vec::new(),
+            value: ClearData::default(),
+        })
+    }
+
+    /// A target from a depth-stencil view and its resource's description.
+    pub(crate) fn dsv(view: DepthStencilView, resource: &ResourceDesc) -> Option<Self> {
+        let range = view.desc.range(resource)?;
+        let (w, h, _) = resource.mip_extent(range.mip);
+        Some(ClearTarget {
+            slot: 0,
+            view: TargetView::Dsv(view),
+            format: view.desc.format,
+            extent: (w, h),
+            slices: range.slices,
+            samples: resource.sample_desc,
+            boxes: Vec::new(),
+            value: ClearData::default(),
+        })
+    }
+
+    /// Clips `regions` (`None`: the whole view) to the target. Box front and back count
+    /// slices from the view's first slice; back is clamped to the view.
+    pub(crate) fn with_regions(mut self, regions: Option<&[Box3]>) -> Self {
+        let (w, h) = self.extent;
+        let whole = [Box3::new(0, 0, 0, w, h, self.slices)];
+        self.boxes = regions
+            .unwrap_or(&whole)
+            .iter()
+            .filter_map(|b| {
+                let rect =
+                    Rect::new(b.left.min(w) as i32, b.top.min(h) as i32, b.right.min(w) as i32, b.bottom.min(h) as i32);
+                let back = b.back.min(self.slices);
+                (!rect.is_empty() && back > b.front).then_some((rect, b.front, back - b.front))
+            })
+            .collect();
+        self
+    }
+
+    /// Whether a rectangle covers the whole view.
+    fn whole(&self, r: &Rect) -> bool {
+        *r == Rect::new(0, 0, self.extent.0 as i32, self.extent.1 as i32)
+    }
+}
+
+/// The depth a bound clear writes: clamped to [0, 1], NaN to 0.
+pub(crate) fn clamp_depth(depth: f32) -> f32 {
+    if depth.is_nan() {
+        0.0
+    } else {
+        depth.clamp(0.0, 1.0)
+    }
+}
+
+impl CommandList {
+    /// Legacy view clears of every region of `targets`, through private views narrowed to the
+    /// regions' slices. Colour values take the float a view clear takes (integers above 2^24
+    /// may round, subnormals flush: the spec's inexact legacy route).
+    pub(crate) fn bound_clear_legacy(&mut self, targets: &[ClearTarget], flags: ClearFlags, depth: f32, stencil: u8) {
+        for t in targets {
+            for (rect, first, count) in &t.boxes {
+                let rects = if t.whole(rect) { Vec::new() } else { vec![*rect] };
+                match t.view {
+                    TargetView::Rtv(v) => {
+                        let view = RenderTargetView { resource: v.resource, desc: v.desc.narrowed(*first, *count) };
+                        let color = view_clear_color(t.format, &t.value);
+                        self.record(Command::ClearRenderTargetView { view, color, rects });
+                    }
+                    TargetView::Dsv(v) => {
+                        let view = DepthStencilView { resource: v.resource, desc: v.desc.narrowed(*first, *count) };
+                        self.record(Command::ClearDepthStencilView { view, flags, depth, stencil, rects });
+                    }
+                }
+            }
+        }
+    }
+
+    /// The device's bound-clear root signature: the clear constants in parameter 0.
+    fn clear_root(&self) -> Result<RootSignature> {
+        if let Some(r) = self.device.clear_root.get() {
+            return Ok(r.clone());
+        }
+        let root = Device::from_shared(self.device.clone()).create_root_signature(&RootSignatureDesc {
+            parameters: vec![RootParameter::Constants { shader_register: 0, count: CLEAR_CONSTANT_COUNT }],
+        })?;
+        Ok(self.device.clear_root.get_or_init(|| root).clone())
+    }
+
+    /// The clear pipeline of `key` from the device's cache, kept alive by the list's allocator.
+    fn clear_pso(&self, root: &RootSignature, key: &ClearPsoKey) -> Result<PipelineState> {
+        let mut cache = self.device.clear_psos.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let pso = cache.get_or_make(key, || {
+            Device::from_shared(self.device.clone()).create_pipeline_state(&key.desc(root.id()))
+        })?;
+        self.allocator.keep_pipeline(&pso);
+        Ok(pso)
+    }
+
+    /// Draws `targets` (colour targets, or the one depth-stencil target with `ds` planes):
+    /// one full-viewport triangle per region and slice over the smallest output `area`, then
+    /// restores the app's graphics state. `bound` are the formats of every bound render
+    /// target in slot order, `dsv_format` the bound depth-stencil format.
+    #[allow(clippy::too_many_arguments)] // one draw batch, spelled out
+    pub(crate) fn bound_clear_draws(
+        &mut self,
+        targets: &[ClearTarget],
+        ds: Option<(bool, bool)>,
+        depth: f32,
+        stencil: u8,
+        bound: Vec<Format>,
+        dsv_format: Format,
+        area: (u32, u32),
+    ) -> Result<()> {
+        let Some(samples) = targets.first().map(|t| t.samples) else { return Ok(()) };
+        let root = self.clear_root()?;
+        let mut psos = Vec::with_capacity(targets.len());
+        for t in targets {
+            let output = match ds {
+                Some((depth, stencil)) => ClearOutput::DepthStencil { depth, stencil },
+                None => ClearOutput::Color { slot: t.slot, class: OutputClass::of(t.format) },
+            };
+            let key = ClearPsoKey { rtv_formats: bound.clone(), dsv_format, samples, output };
+            psos.push(self.clear_pso(&root, &key)?);
+        }
+        self.record(Command::SetGraphicsRootSignature(root.id()));
+        self.record(Command::SetViewports(vec![Viewport::sized(area.0 as f32, area.1 as f32)]));
+        self.record(Command::SetPrimitiveTopology(PrimitiveTopology::TriangleList));
+        let stencil_ref = ds.is_some_and(|(_, s)| s);
+        if stencil_ref {
+            self.record(Command::SetStencilRef(stencil as u32));
+        }
+        for (t, pso) in targets.iter().zip(psos) {
+            self.record(Command::SetPipelineState(pso.0.id));
+            let v = t.value.uints();
+            for (rect, first, count) in &t.boxes {
+                self.record(Command::SetScissorRects(vec![*rect]));
+                for slice in *first..first + count {
+                    let constants = vec![v[0], v[1], v[2], v[3], depth.to_bits(), slice];
+                    self.record(Command::SetGraphicsRootConstants { parameter: 0, offset: 0, values: constants });
+                    self.record(Command::DrawInstanced {
+                        vertex_count: 3,
+                        instance_count: 1,
+                        start_vertex: 0,
+                        start_instance: 0,
+                    });
+                }
+            }
+        }
+        self.restore_graphics_state(stencil_ref);
+        Ok(())
+    }
+
+    /// Sets the app's graphics state again after the runtime's draws: root signature and
+    /// arguments, pipeline, viewports, scissors, topology and (when the draws changed it) the
+    /// stencil reference. State the app never set is set to its empty value.
+    fn restore_graphics_state(&mut self, stencil_ref: bool) {
+        let s = self.shadow.clone();
+        if let Some(root) = &s.graphics_root {
+            self.record(Command::SetGraphicsRootSignature(root.id()));
+            self.replay_root_args(&s.graphics_args, false);
+        }
+        if let Some(p) = &s.pipeline {
+            self.record(Command::SetPipelineState(p.0.id));
+        }
+        self.record(Command::SetViewports(s.viewports.unwrap_or_default()));
+        self.record(Command::SetScissorRects(s.scissors.unwrap_or_default()));
+        self.record(Command::SetPrimitiveTopology(s.topology.unwrap_or_default()));
+        if stencil_ref {
+            self.record(Command::SetStencilRef(s.stencil_ref.unwrap_or(0)));
+        }
+    }
+
+    /// Records the root arguments the app set, graphics or compute.
+    pub(crate) fn replay_root_args(&mut self, args: &[RootArg], compute: bool) {
+        for (parameter, arg) in args.iter().enumerate() {
+            let parameter = parameter as u32;
+            let c = match arg.clone() {
+                RootArg::Unset => continue,
+                RootArg::Constants(values) if compute => {
+                    Command::SetComputeRootConstants { parameter, offset: 0, values }
+                }
+                RootArg::Constants(values) => Command::SetGraphicsRootConstants { parameter, offset: 0, values },
+                RootArg::Uav(address) if compute => Command::SetComputeRootUav { parameter, address },
+                RootArg::Uav(address) => Command::SetGraphicsRootUav { parameter, address },
+            };
+            self.record(c);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use asyncmd_ddi::ResourceId;
+    use asyncmd_types::{RenderTargetViewDesc, RtvDimension};
+
+    fn target() -> ClearTarget {
+        let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 64, 32).with_array(4);
+        let view = RenderTargetView {
+            resource: ResourceId(1),
+            desc: RenderTargetViewDesc {
+                format: Format::R8G8B8A8Unorm,
+                dimension: RtvDimension::Texture2DArray { mip: 0, first_slice: 1, array_size: 3, plane: 0 },
+            },
+        };
+        ClearTarget::rtv(0, view, &desc).unwrap()
+    }
+
+    #[test]
+    fn regions_clip_to_the_view_and_empty_ones_drop() {
+        let t = target().with_regions(None);
+        assert_eq!(t.boxes, vec![(Rect::new(0, 0, 64, 32), 0, 3)]);
+        let t = target().with_regions(Some(&[
+            Box3::new(10, 10, 0, 100, 20, 1),
+            Box3::new(0, 0, 2, 8, 8, 9),
+            Box3::new(5, 5, 0, 5, 9, 1),
+            Box3::new(0, 0, 3, 8, 8, 4),
+        ]));
+        assert_eq!(t.boxes, vec![(Rect::new(10, 10, 64, 20), 0, 1), (Rect::new(0, 0, 8, 8), 2, 1)]);
+    }
+
+    #[test]
+    fn bound_clear_depths_clamp() {
+        assert_eq!(clamp_depth(f32::NAN), 0.0);
+        assert_eq!(clamp_depth(-3.0), 0.0);
+        assert_eq!(clamp_depth(2.0), 1.0);
+    }
+}
