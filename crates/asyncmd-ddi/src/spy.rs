@@ -30,16 +30,34 @@ impl SpyLog {
     }
 }
 
-/// Wraps a device and logs every command its command lists record.
+/// The pipelines a spied device destroyed.
+#[derive(Clone)]
+pub struct DestroyedPipelines(Arc<Mutex<Vec<PipelineId>>>);
+
+impl DestroyedPipelines {
+    /// Whether `id` was destroyed.
+    pub fn contains(&self, id: PipelineId) -> bool {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).contains(&id)
+    }
+}
+
+/// Wraps a device and logs every command its command lists record, and the pipelines it
+/// destroys.
 pub struct SpyDevice {
     inner: Arc<dyn DeviceDdi>,
     log: SpyLog,
+    destroyed: Arc<Mutex<Vec<PipelineId>>>,
 }
 
 impl SpyDevice {
     /// Wraps `inner`.
     pub fn new(inner: Arc<dyn DeviceDdi>) -> Self {
-        Self { inner, log: SpyLog::default() }
+        Self { inner, log: SpyLog::default(), destroyed: Default::default() }
+    }
+
+    /// A handle on the pipelines destroyed so far, in order.
+    pub fn destroyed_pipelines(&self) -> DestroyedPipelines {
+        DestroyedPipelines(self.destroyed.clone())
     }
 
     /// The log shared by all command lists of this device.
@@ -115,6 +133,7 @@ impl DeviceDdi for SpyDevice {
         self.inner.create_pipeline(desc)
     }
     fn destroy_pipeline(&self, id: PipelineId) {
+        self.destroyed.lock().unwrap_or_else(PoisonError::into_inner).push(id);
         self.inner.destroy_pipeline(id)
     }
     fn create_fence(&self, initial: u64) -> Result<FenceId> {

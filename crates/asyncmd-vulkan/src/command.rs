@@ -817,7 +817,8 @@ impl VkCommandList {
         let value = vk::ClearDepthStencilValue { depth, stencil: stencil as u32 };
         self.serialize();
         let (w, h, _) = res.desc.mip_extent(range.mip);
-        if rects.is_empty() {
+        // Predicated clears go through the attachment: conditional rendering skips those.
+        if rects.is_empty() && !self.predicated {
             let r = vk::ImageSubresourceRange {
                 aspect_mask: aspect,
                 base_mip_level: range.mip,

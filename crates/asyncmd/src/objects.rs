@@ -139,6 +139,11 @@ impl Drop for PipelineShared {
 pub struct PipelineState(pub(crate) Arc<PipelineShared>);
 
 impl PipelineState {
+    /// The driver's id (what `SetPipelineState` records).
+    pub fn id(&self) -> asyncmd_ddi::PipelineId {
+        self.0.id
+    }
+
     pub(crate) fn create(device: &Device, desc: &PipelineDesc) -> Result<PipelineState> {
         let d = &device.shared;
         let err =

@@ -213,7 +213,7 @@ fn array_slices_are_selected_from_the_views_first_slice() {
                     };
                     l.begin_render_pass(&[target], None, RenderPassFlags::empty());
                 } else {
-                    l.om_set_render_targets(&[t.view.clone()], None);
+                    l.om_set_render_targets(std::slice::from_ref(&t.view), None);
                 }
                 l.clear_bound_render_target_views(1, &[value], Some(&[Some(&region)]));
                 if in_pass {
@@ -272,5 +272,569 @@ fn depth_only_and_stencil_only_clears_leave_the_other_plane() {
                 "{name}: stencil, pass {in_pass}"
             );
         }
+    }
+}
+
+/// A pipeline the app draws with: the clear shaders writing red and alpha of slot 0 where the
+/// stencil equals the reference.
+fn app_pipeline(ctx: &Ctx, rtvs: &[Format], dsv: Format) -> (RootSignature, PipelineState) {
+    let root = ctx
+        .device
+        .create_root_signature(&RootSignatureDesc {
+            parameters: vec![RootParameter::Constants { shader_register: 0, count: CLEAR_CONSTANT_COUNT }],
+        })
+        .unwrap();
+    let mut write_masks = [ColorWriteMask::empty(); 8];
+    write_masks[0] = ColorWriteMask::RED | ColorWriteMask::ALPHA;
+    let equal = StencilFace {
+        fail: StencilOp::Keep,
+        depth_fail: StencilOp::Keep,
+        pass: StencilOp::Keep,
+        func: ComparisonFunc::Equal,
+    };
+    let pso = ctx
+        .device
+        .create_pipeline_state(&PipelineDesc::Graphics(GraphicsPipelineDesc {
+            root_signature: root.id(),
+            vs: ShaderId::ClearVs,
+            ps: Some(ShaderId::ClearPsFloat),
+            write_masks,
+            depth_stencil: DepthStencilState {
+                stencil_enable: true,
+                stencil_write_mask: 0,
+                front: equal,
+                back: equal,
+                ..Default::default()
+            },
+            rtv_formats: rtvs.to_vec(),
+            dsv_format: dsv,
+            sample_desc: SampleDesc { count: 1, quality: 0 },
+            sample_mask: u32::MAX,
+            topology_type: PrimitiveTopologyType::Triangle,
+        }))
+        .unwrap();
+    (root, pso)
+}
+
+/// Records the app's state, a bound clear that the fallback lowers to draws, and the app's
+/// draw; returns the three targets' bytes.
+fn draw_after_bound_clear(ctx: &Ctx, in_pass: bool) -> Vec<Vec<u8>> {
+    let a = rt(ctx, ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 32, 16), None);
+    let b = rt(ctx, ResourceDesc::tex2d(Format::R16G16B16A16Float, 32, 16), None);
+    let d = ds(ctx, ResourceDesc::tex2d(Format::D24UnormS8Uint, 32, 16), DsvFlags::empty());
+    // Stencil 0x33 in the left 20 columns, 0x77 elsewhere: the app's test passes on the left.
+    let stencil: Vec<u8> = (0..32 * 16).map(|i| if i % 32 < 20 { 0x33 } else { 0x77 }).collect();
+    ctx.upload_subresource(&d.tex, 1, &stencil);
+    let reference = 0x33;
+    let (root, pso) = app_pipeline(ctx, &[Format::R8G8B8A8Unorm, Format::R16G16B16A16Float], Format::D24UnormS8Uint);
+    let app_color = floats([0.8, 0.2, 0.4, 0.6]);
+    ctx.run(CommandListType::Direct, |l| {
+        for t in [&a, &b, &d] {
+            to_target(l, t);
+        }
+        if in_pass {
+            let t = |x: &Bound| RenderPassRenderTarget {
+                view: x.view.clone(),
+                beginning: BeginningAccess::Preserve,
+                ending: EndingAccess::<&Resource>::Preserve,
+            };
+            let p = RenderPassDepthStencil {
+                view: d.view.clone(),
+                depth_beginning: BeginningAccess::Preserve,
+                stencil_beginning: BeginningAccess::Preserve,
+                depth_ending: EndingAccess::<&Resource>::Preserve,
+                stencil_ending: EndingAccess::Preserve,
+            };
+            l.begin_render_pass(&[t(&a), t(&b)], Some(&p), RenderPassFlags::empty());
+        } else {
+            l.om_set_render_targets(&[a.view.clone(), b.view.clone()], Some(&d.view));
+        }
+        // Every piece of state the app's draw depends on.
+        l.set_graphics_root_signature(&root);
+        l.set_pipeline_state(&pso);
+        let v = app_color.uints();
+        l.set_graphics_root_32bit_constants(0, &[v[0], v[1], v[2], v[3], 0, 0], 0);
+        l.rs_set_viewports(&[Viewport {
+            top_left_x: 4.0,
+            top_left_y: 2.0,
+            width: 20.0,
+            height: 10.0,
+            min_depth: 0.0,
+            max_depth: 1.0,
+        }]);
+        l.rs_set_scissor_rects(&[Rect::new(0, 0, 16, 12)]);
+        l.ia_set_primitive_topology(PrimitiveTopology::TriangleList);
+        l.om_set_stencil_ref(reference);
+        l.om_set_blend_factor([0.5; 4]);
+        // An infinite value: never a legacy clear, so the fallback draws.
+        let inf = floats([f32::INFINITY, 1.0, -2.0, 0.5]);
+        l.clear_bound_render_target_views(
+            0b10,
+            &[ClearData::default(), inf],
+            Some(&[None, Some(&[Box3::new(0, 0, 0, 24, 16, 1)])]),
+        );
+        // A stencil clear away from the app's scissor: its own reference must not stay.
+        l.clear_bound_depth_stencil_view(ClearFlags::STENCIL, 0.0, 0x99, Some(&[Box3::new(16, 12, 0, 32, 16, 1)]));
+        l.draw_instanced(3, 1, 0, 0);
+        if in_pass {
+            l.end_render_pass();
+        }
+        for t in [&a, &b, &d] {
+            from_target(l, t);
+        }
+    });
+    vec![ctx.read_subresource(&a.tex, 0), ctx.read_subresource(&b.tex, 0), ctx.read_subresource(&d.tex, 1)]
+}
+
+#[test]
+fn the_apps_next_draw_renders_as_if_no_clear_had_happened() {
+    let ctxs = async_contexts();
+    let find = |n: &str| ctxs.iter().find(|(name, _)| *name == n).map(|(_, c)| c);
+    for (native, fallback) in [("reference native", "reference fallback"), ("vulkan native", "vulkan fallback")] {
+        let (Some(n), Some(f)) = (find(native), find(fallback)) else { continue };
+        for in_pass in [false, true] {
+            let want = draw_after_bound_clear(n, in_pass);
+            let got = draw_after_bound_clear(f, in_pass);
+            for (i, what) in ["the app's draw target", "the cleared target", "the stencil plane"].iter().enumerate() {
+                assert!(got[i] == want[i], "{fallback} vs {native}, in pass {in_pass}: {what} differs");
+            }
+            // The draw did land (red and alpha of the app's colour inside viewport ∩ scissor
+            // where the stencil passed), so the comparison is not of two untouched images.
+            let texel = &want[0][(4 * 32 + 6) * 4..(4 * 32 + 6) * 4 + 4];
+            assert_eq!((texel[0], texel[3]), (204, 153), "{native}: the app's draw wrote texel (6, 4)");
+        }
+    }
+}
+
+#[test]
+fn queries_count_the_fallbacks_draws_and_predication_skips_them() {
+    for (name, ctx) in async_contexts() {
+        let fallback = ctx.device.async_commands_impl() == AsyncCommandsImpl::Fallback;
+        let t = rt(&ctx, ResourceDesc::tex2d(Format::R32Uint, 16, 16), None);
+        let heap = ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Occlusion, count: 1 }).unwrap();
+        let results = ctx.buffer(HeapType::Readback, 8);
+        let before = snapshot(&ctx, &[&t]);
+        let predicate = ctx.default_buffer(&[0u8; 8]);
+        ctx.run(CommandListType::Direct, |l| {
+            to_target(l, &t);
+            l.om_set_render_targets(std::slice::from_ref(&t.view), None);
+            l.begin_query(&heap, QueryType::Occlusion, 0);
+            l.clear_bound_render_target_views(
+                1,
+                &[ClearData::from_uints([9, 0, 0, 0])],
+                Some(&[Some(&[Box3::new(0, 0, 0, 8, 4, 1)])]),
+            );
+            l.end_query(&heap, QueryType::Occlusion, 0);
+            // Predicated off (EQUAL_ZERO with a zero predicate): nothing is written.
+            l.set_predication(Some((&predicate, 0)), PredicationOp::EqualZero);
+            l.clear_bound_render_target_views(1, &[ClearData::from_uints([5, 0, 0, 0])], None);
+            l.set_predication(None, PredicationOp::EqualZero);
+            from_target(l, &t);
+            l.resolve_query_data(&heap, QueryType::Occlusion, 0, 1, &results, 0);
+        });
+        let samples = u64::from_le_bytes(results.read_vec(0, 8).unwrap().try_into().unwrap());
+        // The fallback draws: the query counts their 32 samples. Native clears are not draws.
+        assert_eq!(samples, if fallback { 32 } else { 0 }, "{name}");
+        let want = model(&before[0][0], 16, (0, 0, 8, 4), &9u32.to_le_bytes());
+        assert!(ctx.read_subresource(&t.tex, 0) == want, "{name}: the predicated clear wrote");
+    }
+}
+
+/// A reference device behind a spy, opted in to the fallback.
+fn spy_ctx() -> (Ctx, SpyLog) {
+    let (ctx, log, _) = spy_ctx_with_pipelines();
+    (ctx, log)
+}
+
+/// [`spy_ctx`] and the pipelines the device destroys.
+fn spy_ctx_with_pipelines() -> (Ctx, SpyLog, asyncmd::ddi::spy::DestroyedPipelines) {
+    let spy = Arc::new(SpyDevice::new(Arc::new(ReferenceDevice::new(ReferenceConfig::default()))));
+    let (log, destroyed) = (spy.log(), spy.destroyed_pipelines());
+    (Ctx::new(opted_in(&Adapter::new(spy as Arc<dyn DeviceDdi>))), log, destroyed)
+}
+
+#[test]
+fn legacy_clears_where_exact_outside_a_pass_and_draws_otherwise() {
+    let (ctx, log) = spy_ctx();
+    let f = rt(&ctx, ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 16, 16), None);
+    let u = rt(&ctx, ResourceDesc::tex2d(Format::R32Uint, 16, 16), None);
+    let small = rt(&ctx, ResourceDesc::tex2d(Format::R32Uint, 8, 8), None);
+    let d = ds(&ctx, ResourceDesc::tex2d(Format::D24UnormS8Uint, 16, 16), DsvFlags::empty());
+    let (root, pso) = app_pipeline(&ctx, &[Format::R8G8B8A8Unorm, Format::R32Uint], Format::D24UnormS8Uint);
+    let viewport =
+        Viewport { top_left_x: 1.0, top_left_y: 2.0, width: 3.0, height: 4.0, min_depth: 0.0, max_depth: 1.0 };
+    let scissor = Rect::new(1, 1, 5, 5);
+    let value = [floats([0.2, 0.4, 0.6, 0.8]), ClearData::from_uints([3, 0, 0, 0])];
+    let mut names = Vec::new();
+    let mut restore = Vec::new();
+    ctx.run(CommandListType::Direct, |l| {
+        for t in [&f, &u, &small, &d] {
+            to_target(l, t);
+        }
+        l.om_set_render_targets(&[f.view.clone(), u.view.clone()], Some(&d.view));
+        l.set_graphics_root_signature(&root);
+        l.set_graphics_root_32bit_constants(0, &[1, 2], 1);
+        l.set_pipeline_state(&pso);
+        l.rs_set_viewports(&[viewport]);
+        l.rs_set_scissor_rects(&[scissor]);
+        l.ia_set_primitive_topology(PrimitiveTopology::PointList);
+        l.om_set_stencil_ref(7);
+        for (mask, what) in [(0b01, "float, finite"), (0b10, "uint")] {
+            log.clear();
+            l.clear_bound_render_target_views(mask, &value, None);
+            names.push((what, log.names()));
+        }
+        log.clear();
+        l.clear_bound_depth_stencil_view(ClearFlags::DEPTH | ClearFlags::STENCIL, 0.5, 1, None);
+        names.push(("depth-stencil", log.names()));
+        // Inside a pass everything draws; the stencil draw sets its own reference and the
+        // app's comes back.
+        let t = |x: &Bound| RenderPassRenderTarget {
+            view: x.view.clone(),
+            beginning: BeginningAccess::Preserve,
+            ending: EndingAccess::<&Resource>::Preserve,
+        };
+        let p = RenderPassDepthStencil {
+            view: d.view.clone(),
+            depth_beginning: BeginningAccess::Preserve,
+            stencil_beginning: BeginningAccess::Preserve,
+            depth_ending: EndingAccess::<&Resource>::Preserve,
+            stencil_ending: EndingAccess::Preserve,
+        };
+        l.begin_render_pass(&[t(&f), t(&u)], Some(&p), RenderPassFlags::empty());
+        log.clear();
+        l.clear_bound_depth_stencil_view(ClearFlags::STENCIL, 0.0, 9, Some(&[Box3::new(0, 0, 0, 4, 4, 1)]));
+        restore = log.commands();
+        l.end_render_pass();
+        // Outside a pass, a region past the smallest output takes the legacy clear even for
+        // an integer target.
+        l.om_set_render_targets(&[u.view.clone(), small.view.clone()], None);
+        log.clear();
+        l.clear_bound_render_target_views(0b01, &value[1..], None);
+        names.push(("uint past the smallest output", log.names()));
+        for t in [&f, &u, &small, &d] {
+            from_target(l, t);
+        }
+    });
+    let draw = [
+        "SetGraphicsRootSignature",
+        "RSSetViewports",
+        "IASetPrimitiveTopology",
+        "SetPipelineState",
+        "RSSetScissorRects",
+        "SetGraphicsRoot32BitConstants",
+        "DrawInstanced",
+    ];
+    let back = [
+        "SetGraphicsRootSignature",
+        "SetGraphicsRoot32BitConstants",
+        "SetPipelineState",
+        "RSSetViewports",
+        "RSSetScissorRects",
+        "IASetPrimitiveTopology",
+    ];
+    assert_eq!(names[0], ("float, finite", vec!["ClearRenderTargetView"]));
+    assert_eq!(names[1], ("uint", [&draw[..], &back[..]].concat()));
+    assert_eq!(names[2], ("depth-stencil", vec!["ClearDepthStencilView"]));
+    assert_eq!(names[3], ("uint past the smallest output", vec!["ClearRenderTargetView"]));
+    // The stencil draw: its reference, then the app's state exactly as it set it.
+    let tail: Vec<Command> = restore.iter().rev().take(7).rev().cloned().collect();
+    assert!(restore.contains(&Command::SetStencilRef(9)));
+    assert_eq!(
+        tail,
+        vec![
+            Command::SetGraphicsRootSignature(root.id()),
+            Command::SetGraphicsRootConstants { parameter: 0, offset: 0, values: vec![0, 1, 2] },
+            Command::SetPipelineState(pso.id()),
+            Command::SetViewports(vec![viewport]),
+            Command::SetScissorRects(vec![scissor]),
+            Command::SetPrimitiveTopology(PrimitiveTopology::PointList),
+            Command::SetStencilRef(7),
+        ]
+    );
+}
+
+fn pipeline_ids(log: &SpyLog) -> Vec<PipelineId> {
+    log.commands()
+        .into_iter()
+        .filter_map(|c| match c {
+            Command::SetPipelineState(id) => Some(id),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn clear_pipelines_are_cached_up_to_64_and_kept_alive_by_their_allocator() {
+    let (ctx, log, destroyed) = spy_ctx_with_pipelines();
+    let make = |format| (0..8).map(|_| rt(&ctx, ResourceDesc::tex2d(format, 4, 4), None)).collect::<Vec<_>>();
+    let (u32s, u16s) = (make(Format::R32Uint), make(Format::R16Uint));
+    let first = ClearData::from_uints([0xABCD, 0, 0, 0]);
+    let mut ids = Vec::new();
+    let alloc = ctx.device.create_command_allocator(CommandListType::Direct).unwrap();
+    let mut list = ctx.device.create_command_list(CommandListType::Direct, &alloc).unwrap();
+    {
+        let l = &mut list;
+        for t in u32s.iter().chain(&u16s) {
+            to_target(l, t);
+        }
+        // One pipeline per (bound formats, slot): 2 × 36 = 72 keys.
+        for set in [&u32s, &u16s] {
+            for count in 1..=8 {
+                let views: Vec<_> = set[..count].iter().map(|t| t.view.clone()).collect();
+                l.om_set_render_targets(&views, None);
+                for slot in 0..count {
+                    log.clear();
+                    let values = vec![first; 8];
+                    l.clear_bound_render_target_views(1 << slot, &values, None);
+                    ids.push(pipeline_ids(&log)[0]);
+                    if ids.len() == 1 {
+                        // The same key again: a hit.
+                        log.clear();
+                        l.clear_bound_render_target_views(1, &values, None);
+                        assert_eq!(
+                            pipeline_ids(&log)[0],
+                            ids[0],
+                            "a second clear of one combination reuses its pipeline"
+                        );
+                    }
+                }
+            }
+        }
+        assert_eq!(ctx.device.cached_clear_pipelines(), 64);
+        // The first key was evicted: drawing it again makes a new pipeline.
+        l.om_set_render_targets(&[u32s[0].view.clone()], None);
+        log.clear();
+        l.clear_bound_render_target_views(
+            1,
+            &[ClearData::from_uints([0x1234, 0, 0, 0])],
+            Some(&[Some(&[Box3::new(0, 0, 0, 2, 4, 1)])]),
+        );
+        ids.push(pipeline_ids(&log)[0]);
+        for t in u32s.iter().chain(&u16s) {
+            from_target(l, t);
+        }
+    }
+    list.close().unwrap();
+    assert!(!destroyed.contains(ids[0]), "the allocator keeps an evicted pipeline its list drew with");
+    ctx.direct.execute_command_lists(&[&list]).unwrap();
+    ctx.direct.wait_idle(TIMEOUT).unwrap();
+    drop(list);
+    alloc.reset().unwrap();
+    assert!(destroyed.contains(ids[0]), "after the allocator's reset the evicted pipeline goes");
+    assert!(!destroyed.contains(ids[71]), "cached pipelines stay");
+    let distinct: std::collections::HashSet<_> = ids[..72].iter().collect();
+    assert_eq!(distinct.len(), 72, "each combination has its own pipeline");
+    assert_ne!(ids[72], ids[0], "an evicted combination is made again");
+    // The evicted pipeline was still alive when the list ran: the first clear landed.
+    let texel =
+        |t: &Bound, x: usize| u32::from_le_bytes(ctx.read_subresource(&t.tex, 0)[x * 4..x * 4 + 4].try_into().unwrap());
+    assert_eq!((texel(&u32s[0], 0), texel(&u32s[0], 3)), (0x1234, 0xABCD));
+}
+
+fn pass_target(b: &Bound) -> RenderPassRenderTarget<CpuDescriptorHandle, &Resource> {
+    RenderPassRenderTarget {
+        view: b.view.clone(),
+        beginning: BeginningAccess::Preserve,
+        ending: EndingAccess::Preserve,
+    }
+}
+
+#[test]
+fn bad_arguments_and_written_read_only_planes_are_invalid() {
+    for (name, ctx) in async_contexts() {
+        let t = rt(&ctx, ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 8, 8), None);
+        let d = ds(&ctx, ResourceDesc::tex2d(Format::D24UnormS8Uint, 8, 8), DsvFlags::READ_ONLY_DEPTH);
+        let d2 = ds(&ctx, ResourceDesc::tex2d(Format::D24UnormS8Uint, 8, 8), DsvFlags::empty());
+        let v = [floats([0.0; 4]); 2];
+        let id = MessageId::ClearBoundViewsInvalidParameters;
+        type Record<'a> = Box<dyn Fn(&mut CommandList) + 'a>;
+        let cases: Vec<(&str, Record, &str)> = vec![
+            ("mask past slot 7", Box::new(|l| l.clear_bound_render_target_views(0x100, &v, None)), "past 7"),
+            (
+                "too few values",
+                Box::new(|l| l.clear_bound_render_target_views(0b100, &v, None)),
+                "needs 3 clear values",
+            ),
+            (
+                "too few region lists",
+                Box::new(|l| l.clear_bound_render_target_views(0b10, &v, Some(&[None]))),
+                "region lists",
+            ),
+            (
+                "no planes",
+                Box::new(|l| l.clear_bound_depth_stencil_view(ClearFlags::empty(), 0.0, 0, None)),
+                "ClearFlags",
+            ),
+            (
+                "read-only depth",
+                Box::new(|l| l.clear_bound_depth_stencil_view(ClearFlags::DEPTH, 0.0, 0, None)),
+                "read-only",
+            ),
+        ];
+        for (what, f, text) in cases {
+            let r = ctx.record(CommandListType::Direct, |l| {
+                to_target(l, &t);
+                to_target(l, &d);
+                l.om_set_render_targets(std::slice::from_ref(&t.view), Some(&d.view));
+                f(l);
+            });
+            let e = assert_error(r, ErrorCode::InvalidArg, id);
+            assert!(e.text.contains(text), "{name}, {what}: {}", e.text);
+        }
+        // The stencil of a read-only-depth view may be written.
+        ctx.record(CommandListType::Direct, |l| {
+            to_target(l, &d);
+            l.om_set_render_targets(&[], Some(&d.view));
+            l.clear_bound_depth_stencil_view(ClearFlags::STENCIL, 0.0, 1, None);
+            from_target(l, &d);
+        })
+        .unwrap();
+        // A plane the pass does not bind.
+        let r = ctx.record(CommandListType::Direct, |l| {
+            to_target(l, &d2);
+            let p = RenderPassDepthStencil {
+                view: d2.view.clone(),
+                depth_beginning: BeginningAccess::Preserve,
+                stencil_beginning: BeginningAccess::NoAccess,
+                depth_ending: EndingAccess::<&Resource>::Preserve,
+                stencil_ending: EndingAccess::NoAccess,
+            };
+            l.begin_render_pass(&[], Some(&p), RenderPassFlags::empty());
+            l.clear_bound_depth_stencil_view(ClearFlags::STENCIL, 0.0, 1, None);
+        });
+        let e = assert_error(r, ErrorCode::InvalidArg, id);
+        assert!(e.text.contains("NO_ACCESS"), "{name}: {}", e.text);
+        // Between a suspending end and the resuming begin.
+        let r = ctx.record(CommandListType::Direct, |l| {
+            to_target(l, &t);
+            l.begin_render_pass(&[pass_target(&t)], None, RenderPassFlags::SUSPENDING_PASS);
+            l.end_render_pass();
+            l.clear_bound_render_target_views(1, &v, None);
+        });
+        assert_error(r, ErrorCode::Fail, MessageId::RenderPassInvalid);
+    }
+}
+
+#[test]
+fn unbound_outputs_are_skipped_and_reported() {
+    for (name, ctx) in async_contexts() {
+        let t = rt(&ctx, ResourceDesc::tex2d(Format::R32Uint, 8, 8), None);
+        let before = snapshot(&ctx, &[&t]);
+        ctx.device.info_queue().clear();
+        ctx.run(CommandListType::Direct, |l| {
+            to_target(l, &t);
+            l.om_set_render_targets(std::slice::from_ref(&t.view), None);
+            // Slot 2 has nothing bound; slot 0 is cleared.
+            let v = [ClearData::from_uints([6, 0, 0, 0]); 3];
+            l.clear_bound_render_target_views(0b101, &v, None);
+            l.clear_bound_depth_stencil_view(ClearFlags::DEPTH, 0.0, 0, None);
+            from_target(l, &t);
+        });
+        let reports = ctx
+            .device
+            .info_queue()
+            .messages()
+            .into_iter()
+            .filter(|m| m.id == MessageId::ClearBoundViewsUnboundOutput)
+            .count();
+        assert_eq!(reports, 2, "{name}: one report for the slot, one for the missing depth-stencil view");
+        assert!(
+            ctx.read_subresource(&t.tex, 0) == model(&before[0][0], 8, (0, 0, 8, 8), &6u32.to_le_bytes()),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn what_draws_cannot_cover_inside_a_pass_and_bundles_fail_the_list() {
+    let ctx = Ctx::new(opted_in(&reference_adapter(ReferenceConfig::default())));
+    let big = rt(&ctx, ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 32, 16), None);
+    let small = rt(&ctx, ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 16, 8), None);
+    let msaa = rt(&ctx, ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 32, 16).with_samples(4, 0), None);
+    let v = [floats([0.25; 4]); 2];
+    let fail = |r: Result<()>, why: &str| {
+        let e = assert_error(r, ErrorCode::Fail, MessageId::AsyncCommandsFallbackUnsupported);
+        assert!(e.text.contains(why), "{}", e.text);
+    };
+    let r = ctx.record(CommandListType::Direct, |l| {
+        to_target(l, &big);
+        to_target(l, &small);
+        l.begin_render_pass(&[pass_target(&big), pass_target(&small)], None, RenderPassFlags::empty());
+        // The whole of the large target reaches past the small one.
+        l.clear_bound_render_target_views(1, &v, None);
+    });
+    fail(r, "past the smallest bound output");
+    // A region inside the smallest output is fine.
+    ctx.run(CommandListType::Direct, |l| {
+        to_target(l, &big);
+        to_target(l, &small);
+        l.begin_render_pass(&[pass_target(&big), pass_target(&small)], None, RenderPassFlags::empty());
+        l.clear_bound_render_target_views(1, &v, Some(&[Some(&[Box3::new(0, 0, 0, 16, 8, 1)])]));
+        l.end_render_pass();
+        from_target(l, &big);
+        from_target(l, &small);
+    });
+    let r = ctx.record(CommandListType::Direct, |l| {
+        to_target(l, &big);
+        to_target(l, &msaa);
+        l.begin_render_pass(&[pass_target(&big), pass_target(&msaa)], None, RenderPassFlags::empty());
+        l.clear_bound_render_target_views(1, &v, None);
+    });
+    fail(r, "sample counts");
+    // Outside a pass the same clears take legacy clears.
+    ctx.run(CommandListType::Direct, |l| {
+        to_target(l, &big);
+        to_target(l, &small);
+        l.om_set_render_targets(&[big.view.clone(), small.view.clone()], None);
+        l.clear_bound_render_target_views(1, &[ClearData::from_uints([1, 2, 3, 4])], None);
+        from_target(l, &big);
+        from_target(l, &small);
+    });
+    // Bundles: native only.
+    for native in [false, true] {
+        let ctx = Ctx::new(opted_in(&reference_adapter(ReferenceConfig {
+            native_async_commands: native,
+            ..Default::default()
+        })));
+        let r = ctx.record(CommandListType::Bundle, |l| {
+            l.clear_bound_render_target_views(1, &v, None);
+            l.clear_bound_depth_stencil_view(ClearFlags::DEPTH, 1.0, 0, None);
+        });
+        if native {
+            r.expect("native bound clears record in bundles");
+        } else {
+            fail(r, "bundles");
+        }
+    }
+    let off = Ctx::new(reference_device(ReferenceConfig::default()));
+    let r = off.record(CommandListType::Direct, |l| l.clear_bound_render_target_views(1, &v, None));
+    assert_error(r, ErrorCode::Fail, MessageId::AsyncCommandsNotSupported);
+}
+
+#[test]
+fn native_bound_clears_in_bundles_take_the_callers_targets() {
+    for (name, ctx) in
+        async_contexts().into_iter().filter(|(_, c)| c.device.async_commands_impl() == AsyncCommandsImpl::Native)
+    {
+        let t = rt(&ctx, ResourceDesc::tex2d(Format::R32Uint, 8, 8), None);
+        let before = snapshot(&ctx, &[&t]);
+        let mut bundle = ctx.list(CommandListType::Bundle);
+        bundle.clear_bound_render_target_views(
+            1,
+            &[ClearData::from_uints([77, 0, 0, 0])],
+            Some(&[Some(&[Box3::new(0, 0, 0, 4, 8, 1)])]),
+        );
+        bundle.close().unwrap();
+        ctx.run(CommandListType::Direct, |l| {
+            to_target(l, &t);
+            l.om_set_render_targets(std::slice::from_ref(&t.view), None);
+            l.execute_bundle(&bundle);
+            from_target(l, &t);
+        });
+        assert!(
+            ctx.read_subresource(&t.tex, 0) == model(&before[0][0], 8, (0, 0, 4, 8), &77u32.to_le_bytes()),
+            "{name}"
+        );
     }
 }
