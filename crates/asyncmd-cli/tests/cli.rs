@@ -80,7 +80,7 @@ fn row<'a>(text: &'a str, api: &str) -> Vec<Option<f64>> {
     cells[3..6].iter().map(|c| c.parse().ok()).collect()
 }
 
-const APIS: [&str; 8] = [
+const APIS: [&str; 10] = [
     "CopyBufferRegions",
     "CopyTextureRegions",
     "CopyResources",
@@ -89,6 +89,8 @@ const APIS: [&str; 8] = [
     "ResolveQueryDataAsync",
     "FillBuffers",
     "ClearTextureSubresources",
+    "ClearBoundRenderTargetViews",
+    "ClearBoundDepthStencilView",
 ];
 
 #[test]

@@ -2,7 +2,7 @@
 
 use super::Size;
 use asyncmd::types::*;
-use asyncmd::{CommandList, Device, Resource, Result, TileRangeMapping};
+use asyncmd::{CommandList, CpuDescriptorHandle, DescriptorHeapType, Device, Resource, Result, TileRangeMapping};
 
 /// One Async Command's workload on one device.
 pub struct Case {
@@ -20,7 +20,7 @@ pub struct Case {
 type Build = fn(&Device, Size) -> Result<Option<Case>>;
 
 /// Every case, in the spec's API order.
-pub const ALL: [Build; 8] = [
+pub const ALL: [Build; 10] = [
     copy_buffer_regions,
     copy_texture_regions,
     copy_resources,
@@ -29,6 +29,8 @@ pub const ALL: [Build; 8] = [
     resolve_query_data_async,
     fill_buffers,
     clear_texture_subresources,
+    clear_bound_render_target_views,
+    clear_bound_depth_stencil_view,
 ];
 
 fn pick(size: Size, quick: u64, full: u64) -> u64 {
@@ -246,6 +248,75 @@ fn clear_texture_subresources(d: &Device, size: Size) -> Result<Option<Case>> {
                 })
                 .collect();
             l.clear_texture_subresources(&clears);
+        }),
+    }))
+}
+
+/// `n` textures in their target layout, each with a view in one descriptor heap; the heap is
+/// returned to keep the handles valid.
+fn bound_targets(
+    d: &Device,
+    desc: &ResourceDesc,
+    n: u32,
+    depth: bool,
+) -> Result<(Vec<Resource>, Vec<CpuDescriptorHandle>, asyncmd::DescriptorHeap)> {
+    let (ty, layout) = if depth {
+        (DescriptorHeapType::Dsv, BarrierLayout::DepthStencilWrite)
+    } else {
+        (DescriptorHeapType::Rtv, BarrierLayout::RenderTarget)
+    };
+    let heap = d.create_descriptor_heap(ty, n)?;
+    let mut textures = Vec::new();
+    let mut handles = Vec::new();
+    for i in 0..n {
+        let t = texture(d, desc, layout)?;
+        let h = heap.handle(i);
+        if depth {
+            d.create_depth_stencil_view(&t, None, &h)?;
+        } else {
+            d.create_render_target_view(&t, None, &h)?;
+        }
+        textures.push(t);
+        handles.push(h);
+    }
+    Ok((textures, handles, heap))
+}
+
+fn clear_bound_render_target_views(d: &Device, size: Size) -> Result<Option<Case>> {
+    let side = pick(size, 64, 1024) as u32;
+    let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, side, side).with_flags(ResourceFlags::ALLOW_RENDER_TARGET);
+    let (_textures, handles, heap) = bound_targets(d, &desc, 8, false)?;
+    let h2 = handles.clone();
+    let color = [0.2, 0.4, 0.6, 0.8];
+    Ok(Some(Case {
+        api: "ClearBoundRenderTargetViews",
+        work: format!("8 bound {side}² RGBA8 targets (legacy: ClearRenderTargetView each)"),
+        legacy: Box::new(move |l| {
+            let _keep = (&heap, &_textures);
+            handles.iter().for_each(|h| l.clear_render_target_view(h, color, &[]));
+        }),
+        batch: Box::new(move |l| {
+            l.om_set_render_targets(&h2, None);
+            l.clear_bound_render_target_views(0xFF, &[ClearData::from_floats(color); 8], None);
+        }),
+    }))
+}
+
+fn clear_bound_depth_stencil_view(d: &Device, size: Size) -> Result<Option<Case>> {
+    let side = pick(size, 64, 2048) as u32;
+    let desc = ResourceDesc::tex2d(Format::D32Float, side, side).with_flags(ResourceFlags::ALLOW_DEPTH_STENCIL);
+    let (_textures, handles, heap) = bound_targets(d, &desc, 1, true)?;
+    let h2 = handles[0].clone();
+    Ok(Some(Case {
+        api: "ClearBoundDepthStencilView",
+        work: format!("{side}² D32 (legacy: ClearDepthStencilView)"),
+        legacy: Box::new(move |l| {
+            let _keep = (&heap, &_textures);
+            l.clear_depth_stencil_view(&handles[0], ClearFlags::DEPTH, 0.5, 0, &[]);
+        }),
+        batch: Box::new(move |l| {
+            l.om_set_render_targets(&[], Some(&h2));
+            l.clear_bound_depth_stencil_view(ClearFlags::DEPTH, 0.5, 0, None);
         }),
     }))
 }

@@ -130,12 +130,14 @@ impl Exec<'_> {
                 parallel(clears, |d| d.texture, |d| this.bytes_of(d.texture), |d| this.clear_texture(d))
             }
             Command::ClearBoundRenderTargetViews { mask, values, regions } => {
-                let rtvs = self.state.rtvs.clone();
-                for (slot, view) in rtvs.iter().enumerate() {
-                    if mask & (1 << slot) != 0 {
-                        self.clear_bound_rtv(view, &values[slot], regions[slot].as_deref());
-                    }
-                }
+                let selected: Vec<(usize, RenderTargetView)> =
+                    self.state.rtvs.iter().copied().enumerate().filter(|(slot, _)| mask & (1 << slot) != 0).collect();
+                parallel(
+                    &selected,
+                    |(_, v)| v.resource,
+                    |(_, v)| this.bytes_of(v.resource),
+                    |(slot, view)| this.clear_bound_rtv(view, &values[*slot], regions[*slot].as_deref()),
+                );
             }
             Command::ClearBoundDepthStencilView { flags, depth, stencil, regions } => {
                 if let Some(view) = self.state.dsv {

@@ -27,17 +27,19 @@ pub(crate) fn encode_depth(format: Format, depth: f32) -> Vec<u8> {
     }
 }
 
-/// Writes `value` to every sample of the texels of `[x0, x1) × [y0, y1)` in slice `z`.
+/// Writes `value` to every sample of the texels of `[x0, x1) × [y0, y1)` in slice `z`: one row
+/// of elements is built once and copied into each row.
 pub(crate) fn fill_rect(data: &mut [u8], s: &Surface, (x0, y0, x1, y1): (u32, u32, u32, u32), z: u32, value: &[u8]) {
-    let n = s.sample_bytes().min(value.len());
+    let n = s.sample_bytes();
+    let x1 = x1.min(s.width);
+    if value.len() < n || n == 0 || x1 <= x0 {
+        return;
+    }
+    let row: Vec<u8> = value[..n].iter().copied().cycle().take((x1 - x0) as usize * s.elem as usize).collect();
     for y in y0..y1.min(s.height) {
-        for x in x0..x1.min(s.width) {
-            for sample in 0..s.samples {
-                let o = s.texel(x, y, z, sample) as usize;
-                if let Some(t) = data.get_mut(o..o + n) {
-                    t.copy_from_slice(&value[..n]);
-                }
-            }
+        let o = s.texel(x0, y, z, 0) as usize;
+        if let Some(t) = data.get_mut(o..o + row.len()) {
+            t.copy_from_slice(&row);
         }
     }
 }
