@@ -412,18 +412,22 @@ fn queries_count_the_fallbacks_draws_and_predication_skips_them() {
         let fallback = ctx.device.async_commands_impl() == AsyncCommandsImpl::Fallback;
         let t = rt(&ctx, ResourceDesc::tex2d(Format::R32Uint, 16, 16), None);
         let heap = ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Occlusion, count: 1 }).unwrap();
-        let results = ctx.buffer(HeapType::Readback, 8);
+        let stats =
+            ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::PipelineStatistics, count: 1 }).unwrap();
+        let results = ctx.buffer(HeapType::Readback, 8 + 88);
         let before = snapshot(&ctx, &[&t]);
         let predicate = ctx.default_buffer(&[0u8; 8]);
         ctx.run(CommandListType::Direct, |l| {
             to_target(l, &t);
             l.om_set_render_targets(std::slice::from_ref(&t.view), None);
             l.begin_query(&heap, QueryType::Occlusion, 0);
+            l.begin_query(&stats, QueryType::PipelineStatistics, 0);
             l.clear_bound_render_target_views(
                 1,
                 &[ClearData::from_uints([9, 0, 0, 0])],
                 Some(&[Some(&[Box3::new(0, 0, 0, 8, 4, 1)])]),
             );
+            l.end_query(&stats, QueryType::PipelineStatistics, 0);
             l.end_query(&heap, QueryType::Occlusion, 0);
             // Predicated off (EQUAL_ZERO with a zero predicate): nothing is written.
             l.set_predication(Some((&predicate, 0)), PredicationOp::EqualZero);
@@ -431,8 +435,14 @@ fn queries_count_the_fallbacks_draws_and_predication_skips_them() {
             l.set_predication(None, PredicationOp::EqualZero);
             from_target(l, &t);
             l.resolve_query_data(&heap, QueryType::Occlusion, 0, 1, &results, 0);
+            l.resolve_query_data(&stats, QueryType::PipelineStatistics, 0, 1, &results, 8);
         });
-        let samples = u64::from_le_bytes(results.read_vec(0, 8).unwrap().try_into().unwrap());
+        let bytes = results.read_vec(0, 96).unwrap();
+        let samples = u64::from_le_bytes(bytes[..8].try_into().unwrap());
+        let s: PipelineStatistics = bytemuck::pod_read_unaligned(&bytes[8..96]);
+        // One draw of one triangle, or nothing.
+        let want = if fallback { (3, 1) } else { (0, 0) };
+        assert_eq!((s.ia_vertices, s.ia_primitives), want, "{name}: {s:?}");
         // The fallback draws: the query counts their 32 samples. Native clears are not draws.
         assert_eq!(samples, if fallback { 32 } else { 0 }, "{name}");
         let want = model(&before[0][0], 16, (0, 0, 8, 4), &9u32.to_le_bytes());
