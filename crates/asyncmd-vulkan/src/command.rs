@@ -804,13 +804,7 @@ impl VkCommandList {
     ) -> Result<()> {
         let (res, image) = self.image_of(view.resource)?;
         let range = view.desc.range(&res.desc).ok_or_else(|| fail("ClearDepthStencilView: bad view".into()))?;
-        let mut aspect = vk::ImageAspectFlags::empty();
-        if flags.contains(ClearFlags::DEPTH) {
-            aspect |= vk::ImageAspectFlags::DEPTH;
-        }
-        if flags.contains(ClearFlags::STENCIL) && res.desc.format.has_stencil() {
-            aspect |= vk::ImageAspectFlags::STENCIL;
-        }
+        let aspect = crate::format::clear_aspects(res.desc.format, flags);
         if aspect.is_empty() {
             return Ok(());
         }

@@ -118,3 +118,16 @@ pub(crate) fn barrier_aspects(format: Format) -> vk::ImageAspectFlags {
         _ => all_aspects(format),
     }
 }
+
+/// The aspects a depth-stencil clear of `flags` writes in an image of `format` (stencil only
+/// where the format has it).
+pub(crate) fn clear_aspects(format: Format, flags: asyncmd_types::ClearFlags) -> vk::ImageAspectFlags {
+    let mut aspect = vk::ImageAspectFlags::empty();
+    if flags.contains(asyncmd_types::ClearFlags::DEPTH) {
+        aspect |= vk::ImageAspectFlags::DEPTH;
+    }
+    if flags.contains(asyncmd_types::ClearFlags::STENCIL) && format.has_stencil() {
+        aspect |= vk::ImageAspectFlags::STENCIL;
+    }
+    aspect
+}

@@ -69,13 +69,7 @@ impl VkCommandList {
         let Some(view) = self.gfx.dsv else { return Ok(()) };
         let res = self.resource(view.resource)?;
         let Some(range) = view.desc.range(&res.desc) else { return Ok(()) };
-        let mut aspect = vk::ImageAspectFlags::empty();
-        if flags.contains(ClearFlags::DEPTH) {
-            aspect |= vk::ImageAspectFlags::DEPTH;
-        }
-        if flags.contains(ClearFlags::STENCIL) && res.desc.format.has_stencil() {
-            aspect |= vk::ImageAspectFlags::STENCIL;
-        }
+        let aspect = crate::format::clear_aspects(res.desc.format, flags);
         if aspect.is_empty() {
             return Ok(());
         }

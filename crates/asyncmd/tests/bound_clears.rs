@@ -62,6 +62,31 @@ fn from_target(l: &mut CommandList, b: &Bound) {
     barrier(l, &b.tex, layout, BarrierLayout::Common);
 }
 
+/// A render-pass target that keeps its contents (`beginning` on entry).
+fn pass_target_with(b: &Bound, beginning: BeginningAccess) -> RenderPassRenderTarget<CpuDescriptorHandle, &Resource> {
+    RenderPassRenderTarget { view: b.view.clone(), beginning, ending: EndingAccess::Preserve }
+}
+
+fn pass_target(b: &Bound) -> RenderPassRenderTarget<CpuDescriptorHandle, &Resource> {
+    pass_target_with(b, BeginningAccess::Preserve)
+}
+
+/// A render-pass depth-stencil target whose bound planes keep their contents.
+fn pass_depth(
+    d: &Bound,
+    depth: BeginningAccess,
+    stencil: BeginningAccess,
+) -> RenderPassDepthStencil<CpuDescriptorHandle, &Resource> {
+    let ending = |b: BeginningAccess| if b.binds() { EndingAccess::Preserve } else { EndingAccess::NoAccess };
+    RenderPassDepthStencil {
+        view: d.view.clone(),
+        depth_beginning: depth,
+        stencil_beginning: stencil,
+        depth_ending: ending(depth),
+        stencil_ending: ending(stencil),
+    }
+}
+
 /// What a clear of `rect` with `element` leaves in a tightly packed subresource.
 fn model(before: &[u8], width: u32, rect: (u32, u32, u32, u32), element: &[u8]) -> Vec<u8> {
     let n = element.len();
@@ -145,29 +170,14 @@ fn inside_a_pass_slots_count_the_targets_the_pass_binds() {
         let c = rt(&ctx, ResourceDesc::tex2d(Format::R32Uint, 16, 16), None);
         let d = ds(&ctx, ResourceDesc::tex2d(Format::D32Float, 16, 16), DsvFlags::empty());
         let before = snapshot(&ctx, &[&a, &skipped, &c, &d]);
-        let target = |b: &Bound, beginning| RenderPassRenderTarget {
-            view: b.view.clone(),
-            beginning,
-            ending: EndingAccess::<&Resource>::Preserve,
-        };
         let values = [floats([0.2, 0.0, 1.0, 0.6]), ClearData::from_uints([0x0123_4567, 0, 0, 0])];
         ctx.run(CommandListType::Direct, |l| {
             for t in [&a, &c, &d] {
                 to_target(l, t);
             }
             l.begin_render_pass(
-                &[
-                    target(&a, BeginningAccess::Preserve),
-                    target(&skipped, BeginningAccess::NoAccess),
-                    target(&c, BeginningAccess::Preserve),
-                ],
-                Some(&RenderPassDepthStencil {
-                    view: d.view.clone(),
-                    depth_beginning: BeginningAccess::Preserve,
-                    stencil_beginning: BeginningAccess::NoAccess,
-                    depth_ending: EndingAccess::Preserve,
-                    stencil_ending: EndingAccess::NoAccess,
-                }),
+                &[pass_target(&a), pass_target_with(&skipped, BeginningAccess::NoAccess), pass_target(&c)],
+                Some(&pass_depth(&d, BeginningAccess::Preserve, BeginningAccess::NoAccess)),
                 RenderPassFlags::empty(),
             );
             // Bit 1 is `c`: the target after the unbound one moves down a slot.
@@ -206,12 +216,7 @@ fn array_slices_are_selected_from_the_views_first_slice() {
             ctx.run(CommandListType::Direct, |l| {
                 to_target(l, &t);
                 if in_pass {
-                    let target = RenderPassRenderTarget {
-                        view: t.view.clone(),
-                        beginning: BeginningAccess::Preserve,
-                        ending: EndingAccess::<&Resource>::Preserve,
-                    };
-                    l.begin_render_pass(&[target], None, RenderPassFlags::empty());
+                    l.begin_render_pass(&[pass_target(&t)], None, RenderPassFlags::empty());
                 } else {
                     l.om_set_render_targets(std::slice::from_ref(&t.view), None);
                 }
@@ -244,13 +249,7 @@ fn depth_only_and_stencil_only_clears_leave_the_other_plane() {
             ctx.run(CommandListType::Direct, |l| {
                 to_target(l, &d);
                 if in_pass {
-                    let p = RenderPassDepthStencil {
-                        view: d.view.clone(),
-                        depth_beginning: BeginningAccess::Preserve,
-                        stencil_beginning: BeginningAccess::Preserve,
-                        depth_ending: EndingAccess::<&Resource>::Preserve,
-                        stencil_ending: EndingAccess::Preserve,
-                    };
+                    let p = pass_depth(&d, BeginningAccess::Preserve, BeginningAccess::Preserve);
                     l.begin_render_pass(&[], Some(&p), RenderPassFlags::empty());
                 } else {
                     l.om_set_render_targets(&[], Some(&d.view));
@@ -333,19 +332,8 @@ fn draw_after_bound_clear(ctx: &Ctx, in_pass: bool) -> Vec<Vec<u8>> {
             to_target(l, t);
         }
         if in_pass {
-            let t = |x: &Bound| RenderPassRenderTarget {
-                view: x.view.clone(),
-                beginning: BeginningAccess::Preserve,
-                ending: EndingAccess::<&Resource>::Preserve,
-            };
-            let p = RenderPassDepthStencil {
-                view: d.view.clone(),
-                depth_beginning: BeginningAccess::Preserve,
-                stencil_beginning: BeginningAccess::Preserve,
-                depth_ending: EndingAccess::<&Resource>::Preserve,
-                stencil_ending: EndingAccess::Preserve,
-            };
-            l.begin_render_pass(&[t(&a), t(&b)], Some(&p), RenderPassFlags::empty());
+            let p = pass_depth(&d, BeginningAccess::Preserve, BeginningAccess::Preserve);
+            l.begin_render_pass(&[pass_target(&a), pass_target(&b)], Some(&p), RenderPassFlags::empty());
         } else {
             l.om_set_render_targets(&[a.view.clone(), b.view.clone()], Some(&d.view));
         }
@@ -499,19 +487,8 @@ fn legacy_clears_where_exact_outside_a_pass_and_draws_otherwise() {
         names.push(("depth-stencil", log.names()));
         // Inside a pass everything draws; the stencil draw sets its own reference and the
         // app's comes back.
-        let t = |x: &Bound| RenderPassRenderTarget {
-            view: x.view.clone(),
-            beginning: BeginningAccess::Preserve,
-            ending: EndingAccess::<&Resource>::Preserve,
-        };
-        let p = RenderPassDepthStencil {
-            view: d.view.clone(),
-            depth_beginning: BeginningAccess::Preserve,
-            stencil_beginning: BeginningAccess::Preserve,
-            depth_ending: EndingAccess::<&Resource>::Preserve,
-            stencil_ending: EndingAccess::Preserve,
-        };
-        l.begin_render_pass(&[t(&f), t(&u)], Some(&p), RenderPassFlags::empty());
+        let p = pass_depth(&d, BeginningAccess::Preserve, BeginningAccess::Preserve);
+        l.begin_render_pass(&[pass_target(&f), pass_target(&u)], Some(&p), RenderPassFlags::empty());
         log.clear();
         l.clear_bound_depth_stencil_view(ClearFlags::STENCIL, 0.0, 9, Some(&[Box3::new(0, 0, 0, 4, 4, 1)]));
         restore = log.commands();
@@ -642,14 +619,6 @@ fn clear_pipelines_are_cached_up_to_64_and_kept_alive_by_their_allocator() {
     assert_eq!((texel(&u32s[0], 0), texel(&u32s[0], 3)), (0x1234, 0xABCD));
 }
 
-fn pass_target(b: &Bound) -> RenderPassRenderTarget<CpuDescriptorHandle, &Resource> {
-    RenderPassRenderTarget {
-        view: b.view.clone(),
-        beginning: BeginningAccess::Preserve,
-        ending: EndingAccess::Preserve,
-    }
-}
-
 #[test]
 fn bad_arguments_and_written_read_only_planes_are_invalid() {
     for (name, ctx) in async_contexts() {
@@ -703,13 +672,7 @@ fn bad_arguments_and_written_read_only_planes_are_invalid() {
         // A plane the pass does not bind.
         let r = ctx.record(CommandListType::Direct, |l| {
             to_target(l, &d2);
-            let p = RenderPassDepthStencil {
-                view: d2.view.clone(),
-                depth_beginning: BeginningAccess::Preserve,
-                stencil_beginning: BeginningAccess::NoAccess,
-                depth_ending: EndingAccess::<&Resource>::Preserve,
-                stencil_ending: EndingAccess::NoAccess,
-            };
+            let p = pass_depth(&d2, BeginningAccess::Preserve, BeginningAccess::NoAccess);
             l.begin_render_pass(&[], Some(&p), RenderPassFlags::empty());
             l.clear_bound_depth_stencil_view(ClearFlags::STENCIL, 0.0, 1, None);
         });

@@ -24,6 +24,12 @@ impl CommandList {
         if !self.begin(api, lists, false) {
             return None;
         }
+        self.async_impl_or_remove(api)
+    }
+
+    /// The device's Async Commands implementation; on a device without them, removes the list
+    /// with `Fail` and returns `None`.
+    pub(crate) fn async_impl_or_remove(&mut self, api: &str) -> Option<AsyncCommandsImpl> {
         match self.device.async_impl {
             AsyncCommandsImpl::NotSupported => {
                 self.remove(Error::fail(

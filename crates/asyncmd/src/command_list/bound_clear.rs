@@ -40,16 +40,7 @@ impl CommandList {
             ));
             return None;
         }
-        match self.device.async_impl {
-            AsyncCommandsImpl::NotSupported => {
-                self.remove(Error::fail(
-                    MessageId::AsyncCommandsNotSupported,
-                    format!("{api}: the device does not support the Async Commands (Impl is NOT_SUPPORTED)"),
-                ));
-                None
-            }
-            i => Some(i),
-        }
+        self.async_impl_or_remove(api)
     }
 
     /// Reports a selected output with nothing bound: the runtime skips it, the debug layer

@@ -11,7 +11,7 @@ use asyncmd_ddi::{
     CLEAR_CONSTANT_COUNT,
 };
 use asyncmd_types::{
-    view_clear_color, Box3, ClearData, ClearFlags, Format, Rect, ResourceDesc, Result, SampleDesc, Viewport,
+    view_clear_color, Box3, ClearData, ClearFlags, Format, Rect, ResourceDesc, Result, SampleDesc, ViewRange, Viewport,
 };
 
 /// The view of a bound output.
@@ -44,28 +44,20 @@ pub(crate) struct ClearTarget {
 impl ClearTarget {
     /// A target from a render-target view and its resource's description.
     pub(crate) fn rtv(slot: u8, view: RenderTargetView, resource: &ResourceDesc) -> Option<Self> {
-        let range = view.desc.range(resource)?;
-        let (w, h, _) = resource.mip_extent(range.mip);
-        Some(ClearTarget {
-            slot,
-            view: TargetView::Rtv(view),
-            format: view.desc.format,
-            extent: (w, h),
-            slices: range.slices,
-            samples: resource.sample_desc,
-            boxes: Vec::new(),
-            value: ClearData::default(),
-        })
+        Self::new(slot, TargetView::Rtv(view), view.desc.format, view.desc.range(resource)?, resource)
     }
 
     /// A target from a depth-stencil view and its resource's description.
     pub(crate) fn dsv(view: DepthStencilView, resource: &ResourceDesc) -> Option<Self> {
-        let range = view.desc.range(resource)?;
+        Self::new(0, TargetView::Dsv(view), view.desc.format, view.desc.range(resource)?, resource)
+    }
+
+    fn new(slot: u8, view: TargetView, format: Format, range: ViewRange, resource: &ResourceDesc) -> Option<Self> {
         let (w, h, _) = resource.mip_extent(range.mip);
         Some(ClearTarget {
-            slot: 0,
-            view: TargetView::Dsv(view),
-            format: view.desc.format,
+            slot,
+            view,
+            format,
             extent: (w, h),
             slices: range.slices,
             samples: resource.sample_desc,
