@@ -1,152 +1,211 @@
 //! `asyncmd bench`: each Async Command measured as the spec asks, on one device and in one run:
-//! **Legacy** (the loop of legacy calls an app writes without the API), **Fallback** (the API
-//! through the runtime's lowering) and **Native** (the API through the device's own DDI).
+//! **Legacy** (what an app records by hand without the API), **Fallback** (the API through the
+//! runtime's lowering) and **Native** (the API through the device's own DDI), plus the sweeps
+//! of large fills and texture clears through each fallback route and the partial-region sweep
+//! that shows the texture clear's quarter-coverage threshold.
 //!
-//! Times are device time between two timestamp queries around the work in one command list,
-//! the median of the runs after a warm-up.
+//! Device time is measured between two timestamp queries around the work in one command list;
+//! CPU time is the time to record it; both are the median of the runs after a warm-up.
 
 mod cases;
+mod report;
+mod sweeps;
+mod timing;
 
 use crate::devices::DeviceSpec;
-use asyncmd::types::{BarrierLayout, CommandListType, HeapType, QueryHeapDesc, QueryHeapType, QueryType, ResourceDesc};
-use asyncmd::{Adapter, CommandList, CommandQueue, Device, DeviceFactory, Result};
-use cases::Case;
-use std::time::Duration;
+use asyncmd::{AsyncCommandsImpl, Error, MessageId, Result};
+use serde::Serialize;
+use std::path::PathBuf;
+pub use timing::{Bench, Timing};
 
-/// How much work each case does and how often it runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Size {
-    /// Small batches and three runs: a check that every path works (tests, CI).
-    Quick,
-    /// The batches of `docs/measurements.md`, seven runs.
-    Full,
+/// What `asyncmd bench` measures and where it writes.
+#[derive(Clone, Debug, Default)]
+pub struct BenchOptions {
+    /// The device (`None`: `ASYNCMD_DEVICE`, else the reference device).
+    pub device: Option<DeviceSpec>,
+    /// Only these APIs (case-insensitive names); empty: all ten and the sweeps.
+    pub apis: Vec<String>,
+    /// Independent resources per case, instead of each case's default.
+    pub count: Option<u64>,
+    /// Bytes per resource, instead of each case's default.
+    pub size: Option<u64>,
+    /// Small work and three runs: a check that every path works.
+    pub quick: bool,
+    /// Write the report as JSON here.
+    pub json: Option<PathBuf>,
+    /// Draw the ratios as an SVG plot here.
+    pub plot: Option<PathBuf>,
 }
 
-impl Size {
-    fn runs(self) -> usize {
-        match self {
-            Size::Quick => 3,
-            Size::Full => 7,
+/// How much work a case does, from the options.
+#[derive(Clone, Copy, Debug)]
+pub struct Params {
+    quick: bool,
+    count: Option<u64>,
+    size: Option<u64>,
+    /// A discrete GPU: sweeps use 4K targets and large buffers (CPU devices get smaller ones).
+    large: bool,
+}
+
+impl Params {
+    /// Resources per case: the `--count` or the case's default.
+    fn count(&self, quick: u64, full: u64) -> u64 {
+        self.count.unwrap_or(if self.quick { quick } else { full }).max(1)
+    }
+
+    /// Bytes per resource: the `--size` or the case's default.
+    fn bytes(&self, quick: u64, full: u64) -> u64 {
+        self.size.unwrap_or(if self.quick { quick } else { full }).max(16) / 16 * 16
+    }
+
+    /// Side of a square texture of `texel` bytes per texel: from `--size`, or the default.
+    fn side(&self, quick: u32, full: u32, texel: u64) -> u32 {
+        match self.size {
+            Some(b) => (((b / texel) as f64).sqrt() as u32 / 4 * 4).max(4),
+            None if self.quick => quick,
+            None => full,
+        }
+    }
+
+    fn runs(&self) -> usize {
+        if self.quick {
+            3
+        } else {
+            7
         }
     }
 }
 
-/// A device with a direct queue, ready to time lists.
-struct Bench {
-    device: Device,
-    queue: CommandQueue,
-    ticks: QueryHeap,
-    out: asyncmd::Resource,
-}
-
-type QueryHeap = asyncmd::QueryHeap;
-
-impl Bench {
-    fn new(ddi: std::sync::Arc<dyn asyncmd::ddi::DeviceDdi>) -> Result<Self> {
-        let factory = DeviceFactory::new();
-        factory.async_commands_fallback().set_fallback_layer_enabled(true);
-        let device = factory.create_device(&Adapter::new(ddi))?;
-        let queue = device.create_command_queue(CommandListType::Direct)?;
-        let ticks = device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Timestamp, count: 2 })?;
-        let out = device.create_committed_resource(
-            HeapType::Readback,
-            &ResourceDesc::buffer(16),
-            BarrierLayout::Undefined,
-        )?;
-        Ok(Self { device, queue, ticks, out })
-    }
-
-    /// Median device milliseconds of `record`, recorded alone in one list.
-    fn time(&self, runs: usize, record: &dyn Fn(&mut CommandList)) -> Result<f64> {
-        let freq = self.queue.timestamp_frequency() as f64;
-        let alloc = self.device.create_command_allocator(CommandListType::Direct)?;
-        let mut samples = Vec::with_capacity(runs);
-        for run in 0..=runs {
-            let mut list = self.device.create_command_list(CommandListType::Direct, &alloc)?;
-            list.end_query(&self.ticks, QueryType::Timestamp, 0);
-            record(&mut list);
-            list.end_query(&self.ticks, QueryType::Timestamp, 1);
-            list.resolve_query_data(&self.ticks, QueryType::Timestamp, 0, 2, &self.out, 0);
-            list.close()?;
-            self.queue.execute_command_lists(&[&list])?;
-            self.queue.wait_idle(Duration::from_secs(120))?;
-            drop(list);
-            alloc.reset()?;
-            let b = self.out.read_vec(0, 16)?;
-            let t0 = u64::from_le_bytes(b[..8].try_into().expect("8 bytes"));
-            let t1 = u64::from_le_bytes(b[8..].try_into().expect("8 bytes"));
-            if run > 0 {
-                samples.push(t1.saturating_sub(t0) as f64 / freq * 1e3);
-            }
-        }
-        samples.sort_by(|a, b| a.total_cmp(b));
-        Ok(samples[samples.len() / 2])
-    }
-}
-
-/// One row of the report.
-#[derive(Clone, Debug)]
+/// One measured workload: Legacy, Fallback and Native side by side.
+#[derive(Clone, Debug, Serialize)]
 pub struct Row {
-    /// The Async Command.
-    pub api: &'static str,
+    /// The Async Command (and, for sweeps, the route).
+    pub api: String,
     /// The work, in words.
     pub work: String,
-    /// Legacy loop, fallback and native milliseconds.
-    pub legacy: f64,
+    /// What an app records without the API.
+    pub legacy: Timing,
     /// The API through the fallback.
-    pub fallback: f64,
+    pub fallback: Timing,
     /// The API through the device's native DDI; `None` where the device has none.
-    pub native: Option<f64>,
+    pub native: Option<Timing>,
 }
 
-/// Measures every case on the device `spec` names.
-pub fn measure(spec: DeviceSpec, size: Size) -> Result<(String, Vec<Row>)> {
+/// One point of the partial-region sweep.
+#[derive(Clone, Debug, Serialize)]
+pub struct CoverageRow {
+    /// Fraction of the target the region covers.
+    pub coverage: f64,
+    /// The fallback's pattern copy.
+    pub pattern_copy: Timing,
+    /// The in-place route's commands (transitions and the view clear).
+    pub in_place: Timing,
+    /// What the fallback's planner picked.
+    pub fallback: Timing,
+    /// Whether the planner picked the in-place route.
+    pub fallback_in_place: bool,
+    /// The native clear.
+    pub native: Option<Timing>,
+}
+
+/// Everything one run measured.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// The device's name.
+    pub device: String,
+    /// One row per API.
+    pub apis: Vec<Row>,
+    /// Large fills and texture clears through each route.
+    pub routes: Vec<Row>,
+    /// The partial-region sweep.
+    pub coverage: Vec<CoverageRow>,
+    /// The side of the sweep's target.
+    pub coverage_side: u32,
+}
+
+/// Whether `api` is selected by `--api`.
+fn selected(opts: &BenchOptions, api: &str) -> bool {
+    opts.apis.is_empty() || opts.apis.iter().any(|a| a.eq_ignore_ascii_case(api))
+}
+
+/// The two devices of a run: the fallback one, and the native one where the device has it.
+fn devices(spec: DeviceSpec) -> Result<(Bench, Option<Bench>)> {
     let fallback = Bench::new(spec.open_with_native(false)?)?;
-    if fallback.device.async_commands_impl() != asyncmd::AsyncCommandsImpl::Fallback {
-        return Err(asyncmd::Error::fail(
-            asyncmd::MessageId::AsyncCommandsFallbackUnsupported,
+    if fallback.device.async_commands_impl() != AsyncCommandsImpl::Fallback {
+        return Err(Error::fail(
+            MessageId::AsyncCommandsFallbackUnsupported,
             "bench: the fallback is not available on this device (it needs enhanced barriers)",
         ));
     }
     let native = Bench::new(spec.open_with_native(true)?)?;
-    let native = (native.device.async_commands_impl() == asyncmd::AsyncCommandsImpl::Native).then_some(native);
-    let name = fallback.device.capabilities().name.clone();
-    let mut rows = Vec::new();
-    for build in cases::ALL {
-        let Some(f) = build(&fallback.device, size)? else { continue };
-        let legacy = fallback.time(size.runs(), &*f.legacy)?;
-        let fb = fallback.time(size.runs(), &*f.batch)?;
-        let nt = match &native {
-            Some(n) => match build(&n.device, size)? {
-                Some(Case { batch, .. }) => Some(n.time(size.runs(), &*batch)?),
-                None => None,
-            },
-            None => None,
-        };
-        rows.push(Row { api: f.api, work: f.work, legacy, fallback: fb, native: nt });
-    }
-    Ok((name, rows))
+    // A run is labelled by the Impl it got, never by the one it asked for.
+    let native = (native.device.async_commands_impl() == AsyncCommandsImpl::Native).then_some(native);
+    Ok((fallback, native))
 }
 
-/// `asyncmd bench`: prints the report as a Markdown table.
-pub fn run(spec: Option<DeviceSpec>, quick: bool) -> Result<()> {
-    let spec = DeviceSpec::resolve(spec)?;
-    let size = if quick { Size::Quick } else { Size::Full };
-    let (name, rows) = measure(spec, size)?;
-    println!("device: {name}");
-    println!("| API | work | legacy ms | fallback ms | native ms | fallback / legacy | native speedup over legacy |");
-    println!("|---|---|---|---|---|---|---|");
-    for r in rows {
-        let native = r.native.map_or("n/a".to_string(), |n| format!("{n:.4}"));
-        let speedup = r.native.map_or("n/a".to_string(), |n| format!("{:.1}×", r.legacy / n.max(1e-9)));
-        println!(
-            "| {} | {} | {:.4} | {:.4} | {native} | {:.2} | {speedup} |",
-            r.api,
-            r.work,
-            r.legacy,
-            r.fallback,
-            r.fallback / r.legacy.max(1e-9)
-        );
+/// Measures what `opts` selects.
+pub fn measure(opts: &BenchOptions) -> Result<Report> {
+    let spec = DeviceSpec::resolve(opts.device)?;
+    let (fallback, native) = devices(spec)?;
+    let caps = fallback.device.capabilities();
+    let params = Params {
+        quick: opts.quick,
+        count: opts.count,
+        size: opts.size,
+        large: matches!(spec, DeviceSpec::Vulkan(_)) && !caps.uma,
+    };
+    let builds: Vec<_> = cases::ALL.iter().filter(|b| selected(opts, b.0)).collect();
+    let route_sweeps = selected(opts, "FillBuffers") || selected(opts, "ClearTextureSubresources");
+    let coverage_sweep = selected(opts, "ClearTextureSubresources");
+    let steps = builds.len() + usize::from(route_sweeps) + usize::from(coverage_sweep);
+    let progress = report::progress(steps as u64);
+    let mut apis = Vec::new();
+    for (api, build) in builds {
+        progress.set_message(*api);
+        let Some(f) = build(&fallback.device, &params)? else {
+            progress.inc(1);
+            continue;
+        };
+        let legacy = fallback.time(params.runs(), &*f.legacy)?;
+        let fb = fallback.time(params.runs(), &*f.batch)?;
+        let nt = match &native {
+            Some(n) => build(&n.device, &params)?.map(|c| n.time(params.runs(), &*c.batch)).transpose()?,
+            None => None,
+        };
+        apis.push(Row { api: api.to_string(), work: f.work, legacy, fallback: fb, native: nt });
+        progress.inc(1);
+    }
+    let mut routes = Vec::new();
+    if route_sweeps {
+        progress.set_message("route sweeps");
+        routes = sweeps::routes(&fallback, native.as_ref(), &params, opts)?;
+        progress.inc(1);
+    }
+    let (mut coverage, mut side) = (Vec::new(), 0);
+    if coverage_sweep {
+        progress.set_message("coverage sweep");
+        (side, coverage) = sweeps::coverage(&fallback, native.as_ref(), &params)?;
+        progress.inc(1);
+    }
+    progress.finish_and_clear();
+    Ok(Report { device: caps.name.clone(), apis, routes, coverage, coverage_side: side })
+}
+
+/// `asyncmd bench`: prints the report as Markdown tables, and writes JSON and a plot if asked.
+pub fn run(opts: BenchOptions) -> Result<()> {
+    if let Some(bad) = opts.apis.iter().find(|a| !cases::ALL.iter().any(|b| b.0.eq_ignore_ascii_case(a))) {
+        return Err(Error::invalid_arg(
+            MessageId::CreateDeviceInvalidArgs,
+            format!("bench: `{bad}` is not one of the ten Async Commands"),
+        ));
+    }
+    let r = measure(&opts)?;
+    print!("{}", report::markdown(&r));
+    if let Some(path) = &opts.json {
+        report::write_json(&r, path)?;
+    }
+    if let Some(path) = &opts.plot {
+        report::write_plot(&r, path)?;
     }
     Ok(())
 }

@@ -23,9 +23,24 @@ enum Command {
         /// `reference` (default), `vulkan` or `vulkan:N` (`ASYNCMD_DEVICE` also selects one).
         #[arg(long)]
         device: Option<devices::DeviceSpec>,
-        /// Small batches and three runs: checks that every path works.
+        /// Only these APIs (for example `--api FillBuffers ClearTextureSubresources`).
+        #[arg(long, num_args = 1..)]
+        api: Vec<String>,
+        /// Independent resources per case (instead of each case's default).
+        #[arg(long)]
+        count: Option<u64>,
+        /// Bytes per resource (instead of each case's default).
+        #[arg(long)]
+        size: Option<u64>,
+        /// Small work and three runs: checks that every path works.
         #[arg(long)]
         quick: bool,
+        /// Write the report as JSON to this file.
+        #[arg(long)]
+        json: Option<std::path::PathBuf>,
+        /// Draw the GPU time ratios as an SVG plot in this file.
+        #[arg(long)]
+        plot: Option<std::path::PathBuf>,
     },
     /// List the devices, their capabilities and the Async Commands implementation each gets.
     Info {
@@ -48,7 +63,9 @@ fn main() -> ExitCode {
         .init();
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Bench { device, quick } => bench::run(device, quick),
+        Command::Bench { device, api, count, size, quick, json, plot } => {
+            bench::run(bench::BenchOptions { device, apis: api, count, size, quick, json, plot })
+        }
         Command::Info { device } => info::run(device),
         Command::Config { setting } => config(setting),
     };

@@ -103,6 +103,55 @@ fn bench_measures_every_api_as_legacy_fallback_and_native() {
         let r = row(&text, api);
         assert!(r.iter().all(|v| v.is_some_and(|ms| ms >= 0.0)), "{api}: {r:?}\n{text}");
     }
+    // The route sweeps and the coverage sweep on both sides of a quarter.
+    for route in [
+        "FillBuffers, copy route",
+        "FillBuffers, compute route",
+        "ClearTextureSubresources, copy route",
+        "ClearTextureSubresources, in-place route",
+        "ClearTextureSubresources, MSAA in place",
+        "ClearTextureSubresources, MSAA clear-and-copy route",
+    ] {
+        let r = row(&text, route);
+        assert!(r.iter().all(|v| v.is_some_and(|ms| ms >= 0.0)), "{route}: {r:?}\n{text}");
+    }
+    assert!(text.contains("| 0.2500 |") && text.contains("(copy)") && text.contains("(in place)"), "{text}");
+}
+
+#[test]
+fn bench_selects_apis_and_writes_json_and_a_plot() {
+    let cfg = temp_config("bench-json");
+    let dir = std::env::temp_dir().join(format!("asyncmd-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (json, plot) = (dir.join("bench.json"), dir.join("bench.svg"));
+    let out = asyncmd(&cfg)
+        .env_remove("ASYNCMD_DEVICE")
+        .args(["bench", "--quick", "--api", "copybufferregions", "FillBuffers", "--count", "3", "--size", "4096"])
+        .arg("--json")
+        .arg(&json)
+        .arg("--plot")
+        .arg(&plot)
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("| CopyBufferRegions | 3 × 4 KiB |"), "{text}");
+    assert!(!text.contains("| CopyResources |") && !text.contains("ClearTextureSubresources"), "{text}");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["device"], "asyncmd reference device");
+    let apis = report["apis"].as_array().unwrap();
+    assert_eq!(apis.len(), 2);
+    for r in apis {
+        for mode in ["legacy", "fallback", "native"] {
+            assert!(r[mode]["gpu_ms"].as_f64().unwrap() >= 0.0 && r[mode]["cpu_us"].as_f64().unwrap() > 0.0, "{r}");
+        }
+    }
+    assert_eq!(report["routes"].as_array().unwrap().len(), 2, "the fill sweep, both routes");
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("FillBuffers, compute route"), "{svg}");
+    let out = asyncmd(&cfg).args(["bench", "--quick", "--api", "CopyEverything"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not one of the ten Async Commands"));
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]

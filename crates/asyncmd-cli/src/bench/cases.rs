@@ -1,13 +1,11 @@
 //! The work each Async Command is measured on, and its legacy equivalent.
 
-use super::Size;
+use super::Params;
 use asyncmd::types::*;
 use asyncmd::{CommandList, CpuDescriptorHandle, DescriptorHeapType, Device, Resource, Result, TileRangeMapping};
 
 /// One Async Command's workload on one device.
 pub struct Case {
-    /// The Async Command.
-    pub api: &'static str,
     /// The work, in words.
     pub work: String,
     /// What an app records without the API.
@@ -17,30 +15,23 @@ pub struct Case {
 }
 
 /// Builds a case on a device, or `None` where the device cannot run it (no tiled resources).
-type Build = fn(&Device, Size) -> Result<Option<Case>>;
+type Build = fn(&Device, &Params) -> Result<Option<Case>>;
 
-/// Every case, in the spec's API order.
-pub const ALL: [Build; 10] = [
-    copy_buffer_regions,
-    copy_texture_regions,
-    copy_resources,
-    copy_tiles_async,
-    resolve_subresource_region_async,
-    resolve_query_data_async,
-    fill_buffers,
-    clear_texture_subresources,
-    clear_bound_render_target_views,
-    clear_bound_depth_stencil_view,
+/// Every case by API name, in the spec's API order.
+pub const ALL: [(&str, Build); 10] = [
+    ("CopyBufferRegions", copy_buffer_regions),
+    ("CopyTextureRegions", copy_texture_regions),
+    ("CopyResources", copy_resources),
+    ("CopyTilesAsync", copy_tiles_async),
+    ("ResolveSubresourceRegionAsync", resolve_subresource_region_async),
+    ("ResolveQueryDataAsync", resolve_query_data_async),
+    ("FillBuffers", fill_buffers),
+    ("ClearTextureSubresources", clear_texture_subresources),
+    ("ClearBoundRenderTargetViews", clear_bound_render_target_views),
+    ("ClearBoundDepthStencilView", clear_bound_depth_stencil_view),
 ];
 
-fn pick(size: Size, quick: u64, full: u64) -> u64 {
-    match size {
-        Size::Quick => quick,
-        Size::Full => full,
-    }
-}
-
-fn buffer(d: &Device, bytes: u64, flags: ResourceFlags) -> Result<Resource> {
+pub(super) fn buffer(d: &Device, bytes: u64, flags: ResourceFlags) -> Result<Resource> {
     d.create_committed_resource(
         HeapType::Default,
         &ResourceDesc::buffer(bytes).with_flags(flags),
@@ -48,16 +39,15 @@ fn buffer(d: &Device, bytes: u64, flags: ResourceFlags) -> Result<Resource> {
     )
 }
 
-fn texture(d: &Device, desc: &ResourceDesc, layout: BarrierLayout) -> Result<Resource> {
+pub(super) fn texture(d: &Device, desc: &ResourceDesc, layout: BarrierLayout) -> Result<Resource> {
     d.create_committed_resource(HeapType::Default, desc, layout)
 }
 
-fn copy_buffer_regions(d: &Device, size: Size) -> Result<Option<Case>> {
-    let (n, len) = (pick(size, 16, 256), pick(size, 4 << 10, 16 << 10));
+fn copy_buffer_regions(d: &Device, p: &Params) -> Result<Option<Case>> {
+    let (n, len) = (p.count(16, 256), p.bytes(4 << 10, 16 << 10));
     let (src, dst) = (buffer(d, n * len, ResourceFlags::empty())?, buffer(d, n * len, ResourceFlags::empty())?);
     let (s2, d2) = (src.clone(), dst.clone());
     Ok(Some(Case {
-        api: "CopyBufferRegions",
         work: format!("{n} × {} KiB", len >> 10),
         legacy: Box::new(move |l| (0..n).for_each(|i| l.copy_buffer_region(&dst, i * len, &src, i * len, len))),
         batch: Box::new(move |l| {
@@ -75,15 +65,14 @@ fn copy_buffer_regions(d: &Device, size: Size) -> Result<Option<Case>> {
     }))
 }
 
-fn copy_texture_regions(d: &Device, size: Size) -> Result<Option<Case>> {
-    let (n, side) = (pick(size, 4, 16), pick(size, 64, 256) as u32);
+fn copy_texture_regions(d: &Device, p: &Params) -> Result<Option<Case>> {
+    let (n, side) = (p.count(4, 16), p.side(64, 256, 4));
     let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, side, side);
     let pairs: Vec<(Resource, Resource)> = (0..n)
         .map(|_| Ok((texture(d, &desc, BarrierLayout::Common)?, texture(d, &desc, BarrierLayout::Common)?)))
         .collect::<Result<_>>()?;
     let p2 = pairs.clone();
     Ok(Some(Case {
-        api: "CopyTextureRegions",
         work: format!("{n} × {side}² RGBA8"),
         legacy: Box::new(move |l| {
             for (dst, src) in &pairs {
@@ -109,14 +98,13 @@ fn copy_texture_regions(d: &Device, size: Size) -> Result<Option<Case>> {
     }))
 }
 
-fn copy_resources(d: &Device, size: Size) -> Result<Option<Case>> {
-    let (n, len) = (pick(size, 4, 16), pick(size, 64 << 10, 1 << 20));
+fn copy_resources(d: &Device, p: &Params) -> Result<Option<Case>> {
+    let (n, len) = (p.count(4, 16), p.bytes(64 << 10, 1 << 20));
     let pairs: Vec<(Resource, Resource)> = (0..n)
         .map(|_| Ok((buffer(d, len, ResourceFlags::empty())?, buffer(d, len, ResourceFlags::empty())?)))
         .collect::<Result<_>>()?;
     let p2 = pairs.clone();
     Ok(Some(Case {
-        api: "CopyResources",
         work: format!("{n} buffers × {} KiB", len >> 10),
         legacy: Box::new(move |l| pairs.iter().for_each(|(dst, src)| l.copy_resource(dst, src))),
         batch: Box::new(move |l| {
@@ -126,11 +114,11 @@ fn copy_resources(d: &Device, size: Size) -> Result<Option<Case>> {
     }))
 }
 
-fn copy_tiles_async(d: &Device, size: Size) -> Result<Option<Case>> {
+fn copy_tiles_async(d: &Device, p: &Params) -> Result<Option<Case>> {
     if d.capabilities().tiled_resources_tier < 2 {
         return Ok(None);
     }
-    let tiles = pick(size, 2, 16) as u32;
+    let tiles = p.count(2, 16) as u32;
     let bytes = tiles as u64 * TILE_SIZE_IN_BYTES;
     let reserved = d.create_reserved_resource(&ResourceDesc::buffer(bytes), BarrierLayout::Undefined)?;
     let heap = d.create_heap(bytes)?;
@@ -143,7 +131,6 @@ fn copy_tiles_async(d: &Device, size: Size) -> Result<Option<Case>> {
     let flags = TileCopyFlags::LINEAR_BUFFER_TO_SWIZZLED_TILED_RESOURCE;
     let at = TiledResourceCoordinate::default();
     Ok(Some(Case {
-        api: "CopyTilesAsync",
         work: format!("{tiles} tiles"),
         legacy: Box::new(move |l| l.copy_tiles(&reserved, &at, &region, &src, 0, flags)),
         batch: Box::new(move |l| {
@@ -153,8 +140,8 @@ fn copy_tiles_async(d: &Device, size: Size) -> Result<Option<Case>> {
     }))
 }
 
-fn resolve_subresource_region_async(d: &Device, size: Size) -> Result<Option<Case>> {
-    let side = pick(size, 64, 512) as u32;
+fn resolve_subresource_region_async(d: &Device, p: &Params) -> Result<Option<Case>> {
+    let side = p.side(64, 512, 4);
     let ms = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, side, side)
         .with_samples(4, 0)
         .with_flags(ResourceFlags::ALLOW_RENDER_TARGET);
@@ -163,7 +150,6 @@ fn resolve_subresource_region_async(d: &Device, size: Size) -> Result<Option<Cas
     let (s2, d2) = (src.clone(), dst.clone());
     let f = Format::R8G8B8A8Unorm;
     Ok(Some(Case {
-        api: "ResolveSubresourceRegionAsync",
         work: format!("{side}² RGBA8 ×4 average"),
         legacy: Box::new(move |l| l.resolve_subresource_region(&dst, 0, 0, 0, &src, 0, None, f, ResolveMode::Average)),
         batch: Box::new(move |l| {
@@ -172,28 +158,26 @@ fn resolve_subresource_region_async(d: &Device, size: Size) -> Result<Option<Cas
     }))
 }
 
-fn resolve_query_data_async(d: &Device, size: Size) -> Result<Option<Case>> {
-    let n = pick(size, 64, 4096) as u32;
+fn resolve_query_data_async(d: &Device, p: &Params) -> Result<Option<Case>> {
+    let n = p.count(64, 4096) as u32;
     let heap = d.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Timestamp, count: n })?;
     let dst = buffer(d, n as u64 * 8, ResourceFlags::empty())?;
     let (h2, d2) = (heap.clone(), dst.clone());
     Ok(Some(Case {
-        api: "ResolveQueryDataAsync",
         work: format!("{n} timestamps"),
         legacy: Box::new(move |l| l.resolve_query_data(&heap, QueryType::Timestamp, 0, n, &dst, 0)),
         batch: Box::new(move |l| l.resolve_query_data_async(&h2, QueryType::Timestamp, 0, n, &d2, 0)),
     }))
 }
 
-fn fill_buffers(d: &Device, size: Size) -> Result<Option<Case>> {
-    let (n, len) = (pick(size, 16, 256), pick(size, 4 << 10, 16 << 10));
+fn fill_buffers(d: &Device, p: &Params) -> Result<Option<Case>> {
+    let (n, len) = (p.count(16, 256), p.bytes(4 << 10, 16 << 10));
     let dst = buffer(d, n * len, ResourceFlags::ALLOW_UNORDERED_ACCESS)?;
     // Without the API an app uploads the pattern once and copies it into each range.
     let pattern = buffer(d, len, ResourceFlags::empty())?;
     let d2 = dst.clone();
     let value = ClearData::from_uints([1, 2, 3, 4]);
     Ok(Some(Case {
-        api: "FillBuffers",
         work: format!("{n} × {} KiB, 16-byte pattern (legacy: copies of a pattern buffer)", len >> 10),
         legacy: Box::new(move |l| (0..n).for_each(|i| l.copy_buffer_region(&dst, i * len, &pattern, 0, len))),
         batch: Box::new(move |l| {
@@ -212,8 +196,8 @@ fn fill_buffers(d: &Device, size: Size) -> Result<Option<Case>> {
     }))
 }
 
-fn clear_texture_subresources(d: &Device, size: Size) -> Result<Option<Case>> {
-    let (n, side) = (pick(size, 4, 16), pick(size, 64, 512) as u32);
+fn clear_texture_subresources(d: &Device, p: &Params) -> Result<Option<Case>> {
+    let (n, side) = (p.count(4, 16), p.side(64, 512, 4));
     // The API's main use: textures without render-target or UAV flags.
     let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, side, side);
     let textures: Vec<Resource> = (0..n).map(|_| texture(d, &desc, BarrierLayout::Common)).collect::<Result<_>>()?;
@@ -227,7 +211,6 @@ fn clear_texture_subresources(d: &Device, size: Size) -> Result<Option<Case>> {
     let layout = fp.layouts[0];
     let t2 = textures.clone();
     Ok(Some(Case {
-        api: "ClearTextureSubresources",
         work: format!("{n} × {side}² RGBA8, no RT flag (legacy: copies of an uploaded image)"),
         legacy: Box::new(move |l| {
             for t in &textures {
@@ -282,33 +265,32 @@ fn bound_targets(
     Ok((textures, handles, heap))
 }
 
-fn clear_bound_render_target_views(d: &Device, size: Size) -> Result<Option<Case>> {
-    let side = pick(size, 64, 1024) as u32;
+fn clear_bound_render_target_views(d: &Device, p: &Params) -> Result<Option<Case>> {
+    let (n, side) = (p.count(8, 8).clamp(1, 8) as u32, p.side(64, 1024, 4));
     let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, side, side).with_flags(ResourceFlags::ALLOW_RENDER_TARGET);
-    let (_textures, handles, heap) = bound_targets(d, &desc, 8, false)?;
+    let (_textures, handles, heap) = bound_targets(d, &desc, n, false)?;
     let h2 = handles.clone();
     let color = [0.2, 0.4, 0.6, 0.8];
+    let mask = (1u32 << n) - 1;
     Ok(Some(Case {
-        api: "ClearBoundRenderTargetViews",
-        work: format!("8 bound {side}² RGBA8 targets (legacy: ClearRenderTargetView each)"),
+        work: format!("{n} bound {side}² RGBA8 targets (legacy: ClearRenderTargetView each)"),
         legacy: Box::new(move |l| {
             let _keep = (&heap, &_textures);
             handles.iter().for_each(|h| l.clear_render_target_view(h, color, &[]));
         }),
         batch: Box::new(move |l| {
             l.om_set_render_targets(&h2, None);
-            l.clear_bound_render_target_views(0xFF, &[ClearData::from_floats(color); 8], None);
+            l.clear_bound_render_target_views(mask, &[ClearData::from_floats(color); 8], None);
         }),
     }))
 }
 
-fn clear_bound_depth_stencil_view(d: &Device, size: Size) -> Result<Option<Case>> {
-    let side = pick(size, 64, 2048) as u32;
+fn clear_bound_depth_stencil_view(d: &Device, p: &Params) -> Result<Option<Case>> {
+    let side = p.side(64, 2048, 4);
     let desc = ResourceDesc::tex2d(Format::D32Float, side, side).with_flags(ResourceFlags::ALLOW_DEPTH_STENCIL);
     let (_textures, handles, heap) = bound_targets(d, &desc, 1, true)?;
     let h2 = handles[0].clone();
     Ok(Some(Case {
-        api: "ClearBoundDepthStencilView",
         work: format!("{side}² D32 (legacy: ClearDepthStencilView)"),
         legacy: Box::new(move |l| {
             let _keep = (&heap, &_textures);
