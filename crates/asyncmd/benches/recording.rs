@@ -1,0 +1,162 @@
+//! CPU cost of recording one call: the legacy call, native forwarding of the async call, and
+//! the fallback's lowering on each route. `cargo bench -p asyncmd --bench recording`.
+#![allow(missing_docs)]
+
+use asyncmd::ddi::DeviceDdi;
+use asyncmd::types::*;
+use asyncmd::*;
+use asyncmd_reference::{ReferenceConfig, ReferenceDevice};
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use std::sync::Arc;
+
+/// A reference device opted in to the fallback, natively or not.
+fn device(native: bool) -> Device {
+    let factory = DeviceFactory::new();
+    factory.async_commands_fallback().set_fallback_layer_enabled(true);
+    let ddi = Arc::new(ReferenceDevice::new(ReferenceConfig { native_async_commands: native, ..Default::default() }));
+    factory.create_device(&Adapter::new(ddi as Arc<dyn DeviceDdi>)).expect("device")
+}
+
+fn list(d: &Device, ty: CommandListType) -> CommandList {
+    let alloc = d.create_command_allocator(ty).expect("allocator");
+    d.create_command_list(ty, &alloc).expect("list")
+}
+
+fn buffer(d: &Device, size: u64, flags: ResourceFlags) -> Resource {
+    d.create_committed_resource(
+        HeapType::Default,
+        &ResourceDesc::buffer(size).with_flags(flags),
+        BarrierLayout::Undefined,
+    )
+    .expect("buffer")
+}
+
+fn texture(d: &Device, desc: &ResourceDesc) -> Resource {
+    d.create_committed_resource(HeapType::Default, desc, BarrierLayout::Common).expect("texture")
+}
+
+/// Times `record` on a fresh list of `ty` per iteration (list creation is not timed).
+fn bench(c: &mut Criterion, name: &str, d: &Device, ty: CommandListType, record: impl Fn(&mut CommandList)) {
+    c.bench_function(name, |b| b.iter_batched_ref(|| list(d, ty), |l| record(l), BatchSize::SmallInput));
+}
+
+fn copies(c: &mut Criterion) {
+    for (native, mode) in [(false, "fallback"), (true, "native")] {
+        let d = device(native);
+        let (src, dst) = (buffer(&d, 1 << 20, ResourceFlags::empty()), buffer(&d, 1 << 20, ResourceFlags::empty()));
+        if !native {
+            bench(c, "legacy CopyBufferRegion × 64", &d, CommandListType::Direct, |l| {
+                (0..64).for_each(|i| l.copy_buffer_region(&dst, i * 4096, &src, i * 4096, 4096))
+            });
+        }
+        let regions: Vec<_> = (0..64)
+            .map(|i| BufferCopyRegion {
+                dest: &dst,
+                dest_offset: i * 4096,
+                source: &src,
+                source_offset: i * 4096,
+                size: 4096,
+            })
+            .collect();
+        bench(c, &format!("{mode} CopyBufferRegions of 64"), &d, CommandListType::Direct, |l| {
+            l.copy_buffer_regions(&regions)
+        });
+    }
+}
+
+fn fills(c: &mut Criterion) {
+    for (native, mode) in [(false, "fallback"), (true, "native")] {
+        let d = device(native);
+        for (flags, route) in
+            [(ResourceFlags::ALLOW_UNORDERED_ACCESS, "compute route"), (ResourceFlags::empty(), "upload route")]
+        {
+            let b = buffer(&d, 1 << 20, flags);
+            let fill = [FillBufferDesc {
+                buffer: &b,
+                offset: 0,
+                fill_value: ClearData::from_uints([1, 2, 3, 4]),
+                format: Format::Unknown,
+                raw_pattern_size: 16,
+                repeat_count: 1 << 16,
+            }];
+            bench(c, &format!("{mode} FillBuffers, {route}"), &d, CommandListType::Direct, |l| l.fill_buffers(&fill));
+        }
+    }
+}
+
+fn clear_desc(t: &Resource, value: ClearData) -> ClearTextureDesc<&Resource> {
+    ClearTextureDesc { texture: t, subresource: 0, clear_value: value, format: Format::Unknown, region: None }
+}
+
+fn texture_clears(c: &mut Criterion) {
+    // No channel on a rounding tie, so the in-place route may take it.
+    let value = ClearData::from_floats([0.25, 0.2, 0.6, 1.0]);
+    for (native, mode) in [(false, "fallback"), (true, "native")] {
+        let d = device(native);
+        let plain = texture(&d, &ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 256, 256));
+        let rt = texture(
+            &d,
+            &ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 256, 256).with_flags(ResourceFlags::ALLOW_RENDER_TARGET),
+        );
+        let msaa = texture(&d, &ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 256, 256).with_samples(4, 0));
+        let clear = |t| clear_desc(t, value);
+        let known = |l: &mut CommandList, t: &Resource| {
+            l.barrier(&[BarrierGroup::Texture(vec![TextureBarrier {
+                sync_before: BarrierSync::ALL,
+                sync_after: BarrierSync::COPY,
+                access_before: BarrierAccess::COMMON,
+                access_after: BarrierAccess::COPY_DEST,
+                layout_before: BarrierLayout::Common,
+                layout_after: BarrierLayout::CopyDest,
+                resource: t,
+                subresources: BarrierSubresourceRange::ALL,
+                flags: TextureBarrierFlags::empty(),
+            }])])
+        };
+        bench(c, &format!("{mode} ClearTextureSubresources, pattern copy"), &d, CommandListType::Direct, |l| {
+            l.clear_texture_subresources(&[clear(&plain)])
+        });
+        bench(
+            c,
+            &format!("{mode} ClearTextureSubresources, in place (with its barrier)"),
+            &d,
+            CommandListType::Direct,
+            |l| {
+                known(l, &rt);
+                l.clear_texture_subresources(&[clear(&rt)])
+            },
+        );
+        bench(c, &format!("{mode} ClearTextureSubresources, MSAA clear-and-copy"), &d, CommandListType::Direct, |l| {
+            l.clear_texture_subresources(&[clear(&msaa)])
+        });
+    }
+}
+
+fn bound_clears(c: &mut Criterion) {
+    for (native, mode) in [(false, "fallback"), (true, "native")] {
+        let d = device(native);
+        let heap = d.create_descriptor_heap(DescriptorHeapType::Rtv, 2).expect("heap");
+        for (i, format) in [Format::R8G8B8A8Unorm, Format::R32Uint].into_iter().enumerate() {
+            let desc = ResourceDesc::tex2d(format, 256, 256).with_flags(ResourceFlags::ALLOW_RENDER_TARGET);
+            let t = d.create_committed_resource(HeapType::Default, &desc, BarrierLayout::RenderTarget).expect("target");
+            d.create_render_target_view(&t, None, &heap.handle(i as u32)).expect("view");
+            std::mem::forget(t);
+        }
+        let targets = [heap.handle(0), heap.handle(1)];
+        if !native {
+            bench(c, "legacy ClearRenderTargetView", &d, CommandListType::Direct, |l| {
+                l.clear_render_target_view(&targets[0], [0.5; 4], &[])
+            });
+        }
+        for (mask, what) in [(1, "float target (legacy clear)"), (2, "uint target (draws)")] {
+            let values = [ClearData::from_uints([1, 2, 3, 4]); 2];
+            bench(c, &format!("{mode} ClearBoundRenderTargetViews, {what}"), &d, CommandListType::Direct, |l| {
+                l.om_set_render_targets(&targets, None);
+                l.clear_bound_render_target_views(mask, &values, None)
+            });
+        }
+    }
+}
+
+criterion_group!(benches, copies, fills, texture_clears, bound_clears);
+criterion_main!(benches);
