@@ -58,6 +58,12 @@ impl Core {
                 i.get_physical_device_features(physical),
             )
         };
+        // SAFETY: a query on a physical device of this instance.
+        let memory = unsafe { i.get_physical_device_memory_properties(physical) };
+        for (n, t) in memory.memory_types_as_slice().iter().enumerate() {
+            let heap = memory.memory_heaps[t.heap_index as usize];
+            tracing::debug!(n, flags = ?t.property_flags, heap = t.heap_index, heap_bytes = heap.size, heap_flags = ?heap.flags, "memory type");
+        }
         let has_ext = |name: &std::ffi::CStr| extensions.iter().any(|e| e.extension_name_as_c_str() == Ok(name));
         let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
         let mut f13 = vk::PhysicalDeviceVulkan13Features::default();

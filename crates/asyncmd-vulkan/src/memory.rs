@@ -198,6 +198,12 @@ impl VkResource {
                 return Err(oom("CreateCommittedResource", e));
             }
         };
+        tracing::debug!(
+            bytes = requirements.size,
+            types = requirements.memory_type_bits,
+            flags = ?allocation.memory_properties(),
+            "image memory"
+        );
         // SAFETY: the allocation satisfies the image's requirements.
         let bound = unsafe { d.bind_image_memory(image, allocation.memory(), allocation.offset()) };
         let res = Self {

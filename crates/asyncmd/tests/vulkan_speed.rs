@@ -249,3 +249,62 @@ fn texture_clear_routes_and_the_quarter_threshold() {
         println!("| {num}/{den} | {copy:.4} | {in_place:.4} | {nat:.4} | {:.2} |", in_place / copy);
     }
 }
+
+#[test]
+#[ignore = "a measurement for real GPUs, not a check"]
+fn image_write_paths() {
+    let Some(fallback) = vulkan_ctx_opted_in(false) else {
+        eprintln!("no Vulkan device");
+        return;
+    };
+    let native = vulkan_ctx_opted_in(true).unwrap();
+    println!("device: {}", fallback.device.capabilities().name);
+    println!("| target | vkCmdClearColorImage ms | GB/s | draws (fallback bound clear in a pass) ms | GB/s | vkCmdClearAttachments (native, in a pass) ms | GB/s |");
+    println!("|---|---|---|---|---|---|---|");
+    let sides: &[u32] = if fallback.device.capabilities().uma { &[1024] } else { &[2048, 4096, 8192] };
+    for &side in sides {
+        for format in [Format::R8G8B8A8Unorm, Format::R32G32B32A32Float] {
+            let desc = ResourceDesc::tex2d(format, side, side).with_flags(ResourceFlags::ALLOW_RENDER_TARGET);
+            let setup = |ctx: &Ctx| {
+                let t = ctx.texture(&desc, BarrierLayout::RenderTarget);
+                let heap = ctx.device.create_descriptor_heap(asyncmd::DescriptorHeapType::Rtv, 1).unwrap();
+                ctx.device.create_render_target_view(&t, None, &heap.handle(0)).unwrap();
+                (t, heap)
+            };
+            let (ft, fheap) = setup(&fallback);
+            let (nt, nheap) = setup(&native);
+            let pass = |l: &mut asyncmd::CommandList, heap: &asyncmd::DescriptorHeap| {
+                let target = RenderPassRenderTarget {
+                    view: heap.handle(0),
+                    beginning: BeginningAccess::Preserve,
+                    ending: EndingAccess::<&Resource>::Preserve,
+                };
+                l.begin_render_pass(&[target], None, RenderPassFlags::empty());
+            };
+            let value = [ClearData::from_floats([0.2, 0.4, 0.6, 0.8])];
+            let view_clear =
+                time_list(&fallback, |l| l.clear_render_target_view(&fheap.handle(0), [0.2, 0.4, 0.6, 0.8], &[]));
+            let draws = time_between(
+                &fallback,
+                |l| pass(l, &fheap),
+                |l| l.clear_bound_render_target_views(1, &value, None),
+                |l| l.end_render_pass(),
+            );
+            let attach = time_between(
+                &native,
+                |l| pass(l, &nheap),
+                |l| l.clear_bound_render_target_views(1, &value, None),
+                |l| l.end_render_pass(),
+            );
+            let gb = (side as f64 * side as f64 * format.bytes_per_block() as f64) / 1e9;
+            let rate = |ms: f64| gb / (ms / 1e3);
+            println!(
+                "| {side}² {format} | {view_clear:.4} | {:.0} | {draws:.4} | {:.0} | {attach:.4} | {:.0} |",
+                rate(view_clear),
+                rate(draws),
+                rate(attach)
+            );
+            drop((ft, nt));
+        }
+    }
+}
