@@ -22,6 +22,9 @@ pub(crate) struct Features {
     pub(crate) bc: bool,
     pub(crate) pipeline_statistics: bool,
     pub(crate) occlusion_precise: bool,
+    /// `VK_KHR_push_descriptor` and storage-image writes without a format: the compute
+    /// texture clear can run.
+    pub(crate) compute_clear: bool,
 }
 
 pub(crate) struct Core {
@@ -34,6 +37,8 @@ pub(crate) struct Core {
     pub(crate) props: vk::PhysicalDeviceProperties,
     pub(crate) features: Features,
     pub(crate) conditional: Option<ash::ext::conditional_rendering::Device>,
+    /// `VK_KHR_push_descriptor`, where the compute texture clear can run.
+    pub(crate) push_descriptor: Option<ash::khr::push_descriptor::Device>,
     /// Highest value submitted for a signal, per timeline semaphore: a queue holds a wait back
     /// until its signal has been submitted (queue forward progress on shared queues).
     submitted: Mutex<HashMap<vk::Semaphore, u64>>,
@@ -95,6 +100,8 @@ impl Core {
             bc: base.texture_compression_bc != 0,
             pipeline_statistics: base.pipeline_statistics_query != 0,
             occlusion_precise: base.occlusion_query_precise != 0,
+            compute_clear: has_ext(ash::khr::push_descriptor::NAME)
+                && base.shader_storage_image_write_without_format != 0,
         };
         let mut unique: Vec<u32> = vec![families.direct, families.compute, families.copy];
         unique.sort_unstable();
@@ -117,6 +124,9 @@ impl Core {
         if features.sample_locations {
             ext_names.push(ash::ext::sample_locations::NAME.as_ptr());
         }
+        if features.compute_clear {
+            ext_names.push(ash::khr::push_descriptor::NAME.as_ptr());
+        }
         let enabled = vk::PhysicalDeviceFeatures {
             sparse_binding: (features.sparse_buffer || features.sparse_image_2d) as u32,
             sparse_residency_buffer: features.sparse_buffer as u32,
@@ -128,6 +138,7 @@ impl Core {
             sample_rate_shading: base.sample_rate_shading,
             fragment_stores_and_atomics: base.fragment_stores_and_atomics,
             shader_int64: base.shader_int64,
+            shader_storage_image_write_without_format: features.compute_clear as u32,
             ..Default::default()
         };
         let mut e12 = vk::PhysicalDeviceVulkan12Features::default()
@@ -179,7 +190,9 @@ impl Core {
             .collect();
         let conditional =
             features.conditional_rendering.then(|| ash::ext::conditional_rendering::Device::new(i, &device));
+        let push_descriptor = features.compute_clear.then(|| ash::khr::push_descriptor::Device::new(i, &device));
         Ok(Self {
+            push_descriptor,
             instance,
             physical,
             device,
@@ -201,6 +214,12 @@ impl Core {
     /// covers the compute stage too.
     pub(crate) fn compute_copies(&self) -> bool {
         self.compute_copy_min.get().copied().flatten().is_some()
+    }
+
+    /// Whether textures are cleared by a compute shader: where compute copies win (the H200)
+    /// and the device can write storage images through push descriptors.
+    pub(crate) fn compute_clears(&self) -> bool {
+        self.compute_copies() && self.push_descriptor.is_some()
     }
 
     pub(crate) fn allocator(&self) -> MutexGuard<'_, ManuallyDrop<Allocator>> {

@@ -1,6 +1,7 @@
 //! The device's own compute passes: binary-occlusion normalization and the 64-to-32-bit
-//! predicate fold for conditional rendering, and the compute buffer copy. Each takes up to three
-//! 8-byte push constants.
+//! predicate fold for conditional rendering, the compute buffer copies and fills (each takes up
+//! to three 8-byte push constants), and the compute texture clear (a push-descriptor storage
+//! image and 32 bytes of constants).
 
 use crate::core::Core;
 use crate::pipeline::module_from;
@@ -15,6 +16,16 @@ pub(crate) struct Internal {
     pub(crate) copy: vk::Pipeline,
     pub(crate) copy_batch: vk::Pipeline,
     pub(crate) fill_batch: vk::Pipeline,
+    /// The compute texture clear, where the device has push descriptors.
+    clear: Option<ImageClear>,
+}
+
+/// The compute texture clear's layouts and pipeline.
+struct ImageClear {
+    push: ash::khr::push_descriptor::Device,
+    set_layout: vk::DescriptorSetLayout,
+    layout: vk::PipelineLayout,
+    pipeline: vk::Pipeline,
 }
 
 impl Internal {
@@ -45,7 +56,74 @@ impl Internal {
         let copy = make(include_bytes!("../shaders/copy.comp.spv"))?;
         let copy_batch = make(include_bytes!("../shaders/copy_batch.comp.spv"))?;
         let fill_batch = make(include_bytes!("../shaders/fill_batch.comp.spv"))?;
-        Ok(Self { device: d.clone(), layout, binary_occlusion, predicate, copy, copy_batch, fill_batch })
+        let clear = match &core.push_descriptor {
+            Some(push) => Some(Self::image_clear(core, push.clone())?),
+            None => None,
+        };
+        Ok(Self { device: d.clone(), layout, binary_occlusion, predicate, copy, copy_batch, fill_batch, clear })
+    }
+
+    fn image_clear(core: &Core, push: ash::khr::push_descriptor::Device) -> Result<ImageClear> {
+        let d = &core.device;
+        let fail = |e: vk::Result| Error::out_of_memory(format!("Vulkan: internal clear pipeline: {e}"));
+        let bindings = [vk::DescriptorSetLayoutBinding::default()
+            .binding(0)
+            .descriptor_type(vk::DescriptorType::STORAGE_IMAGE)
+            .descriptor_count(1)
+            .stage_flags(vk::ShaderStageFlags::COMPUTE)];
+        let info = vk::DescriptorSetLayoutCreateInfo::default()
+            .flags(vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR)
+            .bindings(&bindings);
+        // SAFETY: valid create info.
+        let set_layout = unsafe { d.create_descriptor_set_layout(&info, None) }.map_err(fail)?;
+        let ranges = [vk::PushConstantRange { stage_flags: vk::ShaderStageFlags::COMPUTE, offset: 0, size: 32 }];
+        let sets = [set_layout];
+        // SAFETY: valid create info.
+        let layout = unsafe {
+            d.create_pipeline_layout(
+                &vk::PipelineLayoutCreateInfo::default().set_layouts(&sets).push_constant_ranges(&ranges),
+                None,
+            )
+        }
+        .map_err(fail)?;
+        let m = module_from(core, include_bytes!("../shaders/clear_image.comp.spv"))?;
+        let stage =
+            vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::COMPUTE).module(m).name(c"main");
+        let info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(layout)];
+        // SAFETY: valid create info; the module is destroyed right after.
+        let p = unsafe { d.create_compute_pipelines(vk::PipelineCache::null(), &info, None) };
+        // SAFETY: the module has no other user.
+        unsafe { d.destroy_shader_module(m, None) };
+        let pipeline = p.map(|p| p[0]).map_err(|(_, e)| fail(e))?;
+        Ok(ImageClear { push, set_layout, layout, pipeline })
+    }
+
+    /// Records a compute clear storing `value` over `extent` texels from `offset` through the
+    /// storage view `view` (in GENERAL); false where the device has no compute clear.
+    pub(crate) fn clear_image(
+        &self,
+        cb: vk::CommandBuffer,
+        view: vk::ImageView,
+        value: [u32; 4],
+        offset: (u32, u32),
+        extent: (u32, u32),
+    ) -> bool {
+        let Some(c) = &self.clear else { return false };
+        let image = [vk::DescriptorImageInfo::default().image_view(view).image_layout(vk::ImageLayout::GENERAL)];
+        let write = [vk::WriteDescriptorSet::default()
+            .dst_binding(0)
+            .descriptor_type(vk::DescriptorType::STORAGE_IMAGE)
+            .image_info(&image)];
+        let constants: Vec<u8> =
+            value.iter().chain(&[offset.0, offset.1, extent.0, extent.1]).flat_map(|v| v.to_le_bytes()).collect();
+        // SAFETY: a live pipeline, layouts and view; recorded outside any rendering instance.
+        unsafe {
+            self.device.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, c.pipeline);
+            c.push.cmd_push_descriptor_set(cb, vk::PipelineBindPoint::COMPUTE, c.layout, 0, &write);
+            self.device.cmd_push_constants(cb, c.layout, vk::ShaderStageFlags::COMPUTE, 0, &constants);
+            self.device.cmd_dispatch(cb, extent.0.div_ceil(16), extent.1.div_ceil(16), 1);
+        }
+        true
     }
 
     /// Records one internal dispatch with three 8-byte push constants.
@@ -80,6 +158,11 @@ impl Drop for Internal {
             self.device.destroy_pipeline(self.copy, None);
             self.device.destroy_pipeline(self.copy_batch, None);
             self.device.destroy_pipeline(self.fill_batch, None);
+            if let Some(c) = &self.clear {
+                self.device.destroy_pipeline(c.pipeline, None);
+                self.device.destroy_pipeline_layout(c.layout, None);
+                self.device.destroy_descriptor_set_layout(c.set_layout, None);
+            }
             self.device.destroy_pipeline_layout(self.layout, None);
         }
     }

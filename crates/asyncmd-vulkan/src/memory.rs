@@ -13,8 +13,44 @@ use std::sync::{Arc, Mutex, PoisonError};
 pub(crate) type ViewKey = (vk::Format, vk::ImageViewType, u32, u32, u32, vk::ImageAspectFlags);
 
 pub(crate) enum Kind {
-    Buffer { buffer: vk::Buffer },
-    Image { image: vk::Image, format: vk::Format, views: Mutex<HashMap<ViewKey, vk::ImageView>> },
+    Buffer {
+        buffer: vk::Buffer,
+    },
+    Image {
+        image: vk::Image,
+        format: vk::Format,
+        views: Mutex<HashMap<ViewKey, vk::ImageView>>,
+        /// The unsigned-integer format of the texel size a compute clear writes raw texels
+        /// through, where the image allows it (storage usage, mutable format).
+        clear_format: Option<vk::Format>,
+    },
+}
+
+/// The usage a texture's flags give its image.
+fn image_usage(desc: &ResourceDesc) -> vk::ImageUsageFlags {
+    let mut usage = vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST;
+    if desc.flags.contains(ResourceFlags::ALLOW_RENDER_TARGET) {
+        usage |= vk::ImageUsageFlags::COLOR_ATTACHMENT;
+    }
+    if desc.flags.contains(ResourceFlags::ALLOW_DEPTH_STENCIL) {
+        usage |= vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT;
+    }
+    if desc.flags.contains(ResourceFlags::ALLOW_UNORDERED_ACCESS) {
+        usage |= vk::ImageUsageFlags::STORAGE;
+    }
+    usage
+}
+
+/// The unsigned-integer format of a texel size, for raw texel writes.
+fn raw_uint_format(bytes: u32) -> Option<vk::Format> {
+    match bytes {
+        1 => Some(vk::Format::R8_UINT),
+        2 => Some(vk::Format::R16_UINT),
+        4 => Some(vk::Format::R32_UINT),
+        8 => Some(vk::Format::R32G32_UINT),
+        16 => Some(vk::Format::R32G32B32A32_UINT),
+        _ => None,
+    }
 }
 
 /// A resource of the Vulkan device.
@@ -126,16 +162,7 @@ impl VkResource {
                 desc.array_size(),
             ),
         };
-        let mut usage = vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST;
-        if desc.flags.contains(ResourceFlags::ALLOW_RENDER_TARGET) {
-            usage |= vk::ImageUsageFlags::COLOR_ATTACHMENT;
-        }
-        if desc.flags.contains(ResourceFlags::ALLOW_DEPTH_STENCIL) {
-            usage |= vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT;
-        }
-        if desc.flags.contains(ResourceFlags::ALLOW_UNORDERED_ACCESS) {
-            usage |= vk::ImageUsageFlags::STORAGE;
-        }
+        let mut usage = image_usage(desc);
         let mut flags = vk::ImageCreateFlags::empty();
         let group = desc.format.info().typeless;
         if !desc.format.has_depth() && group != desc.format || desc.format.is_typeless() {
@@ -146,8 +173,8 @@ impl VkResource {
             flags |= vk::ImageCreateFlags::TYPE_2D_ARRAY_COMPATIBLE;
         }
         let samples = vk::SampleCountFlags::from_raw(desc.sample_desc.count);
-        // SAFETY: a capability query on this device's physical device.
-        let supported = unsafe {
+        // SAFETY: capability queries on this device's physical device.
+        let properties = |usage, flags| unsafe {
             i.get_physical_device_image_format_properties(
                 core.physical,
                 format,
@@ -157,6 +184,28 @@ impl VkResource {
                 flags,
             )
         };
+        // Single-sample 2D colour images of plain texels can be cleared by a compute shader that
+        // stores raw texels through an unsigned-integer view of the same size.
+        let info = desc.format.info();
+        let plain = matches!(
+            info.layout,
+            asyncmd_types::Layout::Channels { .. }
+                | asyncmd_types::Layout::R10G10B10A2
+                | asyncmd_types::Layout::R11G11B10
+                | asyncmd_types::Layout::R9G9B9E5
+                | asyncmd_types::Layout::B5G6R5
+                | asyncmd_types::Layout::B5G5R5A1
+                | asyncmd_types::Layout::B4G4R4A4
+        );
+        let mut clear_format = None;
+        if core.compute_clears() && plain && !desc.is_msaa() && desc.dimension == ResourceDimension::Texture2D {
+            let raw = raw_uint_format(info.bytes_per_block as u32);
+            let (u, f) = (usage | vk::ImageUsageFlags::STORAGE, flags | vk::ImageCreateFlags::MUTABLE_FORMAT);
+            if raw.is_some() && properties(u, f).is_ok() {
+                (usage, flags, clear_format) = (u, f, raw);
+            }
+        }
+        let supported = properties(usage, flags);
         match supported {
             Ok(p) if p.sample_counts.contains(samples) && p.max_array_layers >= layers && p.max_mip_levels >= desc.mip_count() => {}
             _ => {
@@ -209,7 +258,7 @@ impl VkResource {
         let res = Self {
             core: core.clone(),
             desc: *desc,
-            kind: Kind::Image { image, format, views: Mutex::new(HashMap::new()) },
+            kind: Kind::Image { image, format, views: Mutex::new(HashMap::new()), clear_format },
             allocation: Mutex::new(Some(allocation)),
             reserved: false,
             sparse_size: 0,
@@ -269,7 +318,7 @@ impl VkResource {
         let res = Self {
             core: core.clone(),
             desc: *desc,
-            kind: Kind::Image { image, format, views: Mutex::new(HashMap::new()) },
+            kind: Kind::Image { image, format, views: Mutex::new(HashMap::new()), clear_format: None },
             allocation: Mutex::new(None),
             reserved: true,
             sparse_size: 0,
@@ -476,19 +525,42 @@ impl VkResource {
             return Ok(*v);
         }
         let (format, ty, mip, first, count, aspect) = key;
-        let info = vk::ImageViewCreateInfo::default().image(*image).view_type(ty).format(format).subresource_range(
-            vk::ImageSubresourceRange {
+        // Only the compute clear's own view stores into an image made storage-capable for it.
+        let mut usage = vk::ImageViewUsageCreateInfo::default().usage(self.usage_of_view(format));
+        let info = vk::ImageViewCreateInfo::default()
+            .image(*image)
+            .view_type(ty)
+            .format(format)
+            .push_next(&mut usage)
+            .subresource_range(vk::ImageSubresourceRange {
                 aspect_mask: aspect,
                 base_mip_level: mip,
                 level_count: 1,
                 base_array_layer: first,
                 layer_count: count,
-            },
-        );
+            });
         // SAFETY: the view covers subresources of a live image, with a format it allows.
         let view = unsafe { self.core.device.create_image_view(&info, None) }.map_err(|e| oom("CreateView", e))?;
         views.insert(key, view);
         Ok(view)
+    }
+
+    /// The format a compute clear writes raw texels through, where the image allows it.
+    pub(crate) fn clear_format(&self) -> Option<vk::Format> {
+        match self.kind {
+            Kind::Image { clear_format, .. } => clear_format,
+            Kind::Buffer { .. } => None,
+        }
+    }
+
+    /// The usage a view of `format` has: the image's, with storage only on the compute clear's
+    /// own view where the image is storage-capable for it alone.
+    fn usage_of_view(&self, format: vk::Format) -> vk::ImageUsageFlags {
+        let usage = image_usage(&self.desc);
+        match self.clear_format() {
+            Some(raw) if raw == format => usage | vk::ImageUsageFlags::STORAGE,
+            _ => usage,
+        }
     }
 
     /// The Vulkan format of a view format on this image.

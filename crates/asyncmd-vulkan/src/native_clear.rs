@@ -1,6 +1,9 @@
 //! Native `ClearTextureSubresources` on Vulkan.
 //!
-//! Whole subresources clear with `vkCmdClearColorImage` (uncompressed colour formats the image
+//! Where compute wins (compute copies are on: the H200), single-sample 2D colour images made
+//! storage-capable for it are cleared by one compute dispatch that stores the encoded texel as
+//! raw bits (the GPU's graphics engines write images at a fraction of its bandwidth). Otherwise
+//! whole subresources clear with `vkCmdClearColorImage` (uncompressed colour formats the image
 //! is created with) or `vkCmdClearDepthStencilImage` (direct lists); every other region is a
 //! `vkCmdCopyBufferToImage` from a buffer of rows of the encoded value, all regions reading
 //! from offset 0. MSAA regions a copy cannot reach are view clears of the attachment. Parts of
@@ -115,6 +118,22 @@ impl VkCommandList {
             // SAFETY: a live image in GENERAL with TRANSFER_DST usage, on a graphics queue.
             unsafe { dev.cmd_clear_depth_stencil_image(self.cb, image, vk::ImageLayout::GENERAL, &value, &[range]) };
             return Ok(());
+        }
+        if let (Some(raw), true) = (res.clear_format(), self.family_has_compute()) {
+            // Where compute wins: one dispatch stores the encoded texel as raw bits.
+            let element = encode_clear(format, sub.plane, &d.clear_value)
+                .ok_or_else(|| fail(format!("{format} has no encoding")))?;
+            let mut bytes = [0u8; 16];
+            bytes[..element.as_bytes().len()].copy_from_slice(element.as_bytes());
+            let words =
+                std::array::from_fn(|i| u32::from_le_bytes(bytes[i * 4..i * 4 + 4].try_into().unwrap_or_default()));
+            let view =
+                res.view((raw, vk::ImageViewType::TYPE_2D, sub.mip, sub.slice, 1, vk::ImageAspectFlags::COLOR))?;
+            let internal = self.core.internal.get().ok_or_else(|| fail("internal pipelines missing".into()))?;
+            let (w, h, _) = region.extent();
+            if internal.clear_image(self.cb, view, words, (region.left, region.top), (w, h)) {
+                return Ok(());
+            }
         }
         if whole && res.view_format(format) == res.view_format(rf) {
             if let Some(value) = color_value(format, &d.clear_value, res.desc.is_msaa()) {
