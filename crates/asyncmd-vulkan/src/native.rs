@@ -226,7 +226,7 @@ impl VkCommandList {
             // Other patterns: copies from a chunk of whole patterns.
             let len = pattern.len() as u64;
             let chunk = (1u64 << 20).min(bytes).max(len) / len * len;
-            let bytes_of_chunk: Vec<u8> = pattern.iter().copied().cycle().take(chunk as usize).collect();
+            let bytes_of_chunk = asyncmd_types::repeat_bytes(&pattern, chunk as usize);
             let src = self.table(&bytes_of_chunk)?.buffer().unwrap_or_default();
             let mut done = 0;
             let mut regions = Vec::new();

@@ -148,7 +148,7 @@ impl VkCommandList {
         self.clear_by_copy(res, format, s, region).and_then(|(len, regions)| {
             let element = encode_clear(format, sub.plane, &d.clear_value)
                 .ok_or_else(|| fail(format!("{format} has no encoding")))?;
-            let bytes: Vec<u8> = element.as_bytes().iter().copied().cycle().take(len as usize).collect();
+            let bytes = asyncmd_types::repeat_bytes(element.as_bytes(), len as usize);
             let buffer = self.table(&bytes)?.buffer().unwrap_or_default();
             // SAFETY: a live image in GENERAL and a row buffer kept by this list; every region
             // reads the rows from offset 0 and writes inside the subresource.

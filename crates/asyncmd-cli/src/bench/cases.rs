@@ -207,7 +207,7 @@ fn clear_texture_subresources(d: &Device, p: &Params) -> Result<Option<Case>> {
     let upload =
         d.create_committed_resource(HeapType::Upload, &ResourceDesc::buffer(fp.total_bytes), BarrierLayout::Undefined)?;
     let texel = encode_clear(desc.format, 0, &value).map(|e| e.as_bytes().to_vec()).unwrap_or_default();
-    upload.write(0, &texel.iter().copied().cycle().take(fp.total_bytes as usize).collect::<Vec<u8>>())?;
+    upload.write(0, &repeat_bytes(&texel, fp.total_bytes as usize))?;
     let layout = fp.layouts[0];
     let t2 = textures.clone();
     Ok(Some(Case {

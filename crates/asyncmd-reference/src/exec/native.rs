@@ -21,8 +21,7 @@ fn fill_box(data: &mut [u8], s: &Surface, bbox: &Box3, value: &[u8]) {
         return;
     }
     let (bx0, bx1) = (bbox.left / bw, bbox.right.min(s.width).div_ceil(bw));
-    let row: Vec<u8> =
-        value[..n].iter().copied().cycle().take(bx1.saturating_sub(bx0) as usize * s.elem as usize).collect();
+    let row = asyncmd_types::repeat_bytes(&value[..n], bx1.saturating_sub(bx0) as usize * s.elem as usize);
     for z in bbox.front..bbox.back.min(s.depth) {
         for by in bbox.top / bh..bbox.bottom.min(s.height).div_ceil(bh) {
             let o = s.offset(bx0, by, z) as usize;

@@ -35,7 +35,7 @@ pub(crate) fn fill_rect(data: &mut [u8], s: &Surface, (x0, y0, x1, y1): (u32, u3
     if value.len() < n || n == 0 || x1 <= x0 {
         return;
     }
-    let row: Vec<u8> = value[..n].iter().copied().cycle().take((x1 - x0) as usize * s.elem as usize).collect();
+    let row = asyncmd_types::repeat_bytes(&value[..n], (x1 - x0) as usize * s.elem as usize);
     for y in y0..y1.min(s.height) {
         let o = s.texel(x0, y, z, 0) as usize;
         if let Some(t) = data.get_mut(o..o + row.len()) {

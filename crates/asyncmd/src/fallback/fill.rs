@@ -59,7 +59,7 @@ pub(crate) fn chunk_len(pattern_len: u64, bytes: u64) -> u64 {
 
 /// `len` bytes of the pattern repeated.
 pub(crate) fn chunk_bytes(pattern: &[u8], len: u64) -> Vec<u8> {
-    pattern.iter().copied().cycle().take(len as usize).collect()
+    asyncmd_types::repeat_bytes(pattern, len as usize)
 }
 
 /// The scope the compute route moves a buffer into.

@@ -71,7 +71,7 @@ pub(crate) fn tile_footprint(format: Format, plane: &PlaneInfo, (w, h, d): (u32,
 pub(crate) fn tile_bytes(f: &SubresourceFootprint, plane: &PlaneInfo, element: &ClearElement) -> Vec<u8> {
     let rows = (f.height / plane.block_height) as usize * f.depth as usize;
     let row_bytes = (f.width / plane.block_width) as usize * plane.bytes_per_block as usize;
-    let row: Vec<u8> = element.as_bytes().iter().copied().cycle().take(row_bytes).collect();
+    let row = asyncmd_types::repeat_bytes(element.as_bytes(), row_bytes);
     let mut out = vec![0u8; rows * f.row_pitch as usize];
     for r in out.chunks_mut(f.row_pitch as usize) {
         r[..row_bytes].copy_from_slice(&row);
