@@ -121,7 +121,7 @@ impl Internal {
             self.device.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, c.pipeline);
             c.push.cmd_push_descriptor_set(cb, vk::PipelineBindPoint::COMPUTE, c.layout, 0, &write);
             self.device.cmd_push_constants(cb, c.layout, vk::ShaderStageFlags::COMPUTE, 0, &constants);
-            self.device.cmd_dispatch(cb, extent.0.div_ceil(16), extent.1.div_ceil(16), 1);
+            self.device.cmd_dispatch(cb, extent.0.div_ceil(256), extent.1.div_ceil(4), 1);
         }
         true
     }
