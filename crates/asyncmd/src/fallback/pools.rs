@@ -1,9 +1,10 @@
-//! Size-classed pools of the fallback's upload and VRAM staging buffers, sharing one budget for
-//! buffers kept between uses. Buffers come back only after their allocator was reset (the GPU
-//! is done with them); protected or unhealthy cases skip recycling.
+//! Size-classed pools of the fallback's upload and VRAM staging buffers, and its private MSAA
+//! textures by description, sharing one budget for resources kept between uses. Resources come
+//! back only after their allocator was reset (the GPU is done with them); protected or
+//! unhealthy cases skip recycling.
 
 use crate::resource::Resource;
-use asyncmd_types::HeapType;
+use asyncmd_types::{HeapType, ResourceDesc};
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 
@@ -20,7 +21,14 @@ pub fn size_class(size: u64) -> u64 {
 #[derive(Default)]
 struct Kept {
     buffers: HashMap<(HeapType, u64), Vec<Resource>>,
+    textures: HashMap<ResourceDesc, Vec<Resource>>,
     bytes: u64,
+}
+
+/// Bytes a kept texture counts against the budget: its subresources' data, per sample.
+fn texture_bytes(desc: &ResourceDesc) -> u64 {
+    let data = desc.copyable_footprints(0, desc.subresource_count(), 0).map_or(u64::MAX / 4, |f| f.total_bytes);
+    data.saturating_mul(desc.sample_desc.count.max(1) as u64)
 }
 
 /// The device's pools.
@@ -39,17 +47,36 @@ impl BufferPools {
         Some(r)
     }
 
-    /// Keeps buffers for reuse while the budget allows; the rest are released.
-    pub(crate) fn give_back(&self, buffers: Vec<Resource>) {
+    /// A kept private texture of exactly `desc`, if one is free.
+    pub(crate) fn take_texture(&self, desc: &ResourceDesc) -> Option<Resource> {
         let mut k = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
-        for b in buffers {
-            let class = b.desc().width;
-            if b.is_protected() || !b.desc().is_buffer() || class != size_class(class) || k.bytes + class > POOL_BUDGET
-            {
+        let r = k.textures.get_mut(desc)?.pop()?;
+        k.bytes -= texture_bytes(desc);
+        Some(r)
+    }
+
+    /// Keeps buffers and private textures for reuse while the budget allows; the rest are
+    /// released.
+    pub(crate) fn give_back(&self, resources: Vec<Resource>) {
+        let mut k = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        for r in resources {
+            if r.is_protected() {
+                continue;
+            }
+            if !r.desc().is_buffer() {
+                let bytes = texture_bytes(r.desc());
+                if k.bytes.saturating_add(bytes) <= POOL_BUDGET {
+                    k.bytes += bytes;
+                    k.textures.entry(*r.desc()).or_default().push(r);
+                }
+                continue;
+            }
+            let class = r.desc().width;
+            if class != size_class(class) || k.bytes + class > POOL_BUDGET {
                 continue;
             }
             k.bytes += class;
-            k.buffers.entry((b.heap_type(), class)).or_default().push(b);
+            k.buffers.entry((r.heap_type(), class)).or_default().push(r);
         }
     }
 

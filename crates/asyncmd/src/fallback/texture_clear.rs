@@ -126,7 +126,7 @@ fn texture_barrier(
     }])])
 }
 
-/// Private textures of one recording, by description, and whether each waits in COPY_SOURCE.
+/// Private textures of one recording, by description.
 pub(crate) type PrivateTextures = Vec<(ResourceDesc, Resource)>;
 
 impl CommandList {
@@ -242,8 +242,9 @@ impl CommandList {
     }
 
     /// The MSAA clear-and-copy route: a private texture of the subresource's size, format (the
-    /// combined depth-stencil one for depth) and sample count, owned by the allocator and
-    /// reused within the recording, is cleared whole and copied into the region.
+    /// combined depth-stencil one for depth) and sample count, owned by the allocator, reused
+    /// within the recording and pooled after the allocator's reset, is cleared whole and copied
+    /// into the region.
     pub(crate) fn clear_through_msaa(&mut self, c: &SubClear) -> Result<()> {
         let desc = c.texture.desc();
         let (w, h, _) = desc.subresource_extent(c.subresource).ok_or_else(|| internal("subresource"))?;
@@ -255,25 +256,27 @@ impl CommandList {
             .with_flags(flag);
         let target = view_scope(c.depth_stencil());
         let copy_source = (BarrierSync::COPY, BarrierAccess::COPY_SOURCE, BarrierLayout::CopySource);
+        // Private textures wait in COPY_SOURCE between uses, in this list or (pooled after
+        // their allocator's reset) in later ones, whether or not a list that used them ran.
         let private = match self.private_textures.iter().find(|(d, _)| *d == pdesc) {
-            Some((_, r)) => {
-                let r = r.clone();
-                for plane in 0..format.plane_count() {
-                    self.record(texture_barrier(&r, pdesc.subresource_index(0, 0, plane), copy_source, target));
-                }
-                r
-            }
+            Some((_, r)) => r.clone(),
             None => {
-                let r = Device::from_shared(self.device.clone()).create_committed_resource(
-                    HeapType::Default,
-                    &pdesc,
-                    target.2,
-                )?;
+                let r = match self.device.pools.take_texture(&pdesc) {
+                    Some(r) => r,
+                    None => Device::from_shared(self.device.clone()).create_committed_resource(
+                        HeapType::Default,
+                        &pdesc,
+                        BarrierLayout::CopySource,
+                    )?,
+                };
                 self.allocator.own(r.clone());
                 self.private_textures.push((pdesc, r.clone()));
                 r
             }
         };
+        for plane in 0..format.plane_count() {
+            self.record(texture_barrier(&private, pdesc.subresource_index(0, 0, plane), copy_source, target));
+        }
         self.view_clear(c, &private, true)?;
         let psub = pdesc.subresource_index(0, 0, c.plane);
         for plane in 0..format.plane_count() {
