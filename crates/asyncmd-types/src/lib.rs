@@ -25,7 +25,7 @@ pub use clear::*;
 pub use error::*;
 pub use format::*;
 pub use geometry::*;
-pub use pattern::repeat_bytes;
+pub use pattern::{fill_repeating, repeat_bytes};
 pub use query::*;
 pub use render_pass::*;
 pub use resource::*;

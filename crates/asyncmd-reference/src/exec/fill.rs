@@ -17,14 +17,12 @@ impl Exec<'_> {
             if let Some(Some(address)) = root.uavs.get(1).copied() {
                 if let Some(buffer) = self.resource(address.resource) {
                     let mut data = buffer.write();
-                    for i in 0..count {
-                        let o = address.offset + i * 4;
-                        let Ok(o) = usize::try_from(o) else { break };
-                        match data.get_mut(o..o + 4) {
-                            Some(t) => t.copy_from_slice(&pattern[i as usize % length].to_le_bytes()),
-                            None => break,
-                        }
-                    }
+                    // Dword i takes pattern dword i mod length: the pattern's bytes repeated,
+                    // over the whole dwords that fit in the buffer.
+                    let start = usize::try_from(address.offset).unwrap_or(usize::MAX).min(data.len());
+                    let dwords = usize::try_from(count).unwrap_or(usize::MAX).min((data.len() - start) / 4);
+                    let bytes: Vec<u8> = pattern[..length].iter().flat_map(|d| d.to_le_bytes()).collect();
+                    asyncmd_types::fill_repeating(&mut data[start..start + dwords * 4], &bytes);
                     buffer.scrub_unmapped(&mut data);
                 }
             }
