@@ -89,7 +89,9 @@ impl CommandList {
             mixed_sample_counts: mixed,
         };
         let (flags, depth, stencil) = ds.unwrap_or((ClearFlags::empty(), 0.0, 0));
-        match plan_bound_clear(&facts) {
+        let route = plan_bound_clear(&facts);
+        tracing::debug!(?route, ?facts, "{api}: fallback route");
+        match route {
             BoundClearRoute::Rejected(why) => self
                 .remove(Error::fail(MessageId::AsyncCommandsFallbackUnsupported, format!("{api}: {}", why.reason()))),
             BoundClearRoute::Legacy => self.bound_clear_legacy(&targets, flags, depth, stencil),

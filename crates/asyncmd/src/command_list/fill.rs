@@ -103,6 +103,7 @@ impl CommandList {
                 bytes: f.bytes,
             };
             let route = plan_fill(&facts, &device);
+            tracing::debug!(?route, bytes = f.bytes, "FillBuffers: fallback route");
             let same_kind = |r: &FillRoute| {
                 matches!(
                     (r, route),

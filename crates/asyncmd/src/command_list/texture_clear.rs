@@ -182,7 +182,10 @@ impl CommandList {
         let device = DeviceFacts::of(self.device.ddi.capabilities());
         let mut planned = Vec::with_capacity(parts.len());
         for (i, c) in parts {
-            match plan_texture_clear(&self.texture_clear_facts(&c), &device) {
+            let facts = self.texture_clear_facts(&c);
+            let route = plan_texture_clear(&facts, &device);
+            tracing::debug!(clear = i, subresource = c.subresource, ?route, "{API}: fallback route");
+            match route {
                 TextureClearRoute::Rejected(why) => {
                     return self.remove(Error::fail(
                         MessageId::AsyncCommandsFallbackUnsupported,
