@@ -22,19 +22,45 @@ fn fail(text: String) -> Error {
     Error::fail(MessageId::DeviceUnsupported, text)
 }
 
-/// Byte ranges written so far in one call, per buffer, to find parts that overlap.
+/// Byte ranges written so far in one call, per buffer, to find parts that overlap: disjoint
+/// ranges ordered by start, so each check looks at two neighbours.
 #[derive(Default)]
-struct Written(Vec<(vk::Buffer, u64, u64)>);
+struct Written(std::collections::HashMap<vk::Buffer, std::collections::BTreeMap<u64, u64>>);
 
 impl Written {
     /// Records a write; returns whether it overlaps an earlier one (and then starts afresh).
     fn overlaps(&mut self, buffer: vk::Buffer, start: u64, len: u64) -> bool {
-        let hit = self.0.iter().any(|&(b, s, l)| b == buffer && start < s + l && s < start + len);
-        if hit {
+        let end = start.saturating_add(len);
+        let ranges = self.0.entry(buffer).or_default();
+        let before = ranges.range(..end).next_back().is_some_and(|(_, &e)| e > start);
+        if before {
             self.0.clear();
+            self.0.entry(buffer).or_default().insert(start, end);
+            return true;
         }
-        self.0.push((buffer, start, len));
-        hit
+        ranges.insert(start, end);
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ash::vk::Handle;
+
+    #[test]
+    fn overlapping_writes_are_found_and_start_a_new_set() {
+        let (a, b) = (vk::Buffer::from_raw(1), vk::Buffer::from_raw(2));
+        let mut w = Written::default();
+        assert!(!w.overlaps(a, 0, 16));
+        assert!(!w.overlaps(a, 32, 16));
+        assert!(!w.overlaps(a, 16, 16), "touching ranges do not overlap");
+        assert!(!w.overlaps(b, 0, 64), "another buffer");
+        assert!(w.overlaps(a, 40, 4));
+        // After an overlap only that write is remembered.
+        assert!(!w.overlaps(a, 0, 16));
+        assert!(w.overlaps(a, 42, 1));
+        assert!(!w.overlaps(b, 10, 100), "the set started afresh");
     }
 }
 
