@@ -43,27 +43,6 @@ impl Written {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use ash::vk::Handle;
-
-    #[test]
-    fn overlapping_writes_are_found_and_start_a_new_set() {
-        let (a, b) = (vk::Buffer::from_raw(1), vk::Buffer::from_raw(2));
-        let mut w = Written::default();
-        assert!(!w.overlaps(a, 0, 16));
-        assert!(!w.overlaps(a, 32, 16));
-        assert!(!w.overlaps(a, 16, 16), "touching ranges do not overlap");
-        assert!(!w.overlaps(b, 0, 64), "another buffer");
-        assert!(w.overlaps(a, 40, 4));
-        // After an overlap only that write is remembered.
-        assert!(!w.overlaps(a, 0, 16));
-        assert!(w.overlaps(a, 42, 1));
-        assert!(!w.overlaps(b, 10, 100), "the set started afresh");
-    }
-}
-
 impl VkCommandList {
     /// A host-visible table buffer holding `bytes`, kept with the list.
     pub(crate) fn table(&mut self, bytes: &[u8]) -> Result<Arc<VkResource>> {
@@ -265,5 +244,26 @@ impl VkCommandList {
             unsafe { d.cmd_copy_buffer(self.cb, src, vb, &regions) };
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ash::vk::Handle;
+
+    #[test]
+    fn overlapping_writes_are_found_and_start_a_new_set() {
+        let (a, b) = (vk::Buffer::from_raw(1), vk::Buffer::from_raw(2));
+        let mut w = Written::default();
+        assert!(!w.overlaps(a, 0, 16));
+        assert!(!w.overlaps(a, 32, 16));
+        assert!(!w.overlaps(a, 16, 16), "touching ranges do not overlap");
+        assert!(!w.overlaps(b, 0, 64), "another buffer");
+        assert!(w.overlaps(a, 40, 4));
+        // After an overlap only that write is remembered.
+        assert!(!w.overlaps(a, 0, 16));
+        assert!(w.overlaps(a, 42, 1));
+        assert!(!w.overlaps(b, 10, 100), "the set started afresh");
     }
 }
