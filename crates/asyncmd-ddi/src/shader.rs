@@ -10,11 +10,11 @@
 //! dword 5. The colour pixel shaders write dwords 0–3 to every bound render target; the
 //! depth pixel shader writes dword 4 to `SV_Depth` and no colour.
 //!
-//! **Fill shader** (compute, 64 threads per group in x). Root parameter 0 holds
+//! **Fill shader** (compute, [`FILL_THREADS_PER_GROUP`] threads per group in x). Root parameter 0 holds
 //! [`FILL_CONSTANT_COUNT`] constants: dwords 0–3 the pattern, dword 4 the pattern length in dwords
 //! (1–4), dword 5 the number of dwords to write. Root parameter 1 is a root UAV: the destination
-//! address. Thread `i = group.x · 64 + thread.x` writes dword `i` with pattern dword
-//! `i mod length`, for `i` below the count.
+//! address. Thread `i` (its index in the whole grid, x fastest) writes dword `i` with pattern
+//! dword `i mod length`, for `i` below the count.
 
 /// A built-in shader.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -55,4 +55,4 @@ pub const CLEAR_CONSTANT_COUNT: u32 = 6;
 /// Root constants of the fill shader.
 pub const FILL_CONSTANT_COUNT: u32 = 6;
 /// Threads per group of the fill shader.
-pub const FILL_THREADS_PER_GROUP: u32 = 64;
+pub const FILL_THREADS_PER_GROUP: u32 = 256;

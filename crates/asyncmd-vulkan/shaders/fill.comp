@@ -1,9 +1,9 @@
 // ShaderId::FillCs: dword i of the destination gets pattern dword (i mod length), for i below
-// the count; 64 threads per group.
+// the count; 256 threads per group (FILL_THREADS_PER_GROUP).
 #version 450
 #extension GL_EXT_buffer_reference : require
 
-layout(local_size_x = 64) in;
+layout(local_size_x = 256) in;
 
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Dwords {
     uint v[];

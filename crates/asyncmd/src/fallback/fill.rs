@@ -257,10 +257,11 @@ mod tests {
 
     #[test]
     fn dispatch_grid_covers_every_dword() {
+        let t = FILL_THREADS_PER_GROUP;
         assert_eq!(fill_groups(1), (1, 1));
-        assert_eq!(fill_groups(64), (1, 1));
-        assert_eq!(fill_groups(65), (2, 1));
+        assert_eq!(fill_groups(t), (1, 1));
+        assert_eq!(fill_groups(t + 1), (2, 1));
         let (x, y) = fill_groups(u32::MAX);
-        assert!(x as u64 * y as u64 * 64 >= u32::MAX as u64 && x <= 65535 && y <= 65535);
+        assert!(x as u64 * y as u64 * t as u64 >= u32::MAX as u64 && x <= 65535 && y <= 65535);
     }
 }
