@@ -166,7 +166,8 @@ fn outside_a_pass_every_selected_target_and_region_is_cleared() {
 fn inside_a_pass_slots_count_the_targets_the_pass_binds() {
     for (name, ctx) in async_contexts() {
         let a = rt(&ctx, ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 16, 16), None);
-        let skipped = rt(&ctx, ResourceDesc::tex2d(Format::R32Uint, 16, 16), None);
+        // Smaller than the others: were it counted as bound, it would be the smallest output.
+        let skipped = rt(&ctx, ResourceDesc::tex2d(Format::R32Uint, 8, 8), None);
         let c = rt(&ctx, ResourceDesc::tex2d(Format::R32Uint, 16, 16), None);
         let d = ds(&ctx, ResourceDesc::tex2d(Format::D32Float, 16, 16), DsvFlags::empty());
         let before = snapshot(&ctx, &[&a, &skipped, &c, &d]);
@@ -254,7 +255,8 @@ fn depth_only_and_stencil_only_clears_leave_the_other_plane() {
                 } else {
                     l.om_set_render_targets(&[], Some(&d.view));
                 }
-                l.clear_bound_depth_stencil_view(ClearFlags::DEPTH, 1.0, 0xFF, None);
+                // Depth is clamped to [0, 1].
+                l.clear_bound_depth_stencil_view(ClearFlags::DEPTH, 2.5, 0xFF, None);
                 l.clear_bound_depth_stencil_view(ClearFlags::STENCIL, 0.0, 0x42, Some(&[Box3::new(0, 0, 0, 8, 8, 1)]));
                 if in_pass {
                     l.end_render_pass();
@@ -315,9 +317,10 @@ fn app_pipeline(ctx: &Ctx, rtvs: &[Format], dsv: Format) -> (RootSignature, Pipe
     (root, pso)
 }
 
-/// Records the app's state, a bound clear that the fallback lowers to draws, and the app's
-/// draw; returns the three targets' bytes.
-fn draw_after_bound_clear(ctx: &Ctx, in_pass: bool) -> Vec<Vec<u8>> {
+/// Records the app's state (with `via_bundle`, the part a bundle may set comes from an
+/// executed bundle), a bound clear that the fallback lowers to draws, and the app's draw;
+/// returns the three targets' bytes.
+fn draw_after_bound_clear(ctx: &Ctx, in_pass: bool, via_bundle: bool) -> Vec<Vec<u8>> {
     let a = rt(ctx, ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 32, 16), None);
     let b = rt(ctx, ResourceDesc::tex2d(Format::R16G16B16A16Float, 32, 16), None);
     let d = ds(ctx, ResourceDesc::tex2d(Format::D24UnormS8Uint, 32, 16), DsvFlags::empty());
@@ -338,10 +341,22 @@ fn draw_after_bound_clear(ctx: &Ctx, in_pass: bool) -> Vec<Vec<u8>> {
             l.om_set_render_targets(&[a.view.clone(), b.view.clone()], Some(&d.view));
         }
         // Every piece of state the app's draw depends on.
-        l.set_graphics_root_signature(&root);
-        l.set_pipeline_state(&pso);
-        let v = app_color.uints();
-        l.set_graphics_root_32bit_constants(0, &[v[0], v[1], v[2], v[3], 0, 0], 0);
+        let bundle_state = |l: &mut CommandList| {
+            l.set_graphics_root_signature(&root);
+            l.set_pipeline_state(&pso);
+            let v = app_color.uints();
+            l.set_graphics_root_32bit_constants(0, &[v[0], v[1], v[2], v[3], 0, 0], 0);
+            l.ia_set_primitive_topology(PrimitiveTopology::TriangleList);
+            l.om_set_stencil_ref(reference);
+        };
+        if via_bundle {
+            let mut bundle = ctx.list(CommandListType::Bundle);
+            bundle_state(&mut bundle);
+            bundle.close().unwrap();
+            l.execute_bundle(&bundle);
+        } else {
+            bundle_state(l);
+        }
         l.rs_set_viewports(&[Viewport {
             top_left_x: 4.0,
             top_left_y: 2.0,
@@ -351,8 +366,6 @@ fn draw_after_bound_clear(ctx: &Ctx, in_pass: bool) -> Vec<Vec<u8>> {
             max_depth: 1.0,
         }]);
         l.rs_set_scissor_rects(&[Rect::new(0, 0, 16, 12)]);
-        l.ia_set_primitive_topology(PrimitiveTopology::TriangleList);
-        l.om_set_stencil_ref(reference);
         l.om_set_blend_factor([0.5; 4]);
         // An infinite value: never a legacy clear, so the fallback draws.
         let inf = floats([f32::INFINITY, 1.0, -2.0, 0.5]);
@@ -380,11 +393,14 @@ fn the_apps_next_draw_renders_as_if_no_clear_had_happened() {
     let find = |n: &str| ctxs.iter().find(|(name, _)| *name == n).map(|(_, c)| c);
     for (native, fallback) in [("reference native", "reference fallback"), ("vulkan native", "vulkan fallback")] {
         let (Some(n), Some(f)) = (find(native), find(fallback)) else { continue };
-        for in_pass in [false, true] {
-            let want = draw_after_bound_clear(n, in_pass);
-            let got = draw_after_bound_clear(f, in_pass);
+        for (in_pass, via_bundle) in [(false, false), (true, false), (false, true), (true, true)] {
+            let want = draw_after_bound_clear(n, in_pass, via_bundle);
+            let got = draw_after_bound_clear(f, in_pass, via_bundle);
             for (i, what) in ["the app's draw target", "the cleared target", "the stencil plane"].iter().enumerate() {
-                assert!(got[i] == want[i], "{fallback} vs {native}, in pass {in_pass}: {what} differs");
+                assert!(
+                    got[i] == want[i],
+                    "{fallback} vs {native}, in pass {in_pass}, state from a bundle {via_bundle}: {what} differs"
+                );
             }
             // The draw did land (red and alpha of the app's colour inside viewport ∩ scissor
             // where the stencil passed), so the comparison is not of two untouched images.
