@@ -191,8 +191,29 @@ pub fn measure(opts: &BenchOptions) -> Result<Report> {
     Ok(Report { device: caps.name.clone(), apis, routes, coverage, coverage_side: side })
 }
 
+/// The most memory `--count` × `--size` may ask for in one case.
+const MAX_CASE_BYTES: u64 = 16 << 30;
+/// The largest number of sized resources a case uses by default.
+const MAX_DEFAULT_COUNT: u64 = 256;
+/// The largest size of the resources of the cases that take `--count` (1 MiB buffers, 512²
+/// RGBA8 textures).
+const MAX_DEFAULT_BYTES: u64 = 1 << 20;
+
 /// `asyncmd bench`: prints the report as Markdown tables, and writes JSON and a plot if asked.
 pub fn run(opts: BenchOptions) -> Result<()> {
+    if opts.count.is_some() || opts.size.is_some() {
+        // What is not given keeps the cases' own values, up to these.
+        let (n, b) = (opts.count.unwrap_or(MAX_DEFAULT_COUNT), opts.size.unwrap_or(MAX_DEFAULT_BYTES));
+        if n.saturating_mul(b) > MAX_CASE_BYTES {
+            return Err(Error::invalid_arg(
+                MessageId::CreateDeviceInvalidArgs,
+                format!(
+                    "bench: {n} resources (--count) of {b} bytes (--size) ask for more than {} GiB per case",
+                    MAX_CASE_BYTES >> 30
+                ),
+            ));
+        }
+    }
     if let Some(bad) = opts.apis.iter().find(|a| !cases::ALL.iter().any(|b| b.0.eq_ignore_ascii_case(a))) {
         return Err(Error::invalid_arg(
             MessageId::CreateDeviceInvalidArgs,

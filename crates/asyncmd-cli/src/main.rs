@@ -26,11 +26,11 @@ enum Command {
         /// Only these APIs (for example `--api FillBuffers ClearTextureSubresources`).
         #[arg(long, num_args = 1..)]
         api: Vec<String>,
-        /// Independent resources per case (instead of each case's default).
-        #[arg(long)]
+        /// Independent resources per case (instead of each case's default), 1 to 65536.
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=65536))]
         count: Option<u64>,
-        /// Bytes per resource (instead of each case's default).
-        #[arg(long)]
+        /// Bytes per resource (instead of each case's default), 16 to 4 GiB.
+        #[arg(long, value_parser = clap::value_parser!(u64).range(16..=1 << 32))]
         size: Option<u64>,
         /// Small work and three runs: checks that every path works.
         #[arg(long)]

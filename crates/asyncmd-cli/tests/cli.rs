@@ -148,6 +148,19 @@ fn bench_selects_apis_and_writes_json_and_a_plot() {
     assert_eq!(report["routes"].as_array().unwrap().len(), 2, "the fill sweep, both routes");
     let svg = std::fs::read_to_string(&plot).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("FillBuffers, compute route"), "{svg}");
+    // Counts and sizes out of range are usage errors; together they may not ask too much.
+    for bad in [["--count", "0"], ["--count", "70000"], ["--size", "8"], ["--size", "8589934592"]] {
+        let out = asyncmd(&cfg).args(["bench", "--quick"]).args(bad).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+    }
+    for too_much in
+        [&["--count", "65536", "--size", "4294967296"][..], &["--size", "4294967296"], &["--count", "65536"]]
+    {
+        let out = asyncmd(&cfg).args(["bench", "--quick"]).args(too_much).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{too_much:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("GiB per case"), "{err}");
+    }
     let out = asyncmd(&cfg).args(["bench", "--quick", "--api", "CopyEverything"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not one of the ten Async Commands"));
