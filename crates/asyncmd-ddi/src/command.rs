@@ -316,6 +316,22 @@ impl Resolve {
 }
 
 impl Command {
+    /// The legacy `CopyTextureRegion`s a `CopyTextureRegions` call consists of, in order: one
+    /// per region of each description.
+    pub fn texture_copies(descs: &[TextureCopyDesc<ResourceId>]) -> impl Iterator<Item = Command> + '_ {
+        descs.iter().flat_map(|d| {
+            let (dest, source) = d.kind.locations();
+            d.regions.iter().map(move |r| Command::CopyTextureRegion {
+                dest,
+                dest_x: r.dest_x,
+                dest_y: r.dest_y,
+                dest_z: r.dest_z,
+                source,
+                source_box: r.source_box,
+            })
+        })
+    }
+
     /// Whether this is one of the native async commands.
     pub fn is_async(&self) -> bool {
         matches!(

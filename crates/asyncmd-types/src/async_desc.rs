@@ -89,6 +89,26 @@ pub enum TextureCopyKind<R> {
     },
 }
 
+impl<R: Copy> TextureCopyKind<R> {
+    /// The destination and source locations this description stands for.
+    pub fn locations(&self) -> (TextureCopyLocation<R>, TextureCopyLocation<R>) {
+        match *self {
+            TextureCopyKind::TextureToTexture { dest, dest_subresource, source, source_subresource } => (
+                TextureCopyLocation::subresource(dest, dest_subresource),
+                TextureCopyLocation::subresource(source, source_subresource),
+            ),
+            TextureCopyKind::BufferToTexture { buffer, texture, subresource, footprint } => (
+                TextureCopyLocation::subresource(texture, subresource),
+                TextureCopyLocation::footprint(buffer, footprint),
+            ),
+            TextureCopyKind::TextureToBuffer { buffer, texture, subresource, footprint } => (
+                TextureCopyLocation::footprint(buffer, footprint),
+                TextureCopyLocation::subresource(texture, subresource),
+            ),
+        }
+    }
+}
+
 /// One description of `copy_texture_regions` (`D3D12_TEXTURE_COPY_DESC`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct TextureCopyDesc<R> {

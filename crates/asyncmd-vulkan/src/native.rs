@@ -74,42 +74,7 @@ impl VkCommandList {
                 self.clear_bound_dsv_native(flags, depth, stencil, regions.as_deref())
             }
             Command::CopyTextureRegions(descs) => {
-                for d in descs {
-                    let (dest, source) = match d.kind {
-                        asyncmd_types::TextureCopyKind::TextureToTexture {
-                            dest,
-                            dest_subresource,
-                            source,
-                            source_subresource,
-                        } => (
-                            asyncmd_types::TextureCopyLocation::subresource(dest, dest_subresource),
-                            asyncmd_types::TextureCopyLocation::subresource(source, source_subresource),
-                        ),
-                        asyncmd_types::TextureCopyKind::BufferToTexture { buffer, texture, subresource, footprint } => {
-                            (
-                                asyncmd_types::TextureCopyLocation::subresource(texture, subresource),
-                                asyncmd_types::TextureCopyLocation::footprint(buffer, footprint),
-                            )
-                        }
-                        asyncmd_types::TextureCopyKind::TextureToBuffer { buffer, texture, subresource, footprint } => {
-                            (
-                                asyncmd_types::TextureCopyLocation::footprint(buffer, footprint),
-                                asyncmd_types::TextureCopyLocation::subresource(texture, subresource),
-                            )
-                        }
-                    };
-                    for r in d.regions {
-                        self.record_command(Command::CopyTextureRegion {
-                            dest,
-                            dest_x: r.dest_x,
-                            dest_y: r.dest_y,
-                            dest_z: r.dest_z,
-                            source,
-                            source_box: r.source_box,
-                        })?;
-                    }
-                }
-                Ok(())
+                Command::texture_copies(&descs).try_for_each(|c| self.record_command(c))
             }
             Command::CopyResources(pairs) => pairs
                 .into_iter()

@@ -140,25 +140,28 @@ impl CpuDescriptorHandle {
         }
     }
 
+    /// The live resource behind a view's weak link, or the error naming `api`.
+    fn live(api: &str, resource: &Weak<ResourceShared>) -> Result<Resource> {
+        let shared = resource.upgrade().ok_or_else(|| {
+            Error::invalid_arg(MessageId::InvalidDescriptorHandle, format!("{api}: the view's resource was destroyed"))
+        })?;
+        Ok(Resource { shared })
+    }
+
+    fn wrong_kind(api: &str, holds: &str) -> Error {
+        Error::invalid_arg(MessageId::InvalidDescriptorHandle, format!("{api}: the descriptor holds a {holds} view"))
+    }
+
     /// Reads a render-target view (for `OMSetRenderTargets`, clears and render passes).
     pub(crate) fn capture_rtv(&self, api: &str) -> Result<(CapturedRtv, Resource)> {
         let prefix = |e: Error| Error::invalid_arg(e.id, format!("{api}: {}", e.text));
         match self.read().map_err(prefix)? {
             ViewDescriptor::Rtv { resource, desc } => {
-                let shared = resource.upgrade().ok_or_else(|| {
-                    Error::invalid_arg(
-                        MessageId::InvalidDescriptorHandle,
-                        format!("{api}: the view's resource was destroyed"),
-                    )
-                })?;
-                let captured =
-                    CapturedRtv { view: RenderTargetView { resource: shared.id, desc }, resource: shared.desc };
-                Ok((captured, Resource { shared }))
+                let res = Self::live(api, &resource)?;
+                let view = RenderTargetView { resource: res.id(), desc };
+                Ok((CapturedRtv { view, resource: *res.desc() }, res))
             }
-            ViewDescriptor::Dsv { .. } => Err(Error::invalid_arg(
-                MessageId::InvalidDescriptorHandle,
-                format!("{api}: the descriptor holds a depth-stencil view"),
-            )),
+            ViewDescriptor::Dsv { .. } => Err(Self::wrong_kind(api, "depth-stencil")),
         }
     }
 
@@ -167,20 +170,11 @@ impl CpuDescriptorHandle {
         let prefix = |e: Error| Error::invalid_arg(e.id, format!("{api}: {}", e.text));
         match self.read().map_err(prefix)? {
             ViewDescriptor::Dsv { resource, desc } => {
-                let shared = resource.upgrade().ok_or_else(|| {
-                    Error::invalid_arg(
-                        MessageId::InvalidDescriptorHandle,
-                        format!("{api}: the view's resource was destroyed"),
-                    )
-                })?;
-                let captured =
-                    CapturedDsv { view: DepthStencilView { resource: shared.id, desc }, resource: shared.desc };
-                Ok((captured, Resource { shared }))
+                let res = Self::live(api, &resource)?;
+                let view = DepthStencilView { resource: res.id(), desc };
+                Ok((CapturedDsv { view, resource: *res.desc() }, res))
             }
-            ViewDescriptor::Rtv { .. } => Err(Error::invalid_arg(
-                MessageId::InvalidDescriptorHandle,
-                format!("{api}: the descriptor holds a render-target view"),
-            )),
+            ViewDescriptor::Rtv { .. } => Err(Self::wrong_kind(api, "render-target")),
         }
     }
 }

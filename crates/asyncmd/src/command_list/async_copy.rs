@@ -122,7 +122,7 @@ impl CommandList {
         let Some(imp) = self.begin_async(API, ALL_QUEUES) else { return };
         let partial = self.partial_ds_msaa_copies();
         let r = descs.iter().try_for_each(|d| {
-            let (dest, source) = fallback::copy::locations(&d.kind);
+            let (dest, source) = d.kind.locations();
             if !self.owns(dest.resource) || !self.owns(source.resource) {
                 return Err(Error::invalid_arg(
                     MessageId::CopyTextureRegionInvalidParameters,

@@ -3,6 +3,7 @@
 
 use super::{CommandList, Lists, Pass};
 use crate::descriptor::CpuDescriptorHandle;
+use crate::fallback::state::RootArg;
 use crate::objects::{PipelineState, RootSignature};
 use crate::resource::Resource;
 use asyncmd_ddi::{Command, GpuAddress, PipelineDesc, PrimitiveTopology, RootParameter};
@@ -25,22 +26,6 @@ fn check_rects(api: &str, rects: &[Rect]) -> Result<()> {
             format!("{api}: inverted rectangle {r:?}"),
         )),
         None => Ok(()),
-    }
-}
-
-/// Writes root constants into the shadow's arguments of `parameter`.
-fn set_constants(args: &mut [super::RootArg], parameter: u32, offset: u32, values: &[u32]) {
-    if let Some(arg) = args.get_mut(parameter as usize) {
-        let mut dwords = match std::mem::take(arg) {
-            super::RootArg::Constants(v) => v,
-            _ => Vec::new(),
-        };
-        let end = offset as usize + values.len();
-        if dwords.len() < end {
-            dwords.resize(end, 0);
-        }
-        dwords[offset as usize..end].copy_from_slice(values);
-        *arg = super::RootArg::Constants(dwords);
     }
 }
 
@@ -72,7 +57,7 @@ impl CommandList {
             return;
         }
         self.shadow.graphics_root = Some(root.clone());
-        self.shadow.graphics_args = vec![super::RootArg::Unset; root.desc().parameters.len()];
+        self.shadow.graphics_args = vec![RootArg::Unset; root.desc().parameters.len()];
         self.record(Command::SetGraphicsRootSignature(root.id()));
     }
 
@@ -82,7 +67,7 @@ impl CommandList {
             return;
         }
         self.shadow.compute_root = Some(root.clone());
-        self.shadow.compute_args = vec![super::RootArg::Unset; root.desc().parameters.len()];
+        self.shadow.compute_args = vec![RootArg::Unset; root.desc().parameters.len()];
         self.record(Command::SetComputeRootSignature(root.id()));
     }
 
@@ -119,7 +104,7 @@ impl CommandList {
         let r =
             Self::check_root_param(API, self.shadow.graphics_root.as_ref(), parameter, Some((offset, values.len())));
         if self.check(r) {
-            set_constants(&mut self.shadow.graphics_args, parameter, offset, values);
+            RootArg::set_constants(&mut self.shadow.graphics_args, parameter, offset, values);
             self.record(Command::SetGraphicsRootConstants { parameter, offset, values: values.to_vec() });
         }
     }
@@ -132,7 +117,7 @@ impl CommandList {
         }
         let r = Self::check_root_param(API, self.shadow.compute_root.as_ref(), parameter, Some((offset, values.len())));
         if self.check(r) {
-            set_constants(&mut self.shadow.compute_args, parameter, offset, values);
+            RootArg::set_constants(&mut self.shadow.compute_args, parameter, offset, values);
             self.record(Command::SetComputeRootConstants { parameter, offset, values: values.to_vec() });
         }
     }
@@ -146,7 +131,7 @@ impl CommandList {
         let r = Self::check_root_param(API, self.shadow.graphics_root.as_ref(), parameter, None);
         if self.check(r) {
             if let Some(arg) = self.shadow.graphics_args.get_mut(parameter as usize) {
-                *arg = super::RootArg::Uav(address);
+                *arg = RootArg::Uav(address);
             }
             self.record(Command::SetGraphicsRootUav { parameter, address });
         }
@@ -161,7 +146,7 @@ impl CommandList {
         let r = Self::check_root_param(API, self.shadow.compute_root.as_ref(), parameter, None);
         if self.check(r) {
             if let Some(arg) = self.shadow.compute_args.get_mut(parameter as usize) {
-                *arg = super::RootArg::Uav(address);
+                *arg = RootArg::Uav(address);
             }
             self.record(Command::SetComputeRootUav { parameter, address });
         }

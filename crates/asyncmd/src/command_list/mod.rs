@@ -17,9 +17,7 @@ mod texture_clear;
 
 use crate::allocator::CommandAllocator;
 use crate::debug::layouts::LayoutTracker;
-use crate::descriptor::{CapturedDsv, CapturedRtv};
 use crate::device::{Device, DeviceShared};
-use crate::objects::{PipelineState, RootSignature};
 use asyncmd_ddi::{Command, CommandListDdi, Executable, QueryHeapId};
 use asyncmd_types::{CommandListType, Error, MessageId, MessageSeverity, QueryType, Result};
 use std::sync::atomic::Ordering;
@@ -66,64 +64,6 @@ pub(crate) enum Pass {
     Suspended,
 }
 
-/// One root argument as the app set it.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) enum RootArg {
-    /// Not set since the root signature was.
-    #[default]
-    Unset,
-    /// 32-bit constants (the dwords set so far, from the parameter's start).
-    Constants(Vec<u32>),
-    /// A root UAV.
-    Uav(asyncmd_ddi::GpuAddress),
-}
-
-/// Graphics state as the app set it (recorded once a call is forwarded on a healthy list):
-/// what the fallback restores after its own work, and the targets bound clears write.
-/// `None` is "not set by this list".
-#[derive(Clone, Default)]
-pub(crate) struct Shadow {
-    pub(crate) pipeline: Option<PipelineState>,
-    pub(crate) graphics_root: Option<RootSignature>,
-    pub(crate) compute_root: Option<RootSignature>,
-    /// Graphics root arguments, by parameter of the graphics root signature.
-    pub(crate) graphics_args: Vec<RootArg>,
-    /// Compute root arguments, by parameter.
-    pub(crate) compute_args: Vec<RootArg>,
-    /// Render targets by slot: `OMSetRenderTargets` slots, or inside a pass the targets it binds.
-    pub(crate) rtvs: Vec<Option<CapturedRtv>>,
-    pub(crate) dsv: Option<CapturedDsv>,
-    /// Inside a pass: whether the depth and the stencil plane are bound (beginning access other
-    /// than no-access).
-    pub(crate) dsv_planes: (bool, bool),
-    pub(crate) viewports: Option<Vec<asyncmd_types::Viewport>>,
-    pub(crate) scissors: Option<Vec<asyncmd_types::Rect>>,
-    pub(crate) topology: Option<asyncmd_ddi::PrimitiveTopology>,
-    pub(crate) blend_factor: Option<[f32; 4]>,
-    pub(crate) stencil_ref: Option<u32>,
-}
-
-impl Shadow {
-    /// Applies what a bundle set (its own shadow) to the state of the list that executes it:
-    /// the runtime's summary of the bundle's state changes.
-    pub(crate) fn absorb_bundle(&mut self, bundle: &Shadow) {
-        if bundle.pipeline.is_some() {
-            self.pipeline = bundle.pipeline.clone();
-        }
-        if bundle.graphics_root.is_some() {
-            self.graphics_root = bundle.graphics_root.clone();
-            self.graphics_args = bundle.graphics_args.clone();
-        }
-        if bundle.compute_root.is_some() {
-            self.compute_root = bundle.compute_root.clone();
-            self.compute_args = bundle.compute_args.clone();
-        }
-        self.topology = bundle.topology.or(self.topology);
-        self.blend_factor = bundle.blend_factor.or(self.blend_factor);
-        self.stencil_ref = bundle.stencil_ref.or(self.stencil_ref);
-    }
-}
-
 enum Status {
     Recording,
     Closed(Executable),
@@ -142,7 +82,7 @@ pub struct CommandList {
     tracker: LayoutTracker,
     pass: Pass,
     queries: Vec<(QueryHeapId, QueryType, u32)>,
-    pub(crate) shadow: Shadow,
+    pub(crate) shadow: crate::fallback::state::Shadow,
     /// Scopes of touched resources, for the fallback.
     pub(crate) ledger: crate::fallback::ledger::Ledger,
     /// The last upload chunk of this recording: its pattern, buffer and length.
@@ -167,7 +107,7 @@ impl CommandList {
             tracker: LayoutTracker::default(),
             pass: Pass::None,
             queries: Vec::new(),
-            shadow: Shadow::default(),
+            shadow: Default::default(),
             ledger: Default::default(),
             last_chunk: None,
             private_textures: Vec::new(),
@@ -275,7 +215,7 @@ impl CommandList {
         self.tracker.clear();
         self.pass = Pass::None;
         self.queries.clear();
-        self.shadow = Shadow::default();
+        self.shadow = Default::default();
         self.ledger.clear();
         self.last_chunk = None;
         self.private_textures.clear();

@@ -3,7 +3,7 @@
 //! array slice, with a scissor) followed by the restore of the app's graphics state.
 
 use super::pso_cache::{ClearOutput, ClearPsoKey, OutputClass};
-use crate::command_list::{CommandList, RootArg};
+use crate::command_list::CommandList;
 use crate::device::Device;
 use crate::objects::{PipelineState, RootSignature};
 use asyncmd_ddi::{
@@ -195,43 +195,6 @@ impl CommandList {
         }
         self.restore_graphics_state(stencil_ref);
         Ok(())
-    }
-
-    /// Sets the app's graphics state again after the runtime's draws: root signature and
-    /// arguments, pipeline, viewports, scissors, topology and (when the draws changed it) the
-    /// stencil reference. State the app never set is set to its empty value.
-    fn restore_graphics_state(&mut self, stencil_ref: bool) {
-        let s = self.shadow.clone();
-        if let Some(root) = &s.graphics_root {
-            self.record(Command::SetGraphicsRootSignature(root.id()));
-            self.replay_root_args(&s.graphics_args, false);
-        }
-        if let Some(p) = &s.pipeline {
-            self.record(Command::SetPipelineState(p.0.id));
-        }
-        self.record(Command::SetViewports(s.viewports.unwrap_or_default()));
-        self.record(Command::SetScissorRects(s.scissors.unwrap_or_default()));
-        self.record(Command::SetPrimitiveTopology(s.topology.unwrap_or_default()));
-        if stencil_ref {
-            self.record(Command::SetStencilRef(s.stencil_ref.unwrap_or(0)));
-        }
-    }
-
-    /// Records the root arguments the app set, graphics or compute.
-    pub(crate) fn replay_root_args(&mut self, args: &[RootArg], compute: bool) {
-        for (parameter, arg) in args.iter().enumerate() {
-            let parameter = parameter as u32;
-            let c = match arg.clone() {
-                RootArg::Unset => continue,
-                RootArg::Constants(values) if compute => {
-                    Command::SetComputeRootConstants { parameter, offset: 0, values }
-                }
-                RootArg::Constants(values) => Command::SetGraphicsRootConstants { parameter, offset: 0, values },
-                RootArg::Uav(address) if compute => Command::SetComputeRootUav { parameter, address },
-                RootArg::Uav(address) => Command::SetGraphicsRootUav { parameter, address },
-            };
-            self.record(c);
-        }
     }
 }
 

@@ -3,7 +3,7 @@
 //! the DDI level; the serialized loop is one of the orders native hardware may use.
 
 use asyncmd_ddi::{Command, QueryResolve, Resolve, ResourceId, TileCopy};
-use asyncmd_types::{BufferCopyRegion, TextureCopyDesc, TextureCopyKind, TextureCopyLocation};
+use asyncmd_types::{BufferCopyRegion, TextureCopyDesc};
 
 /// `CopyBufferRegions` → one `CopyBufferRegion` per region.
 pub(crate) fn buffer_regions(regions: &[BufferCopyRegion<ResourceId>], mut emit: impl FnMut(Command)) {
@@ -13,36 +13,8 @@ pub(crate) fn buffer_regions(regions: &[BufferCopyRegion<ResourceId>], mut emit:
 }
 
 /// `CopyTextureRegions` → one `CopyTextureRegion` per region of each description.
-pub(crate) fn texture_regions(descs: &[TextureCopyDesc<ResourceId>], mut emit: impl FnMut(Command)) {
-    for d in descs {
-        let (dest, source) = locations(&d.kind);
-        for r in &d.regions {
-            emit(Command::CopyTextureRegion {
-                dest,
-                dest_x: r.dest_x,
-                dest_y: r.dest_y,
-                dest_z: r.dest_z,
-                source,
-                source_box: r.source_box,
-            });
-        }
-    }
-}
-
-/// The two copy locations a texture copy description stands for.
-pub(crate) fn locations<R: Copy>(kind: &TextureCopyKind<R>) -> (TextureCopyLocation<R>, TextureCopyLocation<R>) {
-    match *kind {
-        TextureCopyKind::TextureToTexture { dest, dest_subresource, source, source_subresource } => (
-            TextureCopyLocation::subresource(dest, dest_subresource),
-            TextureCopyLocation::subresource(source, source_subresource),
-        ),
-        TextureCopyKind::BufferToTexture { buffer, texture, subresource, footprint } => {
-            (TextureCopyLocation::subresource(texture, subresource), TextureCopyLocation::footprint(buffer, footprint))
-        }
-        TextureCopyKind::TextureToBuffer { buffer, texture, subresource, footprint } => {
-            (TextureCopyLocation::footprint(buffer, footprint), TextureCopyLocation::subresource(texture, subresource))
-        }
-    }
+pub(crate) fn texture_regions(descs: &[TextureCopyDesc<ResourceId>], emit: impl FnMut(Command)) {
+    Command::texture_copies(descs).for_each(emit);
 }
 
 /// `CopyResources` → one `CopyResource` per pair.

@@ -153,18 +153,6 @@ impl CommandList {
         Ok(())
     }
 
-    /// Rebinds the app's compute root signature, root arguments and pipeline.
-    fn restore_compute_state(&mut self) {
-        if let Some(sig) = self.shadow.compute_root.clone() {
-            self.record(Command::SetComputeRootSignature(sig.id()));
-            let args = self.shadow.compute_args.clone();
-            self.replay_root_args(&args, true);
-        }
-        if let Some(p) = self.shadow.pipeline.clone() {
-            self.record(Command::SetPipelineState(p.0.id));
-        }
-    }
-
     /// A fallback buffer of at least `size` bytes in `heap`, owned by the list's allocator.
     pub(crate) fn fallback_buffer(&mut self, heap: HeapType, size: u64) -> Result<Resource> {
         let b = match self.device.pools.take(heap, size) {

@@ -10,4 +10,5 @@ pub mod plan;
 pub mod pools;
 pub mod pso_cache;
 pub(crate) mod ptr_table;
+pub(crate) mod state;
 pub(crate) mod texture_clear;
