@@ -28,28 +28,29 @@ pub struct DepthStencilView {
     pub desc: DepthStencilViewDesc,
 }
 
-/// A tile copy (`CopyTiles` and `CopyTilesAsync` share it).
+/// A tile copy (`CopyTiles` and `CopyTilesAsync` share it), over resource handle `R`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct TileCopy {
+pub struct TileCopy<R = ResourceId> {
     /// The reserved resource.
-    pub resource: ResourceId,
+    pub resource: R,
     /// First tile.
     pub start: TiledResourceCoordinate,
     /// Tiles to copy.
     pub size: TileRegionSize,
     /// The linear buffer.
-    pub buffer: ResourceId,
+    pub buffer: R,
     /// Byte offset in the buffer.
     pub buffer_offset: u64,
     /// Direction.
     pub flags: TileCopyFlags,
 }
 
-/// A subresource resolve (`ResolveSubresourceRegion` and its async form).
+/// A subresource resolve (`ResolveSubresourceRegion` and its async form), over resource
+/// handle `R`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Resolve {
+pub struct Resolve<R = ResourceId> {
     /// Single-sample (or, for decompress, same-count) destination.
-    pub dest: ResourceId,
+    pub dest: R,
     /// Destination subresource.
     pub dest_subresource: u32,
     /// Destination x.
@@ -57,7 +58,7 @@ pub struct Resolve {
     /// Destination y.
     pub dest_y: u32,
     /// Multisampled source.
-    pub source: ResourceId,
+    pub source: R,
     /// Source subresource.
     pub source_subresource: u32,
     /// Source rectangle; `None` for the whole subresource.
@@ -68,11 +69,12 @@ pub struct Resolve {
     pub mode: ResolveMode,
 }
 
-/// A query resolve (`ResolveQueryData` and its async form).
+/// A query resolve (`ResolveQueryData` and its async form), over query-heap handle `H` and
+/// resource handle `R`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct QueryResolve {
+pub struct QueryResolve<H = QueryHeapId, R = ResourceId> {
     /// The heap.
-    pub heap: QueryHeapId,
+    pub heap: H,
     /// Query type.
     pub ty: QueryType,
     /// First query.
@@ -80,9 +82,54 @@ pub struct QueryResolve {
     /// Number of queries.
     pub count: u32,
     /// Destination buffer.
-    pub dest: ResourceId,
+    pub dest: R,
     /// Destination offset (a multiple of 8).
     pub dest_offset: u64,
+}
+
+impl<R> TileCopy<R> {
+    /// The same copy over other handles.
+    pub fn map<S>(&self, f: impl Fn(&R) -> S) -> TileCopy<S> {
+        TileCopy {
+            resource: f(&self.resource),
+            start: self.start,
+            size: self.size,
+            buffer: f(&self.buffer),
+            buffer_offset: self.buffer_offset,
+            flags: self.flags,
+        }
+    }
+}
+
+impl<R> Resolve<R> {
+    /// The same resolve over other handles.
+    pub fn map<S>(&self, f: impl Fn(&R) -> S) -> Resolve<S> {
+        Resolve {
+            dest: f(&self.dest),
+            dest_subresource: self.dest_subresource,
+            dest_x: self.dest_x,
+            dest_y: self.dest_y,
+            source: f(&self.source),
+            source_subresource: self.source_subresource,
+            source_rect: self.source_rect,
+            format: self.format,
+            mode: self.mode,
+        }
+    }
+}
+
+impl<H, R> QueryResolve<H, R> {
+    /// The same resolve over other handles.
+    pub fn map<I, S>(&self, heap: impl Fn(&H) -> I, dest: impl Fn(&R) -> S) -> QueryResolve<I, S> {
+        QueryResolve {
+            heap: heap(&self.heap),
+            ty: self.ty,
+            start: self.start,
+            count: self.count,
+            dest: dest(&self.dest),
+            dest_offset: self.dest_offset,
+        }
+    }
 }
 
 /// One command of a command list.
@@ -288,7 +335,7 @@ pub enum Command {
     },
 }
 
-impl Resolve {
+impl Resolve<ResourceId> {
     /// The resolve a render pass's `Resolve` ending access performs when the pass ends: the
     /// whole subresource the view selects into the destination subresource. `None` for other
     /// endings or a view that does not fit its resource.

@@ -89,6 +89,38 @@ pub enum TextureCopyKind<R> {
     },
 }
 
+impl<R> TextureCopyKind<R> {
+    /// The same description over other handles.
+    pub fn map<S>(&self, f: impl Fn(&R) -> S) -> TextureCopyKind<S> {
+        match self {
+            TextureCopyKind::TextureToTexture { dest, dest_subresource, source, source_subresource } => {
+                TextureCopyKind::TextureToTexture {
+                    dest: f(dest),
+                    dest_subresource: *dest_subresource,
+                    source: f(source),
+                    source_subresource: *source_subresource,
+                }
+            }
+            TextureCopyKind::BufferToTexture { buffer, texture, subresource, footprint } => {
+                TextureCopyKind::BufferToTexture {
+                    buffer: f(buffer),
+                    texture: f(texture),
+                    subresource: *subresource,
+                    footprint: *footprint,
+                }
+            }
+            TextureCopyKind::TextureToBuffer { buffer, texture, subresource, footprint } => {
+                TextureCopyKind::TextureToBuffer {
+                    buffer: f(buffer),
+                    texture: f(texture),
+                    subresource: *subresource,
+                    footprint: *footprint,
+                }
+            }
+        }
+    }
+}
+
 impl<R: Copy> TextureCopyKind<R> {
     /// The destination and source locations this description stands for.
     pub fn locations(&self) -> (TextureCopyLocation<R>, TextureCopyLocation<R>) {

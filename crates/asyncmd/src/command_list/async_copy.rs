@@ -11,7 +11,7 @@ use super::{CommandList, Lists, ALL_QUEUES};
 use crate::fallback;
 use crate::objects::QueryHeap;
 use crate::resource::Resource;
-use asyncmd_ddi::{Command, QueryResolve};
+use asyncmd_ddi::{Command, QueryResolve, Resolve, TileCopy};
 use asyncmd_types::{
     AsyncCommandsImpl, BarrierAccess, BufferCopyRegion, Error, Format, MessageId, MessageSeverity, QueryType, Rect,
     ResolveMode, Result, TextureCopyDesc, TileCopyFlags, TileRegionSize, TiledResourceCoordinate,
@@ -138,8 +138,10 @@ impl CommandList {
         if !self.check(r) {
             return;
         }
-        let ids: Vec<TextureCopyDesc<_>> =
-            descs.iter().map(|d| TextureCopyDesc { kind: map_kind(&d.kind), regions: d.regions.clone() }).collect();
+        let ids: Vec<TextureCopyDesc<_>> = descs
+            .iter()
+            .map(|d| TextureCopyDesc { kind: d.kind.map(|r| r.id()), regions: d.regions.clone() })
+            .collect();
         match imp {
             AsyncCommandsImpl::Native => self.record(Command::CopyTextureRegions(ids)),
             _ => fallback::copy::texture_regions(&ids, |c| self.record(c)),
@@ -184,7 +186,8 @@ impl CommandList {
         if !self.owns_all_async(API, &[resource, buffer]) {
             return;
         }
-        let Some(t) = self.checked_tile_copy(API, resource, start, size, buffer, buffer_offset, flags) else {
+        let t = TileCopy { resource, start: *start, size: *size, buffer, buffer_offset, flags };
+        let Some(t) = self.checked_tile_copy(API, &t) else {
             return;
         };
         match imp {
@@ -212,18 +215,10 @@ impl CommandList {
         if !self.owns_all_async(API, &[dest, source]) {
             return;
         }
-        let Some(resolve) = self.checked_resolve(
-            API,
-            dest,
-            dest_subresource,
-            dest_x,
-            dest_y,
-            source,
-            source_subresource,
-            source_rect,
-            format,
-            mode,
-        ) else {
+        let source_rect = source_rect.copied();
+        let r =
+            Resolve { dest, dest_subresource, dest_x, dest_y, source, source_subresource, source_rect, format, mode };
+        let Some(resolve) = self.checked_resolve(API, &r) else {
             return;
         };
         match imp {
@@ -248,31 +243,14 @@ impl CommandList {
         if !self.owns_all_async(API, &[dest]) {
             return;
         }
-        let r = validate_resolve_query_data(API, self.ty, heap, ty, start, count, dest, dest_offset);
-        if !self.check(r) {
+        let q = QueryResolve { heap, ty, start, count, dest, dest_offset };
+        if !self.check(validate_resolve_query_data(API, self.ty, &q)) {
             return;
         }
-        let q = QueryResolve { heap: heap.0.id, ty, start, count, dest: dest.id(), dest_offset };
+        let q = q.map(|h| h.0.id, |d| d.id());
         match imp {
             AsyncCommandsImpl::Native => self.record(Command::ResolveQueryDataAsync(q)),
             _ => self.record(fallback::copy::query_data(q)),
-        }
-    }
-}
-
-fn map_kind(
-    kind: &asyncmd_types::TextureCopyKind<&Resource>,
-) -> asyncmd_types::TextureCopyKind<asyncmd_ddi::ResourceId> {
-    use asyncmd_types::TextureCopyKind as K;
-    match *kind {
-        K::TextureToTexture { dest, dest_subresource, source, source_subresource } => {
-            K::TextureToTexture { dest: dest.id(), dest_subresource, source: source.id(), source_subresource }
-        }
-        K::BufferToTexture { buffer, texture, subresource, footprint } => {
-            K::BufferToTexture { buffer: buffer.id(), texture: texture.id(), subresource, footprint }
-        }
-        K::TextureToBuffer { buffer, texture, subresource, footprint } => {
-            K::TextureToBuffer { buffer: buffer.id(), texture: texture.id(), subresource, footprint }
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use super::{CommandList, ALL_QUEUES};
 use crate::resource::Resource;
-use asyncmd_ddi::{Command, ResourceId, TileCopy};
+use asyncmd_ddi::{Command, TileCopy};
 use asyncmd_types::{
     subresource_tiles, BarrierAccess, Box3, BufferCopyRegion, CopyLocationKind, Error, Format, HeapType, MessageId,
     ResourceDimension, Result, TextureCopyLocation, TileCopyFlags, TileRegionSize, TiledResourceCoordinate,
@@ -282,15 +282,8 @@ pub(crate) fn validate_copy_resource(api: &str, dest: &Resource, source: &Resour
 }
 
 /// Checks a `CopyTiles`-shaped copy and returns the tiles it touches.
-pub(crate) fn validate_copy_tiles(
-    api: &str,
-    resource: &Resource,
-    start: &TiledResourceCoordinate,
-    size: &TileRegionSize,
-    buffer: &Resource,
-    buffer_offset: u64,
-    flags: TileCopyFlags,
-) -> Result<u64> {
+pub(crate) fn validate_copy_tiles(api: &str, t: &TileCopy<&Resource>) -> Result<u64> {
+    let TileCopy { resource, start, size, buffer, buffer_offset, flags } = *t;
     let id = MessageId::CopyTilesInvalidParameters;
     if !resource.is_reserved() {
         return Err(invalid(id, api, "the tiled resource is not a reserved resource"));
@@ -337,7 +330,7 @@ pub(crate) fn validate_copy_tiles(
         }
         size.width as u64 * size.height as u64 * size.depth as u64
     } else {
-        let first = asyncmd_types::linear_tile(resource.desc(), start)
+        let first = asyncmd_types::linear_tile(resource.desc(), &start)
             .ok_or_else(|| invalid(id, api, "the start coordinate is outside the resource"))?;
         if first + size.num_tiles as u64 > asyncmd_types::tile_count(resource.desc()) {
             return Err(invalid(id, api, format!("{} tiles from the start run past the resource", size.num_tiles)));
@@ -461,27 +454,17 @@ impl CommandList {
 
     /// Validates and tracks a tile copy (legacy or async); the DDI form, or `None` when the list
     /// was removed.
-    #[allow(clippy::too_many_arguments)] // the API's own parameters
-    pub(super) fn checked_tile_copy(
-        &mut self,
-        api: &str,
-        resource: &Resource,
-        start: &TiledResourceCoordinate,
-        size: &TileRegionSize,
-        buffer: &Resource,
-        buffer_offset: u64,
-        flags: TileCopyFlags,
-    ) -> Option<TileCopy> {
-        let access = if flags.contains(TileCopyFlags::LINEAR_BUFFER_TO_SWIZZLED_TILED_RESOURCE) {
+    pub(super) fn checked_tile_copy(&mut self, api: &str, t: &TileCopy<&Resource>) -> Option<TileCopy> {
+        let access = if t.flags.contains(TileCopyFlags::LINEAR_BUFFER_TO_SWIZZLED_TILED_RESOURCE) {
             BarrierAccess::COPY_DEST
         } else {
             BarrierAccess::COPY_SOURCE
         };
-        let r = validate_copy_tiles(api, resource, start, size, buffer, buffer_offset, flags).and_then(|_| {
+        let r = validate_copy_tiles(api, t).and_then(|_| {
             let ty = self.ty;
-            self.tracker.access(resource, &[start.subresource], access, ty, api)
+            self.tracker.access(t.resource, &[t.start.subresource], access, ty, api)
         });
-        self.check(r).then(|| tile_copy(resource.id(), start, size, buffer.id(), buffer_offset, flags))
+        self.check(r).then(|| t.map(|x| x.id()))
     }
 
     /// `CopyTiles`: copies tiles between a reserved resource and a linear buffer.
@@ -498,20 +481,9 @@ impl CommandList {
         if !self.begin(API, ALL_QUEUES, false) || !self.check_owned(API, &[resource, buffer]) {
             return;
         }
-        if let Some(t) = self.checked_tile_copy(API, resource, start, size, buffer, buffer_offset, flags) {
+        let t = TileCopy { resource, start: *start, size: *size, buffer, buffer_offset, flags };
+        if let Some(t) = self.checked_tile_copy(API, &t) {
             self.record(Command::CopyTiles(t));
         }
     }
-}
-
-/// The driver's form of a tile copy.
-pub(crate) fn tile_copy(
-    resource: ResourceId,
-    start: &TiledResourceCoordinate,
-    size: &TileRegionSize,
-    buffer: ResourceId,
-    buffer_offset: u64,
-    flags: TileCopyFlags,
-) -> TileCopy {
-    TileCopy { resource, start: *start, size: *size, buffer, buffer_offset, flags }
 }

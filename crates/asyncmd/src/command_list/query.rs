@@ -18,18 +18,13 @@ fn type_matches_heap(ty: QueryType, heap: QueryHeapType) -> bool {
     }
 }
 
-/// Checks a `ResolveQueryData`-shaped call (shared by the async form).
-#[allow(clippy::too_many_arguments)] // the API's own parameters, plus the list type
+/// Checks a `ResolveQueryData`-shaped call on a list of type `list` (shared by the async form).
 pub(crate) fn validate_resolve_query_data(
     api: &str,
     list: CommandListType,
-    heap: &QueryHeap,
-    ty: QueryType,
-    start: u32,
-    count: u32,
-    dest: &Resource,
-    dest_offset: u64,
+    q: &QueryResolve<&QueryHeap, &Resource>,
 ) -> Result<()> {
+    let QueryResolve { heap, ty, start, count, dest, dest_offset } = *q;
     let err = |t: String| Error::invalid_arg(MessageId::ResolveQueryDataInvalidParameters, format!("{api}: {t}"));
     if !type_matches_heap(ty, heap.desc().ty) {
         return Err(err(format!("{ty:?} queries do not live in a {:?} heap", heap.desc().ty)));
@@ -142,16 +137,9 @@ impl CommandList {
         if !self.owns(dest) {
             return self.remove(query_error(format!("{API}: the buffer belongs to another device")));
         }
-        let r = validate_resolve_query_data(API, self.ty, heap, ty, start, count, dest, dest_offset);
-        if self.check(r) {
-            self.record(Command::ResolveQueryData(QueryResolve {
-                heap: heap.0.id,
-                ty,
-                start,
-                count,
-                dest: dest.id(),
-                dest_offset,
-            }));
+        let q = QueryResolve { heap, ty, start, count, dest, dest_offset };
+        if self.check(validate_resolve_query_data(API, self.ty, &q)) {
+            self.record(Command::ResolveQueryData(q.map(|h| h.0.id, |d| d.id())));
         }
     }
 

@@ -6,21 +6,13 @@ use asyncmd_ddi::{Command, FormatSupport, Resolve};
 use asyncmd_types::{BarrierAccess, Error, Format, MessageId, Rect, ResolveMode, Result};
 
 /// Checks a `ResolveSubresourceRegion`-shaped call (shared by the async form).
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn validate_resolve(
     api: &str,
     caps: &dyn Fn(Format) -> asyncmd_ddi::FormatCaps,
     min_max: bool,
-    dest: &Resource,
-    dest_subresource: u32,
-    dest_x: u32,
-    dest_y: u32,
-    source: &Resource,
-    source_subresource: u32,
-    rect: Option<&Rect>,
-    format: Format,
-    mode: ResolveMode,
+    r: &Resolve<&Resource>,
 ) -> Result<()> {
+    let Resolve { dest, dest_subresource, dest_x, dest_y, source, source_subresource, source_rect, format, mode } = *r;
     let err = |t: String| Error::invalid_arg(MessageId::ResolveSubresourceInvalidParameters, format!("{api}: {t}"));
     let (d, s) = (dest.desc(), source.desc());
     if d.is_buffer() || s.is_buffer() {
@@ -62,7 +54,7 @@ pub(crate) fn validate_resolve(
     }
     let (sw, sh, _) = s.subresource_extent(source_subresource).unwrap_or((0, 0, 0));
     let (dw, dh, _) = d.subresource_extent(dest_subresource).unwrap_or((0, 0, 0));
-    let r = rect.copied().unwrap_or(Rect::new(0, 0, sw as i32, sh as i32));
+    let r = source_rect.unwrap_or(Rect::new(0, 0, sw as i32, sh as i32));
     if r.left < 0 || r.top < 0 || r.right < r.left || r.bottom < r.top || r.right as u32 > sw || r.bottom as u32 > sh {
         return Err(err(format!("source rectangle {r:?} is not inside the {sw}x{sh} source")));
     }
@@ -78,78 +70,33 @@ pub(crate) fn validate_resolve(
 
 impl CommandList {
     /// Tracks a resolve's accesses for the debug layer (a decompress in place touches nothing).
-    pub(crate) fn track_resolve(
-        &mut self,
-        api: &str,
-        dest: &Resource,
-        dest_subresource: u32,
-        source: &Resource,
-        source_subresource: u32,
-        mode: ResolveMode,
-    ) -> Result<()> {
+    fn track_resolve(&mut self, api: &str, r: &Resolve<&Resource>) -> Result<()> {
         let ty = self.ty;
-        let (da, sa) = if mode == ResolveMode::Decompress {
+        let (da, sa) = if r.mode == ResolveMode::Decompress {
             (BarrierAccess::COPY_DEST, BarrierAccess::COPY_SOURCE)
         } else {
             (BarrierAccess::RESOLVE_DEST, BarrierAccess::RESOLVE_SOURCE)
         };
-        if mode == ResolveMode::Decompress && dest.same(source) && dest_subresource == source_subresource {
+        if r.mode == ResolveMode::Decompress && r.dest.same(r.source) && r.dest_subresource == r.source_subresource {
             return Ok(());
         }
-        self.tracker.access(dest, &[dest_subresource], da, ty, api)?;
-        self.tracker.access(source, &[source_subresource], sa, ty, api)
+        self.tracker.access(r.dest, &[r.dest_subresource], da, ty, api)?;
+        self.tracker.access(r.source, &[r.source_subresource], sa, ty, api)
     }
 
     /// Validates and tracks a resolve (legacy or async); the DDI form, or `None` when the list
     /// was removed.
-    #[allow(clippy::too_many_arguments)] // the API's own parameters
-    pub(super) fn checked_resolve(
-        &mut self,
-        api: &str,
-        dest: &Resource,
-        dest_subresource: u32,
-        dest_x: u32,
-        dest_y: u32,
-        source: &Resource,
-        source_subresource: u32,
-        source_rect: Option<&Rect>,
-        format: Format,
-        mode: ResolveMode,
-    ) -> Option<Resolve> {
+    pub(super) fn checked_resolve(&mut self, api: &str, r: &Resolve<&Resource>) -> Option<Resolve> {
         let ddi = self.device.ddi.clone();
         let min_max = ddi.capabilities().resolve_min_max;
         let caps = move |f: Format| ddi.format_caps(f);
-        let r = validate_resolve(
-            api,
-            &caps,
-            min_max,
-            dest,
-            dest_subresource,
-            dest_x,
-            dest_y,
-            source,
-            source_subresource,
-            source_rect,
-            format,
-            mode,
-        )
-        .and_then(|_| self.track_resolve(api, dest, dest_subresource, source, source_subresource, mode));
-        self.check(r).then(|| Resolve {
-            dest: dest.id(),
-            dest_subresource,
-            dest_x,
-            dest_y,
-            source: source.id(),
-            source_subresource,
-            source_rect: source_rect.copied(),
-            format,
-            mode,
-        })
+        let checked = validate_resolve(api, &caps, min_max, r).and_then(|_| self.track_resolve(api, r));
+        self.check(checked).then(|| r.map(|x| x.id()))
     }
 
     /// `ResolveSubresourceRegion`: combines the samples of a multisampled region into a
     /// single-sampled destination (or decompresses in place).
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments)] // the API's own parameters
     pub fn resolve_subresource_region(
         &mut self,
         dest: &Resource,
@@ -169,19 +116,10 @@ impl CommandList {
         if !self.owns_all(MessageId::ResolveSubresourceInvalidParameters, API, &[dest, source]) {
             return;
         }
-        let checked = self.checked_resolve(
-            API,
-            dest,
-            dest_subresource,
-            dest_x,
-            dest_y,
-            source,
-            source_subresource,
-            source_rect,
-            format,
-            mode,
-        );
-        if let Some(resolve) = checked {
+        let source_rect = source_rect.copied();
+        let r =
+            Resolve { dest, dest_subresource, dest_x, dest_y, source, source_subresource, source_rect, format, mode };
+        if let Some(resolve) = self.checked_resolve(API, &r) {
             self.record(Command::ResolveSubresourceRegion(resolve));
         }
     }
