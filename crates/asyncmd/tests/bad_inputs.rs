@@ -17,16 +17,7 @@ fn subresource_out_of_range_is_invalid_arg() {
         let _ = name;
         let t = tex(&ctx, Format::R8Unorm, 4, 4, BarrierLayout::Common);
         let u = tex(&ctx, Format::R8Unorm, 4, 4, BarrierLayout::Common);
-        let r = ctx.record(CommandListType::Direct, |l| {
-            l.copy_texture_region(
-                &TextureCopyLocation::subresource(&t, 1),
-                0,
-                0,
-                0,
-                &TextureCopyLocation::subresource(&u, 0),
-                None,
-            )
-        });
+        let r = ctx.record(CommandListType::Direct, |l| copy_region(l, &t, 1, (0, 0, 0), &u, 0, None));
         let e = assert_error(r, ErrorCode::InvalidArg, MessageId::InvalidSubresourceIndex);
         assert!(e.text.starts_with("CopyTextureRegion"), "{}", e.text);
         assert!(ctx.device.info_queue().contains(MessageId::InvalidSubresourceIndex));
@@ -91,16 +82,8 @@ fn out_of_bounds_boxes_and_regions_are_invalid_arg() {
             ((0, 0, 1), Box3::new(0, 0, 0, 1, 1, 1)),
             ((0, 0, 0), Box3::new(3, 0, 0, 2, 1, 1)),
         ] {
-            let r = ctx.record(CommandListType::Direct, |l| {
-                l.copy_texture_region(
-                    &TextureCopyLocation::subresource(&b, 0),
-                    at.0,
-                    at.1,
-                    at.2,
-                    &TextureCopyLocation::subresource(&a, 0),
-                    Some(&sbox),
-                )
-            });
+            let r =
+                ctx.record(CommandListType::Direct, |l| copy_region(l, &b, 0, (at.0, at.1, at.2), &a, 0, Some(&sbox)));
             assert_error(r, ErrorCode::InvalidArg, MessageId::CopyTextureRegionInvalidParameters);
         }
         let buf = ctx.buffer(HeapType::Default, 16);
@@ -122,16 +105,7 @@ fn block_compressed_regions_must_be_block_aligned() {
             ((1, 0), Box3::new(0, 0, 0, 4, 4, 1)),
             ((0, 0), Box3::new(0, 0, 0, 5, 4, 1)),
         ] {
-            let r = ctx.record(CommandListType::Direct, |l| {
-                l.copy_texture_region(
-                    &TextureCopyLocation::subresource(&b, 0),
-                    at.0,
-                    at.1,
-                    0,
-                    &TextureCopyLocation::subresource(&a, 0),
-                    Some(&sbox),
-                )
-            });
+            let r = ctx.record(CommandListType::Direct, |l| copy_region(l, &b, 0, (at.0, at.1, 0), &a, 0, Some(&sbox)));
             assert_error(r, ErrorCode::InvalidArg, MessageId::CopyTextureRegionInvalidParameters);
         }
     }
@@ -144,28 +118,12 @@ fn incompatible_formats_and_partial_depth_copies_are_invalid_arg() {
     for (name, ctx) in contexts().into_iter().chain([("reference without sample positions", no_psp)]) {
         let a = tex(&ctx, Format::R8G8B8A8Unorm, 4, 4, BarrierLayout::Common);
         let b = tex(&ctx, Format::R32Float, 4, 4, BarrierLayout::Common);
-        let r = ctx.record(CommandListType::Direct, |l| {
-            l.copy_texture_region(
-                &TextureCopyLocation::subresource(&b, 0),
-                0,
-                0,
-                0,
-                &TextureCopyLocation::subresource(&a, 0),
-                None,
-            )
-        });
+        let r = ctx.record(CommandListType::Direct, |l| copy_region(l, &b, 0, (0, 0, 0), &a, 0, None));
         assert_error(r, ErrorCode::InvalidArg, MessageId::CopyTextureRegionInvalidParameters);
         let d1 = tex(&ctx, Format::D32Float, 4, 4, BarrierLayout::Common);
         let d2 = tex(&ctx, Format::D32Float, 4, 4, BarrierLayout::Common);
         let r = ctx.record(CommandListType::Direct, |l| {
-            l.copy_texture_region(
-                &TextureCopyLocation::subresource(&d2, 0),
-                0,
-                0,
-                0,
-                &TextureCopyLocation::subresource(&d1, 0),
-                Some(&Box3::new(0, 0, 0, 2, 2, 1)),
-            )
+            copy_region(l, &d2, 0, (0, 0, 0), &d1, 0, Some(&Box3::new(0, 0, 0, 2, 2, 1)))
         });
         // Partial depth copies need programmable sample positions.
         if ctx.device.capabilities().programmable_sample_positions {

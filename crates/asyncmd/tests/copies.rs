@@ -63,16 +63,7 @@ fn texture_to_texture_box_copy_lands_at_the_destination_offset() {
         ctx.upload_subresource(&src, 0, &src_data);
         ctx.upload_subresource(&dst, 0, &vec![0; w * h * 2]);
         let sbox = Box3::new(2, 1, 0, 7, 4, 1);
-        ctx.run(CommandListType::Compute, |l| {
-            l.copy_texture_region(
-                &TextureCopyLocation::subresource(&dst, 0),
-                9,
-                4,
-                0,
-                &TextureCopyLocation::subresource(&src, 0),
-                Some(&sbox),
-            )
-        });
+        ctx.run(CommandListType::Compute, |l| copy_region(l, &dst, 0, (9, 4, 0), &src, 0, Some(&sbox)));
         let out = ctx.read_subresource(&dst, 0);
         let mut want = vec![0u8; w * h * 2];
         for y in 0..3 {
@@ -97,16 +88,7 @@ fn three_d_box_copies_move_the_right_slices() {
         ctx.upload_subresource(&src, 0, &src_data);
         ctx.upload_subresource(&dst, 0, &[0; 128]);
         let sbox = Box3::new(1, 1, 1, 4, 3, 3);
-        ctx.run(CommandListType::Direct, |l| {
-            l.copy_texture_region(
-                &TextureCopyLocation::subresource(&dst, 0),
-                4,
-                2,
-                2,
-                &TextureCopyLocation::subresource(&src, 0),
-                Some(&sbox),
-            )
-        });
+        ctx.run(CommandListType::Direct, |l| copy_region(l, &dst, 0, (4, 2, 2), &src, 0, Some(&sbox)));
         let out = ctx.read_subresource(&dst, 0);
         let mut want = vec![0u8; 128];
         for z in 0..2 {
@@ -132,16 +114,7 @@ fn block_compressed_copies_move_whole_blocks() {
         ctx.upload_subresource(&src, 0, &data);
         ctx.upload_subresource(&dst, 0, &[0; 64]);
         let sbox = Box3::new(4, 0, 0, 12, 4, 1);
-        ctx.run(CommandListType::Direct, |l| {
-            l.copy_texture_region(
-                &TextureCopyLocation::subresource(&dst, 0),
-                0,
-                4,
-                0,
-                &TextureCopyLocation::subresource(&src, 0),
-                Some(&sbox),
-            )
-        });
+        ctx.run(CommandListType::Direct, |l| copy_region(l, &dst, 0, (0, 4, 0), &src, 0, Some(&sbox)));
         let out = ctx.read_subresource(&dst, 0);
         let mut want = vec![0u8; 64];
         // Blocks (1..3, 0) go to (0..2, 1).
@@ -150,16 +123,7 @@ fn block_compressed_copies_move_whole_blocks() {
         // Mip 1 is 8x4 texels: 2x1 blocks; a copy reaching the edge is aligned.
         let small = pattern(16, 6);
         ctx.upload_subresource(&src, 1, &small);
-        ctx.run(CommandListType::Direct, |l| {
-            l.copy_texture_region(
-                &TextureCopyLocation::subresource(&dst, 1),
-                0,
-                0,
-                0,
-                &TextureCopyLocation::subresource(&src, 1),
-                None,
-            )
-        });
+        ctx.run(CommandListType::Direct, |l| copy_region(l, &dst, 1, (0, 0, 0), &src, 1, None));
         assert_eq!(ctx.read_subresource(&dst, 1), small);
     }
 }
@@ -179,16 +143,7 @@ fn depth_and_stencil_planes_copy_separately() {
         assert_eq!(ctx.read_subresource(&tex, 0), depth);
         assert_eq!(ctx.read_subresource(&tex, 1), stencil);
         let copy = ctx.texture(&desc, BarrierLayout::Common);
-        ctx.run(CommandListType::Direct, |l| {
-            l.copy_texture_region(
-                &TextureCopyLocation::subresource(&copy, 1),
-                0,
-                0,
-                0,
-                &TextureCopyLocation::subresource(&tex, 1),
-                None,
-            )
-        });
+        ctx.run(CommandListType::Direct, |l| copy_region(l, &copy, 1, (0, 0, 0), &tex, 1, None));
         assert_eq!(ctx.read_subresource(&copy, 1), stencil);
         assert_eq!(ctx.read_subresource(&copy, 0), vec![0; 64], "only the stencil plane was copied");
     }

@@ -109,14 +109,7 @@ fn record(l: &mut CommandList, s: &Scene, op: &Op) {
             let same_overlap = dst == src && sx < dx + w && dx < sx + w && sy < dy + h && dy < sy + h;
             if ok && !same_overlap {
                 let sbox = Box3::new(sx, sy, 0, sx + w, sy + h, 1);
-                l.copy_texture_region(
-                    &TextureCopyLocation::subresource(&s.textures[dst], 0),
-                    dx,
-                    dy,
-                    0,
-                    &TextureCopyLocation::subresource(&s.textures[src], 0),
-                    Some(&sbox),
-                );
+                copy_region(l, &s.textures[dst], 0, (dx, dy, 0), &s.textures[src], 0, Some(&sbox));
             }
         }
         Op::TextureToBuffer { buf, tex } => {

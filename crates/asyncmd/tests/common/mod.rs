@@ -287,6 +287,21 @@ pub fn pattern(len: usize, seed: u32) -> Vec<u8> {
         .collect()
 }
 
+/// Records one `CopyTextureRegion` between two texture subresources, the source box (`None`:
+/// the whole source) landing at `at`.
+pub fn copy_region(
+    l: &mut CommandList,
+    dst: &Resource,
+    dst_sub: u32,
+    at: (u32, u32, u32),
+    src: &Resource,
+    src_sub: u32,
+    source_box: Option<&Box3>,
+) {
+    let (d, s) = (TextureCopyLocation::subresource(dst, dst_sub), TextureCopyLocation::subresource(src, src_sub));
+    l.copy_texture_region(&d, at.0, at.1, at.2, &s, source_box);
+}
+
 /// Asserts that closing failed with `code` and `id`.
 #[track_caller]
 pub fn assert_error(r: Result<()>, code: ErrorCode, id: MessageId) -> Error {
