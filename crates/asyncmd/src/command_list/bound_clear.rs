@@ -136,22 +136,25 @@ impl CommandList {
         let selected = |slot: usize| mask & (1 << slot) != 0;
         let region = |slot: usize| regions.and_then(|r| r[slot]);
         let bundle = self.ty == CommandListType::Bundle;
+        let native = imp == AsyncCommandsImpl::Native;
         let mut targets = Vec::new();
         for slot in (0..SIMULTANEOUS_RENDER_TARGET_COUNT).filter(|&s| selected(s)) {
             match self.shadow.rtvs.get(slot).and_then(|c| c.as_ref()) {
-                Some(c) => {
+                // Only the fallback needs the targets resolved.
+                Some(c) if !native => {
                     if let Some(mut t) = ClearTarget::rtv(slot as u8, c.view, &c.resource) {
                         t.value = values[slot];
                         targets.push(t.with_regions(region(slot)));
                     }
                 }
+                Some(_) => {}
                 // A bundle's bindings are its caller's: only the native path records there.
                 None if !bundle => self
                     .report_unbound(format!("{RTV_API}: slot {slot} is selected but nothing is bound there; skipped")),
                 None => {}
             }
         }
-        if imp == AsyncCommandsImpl::Native {
+        if native {
             let mut v = [ClearData::default(); 8];
             let mut r: [Option<Vec<Box3>>; 8] = Default::default();
             for slot in (0..SIMULTANEOUS_RENDER_TARGET_COUNT).filter(|&s| selected(s)) {
@@ -160,13 +163,10 @@ impl CommandList {
             }
             return self.record(Command::ClearBoundRenderTargetViews { mask: mask as u8, values: v, regions: r });
         }
-        if mask == 0 {
+        if mask == 0 || targets.is_empty() && !bundle {
             return;
         }
         let exact = targets.iter().all(|t| legacy_rtv_exact(t.format, &t.value));
-        if targets.is_empty() && !bundle {
-            return;
-        }
         self.lower_bound_clear(RTV_API, targets, None, exact);
     }
 

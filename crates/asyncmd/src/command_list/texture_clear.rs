@@ -29,8 +29,14 @@ fn box_alignment(format: Format, plane: u32) -> (u32, u32) {
 }
 
 impl CommandList {
-    /// Checks one clear and returns the subresources it writes (none for empty regions).
-    fn validate_texture_clear(&mut self, i: usize, d: &ClearTextureDesc<&Resource>) -> Result<Vec<SubClear>> {
+    /// Checks one clear; with `parts`, adds the subresources it writes there (none for empty
+    /// regions): only the fallback needs them.
+    fn validate_texture_clear(
+        &mut self,
+        i: usize,
+        d: &ClearTextureDesc<&Resource>,
+        mut parts: Option<&mut Vec<(usize, SubClear)>>,
+    ) -> Result<()> {
         let t = d.texture;
         let desc = t.desc();
         if !self.owns(t) || desc.is_buffer() {
@@ -48,10 +54,10 @@ impl CommandList {
             return Err(invalid(format!("clear {i}: {format} cannot be cleared")));
         }
         let count = desc.subresource_count();
-        let subs: Vec<u32> = if d.subresource == ALL_SUBRESOURCES {
-            (0..count).collect()
+        let subs = if d.subresource == ALL_SUBRESOURCES {
+            0..count
         } else if d.subresource < count {
-            vec![d.subresource]
+            d.subresource..d.subresource + 1
         } else {
             return Err(Error::invalid_arg(
                 MessageId::InvalidSubresourceIndex,
@@ -60,13 +66,12 @@ impl CommandList {
         };
         if d.region.is_some()
             && d.subresource == ALL_SUBRESOURCES
-            && subs.iter().any(|&s| desc.subresource_extent(s) != desc.subresource_extent(0))
+            && subs.clone().any(|s| desc.subresource_extent(s) != desc.subresource_extent(0))
         {
             return Err(invalid(format!(
                 "clear {i}: a region with all subresources needs subresources of one size (one mip, planes of one size)"
             )));
         }
-        let mut out = Vec::with_capacity(subs.len());
         for s in subs {
             let (Some(sub), Some((w, h, depth))) = (desc.subresource(s), desc.subresource_extent(s)) else {
                 continue;
@@ -95,19 +100,23 @@ impl CommandList {
             }
             let ty = self.ty;
             self.tracker.access(t, &[s], BarrierAccess::COPY_DEST, ty, API)?;
-            out.push(SubClear {
-                texture: t.clone(),
-                subresource: s,
-                mip: sub.mip,
-                slice: sub.slice,
-                plane: sub.plane,
-                format,
-                value: d.clear_value,
-                region,
-                whole: region == full,
-            });
+            let Some(parts) = parts.as_deref_mut() else { continue };
+            parts.push((
+                i,
+                SubClear {
+                    texture: t.clone(),
+                    subresource: s,
+                    mip: sub.mip,
+                    slice: sub.slice,
+                    plane: sub.plane,
+                    format,
+                    value: d.clear_value,
+                    region,
+                    whole: region == full,
+                },
+            ));
         }
-        Ok(out)
+        Ok(())
     }
 
     /// What the planner needs to know of one subresource clear.
@@ -158,14 +167,15 @@ impl CommandList {
     /// route. No render-target, depth-stencil or UAV flag is needed.
     pub fn clear_texture_subresources(&mut self, clears: &[ClearTextureDesc<&Resource>]) {
         let Some(imp) = self.begin_async(API, DIRECT_COMPUTE) else { return };
+        let native = imp == AsyncCommandsImpl::Native;
         let mut parts = Vec::new();
         for (i, d) in clears.iter().enumerate() {
-            match self.validate_texture_clear(i, d) {
-                Ok(subs) => parts.extend(subs.into_iter().map(|s| (i, s))),
-                Err(e) => return self.remove(e),
+            let wanted = (!native).then_some(&mut parts);
+            if let Err(e) = self.validate_texture_clear(i, d, wanted) {
+                return self.remove(e);
             }
         }
-        if imp == AsyncCommandsImpl::Native {
+        if native {
             let ids = clears
                 .iter()
                 .map(|d| ClearTextureDesc {
