@@ -63,6 +63,26 @@ impl Box3 {
     }
 }
 
+/// Boxes of a bound clear (`None`: the whole view) clipped to a `width × height` view of
+/// `slices` slices, as (rectangle, first slice, slice count); boxes left empty are dropped.
+pub fn clip_boxes(regions: Option<&[Box3]>, width: u32, height: u32, slices: u32) -> Vec<(Rect, u32, u32)> {
+    let whole = [Box3::sized(width, height, slices)];
+    regions
+        .unwrap_or(&whole)
+        .iter()
+        .filter_map(|b| {
+            let rect = Rect::new(
+                b.left.min(width) as i32,
+                b.top.min(height) as i32,
+                b.right.min(width) as i32,
+                b.bottom.min(height) as i32,
+            );
+            let back = b.back.min(slices);
+            (!rect.is_empty() && back > b.front).then_some((rect, b.front, back - b.front))
+        })
+        .collect()
+}
+
 /// A rectangle with exclusive right and bottom (`D3D12_RECT`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Rect {

@@ -14,20 +14,6 @@ use asyncmd_types::{Box3, ClearData, ClearFlags, Rect, Result};
 /// A region of a bound target: (rectangle, first slice in the view, slice count).
 type Region = (Rect, u32, u32);
 
-/// Regions (`None`: the whole view) clipped to a `w × h` view of `slices` slices.
-fn clip(regions: Option<&[Box3]>, w: u32, h: u32, slices: u32) -> Vec<Region> {
-    let whole = [Box3::new(0, 0, 0, w, h, slices)];
-    regions
-        .unwrap_or(&whole)
-        .iter()
-        .filter_map(|b| {
-            let r = Rect::new(b.left.min(w) as i32, b.top.min(h) as i32, b.right.min(w) as i32, b.bottom.min(h) as i32);
-            let back = b.back.min(slices);
-            (!r.is_empty() && back > b.front).then_some((r, b.front, back - b.front))
-        })
-        .collect()
-}
-
 /// What a clear writes outside the rendering instance.
 enum Target {
     Color(RenderTargetView, vk::ClearColorValue),
@@ -53,7 +39,7 @@ impl VkCommandList {
                 color_attachment: slot as u32,
                 clear_value: vk::ClearValue { color: value },
             };
-            let boxes = clip(regions[slot].as_deref(), w, h, range.slices);
+            let boxes = asyncmd_types::clip_boxes(regions[slot].as_deref(), w, h, range.slices);
             self.clear_attachment(attachment, &boxes, Target::Color(*view, value))?;
         }
         Ok(())
@@ -82,7 +68,7 @@ impl VkCommandList {
             },
         };
         let (w, h, _) = res.desc.mip_extent(range.mip);
-        let boxes = clip(regions, w, h, range.slices);
+        let boxes = asyncmd_types::clip_boxes(regions, w, h, range.slices);
         self.clear_attachment(attachment, &boxes, Target::Depth(view, flags, depth, stencil))
     }
 

@@ -8,7 +8,7 @@ use super::surface::Surface;
 use super::Exec;
 use asyncmd_ddi::{Command, DepthStencilView, RenderTargetView, ResourceId};
 use asyncmd_types::{
-    encode_clear, encode_texel, Box3, ClearData, ClearFlags, ClearTextureDesc, CopyLocationKind, Format, Rect,
+    clip_boxes, encode_clear, encode_texel, Box3, ClearData, ClearFlags, ClearTextureDesc, CopyLocationKind, Format,
     ResourceDimension, TextureCopyKind, TextureCopyLocation, ALL_SUBRESOURCES,
 };
 
@@ -202,35 +202,14 @@ impl Exec<'_> {
         }
     }
 
-    /// Boxes of a bound clear as (rectangles, first slice, slice count) groups; `None` regions
-    /// mean the whole view.
-    fn box_groups(regions: Option<&[Box3]>, slices: u32) -> Vec<(Vec<Rect>, u32, u32)> {
-        match regions {
-            None => vec![(Vec::new(), 0, slices)],
-            Some(boxes) => boxes
-                .iter()
-                .filter(|b| !b.is_empty())
-                .map(|b| {
-                    let back = b.back.min(slices);
-                    let rect = Rect::new(
-                        b.left as i32,
-                        b.top as i32,
-                        b.right.min(i32::MAX as u32) as i32,
-                        b.bottom.min(i32::MAX as u32) as i32,
-                    );
-                    (vec![rect], b.front.min(back), back.saturating_sub(b.front))
-                })
-                .collect(),
-        }
-    }
-
     fn clear_bound_rtv(&self, view: &RenderTargetView, value: &ClearData, regions: Option<&[Box3]>) {
         let Some(res) = self.resource(view.resource) else { return };
         let Some(range) = view.desc.range(&res.desc) else { return };
         let Some((bytes, n)) = encode_texel(view.desc.format, value) else { return };
         let three_d = res.desc.dimension == ResourceDimension::Texture3D;
         let mut data = res.write();
-        for (rects, first, count) in Self::box_groups(regions, range.slices) {
+        let (w, h, _) = res.desc.mip_extent(range.mip);
+        for (rect, first, count) in clip_boxes(regions, w, h, range.slices) {
             for slice in range.first_slice + first..range.first_slice + first + count {
                 let (sub, z) = if three_d {
                     (res.desc.subresource_index(range.mip, 0, 0), slice)
@@ -238,7 +217,7 @@ impl Exec<'_> {
                     (res.desc.subresource_index(range.mip, slice, range.plane), 0)
                 };
                 let Some(s) = Surface::subresource(&res, sub) else { continue };
-                for r in super::clear::clip_rects(&rects, s.width, s.height) {
+                for r in super::clear::clip_rects(&[rect], s.width, s.height) {
                     super::pixels::fill_rect(&mut data, &s, r, z, &bytes[..n]);
                 }
             }
@@ -255,7 +234,8 @@ impl Exec<'_> {
     ) {
         let Some(res) = self.resource(view.resource) else { return };
         let Some(range) = view.desc.range(&res.desc) else { return };
-        for (rects, first, count) in Self::box_groups(regions, range.slices) {
+        let (w, h, _) = res.desc.mip_extent(range.mip);
+        for (rect, first, count) in clip_boxes(regions, w, h, range.slices) {
             let sub_view = DepthStencilView {
                 resource: view.resource,
                 desc: asyncmd_types::DepthStencilViewDesc {
@@ -267,10 +247,10 @@ impl Exec<'_> {
                     ..view.desc
                 },
             };
-            if count > 0 && !res.desc.is_msaa() && res.desc.dimension == ResourceDimension::Texture2D {
-                self.clear_dsv(&sub_view, flags, depth, stencil, &rects);
-            } else if count > 0 {
-                self.clear_dsv(view, flags, depth, stencil, &rects);
+            if !res.desc.is_msaa() && res.desc.dimension == ResourceDimension::Texture2D {
+                self.clear_dsv(&sub_view, flags, depth, stencil, &[rect]);
+            } else {
+                self.clear_dsv(view, flags, depth, stencil, &[rect]);
             }
         }
     }

@@ -69,18 +69,7 @@ impl ClearTarget {
     /// Clips `regions` (`None`: the whole view) to the target. Box front and back count
     /// slices from the view's first slice; back is clamped to the view.
     pub(crate) fn with_regions(mut self, regions: Option<&[Box3]>) -> Self {
-        let (w, h) = self.extent;
-        let whole = [Box3::new(0, 0, 0, w, h, self.slices)];
-        self.boxes = regions
-            .unwrap_or(&whole)
-            .iter()
-            .filter_map(|b| {
-                let rect =
-                    Rect::new(b.left.min(w) as i32, b.top.min(h) as i32, b.right.min(w) as i32, b.bottom.min(h) as i32);
-                let back = b.back.min(self.slices);
-                (!rect.is_empty() && back > b.front).then_some((rect, b.front, back - b.front))
-            })
-            .collect();
+        self.boxes = asyncmd_types::clip_boxes(regions, self.extent.0, self.extent.1, self.slices);
         self
     }
 
