@@ -2,10 +2,30 @@
 
 use assert_cmd::Command;
 
-fn asyncmd(config: &std::path::Path) -> Command {
-    let mut c = Command::cargo_bin("asyncmd").unwrap();
-    c.env("ASYNCMD_CONFIG", config).env_remove("ASYNCMD_FORCE_ASYNC_COMMANDS_FALLBACK");
+/// Variables the binary reads: each test sets what it relies on, whatever the caller's shell has.
+const ENVIRONMENT: [&str; 3] = ["ASYNCMD_DEVICE", "ASYNCMD_FORCE_ASYNC_COMMANDS_FALLBACK", "ASYNCMD_LOG"];
+
+fn asyncmd_std(config: &std::path::Path) -> std::process::Command {
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("asyncmd"));
+    c.env("ASYNCMD_CONFIG", config);
+    for var in ENVIRONMENT {
+        c.env_remove(var);
+    }
     c
+}
+
+fn asyncmd(config: &std::path::Path) -> Command {
+    Command::from_std(asyncmd_std(config))
+}
+
+#[test]
+fn the_tests_do_not_inherit_the_callers_device_or_settings() {
+    let c = asyncmd_std(&temp_config("environment"));
+    for var in ENVIRONMENT {
+        assert!(c.get_envs().any(|(k, v)| k == var && v.is_none()), "{var} is inherited");
+    }
+    let out = asyncmd(&temp_config("environment")).arg("info").assert().success().get_output().stdout.clone();
+    assert!(String::from_utf8(out).unwrap().contains("asyncmd reference device"));
 }
 
 fn temp_config(name: &str) -> std::path::PathBuf {

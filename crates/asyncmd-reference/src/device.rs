@@ -1,5 +1,6 @@
 //! The reference device: object creation and the [`DeviceDdi`] implementation.
 
+use crate::budget::{zeroed, Budget, Reservation};
 use crate::fence::RefFence;
 use crate::memory::RefResource;
 use crate::queue::RefQueue;
@@ -30,7 +31,13 @@ pub struct ReferenceConfig {
     pub compute_fill_shader: bool,
     /// Protected content.
     pub protected_content: bool,
+    /// Bytes that resources, heaps and query heaps may hold at once; creation past it fails
+    /// with `OutOfMemory`, as on a GPU whose memory is full.
+    pub memory_budget: u64,
 }
+
+/// The default [`ReferenceConfig::memory_budget`]: 4 GiB, a small discrete GPU.
+pub const DEFAULT_MEMORY_BUDGET: u64 = 4 << 30;
 
 impl Default for ReferenceConfig {
     /// A discrete device with enhanced barriers, tiled resources tier 2 and compute, without
@@ -44,6 +51,7 @@ impl Default for ReferenceConfig {
             tiled_resources_tier: 2,
             compute_fill_shader: true,
             protected_content: true,
+            memory_budget: DEFAULT_MEMORY_BUDGET,
         }
     }
 }
@@ -52,6 +60,13 @@ impl Default for ReferenceConfig {
 pub(crate) struct RefQueryHeap {
     pub(crate) desc: QueryHeapDesc,
     pub(crate) data: Mutex<Vec<u64>>,
+    _memory: Reservation,
+}
+
+/// A heap for tile mappings: its size in tiles, held against the budget.
+pub(crate) struct RefHeap {
+    pub(crate) tiles: u64,
+    _memory: Reservation,
 }
 
 impl RefQueryHeap {
@@ -72,13 +87,14 @@ impl RefQueryHeap {
 pub(crate) struct Shared {
     pub(crate) caps: Capabilities,
     pub(crate) resources: Table<RefResource>,
-    pub(crate) heaps: Table<u64>,
+    pub(crate) heaps: Table<RefHeap>,
     pub(crate) query_heaps: Table<RefQueryHeap>,
     pub(crate) root_signatures: Table<RootSignatureDesc>,
     pub(crate) pipelines: Table<PipelineDesc>,
     pub(crate) fences: Table<RefFence>,
     pub(crate) epoch: Instant,
     pub(crate) shutdown: Arc<AtomicBool>,
+    pub(crate) memory: Arc<Budget>,
 }
 
 impl Shared {
@@ -119,6 +135,7 @@ impl ReferenceDevice {
                 fences: Table::default(),
                 epoch: Instant::now(),
                 shutdown: Arc::new(AtomicBool::new(false)),
+                memory: Budget::new(config.memory_budget),
             }),
         }
     }
@@ -175,7 +192,7 @@ impl DeviceDdi for ReferenceDevice {
             return Err(Error::unsupported("CreateResource: the device has no protected content"));
         }
         let id = self.shared.resources.next_id();
-        let resource = RefResource::new(ResourceId(id), desc, info.reserved)?;
+        let resource = RefResource::new(ResourceId(id), desc, info.reserved, &self.shared.memory)?;
         self.shared.resources.insert_at(id, resource);
         Ok(ResourceId(id))
     }
@@ -207,7 +224,8 @@ impl DeviceDdi for ReferenceDevice {
                 format!("CreateHeap: size {size} is not a non-zero multiple of 64 KiB"),
             ));
         }
-        Ok(HeapId(self.shared.heaps.insert(size / TILE_SIZE_IN_BYTES)))
+        let memory = self.shared.memory.reserve(size, "CreateHeap")?;
+        Ok(HeapId(self.shared.heaps.insert(RefHeap { tiles: size / TILE_SIZE_IN_BYTES, _memory: memory })))
     }
 
     fn destroy_heap(&self, id: HeapId) {
@@ -223,7 +241,10 @@ impl DeviceDdi for ReferenceDevice {
         let len = (desc.count as usize).checked_mul(per).filter(|_| desc.count > 0).ok_or_else(|| {
             Error::invalid_arg(MessageId::CreateQueryHeapInvalidParameters, "CreateQueryHeap: count must be non-zero")
         })?;
-        Ok(QueryHeapId(self.shared.query_heaps.insert(RefQueryHeap { desc: *desc, data: Mutex::new(vec![0; len]) })))
+        let bytes = (len as u64).saturating_mul(8);
+        let memory = self.shared.memory.reserve(bytes, "CreateQueryHeap")?;
+        let data = Mutex::new(zeroed(len, "CreateQueryHeap")?);
+        Ok(QueryHeapId(self.shared.query_heaps.insert(RefQueryHeap { desc: *desc, data, _memory: memory })))
     }
 
     fn destroy_query_heap(&self, id: QueryHeapId) {

@@ -20,8 +20,12 @@ impl RefFence {
         *self.value.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// Raises the value to `value`; a signal below the value changes nothing, as on a timeline
+    /// semaphore (a queue's signal may run after a higher one from the CPU).
     pub(crate) fn signal(&self, value: u64) {
-        *self.value.lock().unwrap_or_else(PoisonError::into_inner) = value;
+        let mut v = self.value.lock().unwrap_or_else(PoisonError::into_inner);
+        *v = (*v).max(value);
+        drop(v);
         self.changed.notify_all();
     }
 
@@ -34,7 +38,8 @@ impl RefFence {
     /// Waits until the value reaches `target`, the timeout passes, the device shuts down or
     /// `cancel` is set.
     pub(crate) fn wait(&self, target: u64, timeout: Option<Duration>, cancel: &AtomicBool) -> bool {
-        let deadline = timeout.map(|t| Instant::now() + t);
+        // A timeout too long to represent is no timeout (it cannot pass).
+        let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
         let mut v = self.value.lock().unwrap_or_else(PoisonError::into_inner);
         while *v < target {
             if self.shutdown.load(Ordering::Acquire) || cancel.load(Ordering::Acquire) {

@@ -5,6 +5,7 @@
 //! operations run in order, one after another. Capabilities are settable through
 //! [`ReferenceConfig`], so that every route and rejection of the specification can be reached.
 
+mod budget;
 mod device;
 mod exec;
 mod fence;
@@ -14,4 +15,4 @@ mod queue;
 mod recorder;
 mod tiles;
 
-pub use device::{ReferenceConfig, ReferenceDevice};
+pub use device::{ReferenceConfig, ReferenceDevice, DEFAULT_MEMORY_BUDGET};

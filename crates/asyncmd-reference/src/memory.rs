@@ -1,9 +1,19 @@
 //! Resource memory on the host: one byte array per resource, subresources tightly packed, the
 //! samples of a multisampled texel stored next to each other.
 
+use crate::budget::{zeroed, Budget, Reservation};
 use asyncmd_ddi::{HeapId, ResourceId};
 use asyncmd_types::{Error, PackedLayout, ResourceDesc, Result};
-use std::sync::{Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+/// Room for one (offset, layout) pair per subresource, or `OutOfMemory`.
+fn zeroed_layouts(n: usize) -> Result<Vec<(u64, PackedLayout)>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| Error::out_of_memory(format!("CreateResource: {n} subresources")))?;
+    let empty = PackedLayout { row_bytes: 0, rows: 0, depth: 0, block_bytes: 0, block_width: 0, block_height: 0 };
+    v.resize(n, (0, empty));
+    Ok(v)
+}
 
 /// What one resource tile maps to: a heap and a tile in it, or nothing.
 pub(crate) type TileSlot = Option<(HeapId, u32)>;
@@ -18,30 +28,37 @@ pub(crate) struct RefResource {
     pub(crate) data: RwLock<Vec<u8>>,
     /// For reserved resources: the heap tile each resource tile maps to, or `None` (unmapped).
     pub(crate) tiles: Option<Mutex<Vec<TileSlot>>>,
+    _memory: Reservation,
 }
 
 impl RefResource {
-    pub(crate) fn new(id: ResourceId, desc: &ResourceDesc, reserved: bool) -> Result<Self> {
+    pub(crate) fn new(id: ResourceId, desc: &ResourceDesc, reserved: bool, budget: &Arc<Budget>) -> Result<Self> {
+        const API: &str = "CreateResource";
         let samples = desc.sample_desc.count.max(1);
-        let mut subresources = Vec::with_capacity(desc.subresource_count() as usize);
+        let mut subresources = zeroed_layouts(desc.subresource_count() as usize)?;
         let mut size = 0u64;
-        for index in 0..desc.subresource_count() {
-            let layout = desc.packed_layout(index).ok_or_else(|| {
-                Error::unsupported(format!("CreateResource: format {} has no memory layout", desc.format))
-            })?;
-            subresources.push((size, layout));
-            size = size
-                .checked_add(layout.size() * samples as u64)
-                .ok_or_else(|| Error::out_of_memory("CreateResource: size overflows"))?;
+        for (index, slot) in (0..desc.subresource_count()).zip(subresources.iter_mut()) {
+            let layout = desc
+                .packed_layout(index)
+                .ok_or_else(|| Error::unsupported(format!("{API}: format {} has no memory layout", desc.format)))?;
+            *slot = (size, layout);
+            size = layout
+                .checked_size()
+                .and_then(|s| s.checked_mul(samples as u64))
+                .and_then(|s| s.checked_add(size))
+                .ok_or_else(|| Error::out_of_memory(format!("{API}: the size does not fit in 64 bits")))?;
         }
+        let tile_slots = if reserved { asyncmd_types::tile_count(desc) } else { 0 };
+        let bookkeeping = tile_slots.saturating_mul(std::mem::size_of::<TileSlot>() as u64);
+        let memory = budget.reserve(size.saturating_add(bookkeeping), API)?;
         let len =
-            usize::try_from(size).map_err(|_| Error::out_of_memory("CreateResource: larger than the address space"))?;
-        let mut data = Vec::new();
-        data.try_reserve_exact(len)
-            .map_err(|_| Error::out_of_memory(format!("CreateResource: cannot allocate {size} bytes")))?;
-        data.resize(len, 0);
-        let tiles = reserved.then(|| Mutex::new(vec![None; asyncmd_types::tile_count(desc) as usize]));
-        Ok(Self { id, desc: *desc, samples, subresources, data: RwLock::new(data), tiles })
+            usize::try_from(size).map_err(|_| Error::out_of_memory(format!("{API}: larger than the address space")))?;
+        let data = zeroed(len, API)?;
+        let tiles = match reserved {
+            true => Some(Mutex::new(zeroed(usize::try_from(tile_slots).unwrap_or(usize::MAX), API)?)),
+            false => None,
+        };
+        Ok(Self { id, desc: *desc, samples, subresources, data: RwLock::new(data), tiles, _memory: memory })
     }
 
     pub(crate) fn read(&self) -> RwLockReadGuard<'_, Vec<u8>> {

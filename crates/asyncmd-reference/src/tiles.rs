@@ -31,7 +31,7 @@ pub(crate) fn update_tile_mappings(shared: &Shared, resource: ResourceId, mappin
         }
         if let Some((heap, start)) = m.heap {
             let heap_tiles = shared.heaps.get(heap.0).ok_or_else(|| err("unknown heap".into()))?;
-            if start as u64 + m.num_tiles as u64 > *heap_tiles {
+            if start as u64 + m.num_tiles as u64 > heap_tiles.tiles {
                 return Err(err("heap range past the heap's end".into()));
             }
         }

@@ -67,6 +67,8 @@ impl Box3 {
 /// `slices` slices, as (rectangle, first slice, slice count); boxes left empty are dropped.
 pub fn clip_boxes(regions: Option<&[Box3]>, width: u32, height: u32, slices: u32) -> Vec<(Rect, u32, u32)> {
     let whole = [Box3::sized(width, height, slices)];
+    // Views are at most 16384 texels wide; the clamp keeps a larger one from wrapping negative.
+    let (width, height) = (width.min(i32::MAX as u32), height.min(i32::MAX as u32));
     regions
         .unwrap_or(&whole)
         .iter()
@@ -78,7 +80,8 @@ pub fn clip_boxes(regions: Option<&[Box3]>, width: u32, height: u32, slices: u32
                 b.bottom.min(height) as i32,
             );
             let back = b.back.min(slices);
-            (!rect.is_empty() && back > b.front).then_some((rect, b.front, back - b.front))
+            // `then`, not `then_some`: the count is only computed for a box that is not inverted.
+            (!rect.is_empty() && back > b.front).then(|| (rect, b.front, back - b.front))
         })
         .collect()
 }
@@ -139,5 +142,25 @@ impl Viewport {
     /// A viewport covering `[0, width) × [0, height)` with depth range [0, 1].
     pub fn sized(width: f32, height: f32) -> Self {
         Self { top_left_x: 0.0, top_left_y: 0.0, width, height, min_depth: 0.0, max_depth: 1.0 }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inverted_and_empty_boxes_are_dropped_by_the_clip() {
+        let inverted_slices = Box3::new(0, 0, 5, 4, 4, 2);
+        let inverted_rect = Box3::new(3, 0, 0, 1, 4, 1);
+        let past_the_view = Box3::new(0, 0, 9, 4, 4, 12);
+        let kept = Box3::new(1, 1, 0, 100, 3, 100);
+        let clipped = clip_boxes(Some(&[inverted_slices, inverted_rect, past_the_view, kept]), 4, 4, 2);
+        assert_eq!(clipped, vec![(Rect::new(1, 1, 4, 3), 0, 2)]);
+    }
+
+    #[test]
+    fn no_regions_clip_to_the_whole_view() {
+        assert_eq!(clip_boxes(None, 8, 2, 3), vec![(Rect::new(0, 0, 8, 2), 0, 3)]);
     }
 }

@@ -55,9 +55,15 @@ pub struct CopyableFootprints {
     pub total_bytes: u64,
 }
 
-/// Rounds `v` up to a multiple of `a` (a power of two or any non-zero value).
+/// Rounds `v` up to a multiple of `a` (a power of two or any non-zero value). Callers pass
+/// values that were validated to leave room; [`checked_align_up`] is for everything else.
 pub fn align_up(v: u64, a: u64) -> u64 {
     v.div_ceil(a) * a
+}
+
+/// [`align_up`], or `None` when `a` is zero or the result does not fit in 64 bits.
+pub fn checked_align_up(v: u64, a: u64) -> Option<u64> {
+    v.checked_next_multiple_of(a)
 }
 
 impl ResourceDesc {
@@ -124,7 +130,7 @@ impl ResourceDesc {
 
     /// `GetCopyableFootprints` for `num` subresources starting at `first`, placed from
     /// `base_offset`. Offsets are aligned to 512 bytes and row pitches to 256 bytes.
-    /// Returns `None` when the range is out of bounds.
+    /// Returns `None` when the range is out of bounds or a placement does not fit in 64 bits.
     pub fn copyable_footprints(&self, first: u32, num: u32, base_offset: u64) -> Option<CopyableFootprints> {
         let end = first.checked_add(num)?;
         if end > self.subresource_count() {
@@ -134,44 +140,47 @@ impl ResourceDesc {
         let mut offset = base_offset;
         let mut last_end = base_offset;
         for index in first..end {
-            offset = align_up(offset, if self.is_buffer() { 1 } else { TEXTURE_DATA_PLACEMENT_ALIGNMENT });
             if self.is_buffer() {
+                let row_pitch = u32::try_from(checked_align_up(self.width, TEXTURE_DATA_PITCH_ALIGNMENT as u64)?).ok();
                 out.layouts.push(PlacedSubresourceFootprint {
                     offset,
                     footprint: SubresourceFootprint {
                         format: Format::Unknown,
-                        width: self.width as u32,
+                        width: u32::try_from(self.width).unwrap_or(u32::MAX),
                         height: 1,
                         depth: 1,
-                        row_pitch: align_up(self.width, TEXTURE_DATA_PITCH_ALIGNMENT as u64) as u32,
+                        // A buffer wider than a footprint can describe has no pitch of its own.
+                        row_pitch: row_pitch.unwrap_or(0),
                     },
                 });
                 out.num_rows.push(1);
                 out.row_sizes.push(self.width);
-                last_end = offset + self.width;
+                last_end = offset.checked_add(self.width)?;
                 offset = last_end;
                 continue;
             }
+            offset = checked_align_up(offset, TEXTURE_DATA_PLACEMENT_ALIGNMENT)?;
             let sub = self.subresource(index)?;
             let plane = self.format.plane(sub.plane)?;
             let layout = self.packed_layout(index)?;
             let (w, h, d) = self.subresource_extent(index)?;
-            let pitch = align_up(layout.row_bytes, TEXTURE_DATA_PITCH_ALIGNMENT as u64);
+            let pitch = checked_align_up(layout.row_bytes, TEXTURE_DATA_PITCH_ALIGNMENT as u64)?;
             out.layouts.push(PlacedSubresourceFootprint {
                 offset,
                 footprint: SubresourceFootprint {
                     format: plane.format,
-                    width: align_up(w as u64, plane.block_width as u64) as u32,
-                    height: align_up(h as u64, plane.block_height as u64) as u32,
+                    width: u32::try_from(checked_align_up(w as u64, plane.block_width as u64)?).ok()?,
+                    height: u32::try_from(checked_align_up(h as u64, plane.block_height as u64)?).ok()?,
                     depth: d,
-                    row_pitch: pitch as u32,
+                    row_pitch: u32::try_from(pitch).ok()?,
                 },
             });
             out.num_rows.push(layout.rows);
             out.row_sizes.push(layout.row_bytes);
             let rows_total = layout.rows as u64 * d as u64;
-            last_end = offset + pitch * (rows_total - 1) + layout.row_bytes;
-            offset += pitch * rows_total;
+            let data = pitch.checked_mul(rows_total.checked_sub(1)?)?.checked_add(layout.row_bytes)?;
+            last_end = offset.checked_add(data)?;
+            offset = offset.checked_add(pitch.checked_mul(rows_total)?)?;
         }
         out.total_bytes = last_end - out.layouts.first().map_or(base_offset, |l| l.offset);
         Some(out)
@@ -196,15 +205,21 @@ pub struct PackedLayout {
 }
 
 impl PackedLayout {
-    /// Bytes of the whole subresource (one sample per texel).
+    /// Bytes of the whole subresource (one sample per texel). For layouts of created
+    /// resources, whose size [`PackedLayout::checked_size`] showed to fit.
     pub fn size(&self) -> u64 {
         self.row_bytes * self.rows as u64 * self.depth as u64
+    }
+
+    /// [`PackedLayout::size`], or `None` when it does not fit in 64 bits.
+    pub fn checked_size(&self) -> Option<u64> {
+        self.row_bytes.checked_mul(self.rows as u64)?.checked_mul(self.depth as u64)
     }
 }
 
 impl SubresourceFootprint {
     /// Bytes a buffer must hold from the footprint's offset to hold its data, or `None` when
-    /// the footprint's format has no footprint shape.
+    /// the footprint's format has no footprint shape or the size does not fit in 64 bits.
     pub fn required_bytes(&self) -> Option<u64> {
         let info = self.format.plane(0)?;
         let rows = self.height.div_ceil(info.block_height) as u64;
@@ -212,6 +227,39 @@ impl SubresourceFootprint {
         if rows == 0 || self.depth == 0 {
             return Some(0);
         }
-        Some(self.row_pitch as u64 * (rows * self.depth as u64 - 1) + row_bytes)
+        // Every factor is at most 32 bits wide, so the product of two fits; the sum may not.
+        let last_row = (self.row_pitch as u64).checked_mul(rows * self.depth as u64 - 1)?;
+        last_row.checked_add(row_bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn footprint_sizes_that_overflow_are_none() {
+        let huge = SubresourceFootprint {
+            format: Format::R8G8B8A8Unorm,
+            width: 1,
+            height: u32::MAX,
+            depth: u32::MAX,
+            row_pitch: !255,
+        };
+        assert_eq!(huge.required_bytes(), None);
+        let fits =
+            SubresourceFootprint { format: Format::R8G8B8A8Unorm, width: 4, height: 2, depth: 3, row_pitch: 256 };
+        assert_eq!(fits.required_bytes(), Some(256 * 5 + 16));
+    }
+
+    #[test]
+    fn footprints_placed_past_64_bits_are_none() {
+        let tex = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 64, 64);
+        assert!(tex.copyable_footprints(0, 1, u64::MAX - 600).is_none());
+        let buffer = ResourceDesc::buffer(u64::MAX - 10);
+        assert!(buffer.copyable_footprints(0, 1, 100).is_none());
+        let placed = tex.copyable_footprints(0, 1, 1).expect("fits");
+        assert_eq!(placed.layouts[0].offset, 512);
+        assert_eq!(placed.total_bytes, 256 * 63 + 256);
     }
 }

@@ -139,7 +139,7 @@ impl VkCommandList {
                 .map_err(oom)?;
             self.prologue = cbs[0];
             self.cb = cbs[1];
-            d.begin_command_buffer(self.cb, &vk::CommandBufferBeginInfo::default()).map_err(oom)?;
+            d.begin_command_buffer(self.cb, &simultaneous_use()).map_err(oom)?;
         }
         Ok(())
     }
@@ -380,9 +380,9 @@ impl VkCommandList {
         let dst_offset = vk::Offset3D { x: at.0 as i32, y: at.1 as i32, z: at.2 as i32 };
         self.serialize();
         match (&dest.kind, &source.kind) {
-            (CopyLocationKind::Subresource(di), CopyLocationKind::Subresource(si)) if src.desc.format.has_stencil() => {
-                // One aspect of a combined depth-stencil image goes through a buffer: some
-                // drivers (lavapipe 22.3) copy both aspects in vkCmdCopyImage.
+            (CopyLocationKind::Subresource(di), CopyLocationKind::Subresource(si))
+                if copies_through_buffer(&dst.desc, &src.desc) =>
+            {
                 self.copy_aspect_through_buffer(&dst, *di, dst_offset, &src, *si, src_offset, extent)?;
             }
             (CopyLocationKind::Subresource(di), CopyLocationKind::Subresource(si)) => {
@@ -431,6 +431,8 @@ impl VkCommandList {
         Ok(())
     }
 
+    /// Copies one aspect of `src` into one aspect of `dst` through a scratch buffer: the copies
+    /// `vkCmdCopyImage` cannot make (see [`copies_through_buffer`]).
     #[allow(clippy::too_many_arguments)] // both ends of an image copy
     fn copy_aspect_through_buffer(
         &mut self,
@@ -442,6 +444,15 @@ impl VkCommandList {
         src_offset: vk::Offset3D,
         extent: vk::Extent3D,
     ) -> Result<()> {
+        if src.desc.is_msaa() || dst.desc.is_msaa() {
+            // Buffers hold no samples, and Vulkan copies images of different aspects only
+            // through buffers.
+            return Err(fail(
+                "CopyTextureRegion: the Vulkan device cannot copy between a multisampled depth or stencil plane \
+                 and a plane of another aspect"
+                    .into(),
+            ));
+        }
         let (sl, plane) = Self::layers(src, src_sub)?;
         let (dl, _) = Self::layers(dst, dst_sub)?;
         let bytes = src.desc.format.plane(plane).map_or(4, |p| p.bytes_per_block) as u64;
@@ -550,6 +561,14 @@ impl VkCommandList {
             return Err(fail("CopyResource: mixed kinds".into()));
         };
         let desc = src.desc;
+        if copies_through_buffer(&dst.desc, &desc) {
+            for sub in 0..desc.subresource_count() {
+                let (width, height, depth) = desc.subresource_extent(sub).unwrap_or((0, 0, 0));
+                let (origin, extent) = (vk::Offset3D::default(), vk::Extent3D { width, height, depth });
+                self.copy_aspect_through_buffer(&dst, sub, origin, &src, sub, origin, extent)?;
+            }
+            return Ok(());
+        }
         let mut regions = Vec::new();
         for mip in 0..desc.mip_count() {
             let (w, h, z) = desc.mip_extent(mip);
@@ -773,11 +792,7 @@ impl VkCommandList {
             unsafe { self.core.device.cmd_clear_color_image(self.cb, image, vk::ImageLayout::GENERAL, &value, &[r]) };
             return Ok(());
         }
-        let ty = if three_d || res.desc.array_size() > 1 {
-            vk::ImageViewType::TYPE_2D_ARRAY
-        } else {
-            vk::ImageViewType::TYPE_2D
-        };
+        let ty = res.attachment_view_type();
         let key =
             (res.view_format(format), ty, range.mip, range.first_slice, range.slices, vk::ImageAspectFlags::COLOR);
         let clear_rects = clear_rects(rects, w, h, range.slices);
@@ -826,7 +841,7 @@ impl VkCommandList {
             };
             return Ok(());
         }
-        let ty = if res.desc.array_size() > 1 { vk::ImageViewType::TYPE_2D_ARRAY } else { vk::ImageViewType::TYPE_2D };
+        let ty = res.attachment_view_type();
         let key = (
             res.view_format(res.desc.format),
             ty,
@@ -1130,7 +1145,7 @@ impl CommandListDdi for VkCommandList {
                 d.free_command_buffers(self.pool, &[prologue]);
                 vec![self.cb]
             } else {
-                d.begin_command_buffer(prologue, &vk::CommandBufferBeginInfo::default()).map_err(oom)?;
+                d.begin_command_buffer(prologue, &simultaneous_use()).map_err(oom)?;
                 for (heap, index) in &self.resets {
                     if let Some(h) = self.queries.get(heap) {
                         d.cmd_reset_query_pool(prologue, h.pool, *index, 1);
@@ -1189,4 +1204,21 @@ impl Drop for VkCommandList {
             unsafe { self.core.device.destroy_command_pool(self.pool, None) };
         }
     }
+}
+
+/// Whether an image-to-image copy between these resources must go through a buffer:
+/// `vkCmdCopyImage` copies only between equal aspects (a depth and a colour image of one
+/// typeless family are copy-compatible in D3D12), and some drivers (lavapipe 22.3) copy both
+/// aspects of a combined depth-stencil image where one is asked for. Multisampled images
+/// cannot go through a buffer; those of equal aspects copy directly.
+fn copies_through_buffer(dst: &asyncmd_types::ResourceDesc, src: &asyncmd_types::ResourceDesc) -> bool {
+    let (d, s) = (dst.format, src.format);
+    let aspects_differ = s.has_depth() != d.has_depth() || s.has_stencil() != d.has_stencil();
+    aspects_differ || (s.has_stencil() && !src.is_msaa())
+}
+
+/// How a list's command buffers begin: D3D12 executes a closed list any number of times, also
+/// while an earlier execution is still pending (the same list twice in one submission too).
+fn simultaneous_use() -> vk::CommandBufferBeginInfo<'static> {
+    vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::SIMULTANEOUS_USE)
 }

@@ -41,7 +41,7 @@ pub(crate) struct Core {
     pub(crate) push_descriptor: Option<ash::khr::push_descriptor::Device>,
     /// Highest value submitted for a signal, per timeline semaphore: a queue holds a wait back
     /// until its signal has been submitted (queue forward progress on shared queues).
-    submitted: Mutex<HashMap<vk::Semaphore, u64>>,
+    submitted: Mutex<HashMap<vk::Semaphore, Signalled>>,
     submitted_changed: Condvar,
     /// The device's own compute pipelines (made right after the device).
     pub(crate) internal: std::sync::OnceLock<crate::internal::Internal>,
@@ -231,12 +231,15 @@ impl Core {
         &self.queues[&(family, index)]
     }
 
-    /// Records that a signal of `value` on `semaphore` has been submitted.
-    pub(crate) fn signal_submitted(&self, semaphore: vk::Semaphore, value: u64) {
-        let mut m = self.submitted.lock().unwrap_or_else(PoisonError::into_inner);
-        let e = m.entry(semaphore).or_insert(0);
-        *e = (*e).max(value);
-        self.submitted_changed.notify_all();
+    /// Takes the slot for a signal of `value` on `semaphore`: until the slot is dropped, no other
+    /// signal of any semaphore is submitted, so host and queue signals of one fence happen in one
+    /// order. The slot says whether the signal moves the semaphore forward (a timeline semaphore
+    /// may only be signalled above its value and every pending signal).
+    pub(crate) fn signal_slot(&self, semaphore: vk::Semaphore, value: u64) -> SignalSlot<'_> {
+        let table = self.submitted.lock().unwrap_or_else(PoisonError::into_inner);
+        let last = table.get(&semaphore).copied().unwrap_or_default();
+        let reached = self.counter(semaphore);
+        SignalSlot { core: self, table, semaphore, value, last, reached }
     }
 
     /// Blocks until a signal reaching `value` has been submitted or has happened on the CPU,
@@ -244,7 +247,7 @@ impl Core {
     pub(crate) fn wait_submitted(&self, semaphore: vk::Semaphore, value: u64, cancel: impl Fn() -> bool) -> bool {
         let mut m = self.submitted.lock().unwrap_or_else(PoisonError::into_inner);
         loop {
-            if m.get(&semaphore).copied().unwrap_or(0) >= value || self.counter(semaphore) >= value {
+            if m.get(&semaphore).map_or(0, |s| s.value) >= value || self.counter(semaphore) >= value {
                 return true;
             }
             if cancel() {
@@ -330,6 +333,43 @@ impl Drop for Core {
             drop(self.internal.take());
             ManuallyDrop::drop(self.allocator.get_mut().unwrap_or_else(PoisonError::into_inner));
             self.device.destroy_device(None);
+        }
+    }
+}
+
+/// The highest signal of a semaphore submitted or done on the host.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Signalled {
+    value: u64,
+}
+
+/// The right to signal one timeline semaphore next (see [`Core::signal_slot`]).
+pub(crate) struct SignalSlot<'a> {
+    core: &'a Core,
+    table: MutexGuard<'a, HashMap<vk::Semaphore, Signalled>>,
+    semaphore: vk::Semaphore,
+    value: u64,
+    last: Signalled,
+    reached: u64,
+}
+
+impl SignalSlot<'_> {
+    /// Whether the signal moves the semaphore forward. One that does not is left out: the
+    /// fence is already past it, and a fence's value is the highest value signalled on it.
+    pub(crate) fn moves_forward(&self) -> bool {
+        self.value > self.last.value.max(self.reached)
+    }
+
+    /// The highest signal submitted to a queue that the GPU has not reached yet.
+    pub(crate) fn pending(&self) -> Option<u64> {
+        (self.last.value > self.reached).then_some(self.last.value)
+    }
+
+    /// Records that the signal was submitted (or done on the host).
+    pub(crate) fn done(mut self) {
+        if self.moves_forward() {
+            self.table.insert(self.semaphore, Signalled { value: self.value });
+            self.core.submitted_changed.notify_all();
         }
     }
 }

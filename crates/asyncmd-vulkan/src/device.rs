@@ -225,6 +225,9 @@ impl FormatQuery for VulkanDevice {
     }
 }
 
+/// The most queries one query heap holds on the Vulkan device (64 MiB of pipeline statistics).
+const MAX_QUERIES: u32 = 1 << 20;
+
 impl DeviceDdi for VulkanDevice {
     fn capabilities(&self) -> &Capabilities {
         &self.caps
@@ -300,6 +303,14 @@ impl DeviceDdi for VulkanDevice {
                 return Err(Error::unsupported("CreateQueryHeap: the Vulkan device has no pipeline statistics queries"))
             }
         };
+        if desc.count > MAX_QUERIES {
+            // Drivers and layers allocate host memory per query, and some throw (a C++
+            // exception cannot cross into Rust) instead of failing: refuse as a GPU out of memory.
+            return Err(Error::out_of_memory(format!(
+                "CreateQueryHeap: {} queries exceed the Vulkan device's {MAX_QUERIES}",
+                desc.count
+            )));
+        }
         // All eleven counters, in the order D3D12 lays them out.
         let stats = vk::QueryPipelineStatisticFlags::from_raw(0x7FF);
         let info = vk::QueryPoolCreateInfo::default().query_type(ty).query_count(desc.count).pipeline_statistics(

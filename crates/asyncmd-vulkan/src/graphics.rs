@@ -10,7 +10,7 @@ use ash::vk;
 use asyncmd_ddi::{DepthStencilView, GpuAddress, RenderTargetView, ResourceId};
 use asyncmd_types::{
     BeginningAccess, EndingAccess, Error, MessageId, Rect, RenderPassDepthStencil, RenderPassFlags,
-    RenderPassRenderTarget, ResolveMode, ResourceDimension, Result, Viewport,
+    RenderPassRenderTarget, ResolveMode, Result, Viewport,
 };
 use std::sync::Arc;
 
@@ -100,13 +100,7 @@ struct Attachment {
 impl VkCommandList {
     fn rtv_key(res: &VkResource, v: &RenderTargetView) -> Result<(ViewKey, (u32, u32))> {
         let range = v.desc.range(&res.desc).ok_or_else(|| fail("render target view does not fit".into()))?;
-        // Views of 3D textures select depth slices as layers (the image is 2D-array compatible).
-        let three_d = res.desc.dimension == ResourceDimension::Texture3D;
-        let ty = if three_d || res.desc.array_size() > 1 {
-            vk::ImageViewType::TYPE_2D_ARRAY
-        } else {
-            vk::ImageViewType::TYPE_2D
-        };
+        let ty = res.attachment_view_type();
         let (w, h, _) = res.desc.mip_extent(range.mip);
         Ok((
             (
@@ -123,7 +117,7 @@ impl VkCommandList {
 
     fn dsv_key(res: &VkResource, v: &DepthStencilView) -> Result<(ViewKey, (u32, u32))> {
         let range = v.desc.range(&res.desc).ok_or_else(|| fail("depth-stencil view does not fit".into()))?;
-        let ty = if res.desc.array_size() > 1 { vk::ImageViewType::TYPE_2D_ARRAY } else { vk::ImageViewType::TYPE_2D };
+        let ty = res.attachment_view_type();
         let (w, h, _) = res.desc.mip_extent(range.mip);
         Ok((
             (

@@ -546,6 +546,20 @@ impl VkResource {
     }
 
     /// The format a compute clear writes raw texels through, where the image allows it.
+    /// The view type of a render-target or depth-stencil view of this image: 1D images take 1D
+    /// views, 3D images select depth slices as layers of a 2D array (they are created
+    /// 2D-array compatible), arrays take array views.
+    pub(crate) fn attachment_view_type(&self) -> vk::ImageViewType {
+        let arrayed = self.desc.array_size() > 1;
+        match self.desc.dimension {
+            ResourceDimension::Texture1D if arrayed => vk::ImageViewType::TYPE_1D_ARRAY,
+            ResourceDimension::Texture1D => vk::ImageViewType::TYPE_1D,
+            ResourceDimension::Texture3D => vk::ImageViewType::TYPE_2D_ARRAY,
+            _ if arrayed => vk::ImageViewType::TYPE_2D_ARRAY,
+            _ => vk::ImageViewType::TYPE_2D,
+        }
+    }
+
     pub(crate) fn clear_format(&self) -> Option<vk::Format> {
         match self.kind {
             Kind::Image { clear_format, .. } => clear_format,

@@ -16,6 +16,9 @@ use std::sync::mpsc::{channel, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 
+/// How long a host signal waits for a queue's pending signal of the same fence to execute.
+const HOST_SIGNAL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
+
 /// A fence: a timeline semaphore.
 pub(crate) struct VkFence {
     core: Arc<Core>,
@@ -37,21 +40,37 @@ impl VkFence {
         self.core.counter(self.semaphore)
     }
 
-    /// Sets the value from the CPU; values at or below the current one change nothing (a
-    /// timeline semaphore cannot go back).
+    /// Sets the value from the CPU. A value the fence is already at or past changes nothing (its
+    /// value is the highest signalled); while a queue's lower signal is pending on the GPU, the
+    /// host signal waits for it (a timeline semaphore may not be signalled past a pending
+    /// signal), which is bounded: submitted work only waits on signals already submitted.
     pub(crate) fn signal(&self, value: u64) -> Result<()> {
-        if value <= self.value() {
+        loop {
+            let slot = self.core.signal_slot(self.semaphore, value);
+            if !slot.moves_forward() {
+                return Ok(());
+            }
+            if let Some(pending) = slot.pending() {
+                drop(slot);
+                if !self.wait(pending, HOST_SIGNAL_TIMEOUT) {
+                    return Err(Error::fail(
+                        MessageId::FenceInvalidOperation,
+                        format!("Signal: the GPU did not reach the fence's pending value {pending} in {HOST_SIGNAL_TIMEOUT:?}"),
+                    ));
+                }
+                continue;
+            }
+            // SAFETY: a host signal on a live timeline semaphore, above its value and with no
+            // signal pending (the slot holds every other signal back until it is done).
+            unsafe {
+                self.core
+                    .device
+                    .signal_semaphore(&vk::SemaphoreSignalInfo::default().semaphore(self.semaphore).value(value))
+            }
+            .map_err(|e| Error::fail(MessageId::FenceInvalidOperation, format!("Signal: {e}")))?;
+            slot.done();
             return Ok(());
         }
-        // SAFETY: a host signal on a live timeline semaphore with a larger value.
-        unsafe {
-            self.core
-                .device
-                .signal_semaphore(&vk::SemaphoreSignalInfo::default().semaphore(self.semaphore).value(value))
-        }
-        .map_err(|e| Error::fail(MessageId::FenceInvalidOperation, format!("Signal: {e}")))?;
-        self.core.signal_submitted(self.semaphore, value);
-        Ok(())
     }
 
     pub(crate) fn wait(&self, value: u64, timeout: std::time::Duration) -> bool {
@@ -125,7 +144,9 @@ impl Worker {
             .semaphore(self.progress.semaphore)
             .value(self.submitted)
             .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
-        if let Some((fence, value)) = &signal {
+        // Held until the submission is made, so that no host signal slips in between.
+        let slot = signal.as_ref().map(|(fence, value)| self.core.signal_slot(fence.semaphore, *value));
+        if let Some((fence, value)) = signal.as_ref().filter(|_| slot.as_ref().is_some_and(|s| s.moves_forward())) {
             signals.push(
                 vk::SemaphoreSubmitInfo::default()
                     .semaphore(fence.semaphore)
@@ -149,8 +170,8 @@ impl Worker {
             )
         })?;
         drop(queue);
-        if let Some((fence, value)) = &signal {
-            self.core.signal_submitted(fence.semaphore, *value);
+        if let Some(slot) = slot {
+            slot.done();
         }
         self.in_flight.push_back((self.submitted, lists, fences));
         Ok(())
@@ -196,7 +217,12 @@ impl VkQueue {
                             if !worker.core.wait_submitted(fence.semaphore, value, || stop.load(Ordering::Acquire)) {
                                 break;
                             }
-                            worker.waits.push((fence, value));
+                            // A wait the semaphore has already passed orders nothing, and
+                            // submitting it could name a value too far below the counter
+                            // (maxTimelineSemaphoreValueDifference).
+                            if fence.value() < value {
+                                worker.waits.push((fence, value));
+                            }
                             Ok(())
                         }
                     };

@@ -3,12 +3,15 @@
 use crate::device::{Device, DeviceShared};
 use asyncmd_ddi::FenceId;
 use asyncmd_types::{Error, MessageId, Result};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 pub(crate) struct FenceShared {
     pub(crate) device: Arc<DeviceShared>,
     pub(crate) id: FenceId,
+    /// The highest value signalled so far (or the initial value): every signal must pass it.
+    signalled: AtomicU64,
 }
 
 impl Drop for FenceShared {
@@ -16,6 +19,11 @@ impl Drop for FenceShared {
         self.device.ddi.destroy_fence(self.id);
     }
 }
+
+/// The furthest past the value a fence has reached that a signal may set it or a wait may
+/// look: 2^31 − 1, the smallest `maxTimelineSemaphoreValueDifference` Vulkan allows,
+/// so that a fence means the same on every device.
+pub const MAX_FENCE_STEP: u64 = (1 << 31) - 1;
 
 /// A fence (`ID3D12Fence`). Cloning shares it.
 #[derive(Clone)]
@@ -25,7 +33,7 @@ impl Fence {
     pub(crate) fn create(device: &Device, initial: u64) -> Result<Fence> {
         let d = &device.shared;
         let id = d.ddi.create_fence(initial).or_else(|e| d.fail(e))?;
-        Ok(Fence(Arc::new(FenceShared { device: d.clone(), id })))
+        Ok(Fence(Arc::new(FenceShared { device: d.clone(), id, signalled: AtomicU64::new(initial) })))
     }
 
     /// `GetCompletedValue`.
@@ -33,9 +41,50 @@ impl Fence {
         self.0.device.ddi.fence_value(self.0.id)
     }
 
-    /// `Signal` from the CPU.
+    /// `Signal` from the CPU. The value must be greater than every value signalled on the fence
+    /// before, from the CPU or a queue, and than its initial value, and at most
+    /// [`MAX_FENCE_STEP`] past the value it has reached (`InvalidArg` otherwise): asyncmd fences only move forward, in steps a
+    /// timeline semaphore can take, so that they mean the same on every device.
     pub fn signal(&self, value: u64) -> Result<()> {
+        self.claim_signal(value, "Fence::Signal")?;
         self.0.device.ddi.signal_fence(self.0.id, value)
+    }
+
+    /// Takes `value` as the fence's next signal, or refuses a value that does not move it
+    /// forward. A refused signal changes nothing.
+    pub(crate) fn claim_signal(&self, value: u64, api: &str) -> Result<()> {
+        // The step counts from the value the fence has reached (a timeline semaphore's rule).
+        let completed = self.completed_value();
+        let forward = |last: u64| value > last && value.saturating_sub(completed) <= MAX_FENCE_STEP;
+        let claimed =
+            self.0.signalled.fetch_update(Ordering::AcqRel, Ordering::Acquire, |last| forward(last).then_some(value));
+        claimed.map(|_| ()).or_else(|last| {
+            let why = if value <= last {
+                "fence values only increase"
+            } else {
+                "a signal raises a fence by at most 2^31 - 1 (MAX_FENCE_STEP)"
+            };
+            self.0.device.fail(Error::invalid_arg(
+                MessageId::FenceInvalidOperation,
+                format!(
+                    "{api}: value {value} against {last}, the highest value the fence was signalled (or created) \
+                     with, and {completed}, the value it has reached: {why}"
+                ),
+            ))
+        })
+    }
+
+    /// Checks a queue-side wait for `value`: at most [`MAX_FENCE_STEP`] past the value the
+    /// fence has reached (a timeline semaphore cannot wait further ahead).
+    pub(crate) fn check_wait(&self, value: u64, api: &str) -> Result<()> {
+        let completed = self.completed_value();
+        if value.saturating_sub(completed) <= MAX_FENCE_STEP {
+            return Ok(());
+        }
+        self.0.device.fail(Error::invalid_arg(
+            MessageId::FenceInvalidOperation,
+            format!("{api}: value {value} is more than 2^31 - 1 (MAX_FENCE_STEP) past {completed}, the fence's value"),
+        ))
     }
 
     /// Blocks until the fence reaches `value` (`SetEventOnCompletion` and a wait). Fails with

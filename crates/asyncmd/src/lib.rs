@@ -37,7 +37,7 @@ pub use debug::{InfoQueue, Message};
 pub use descriptor::{CpuDescriptorHandle, DescriptorHeap, DescriptorHeapType};
 pub use device::{Device, DeviceConfiguration};
 pub use factory::{select_impl, Adapter, AsyncCommandsFallback, DeviceFactory, DeviceFactoryFlags, StartupOptions};
-pub use fence::Fence;
+pub use fence::{Fence, MAX_FENCE_STEP};
 pub use objects::{Heap, PipelineState, QueryHeap, RootSignature};
 pub use queue::{CommandQueue, TileRangeMapping};
 pub use resource::Resource;

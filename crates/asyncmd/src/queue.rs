@@ -10,6 +10,9 @@ use asyncmd_types::{CommandListType, Error, MessageId, Result, TiledResourceCoor
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+/// A queue's shared state. Dropping it drops the driver queue, which finishes the work already
+/// handed to the GPU and abandons waits that nothing can satisfy any more (a fence whose signal
+/// was never submitted): dropping a queue never blocks on work that cannot complete.
 pub(crate) struct QueueShared {
     device: Arc<DeviceShared>,
     ty: CommandListType,
@@ -98,15 +101,19 @@ impl CommandQueue {
         Ok(())
     }
 
-    /// `Signal`: sets `fence` to `value` once the work submitted so far has completed.
+    /// `Signal`: sets `fence` to `value` once the work submitted so far has completed. As with
+    /// [`Fence::signal`], the value must be greater than every value signalled on the fence before.
     pub fn signal(&self, fence: &Fence, value: u64) -> Result<()> {
         self.check_fence(fence, "Signal")?;
+        fence.claim_signal(value, "CommandQueue::Signal")?;
         self.0.ddi.signal(fence.id(), value)
     }
 
-    /// `Wait`: work submitted after this waits until `fence` reaches `value`.
+    /// `Wait`: work submitted after this waits until `fence` reaches `value`, which may be at most
+    /// [`crate::MAX_FENCE_STEP`] past the value the fence has reached (`InvalidArg`).
     pub fn wait(&self, fence: &Fence, value: u64) -> Result<()> {
         self.check_fence(fence, "Wait")?;
+        fence.check_wait(value, "CommandQueue::Wait")?;
         self.0.ddi.wait(fence.id(), value)
     }
 
@@ -150,13 +157,5 @@ impl CommandQueue {
     /// Timestamp ticks per second (`GetTimestampFrequency`).
     pub fn timestamp_frequency(&self) -> u64 {
         self.0.device.ddi.capabilities().timestamp_frequency
-    }
-}
-
-impl Drop for QueueShared {
-    fn drop(&mut self) {
-        // Let submitted work finish before the driver queue goes away.
-        let last = *self.last.lock().unwrap_or_else(PoisonError::into_inner);
-        let _ = self.progress.wait(last, Duration::from_secs(30));
     }
 }

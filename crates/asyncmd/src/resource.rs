@@ -160,7 +160,12 @@ impl Resource {
 
     /// Reads `len` bytes from an UPLOAD or READBACK buffer into a new vector.
     pub fn read_vec(&self, offset: u64, len: usize) -> Result<Vec<u8>> {
-        let mut v = vec![0; len];
+        // The range is checked before anything is allocated, and the allocation may fail.
+        self.check_host_access("Map (read)", offset, len)?;
+        let mut v = Vec::new();
+        v.try_reserve_exact(len)
+            .map_err(|_| Error::out_of_memory(format!("Map (read): cannot allocate {len} bytes on the host")))?;
+        v.resize(len, 0);
         self.read(offset, &mut v)?;
         Ok(v)
     }

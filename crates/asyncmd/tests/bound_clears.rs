@@ -827,3 +827,59 @@ fn native_bound_clears_in_bundles_take_the_callers_targets() {
         );
     }
 }
+
+#[test]
+fn a_pass_that_binds_a_plane_read_only_refuses_its_clear() {
+    for (name, ctx) in async_contexts() {
+        let d = ds(&ctx, ResourceDesc::tex2d(Format::D24UnormS8Uint, 8, 8), DsvFlags::empty());
+        for (flags, plane, other) in [
+            (RenderPassFlags::BIND_READ_ONLY_DEPTH, ClearFlags::DEPTH, ClearFlags::STENCIL),
+            (RenderPassFlags::BIND_READ_ONLY_STENCIL, ClearFlags::STENCIL, ClearFlags::DEPTH),
+        ] {
+            let r = ctx.record(CommandListType::Direct, |l| {
+                to_target(l, &d);
+                let p = pass_depth(&d, BeginningAccess::Preserve, BeginningAccess::Preserve);
+                l.begin_render_pass(&[], Some(&p), flags);
+                l.clear_bound_depth_stencil_view(plane, 0.5, 1, None);
+            });
+            let e = assert_error(r, ErrorCode::InvalidArg, MessageId::ClearBoundViewsInvalidParameters);
+            assert!(e.text.contains("read-only"), "{name}, {flags:?}: {}", e.text);
+            // The plane the pass writes may be cleared.
+            ctx.record(CommandListType::Direct, |l| {
+                to_target(l, &d);
+                let p = pass_depth(&d, BeginningAccess::Preserve, BeginningAccess::Preserve);
+                l.begin_render_pass(&[], Some(&p), flags);
+                l.clear_bound_depth_stencil_view(other, 0.5, 1, None);
+                l.end_render_pass();
+                from_target(l, &d);
+            })
+            .unwrap_or_else(|e| panic!("{name}, {flags:?}: {}", e.text));
+        }
+    }
+}
+
+#[test]
+fn negative_zero_depth_is_stored_as_positive_zero_on_every_route() {
+    for (name, ctx) in async_contexts() {
+        for in_pass in [false, true] {
+            let d = ds(&ctx, ResourceDesc::tex2d(Format::D32Float, 8, 4), DsvFlags::empty());
+            ctx.run(CommandListType::Direct, |l| {
+                to_target(l, &d);
+                if in_pass {
+                    let p = pass_depth(&d, BeginningAccess::Preserve, BeginningAccess::NoAccess);
+                    l.begin_render_pass(&[], Some(&p), RenderPassFlags::empty());
+                } else {
+                    l.om_set_render_targets(&[], Some(&d.view));
+                }
+                // The whole view (a legacy clear outside a pass) and a region (draws).
+                l.clear_bound_depth_stencil_view(ClearFlags::DEPTH, -0.0, 0, None);
+                l.clear_bound_depth_stencil_view(ClearFlags::DEPTH, -0.0, 0, Some(&[Box3::new(0, 0, 0, 4, 4, 1)]));
+                if in_pass {
+                    l.end_render_pass();
+                }
+                from_target(l, &d);
+            });
+            assert_eq!(ctx.read_subresource(&d.tex, 0), vec![0u8; 8 * 4 * 4], "{name}, pass {in_pass}");
+        }
+    }
+}

@@ -36,6 +36,13 @@ fn fill_box(data: &mut [u8], s: &Surface, bbox: &Box3, value: &[u8]) {
 /// gains (measured with `asyncmd bench`).
 const PARALLEL_MIN_BYTES: u64 = 1 << 20;
 
+/// The host's cores, asked once: `available_parallelism` reads the cgroup limits from files on
+/// every call, which costs more than a small native command.
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// Runs `f` over `items` on up to one thread per core and per [`PARALLEL_MIN_BYTES`] the items
 /// move together (`bytes` says how many each moves). Items that write the same
 /// resource (`dest`) stay on one thread: its lock would serialize them anyway.
@@ -52,7 +59,7 @@ fn parallel<T: Sync>(items: &[T], dest: impl Fn(&T) -> ResourceId, bytes: impl F
     }
     // Each worker gets at least PARALLEL_MIN_BYTES of work.
     let worth = usize::try_from(total / PARALLEL_MIN_BYTES).unwrap_or(usize::MAX);
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = cores();
     let workers = cores.min(groups.len()).min(worth);
     if workers <= 1 {
         items.iter().for_each(f);

@@ -4,7 +4,7 @@
 //! Each call is validated with the legacy rules of its parts, then goes to the device's native
 //! DDI (`Impl` NATIVE) or through the fallback (`Impl` FALLBACK).
 
-use super::copy::{validate_buffer_copy, validate_copy_resource, validate_texture_copy};
+use super::copy::{validate_buffer_copy, validate_copy_locations, validate_copy_resource, validate_texture_copy};
 use super::query::validate_resolve_query_data;
 use super::ranges::{may_overlap, Range};
 use super::{CommandList, Lists, ALL_QUEUES};
@@ -129,6 +129,7 @@ impl CommandList {
                     format!("{API}: a resource belongs to another device"),
                 ));
             }
+            validate_copy_locations(API, &dest, &source)?;
             for region in &d.regions {
                 let at = (region.dest_x, region.dest_y, region.dest_z);
                 validate_texture_copy(partial, API, &dest, at, &source, region.source_box.as_ref())?;

@@ -195,10 +195,20 @@ impl CommandList {
             if !c.resource.format.has_stencil() {
                 planes.remove(ClearFlags::STENCIL);
             }
-            let read_only = c.view.desc.flags;
-            if planes.contains(ClearFlags::DEPTH) && read_only.contains(DsvFlags::READ_ONLY_DEPTH)
-                || planes.contains(ClearFlags::STENCIL) && read_only.contains(DsvFlags::READ_ONLY_STENCIL)
-            {
+            // A plane is read-only through its view's flags or through the pass that binds it.
+            let mut read_only = match self.pass {
+                Pass::Open { read_only, .. } => read_only,
+                _ => ClearFlags::empty(),
+            };
+            read_only.set(
+                ClearFlags::DEPTH,
+                read_only.contains(ClearFlags::DEPTH) || c.view.desc.flags.contains(DsvFlags::READ_ONLY_DEPTH),
+            );
+            read_only.set(
+                ClearFlags::STENCIL,
+                read_only.contains(ClearFlags::STENCIL) || c.view.desc.flags.contains(DsvFlags::READ_ONLY_STENCIL),
+            );
+            if planes.intersects(read_only) {
                 return self.remove(invalid(DSV_API, "the bound depth-stencil view's plane is read-only"));
             }
             if matches!(self.pass, Pass::Open { .. }) {

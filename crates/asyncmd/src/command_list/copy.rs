@@ -153,6 +153,17 @@ fn side(api: &str, what: &str, loc: &TextureCopyLocation<&Resource>) -> Result<S
     }
 }
 
+/// Checks both locations of a texture copy (subresource indices, footprints), whatever its
+/// regions: a `CopyTextureRegions` entry with no region still names its subresources.
+pub(crate) fn validate_copy_locations(
+    api: &str,
+    dest: &TextureCopyLocation<&Resource>,
+    source: &TextureCopyLocation<&Resource>,
+) -> Result<()> {
+    side(api, "destination", dest)?;
+    side(api, "source", source).map(|_| ())
+}
+
 /// Checks one `CopyTextureRegion`-shaped copy. `partial_ds_msaa`: the device has programmable
 /// sample positions, so depth-stencil and MSAA subresources may be copied in part.
 pub(crate) fn validate_texture_copy(

@@ -309,6 +309,8 @@ impl CommandList {
         })();
         match r {
             Ok(view) => {
+                // -0 is stored as +0 on every device (a depth buffer holds no sign).
+                let depth = if depth == 0.0 { 0.0 } else { depth };
                 self.record(Command::ClearDepthStencilView { view, flags, depth, stencil, rects: rects.to_vec() })
             }
             Err(e) => self.remove(e),
@@ -381,7 +383,10 @@ impl CommandList {
             self.shadow.dsv = None;
         }
         self.shadow.rtvs = bound;
-        self.pass = Pass::Open { suspending: flags.contains(RenderPassFlags::SUSPENDING_PASS) };
+        let mut read_only = ClearFlags::empty();
+        read_only.set(ClearFlags::DEPTH, flags.contains(RenderPassFlags::BIND_READ_ONLY_DEPTH));
+        read_only.set(ClearFlags::STENCIL, flags.contains(RenderPassFlags::BIND_READ_ONLY_STENCIL));
+        self.pass = Pass::Open { suspending: flags.contains(RenderPassFlags::SUSPENDING_PASS), read_only };
         self.record(Command::BeginRenderPass { render_targets: rts, depth_stencil: ds, flags });
     }
 
@@ -392,7 +397,7 @@ impl CommandList {
             return;
         }
         match self.pass {
-            Pass::Open { suspending } => {
+            Pass::Open { suspending, .. } => {
                 self.pass = if suspending { Pass::Suspended } else { Pass::None };
                 self.shadow.rtvs.clear();
                 self.shadow.dsv = None;

@@ -19,7 +19,7 @@ use crate::allocator::CommandAllocator;
 use crate::debug::layouts::LayoutTracker;
 use crate::device::{Device, DeviceShared};
 use asyncmd_ddi::{Command, CommandListDdi, Executable, QueryHeapId};
-use asyncmd_types::{CommandListType, Error, MessageId, MessageSeverity, QueryType, Result};
+use asyncmd_types::{ClearFlags, CommandListType, Error, MessageId, MessageSeverity, QueryType, Result};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -58,8 +58,9 @@ pub(crate) const DIRECT_COMPUTE: Lists = Lists::DIRECT.or(Lists::COMPUTE);
 pub(crate) enum Pass {
     /// No pass.
     None,
-    /// Between `BeginRenderPass` and `EndRenderPass`; whether its end suspends.
-    Open { suspending: bool },
+    /// Between `BeginRenderPass` and `EndRenderPass`: whether its end suspends, and which
+    /// planes of its depth-stencil view it binds read-only (`BIND_READ_ONLY_DEPTH`/`_STENCIL`).
+    Open { suspending: bool, read_only: ClearFlags },
     /// After a suspending `EndRenderPass`, before the resuming begin.
     Suspended,
 }

@@ -42,16 +42,24 @@ pub(crate) fn layout_permits(layout: BarrierLayout, access: BarrierAccess, ty: C
 }
 
 impl LayoutTracker {
-    fn entry(&mut self, res: &Resource) -> Option<&mut Tracked> {
+    /// The tracked state of `res`, after checking that every index in `subs` names one of its
+    /// subresources (callers validate first; this keeps a missed check an error, not a panic).
+    fn entry(&mut self, res: &Resource, subs: &[u32], api: &str) -> Result<Option<&mut Tracked>> {
         let n = res.layouts().len();
         if n == 0 {
-            return None;
+            return Ok(None);
         }
-        Some(self.entries.entry(res.id()).or_insert_with(|| Tracked {
+        if let Some(&bad) = subs.iter().find(|&&s| s as usize >= n) {
+            return Err(Error::invalid_arg(
+                MessageId::InvalidSubresourceIndex,
+                format!("{api}: subresource {bad} is out of range (the resource has {n})"),
+            ));
+        }
+        Ok(Some(self.entries.entry(res.id()).or_insert_with(|| Tracked {
             resource: Arc::downgrade(&res.shared),
             known: vec![None; n],
             first: vec![None; n],
-        }))
+        })))
     }
 
     /// The layout the list's own barriers left a subresource in, if they set one.
@@ -68,7 +76,7 @@ impl LayoutTracker {
         before: BarrierLayout,
         after: BarrierLayout,
     ) -> Result<()> {
-        let Some(t) = self.entry(res) else { return Ok(()) };
+        let Some(t) = self.entry(res, subs, "Barrier")? else { return Ok(()) };
         for &s in subs {
             let s = s as usize;
             match t.known.get(s).copied().flatten() {
@@ -99,7 +107,7 @@ impl LayoutTracker {
         ty: CommandListType,
         api: &str,
     ) -> Result<()> {
-        let Some(t) = self.entry(res) else { return Ok(()) };
+        let Some(t) = self.entry(res, subs, api)? else { return Ok(()) };
         for &s in subs {
             let s = s as usize;
             match t.known.get(s).copied().flatten() {

@@ -81,7 +81,8 @@ impl ClearTarget {
 
 /// The depth a bound clear writes: clamped to [0, 1], NaN to 0.
 pub(crate) fn clamp_depth(depth: f32) -> f32 {
-    if depth.is_nan() {
+    // `clamp` keeps -0.0 (it compares equal to 0.0); the spec stores +0 for it and for NaN.
+    if depth.is_nan() || depth == 0.0 {
         0.0
     } else {
         depth.clamp(0.0, 1.0)

@@ -1,0 +1,401 @@
+//! The fuzzer: seeded random API sequences through the public API, on the reference device
+//! (native, forced fallback, random capabilities) and on Vulkan, with a panic catcher on every
+//! thread, a per-sequence watchdog, the Vulkan validation layer, and differential modes that
+//! run one valid sequence natively and through the forced fallback and compare every result
+//! and every byte.
+//!
+//! A short slice runs with the default tests. The long run:
+//!
+//! ```sh
+//! ASYNCMD_FUZZ_SEEDS=0..1000000 ASYNCMD_FUZZ_TARGETS=reference ASYNCMD_FUZZ_SECONDS=3600 \
+//!     cargo test --release -p asyncmd --test fuzz -- --ignored --nocapture
+//! ```
+//!
+//! `ASYNCMD_FUZZ_TARGETS` is a comma-separated list of `reference`, `vulkan`;
+//! `ASYNCMD_FUZZ_THREADS` sets the workers (default: the machine's cores). Every panic, hang,
+//! validation error and mismatch is printed with its seed and check; `ASYNCMD_FUZZ_PRINT=1`
+//! prints the sequences too, and a seed range of one seed replays it.
+
+#[path = "../common/mod.rs"]
+mod common;
+mod exec;
+mod gen;
+
+use asyncmd::ddi::DeviceDdi;
+use asyncmd::*;
+use asyncmd_reference::{ReferenceConfig, ReferenceDevice};
+use asyncmd_vulkan::{Validation, VulkanDevice, VulkanOptions};
+use exec::{Outcome, World};
+use gen::Gen;
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Once, PoisonError};
+use std::time::{Duration, Instant};
+
+/// Steps per sequence.
+const STEPS: usize = 60;
+/// A sequence that runs longer than this is a hang.
+const HANG: Duration = Duration::from_secs(90);
+/// Memory the reference devices of the fuzzer may hold (small: the sequences are small).
+const FUZZ_BUDGET: u64 = 256 << 20;
+
+/// Which device a check runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Target {
+    ReferenceNative,
+    ReferenceFallback,
+    /// Capabilities drawn from the seed (enhanced barriers, UMA, tiers, compute, ...).
+    ReferenceRandom,
+    VulkanNative,
+    VulkanFallback,
+}
+
+/// One check of one seed.
+#[derive(Clone, Copy, Debug)]
+enum Check {
+    /// No panic, abort, hang or validation error, with `wild` edge arguments.
+    Crash(Target, f64),
+    /// A valid sequence gives the same results and bytes on both.
+    Differential(Target, Target),
+}
+
+/// Panics on any thread, counted by a hook that also keeps the first messages.
+static PANICS: AtomicUsize = AtomicUsize::new(0);
+static PANIC_TEXT: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+fn install_panic_hook() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // One line a panic: a run may meet thousands, and backtraces would dominate it.
+        std::panic::set_hook(Box::new(move |info| {
+            PANICS.fetch_add(1, Ordering::SeqCst);
+            let thread = std::thread::current().name().unwrap_or("?").to_string();
+            eprintln!("fuzz: panic on thread {thread}: {info}");
+            let mut t = PANIC_TEXT.lock().unwrap_or_else(PoisonError::into_inner);
+            if t.len() < 20 {
+                t.push(format!("[{thread}] {info}"));
+            }
+        }));
+    });
+}
+
+/// The Vulkan drivers of one worker thread (opened once: opening one per sequence is slow),
+/// with or without the native Async Commands.
+struct VulkanDrivers {
+    native: Option<Arc<VulkanDevice>>,
+    fallback: Option<Arc<VulkanDevice>>,
+}
+
+impl VulkanDrivers {
+    fn open() -> Self {
+        let open = |native| {
+            let options = VulkanOptions {
+                validation: Validation::IfAvailable,
+                native_async_commands: native,
+                ..Default::default()
+            };
+            VulkanDevice::open(0, options).ok().map(Arc::new)
+        };
+        Self { native: open(true), fallback: open(false) }
+    }
+
+    fn errors(&self) -> usize {
+        [&self.native, &self.fallback].into_iter().flatten().map(|v| v.validation_log().messages().len()).sum()
+    }
+
+    fn messages(&self) -> Vec<String> {
+        [&self.native, &self.fallback].into_iter().flatten().flat_map(|v| v.validation_log().messages()).collect()
+    }
+}
+
+fn random_config(seed: u64) -> ReferenceConfig {
+    let mut r = fastrand::Rng::with_seed(seed ^ 0x5eed_cafe);
+    ReferenceConfig {
+        enhanced_barriers: r.u8(..8) != 0,
+        native_async_commands: r.bool(),
+        uma: r.bool(),
+        programmable_sample_positions: r.bool(),
+        tiled_resources_tier: r.u32(0..3),
+        compute_fill_shader: r.bool(),
+        protected_content: r.bool(),
+        memory_budget: FUZZ_BUDGET,
+    }
+}
+
+/// A runtime device on `target`, opted in to the fallback (and forced for the fallback targets).
+fn device(target: Target, seed: u64, vk: &VulkanDrivers) -> Option<Device> {
+    let driver: Arc<dyn DeviceDdi> = match target {
+        Target::ReferenceNative | Target::ReferenceFallback => Arc::new(ReferenceDevice::new(ReferenceConfig {
+            native_async_commands: true,
+            memory_budget: FUZZ_BUDGET,
+            ..Default::default()
+        })),
+        Target::ReferenceRandom => Arc::new(ReferenceDevice::new(random_config(seed))),
+        Target::VulkanNative => vk.native.clone()?,
+        Target::VulkanFallback => vk.fallback.clone()?,
+    };
+    let forced = matches!(target, Target::ReferenceFallback);
+    let _guard = ForceFallbackGuard::new(forced);
+    let factory = DeviceFactory::new();
+    let mut r = fastrand::Rng::with_seed(seed);
+    factory.async_commands_fallback().set_fallback_layer_enabled(target != Target::ReferenceRandom || r.bool());
+    factory.create_device(&Adapter::new(driver)).ok()
+}
+
+fn run_on(target: Target, seed: u64, wild: f64, vk: &VulkanDrivers) -> Option<std::result::Result<Outcome, String>> {
+    let steps = Gen::new(seed, wild).sequence(STEPS);
+    if std::env::var("ASYNCMD_FUZZ_PRINT").is_ok_and(|v| v == "seeds") {
+        eprintln!("fuzz: seed {seed} on {target:?}");
+    }
+    if std::env::var("ASYNCMD_FUZZ_PRINT").is_ok_and(|v| v == "1") {
+        eprintln!("seed {seed} on {target:?}: {steps:#?}");
+    }
+    let world = World::new(device(target, seed, vk)?, wild == 0.0).ok()?;
+    let outcome = world.run(&steps);
+    if std::env::var("ASYNCMD_FUZZ_PRINT").is_ok_and(|v| v == "results") {
+        if let Ok(o) = &outcome {
+            eprintln!("seed {seed} on {target:?}: {:#?}, {} resources compared", o.results, o.contents.len());
+        }
+    }
+    Some(outcome)
+}
+
+/// What a run found.
+#[derive(Default)]
+struct Report {
+    sequences: AtomicU64,
+    not_comparable: AtomicU64,
+    /// Of the differential runs: steps that succeeded, steps that failed, resources compared
+    /// and bytes compared (what shows the sequences reach past validation).
+    succeeded: AtomicU64,
+    refused: AtomicU64,
+    compared: AtomicU64,
+    bytes: AtomicU64,
+    failures: Mutex<Vec<String>>,
+}
+
+impl Report {
+    fn fail(&self, what: String) {
+        eprintln!("fuzz: {what}");
+        self.failures.lock().unwrap_or_else(PoisonError::into_inner).push(what);
+    }
+}
+
+fn check_one(check: Check, seed: u64, vk: &VulkanDrivers, report: &Report) {
+    let errors_before = vk.errors();
+    let panics_before = PANICS.load(Ordering::SeqCst);
+    let caught = std::panic::catch_unwind(AssertUnwindSafe(|| match check {
+        Check::Crash(target, wild) => {
+            if let Some(Err(hang)) = run_on(target, seed, wild, vk) {
+                report.fail(format!("seed {seed}, {check:?}: {hang}"));
+            }
+        }
+        Check::Differential(a, b) => {
+            let (Some(x), Some(y)) = (run_on(a, seed, 0.0, vk), run_on(b, seed, 0.0, vk)) else { return };
+            match (x, y) {
+                (Ok(x), Ok(y)) if x.fallback_refused || y.fallback_refused => {
+                    report.not_comparable.fetch_add(1, Ordering::Relaxed);
+                }
+                (Ok(x), Ok(y)) => {
+                    let ok = x.results.iter().filter(|r| r.ends_with(": ok")).count() as u64;
+                    report.succeeded.fetch_add(ok, Ordering::Relaxed);
+                    report.refused.fetch_add(x.results.len() as u64 - ok, Ordering::Relaxed);
+                    report.compared.fetch_add(x.contents.len() as u64, Ordering::Relaxed);
+                    report.bytes.fetch_add(x.contents.iter().map(|c| c.1.len() as u64).sum(), Ordering::Relaxed);
+                    if let Some(d) = first_difference(&x, &y) {
+                        report.fail(format!("seed {seed}, {check:?}: mismatch: {d}"));
+                    }
+                }
+                (Err(e), _) | (_, Err(e)) => report.fail(format!("seed {seed}, {check:?}: {e}")),
+            }
+        }
+    }));
+    if let Err(p) = caught {
+        let text = p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()));
+        report.fail(format!("seed {seed}, {check:?}: panic: {}", text.unwrap_or_default()));
+    } else if PANICS.load(Ordering::SeqCst) != panics_before {
+        report.fail(format!("seed {seed}, {check:?}: a panic on another thread (device worker?)"));
+    }
+    let errors_after = vk.errors();
+    if errors_after > errors_before {
+        let messages = vk.messages();
+        let new = messages.get(errors_before..).unwrap_or_default().join("\n");
+        report.fail(format!(
+            "seed {seed}, {check:?}: {} Vulkan validation error(s):\n{new}",
+            errors_after - errors_before
+        ));
+    }
+    report.sequences.fetch_add(1, Ordering::Relaxed);
+}
+
+fn first_difference(x: &Outcome, y: &Outcome) -> Option<String> {
+    if let Some((a, b)) = x.results.iter().zip(&y.results).find(|(a, b)| a != b) {
+        return Some(format!("result `{a}` against `{b}`"));
+    }
+    if x.results.len() != y.results.len() {
+        return Some(format!("{} results against {}", x.results.len(), y.results.len()));
+    }
+    for ((i, a), (j, b)) in x.contents.iter().zip(&y.contents) {
+        if i != j {
+            return Some(format!("resource {i} compared on one side, {j} on the other"));
+        }
+        if a != b {
+            let at = a.iter().zip(b).position(|(p, q)| p != q).unwrap_or(a.len().min(b.len()));
+            return Some(format!("resource {i}: {} against {} bytes, first difference at byte {at}", a.len(), b.len()));
+        }
+    }
+    (x.contents.len() != y.contents.len()).then(|| "a different number of compared resources".into())
+}
+
+/// What each worker runs now: a seed and since when.
+type Heartbeats = Arc<Vec<Mutex<Option<(u64, Instant)>>>>;
+
+/// Runs `checks` on every seed of `seeds` with `threads` workers until `limit` passes.
+fn run(seeds: std::ops::Range<u64>, checks: &[Check], threads: usize, limit: Duration) -> Report {
+    install_panic_hook();
+    let report = Arc::new(Report::default());
+    let next = Arc::new(AtomicU64::new(seeds.start));
+    let start = Instant::now();
+    let stop = Arc::new(AtomicBool::new(false));
+    let beats: Heartbeats = Arc::new((0..threads).map(|_| Mutex::new(None)).collect());
+    let needs_vulkan = checks.iter().any(|c| {
+        let t = |t: &Target| matches!(t, Target::VulkanNative | Target::VulkanFallback);
+        match c {
+            Check::Crash(a, _) => t(a),
+            Check::Differential(a, b) => t(a) || t(b),
+        }
+    });
+    let watchdog = {
+        let (beats, stop) = (beats.clone(), stop.clone());
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Acquire) {
+                std::thread::sleep(Duration::from_millis(200));
+                for b in beats.iter() {
+                    if let Some((seed, since)) = *b.lock().unwrap_or_else(PoisonError::into_inner) {
+                        if since.elapsed() > HANG {
+                            eprintln!("fuzz: HANG: seed {seed} has run for more than {HANG:?}; replay it with ASYNCMD_FUZZ_SEEDS={seed}..{}", seed + 1);
+                            std::process::exit(3);
+                        }
+                    }
+                }
+            }
+        })
+    };
+    std::thread::scope(|s| {
+        for w in 0..threads {
+            let (report, next, beats, checks) = (report.clone(), next.clone(), beats.clone(), checks.to_vec());
+            s.spawn(move || {
+                let vk =
+                    if needs_vulkan { VulkanDrivers::open() } else { VulkanDrivers { native: None, fallback: None } };
+                loop {
+                    let seed = next.fetch_add(1, Ordering::Relaxed);
+                    if seed >= seeds.end || start.elapsed() > limit {
+                        break;
+                    }
+                    *beats[w].lock().unwrap_or_else(PoisonError::into_inner) = Some((seed, Instant::now()));
+                    for &c in &checks {
+                        check_one(c, seed, &vk, &report);
+                    }
+                    *beats[w].lock().unwrap_or_else(PoisonError::into_inner) = None;
+                }
+            });
+        }
+    });
+    stop.store(true, Ordering::Release);
+    let _ = watchdog.join();
+    Arc::try_unwrap(report).unwrap_or_else(|_| unreachable!("every worker has ended"))
+}
+
+fn summary(what: &str, report: &Report, elapsed: Duration) -> String {
+    let failures = report.failures.lock().unwrap_or_else(PoisonError::into_inner);
+    let n = |c: &AtomicU64| c.load(Ordering::Relaxed);
+    format!(
+        "fuzz {what}: {} sequences in {:.1} s, {} failures (panics, hangs, validation errors, mismatches), \
+         {} not comparable (the fallback refused a call); differential: {} steps succeeded, {} refused, \
+         {} resources and {} bytes compared",
+        n(&report.sequences),
+        elapsed.as_secs_f64(),
+        failures.len(),
+        n(&report.not_comparable),
+        n(&report.succeeded),
+        n(&report.refused),
+        n(&report.compared),
+        n(&report.bytes),
+    )
+}
+
+fn assert_clean(what: &str, report: &Report, elapsed: Duration) {
+    let line = summary(what, report, elapsed);
+    println!("{line}");
+    let failures = report.failures.lock().unwrap_or_else(PoisonError::into_inner);
+    let panics = PANIC_TEXT.lock().unwrap_or_else(PoisonError::into_inner);
+    assert!(failures.is_empty(), "{line}\n{}\n{}", failures.join("\n"), panics.join("\n"));
+}
+
+fn reference_checks() -> Vec<Check> {
+    vec![
+        Check::Crash(Target::ReferenceRandom, 0.15),
+        Check::Crash(Target::ReferenceNative, 0.05),
+        Check::Differential(Target::ReferenceNative, Target::ReferenceFallback),
+    ]
+}
+
+fn vulkan_checks() -> Vec<Check> {
+    vec![
+        Check::Crash(Target::VulkanNative, 0.1),
+        Check::Crash(Target::VulkanFallback, 0.1),
+        Check::Differential(Target::VulkanNative, Target::VulkanFallback),
+    ]
+}
+
+fn threads() -> usize {
+    std::env::var("ASYNCMD_FUZZ_THREADS")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
+}
+
+/// Seeds of a short slice: `default`, or `ASYNCMD_FUZZ_SLICE`.
+fn slice(default: u64) -> u64 {
+    std::env::var("ASYNCMD_FUZZ_SLICE").ok().and_then(|s| s.parse().ok()).unwrap_or(default)
+}
+
+#[test]
+fn short_slice_on_the_reference_device() {
+    let start = Instant::now();
+    let report = run(0..slice(150), &reference_checks(), threads(), Duration::from_secs(600));
+    assert_clean("reference (short slice)", &report, start.elapsed());
+}
+
+#[test]
+fn short_slice_on_vulkan() {
+    if std::env::var("ASYNCMD_DEVICE").is_ok_and(|d| d == "reference") || common::vulkan_driver().is_none() {
+        return;
+    }
+    let start = Instant::now();
+    let report = run(0..slice(12), &vulkan_checks(), 1, Duration::from_secs(600));
+    assert_clean("vulkan (short slice)", &report, start.elapsed());
+}
+
+/// The long run; see the crate-level text for its settings.
+#[test]
+#[ignore = "long: run with --ignored and ASYNCMD_FUZZ_* settings"]
+fn long_run() {
+    let seeds = std::env::var("ASYNCMD_FUZZ_SEEDS").unwrap_or_else(|_| "0..100000".into());
+    let (a, b) = seeds.split_once("..").expect("ASYNCMD_FUZZ_SEEDS is START..END");
+    let seeds = a.parse().expect("start seed")..b.parse().expect("end seed");
+    let limit =
+        Duration::from_secs(std::env::var("ASYNCMD_FUZZ_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(3600));
+    let targets = std::env::var("ASYNCMD_FUZZ_TARGETS").unwrap_or_else(|_| "reference".into());
+    let mut checks = Vec::new();
+    for t in targets.split(',') {
+        match t.trim() {
+            "reference" => checks.extend(reference_checks()),
+            "vulkan" => checks.extend(vulkan_checks()),
+            other => panic!("unknown fuzz target {other:?} (reference, vulkan)"),
+        }
+    }
+    let start = Instant::now();
+    let report = run(seeds, &checks, threads(), limit);
+    assert_clean(&format!("{targets} ({} checks a seed)", checks.len()), &report, start.elapsed());
+}

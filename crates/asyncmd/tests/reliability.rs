@@ -1,0 +1,215 @@
+//! Inputs that once panicked, aborted, hung or made the devices disagree: each gets the spec's
+//! error or the same bytes on every device, and never blocks.
+
+mod common;
+
+use asyncmd::types::*;
+use asyncmd_reference::ReferenceConfig;
+use common::*;
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// Runs `f` on another thread and fails the test if it has not returned within `limit`
+/// (a hang is reported, not waited out).
+fn within<T: Send + 'static>(limit: Duration, what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(limit).unwrap_or_else(|_| panic!("{what} did not return within {limit:?}"))
+}
+
+#[test]
+fn texture_copies_with_no_region_still_check_their_subresources() {
+    for (name, ctx) in async_contexts() {
+        let tex = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 4, 4), BarrierLayout::Common);
+        let r = ctx.record(CommandListType::Direct, |l| {
+            l.copy_texture_regions(&[TextureCopyDesc {
+                kind: TextureCopyKind::TextureToTexture {
+                    dest: &tex,
+                    dest_subresource: 3,
+                    source: &tex,
+                    source_subresource: 0,
+                },
+                regions: vec![],
+            }])
+        });
+        let e = assert_error(r, ErrorCode::InvalidArg, MessageId::InvalidSubresourceIndex);
+        assert!(e.text.starts_with("CopyTextureRegions"), "{name}: {}", e.text);
+    }
+}
+
+#[test]
+fn a_footprint_whose_size_overflows_is_refused() {
+    for (name, ctx) in contexts() {
+        let tex = ctx.texture(&ResourceDesc::tex3d(Format::R8G8B8A8Unorm, 4, 4, 4), BarrierLayout::Common);
+        let small = ctx.buffer(HeapType::Default, 4096);
+        // A 2 GiB pitch times 2^64 rows does not fit in 64 bits (unchecked, it wraps).
+        let footprint = PlacedSubresourceFootprint {
+            offset: 0,
+            footprint: SubresourceFootprint {
+                format: Format::R8G8B8A8Unorm,
+                width: 4,
+                height: u32::MAX,
+                depth: u32::MAX,
+                row_pitch: 1 << 31,
+            },
+        };
+        let r = ctx.record(CommandListType::Direct, |l| {
+            l.copy_texture_region(
+                &TextureCopyLocation::subresource(&tex, 0),
+                0,
+                0,
+                0,
+                &TextureCopyLocation::footprint(&small, footprint),
+                Some(&Box3::sized(4, 4, 4)),
+            )
+        });
+        let e = assert_error(r, ErrorCode::InvalidArg, MessageId::CopyTextureRegionInvalidParameters);
+        assert!(e.text.contains("footprint"), "{name}: {}", e.text);
+    }
+}
+
+#[test]
+fn the_reference_device_refuses_what_its_memory_budget_cannot_hold() {
+    let ctx = Ctx::new(reference_device(ReferenceConfig { memory_budget: 64 << 20, ..Default::default() }));
+    let d = &ctx.device;
+    let huge_heap = d.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::PipelineStatistics, count: u32::MAX });
+    assert_eq!(huge_heap.err().map(|e| e.code), Some(ErrorCode::OutOfMemory));
+    let desc = ResourceDesc::tex2d(Format::R32G32B32A32Float, 16384, 16384);
+    let big = d.create_committed_resource(HeapType::Default, &desc, BarrierLayout::Common);
+    let Err(e) = big else { panic!("a 4 GiB texture on a 64 MiB device") };
+    assert_eq!(e.code, ErrorCode::OutOfMemory, "{}", e.text);
+    assert!(e.text.contains("CreateResource"), "{}", e.text);
+    assert_eq!(d.create_heap(!(TILE_SIZE_IN_BYTES - 1)).err().map(|e| e.code), Some(ErrorCode::OutOfMemory));
+    // Memory comes back when a resource is released.
+    let half = ResourceDesc::buffer(40 << 20);
+    let first = d.create_committed_resource(HeapType::Default, &half, BarrierLayout::Undefined).unwrap();
+    assert!(d.create_committed_resource(HeapType::Default, &half, BarrierLayout::Undefined).is_err());
+    drop(first);
+    d.create_committed_resource(HeapType::Default, &half, BarrierLayout::Undefined).unwrap();
+}
+
+#[test]
+fn dropping_a_queue_abandons_waits_nothing_will_satisfy() {
+    for (name, ctx) in contexts() {
+        let fence = ctx.device.create_fence(0).unwrap();
+        let queue = ctx.device.create_command_queue(CommandListType::Direct).unwrap();
+        let buffer = ctx.buffer(HeapType::Readback, 256);
+        let source = ctx.upload(&[7; 256]);
+        queue.wait(&fence, 1).unwrap();
+        let mut list = ctx.list(CommandListType::Direct);
+        list.copy_buffer_region(&buffer, 0, &source, 0, 256);
+        list.close().unwrap();
+        queue.execute_command_lists(&[&list]).unwrap();
+        within(Duration::from_secs(5), &format!("{name}: dropping the queue"), move || drop(queue));
+        assert_eq!(buffer.read_vec(0, 4).unwrap(), vec![0; 4], "{name}: the abandoned copy ran");
+    }
+}
+
+#[test]
+fn fence_values_only_move_forward() {
+    for (name, ctx) in contexts() {
+        let fence = ctx.device.create_fence(5).unwrap();
+        for value in [3, 5] {
+            let e = fence.signal(value).unwrap_err();
+            assert_eq!((e.code, e.id), (ErrorCode::InvalidArg, MessageId::FenceInvalidOperation), "{name}");
+            let e = ctx.direct.signal(&fence, value).unwrap_err();
+            assert!(e.text.contains("only increase"), "{name}: {}", e.text);
+        }
+        assert_eq!(fence.completed_value(), 5, "{name}");
+        ctx.direct.signal(&fence, 8).unwrap();
+        fence.wait(8, TIMEOUT).unwrap();
+        assert!(fence.signal(7).is_err(), "{name}: below a queue's signal");
+        fence.signal(9).unwrap();
+        assert_eq!(fence.completed_value(), 9, "{name}");
+    }
+}
+
+#[test]
+fn a_queue_signal_that_runs_after_a_higher_cpu_signal_leaves_the_fence_where_it_is() {
+    for (name, ctx) in contexts() {
+        let gate = ctx.device.create_fence(0).unwrap();
+        let fence = ctx.device.create_fence(0).unwrap();
+        ctx.direct.wait(&gate, 1).unwrap();
+        ctx.direct.signal(&fence, 5).unwrap();
+        fence.signal(10).unwrap();
+        gate.signal(1).unwrap();
+        ctx.direct.wait_idle(TIMEOUT).unwrap();
+        assert_eq!(fence.completed_value(), 10, "{name}");
+        // A queue waiting on the fence is not stranded, and dropping the fence does not hang.
+        ctx.compute.wait(&fence, 10).unwrap();
+        ctx.compute.signal(&gate, 2).unwrap();
+        gate.wait(2, TIMEOUT).unwrap_or_else(|e| panic!("{name}: {}", e.text));
+        within(Duration::from_secs(5), &format!("{name}: dropping the fence"), move || drop(fence));
+    }
+}
+
+#[test]
+fn depth_and_colour_textures_of_one_family_copy_into_each_other() {
+    for (name, ctx) in contexts() {
+        let depth = ctx.texture(
+            &ResourceDesc::tex2d(Format::D32Float, 8, 4).with_flags(ResourceFlags::ALLOW_DEPTH_STENCIL),
+            BarrierLayout::Common,
+        );
+        let colour = ctx.texture(&ResourceDesc::tex2d(Format::R32Float, 8, 4), BarrierLayout::Common);
+        let back = ctx.texture(&ResourceDesc::tex2d(Format::R32Float, 8, 4), BarrierLayout::Common);
+        let texels: Vec<u8> = (0..32).flat_map(|i| (i as f32 / 32.0).to_le_bytes()).collect();
+        ctx.upload_subresource(&colour, 0, &texels);
+        ctx.run(CommandListType::Direct, |l| {
+            copy_region(l, &depth, 0, (0, 0, 0), &colour, 0, None);
+            l.barrier(&[BarrierGroup::Global(vec![GlobalBarrier {
+                sync_before: BarrierSync::COPY,
+                sync_after: BarrierSync::COPY,
+                access_before: BarrierAccess::COPY_DEST,
+                access_after: BarrierAccess::COPY_SOURCE,
+            }])]);
+            l.copy_resource(&back, &depth);
+        });
+        assert_eq!(ctx.read_subresource(&depth, 0), texels, "{name}: colour to depth");
+        assert_eq!(ctx.read_subresource(&back, 0), texels, "{name}: depth to colour");
+    }
+}
+
+#[test]
+fn a_query_heap_too_large_for_the_device_is_out_of_memory() {
+    for (name, ctx) in contexts() {
+        for ty in [QueryHeapType::Occlusion, QueryHeapType::Timestamp] {
+            let r = ctx.device.create_query_heap(&QueryHeapDesc { ty, count: u32::MAX });
+            assert_eq!(r.err().map(|e| e.code), Some(ErrorCode::OutOfMemory), "{name}, {ty:?}");
+        }
+    }
+}
+
+#[test]
+fn a_list_executes_again_while_its_earlier_execution_is_pending() {
+    for (name, ctx) in contexts() {
+        let (gate, counter) = (ctx.device.create_fence(0).unwrap(), ctx.buffer(HeapType::Default, 256));
+        let source = ctx.default_buffer(&[9; 256]);
+        let mut list = ctx.list(CommandListType::Direct);
+        list.copy_buffer_region(&counter, 0, &source, 0, 256);
+        list.close().unwrap();
+        // Held back by the gate, both executions (and the one in the same submission) pend.
+        ctx.direct.wait(&gate, 1).unwrap();
+        ctx.direct.execute_command_lists(&[&list]).unwrap();
+        ctx.direct.execute_command_lists(&[&list, &list]).unwrap();
+        gate.signal(1).unwrap();
+        ctx.direct.wait_idle(TIMEOUT).unwrap_or_else(|e| panic!("{name}: {}", e.text));
+        assert_eq!(ctx.read_buffer(&counter), vec![9; 256], "{name}");
+    }
+}
+
+#[test]
+fn fences_move_in_steps_a_timeline_semaphore_can_take() {
+    for (name, ctx) in contexts() {
+        let fence = ctx.device.create_fence(8).unwrap();
+        let e = fence.signal(8 + asyncmd::MAX_FENCE_STEP + 1).unwrap_err();
+        assert_eq!((e.code, e.id), (ErrorCode::InvalidArg, MessageId::FenceInvalidOperation), "{name}");
+        assert!(ctx.direct.signal(&fence, u64::MAX).is_err(), "{name}");
+        assert!(ctx.direct.wait(&fence, u64::MAX).is_err(), "{name}: a wait too far ahead");
+        // The largest step is taken, and waits for old values are satisfied.
+        ctx.direct.signal(&fence, 8 + asyncmd::MAX_FENCE_STEP).unwrap();
+        ctx.direct.wait(&fence, 1).unwrap();
+        fence.wait(8 + asyncmd::MAX_FENCE_STEP, TIMEOUT).unwrap_or_else(|e| panic!("{name}: {}", e.text));
+    }
+}
