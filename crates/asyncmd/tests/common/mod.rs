@@ -352,26 +352,25 @@ pub fn barrier(l: &mut CommandList, t: &Resource, from: BarrierLayout, to: Barri
 
 /// A root signature and pipeline for the built-in fill shader (constants, then a root UAV).
 pub fn fill_pipeline(ctx: &Ctx) -> (RootSignature, PipelineState) {
+    fill_pipeline_on(&ctx.device).unwrap()
+}
+
+/// [`fill_pipeline`] on any device, failing as creation does.
+pub fn fill_pipeline_on(device: &Device) -> Result<(RootSignature, PipelineState)> {
     use asyncmd::ddi::{
         ComputePipelineDesc, PipelineDesc, RootParameter, RootSignatureDesc, ShaderId, FILL_CONSTANT_COUNT,
     };
-    let root = ctx
-        .device
-        .create_root_signature(&RootSignatureDesc {
-            parameters: vec![
-                RootParameter::Constants { shader_register: 0, count: FILL_CONSTANT_COUNT },
-                RootParameter::Uav { shader_register: 0 },
-            ],
-        })
-        .unwrap();
-    let pso = ctx
-        .device
-        .create_pipeline_state(&PipelineDesc::Compute(ComputePipelineDesc {
-            root_signature: root.id(),
-            cs: ShaderId::FillCs,
-        }))
-        .unwrap();
-    (root, pso)
+    let root = device.create_root_signature(&RootSignatureDesc {
+        parameters: vec![
+            RootParameter::Constants { shader_register: 0, count: FILL_CONSTANT_COUNT },
+            RootParameter::Uav { shader_register: 0 },
+        ],
+    })?;
+    let pso = device.create_pipeline_state(&PipelineDesc::Compute(ComputePipelineDesc {
+        root_signature: root.id(),
+        cs: ShaderId::FillCs,
+    }))?;
+    Ok((root, pso))
 }
 
 /// A reserved resource with its first `tiles` tiles mapped to a new heap.

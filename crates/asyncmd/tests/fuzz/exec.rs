@@ -7,9 +7,6 @@
 //! view clear may round, and whatever is copied out of a tainted resource.
 
 use crate::gen::{Cmd, Loc, Step};
-use asyncmd::ddi::{
-    ComputePipelineDesc, PipelineDesc, RootParameter, RootSignatureDesc, ShaderId, FILL_CONSTANT_COUNT,
-};
 use asyncmd::types::*;
 use asyncmd::*;
 use std::collections::HashMap;
@@ -97,7 +94,7 @@ impl World {
             device.create_command_queue(CommandListType::Compute)?,
             device.create_command_queue(CommandListType::Copy)?,
         ];
-        let fill = fill_pipeline(&device).ok();
+        let fill = crate::common::fill_pipeline_on(&device).ok();
         Ok(Self {
             device,
             queues,
@@ -723,7 +720,7 @@ impl World {
                             _ => true,
                         },
                     })
-                    .map(|t| transition(t, *from, *to))
+                    .map(|t| crate::common::transition(t, *from, *to))
                     .collect();
                 if !barriers.is_empty() {
                     self.lists[l].list.barrier(&[BarrierGroup::Texture(barriers)]);
@@ -945,40 +942,4 @@ fn packed(rb: &Resource, fp: &CopyableFootprints) -> Option<Vec<u8>> {
         }
     }
     Some(out)
-}
-
-/// A barrier moving every subresource of `t` between two layouts, with their usual scopes.
-fn transition(t: &Resource, from: BarrierLayout, to: BarrierLayout) -> TextureBarrier<&Resource> {
-    let scope = |l: BarrierLayout| match l {
-        BarrierLayout::RenderTarget => (BarrierSync::RENDER_TARGET, BarrierAccess::RENDER_TARGET),
-        BarrierLayout::DepthStencilWrite => (BarrierSync::DEPTH_STENCIL, BarrierAccess::DEPTH_STENCIL_WRITE),
-        _ => (BarrierSync::ALL, BarrierAccess::COMMON),
-    };
-    let ((sb, ab), (sa, aa)) = (scope(from), scope(to));
-    TextureBarrier {
-        sync_before: sb,
-        sync_after: sa,
-        access_before: ab,
-        access_after: aa,
-        layout_before: from,
-        layout_after: to,
-        resource: t,
-        subresources: BarrierSubresourceRange::ALL,
-        flags: TextureBarrierFlags::empty(),
-    }
-}
-
-/// The built-in fill shader as an app pipeline (constants, then a root UAV).
-fn fill_pipeline(device: &Device) -> Result<(RootSignature, PipelineState)> {
-    let root = device.create_root_signature(&RootSignatureDesc {
-        parameters: vec![
-            RootParameter::Constants { shader_register: 0, count: FILL_CONSTANT_COUNT },
-            RootParameter::Uav { shader_register: 0 },
-        ],
-    })?;
-    let pso = device.create_pipeline_state(&PipelineDesc::Compute(ComputePipelineDesc {
-        root_signature: root.id(),
-        cs: ShaderId::FillCs,
-    }))?;
-    Ok((root, pso))
 }
