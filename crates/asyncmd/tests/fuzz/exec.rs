@@ -237,6 +237,11 @@ impl World {
                     CommandListType::Copy => 2,
                     _ => 0,
                 };
+                // Valid sequences order work across queues, as an app must (with fences; here by
+                // letting the other queues finish first): queues run concurrently.
+                if self.valid && !self.idle(FINAL_WAIT) {
+                    return;
+                }
                 let refs: Vec<&CommandList> = picked.iter().map(|&l| &self.lists[l].list).collect();
                 let r = self.queues[q].execute_command_lists(&refs);
                 self.log(i, "execute", &r);
@@ -279,6 +284,9 @@ impl World {
                     // Valid sequences wait only for what has been signalled (or will be).
                     let value = if self.valid { (*value).min(self.fences[f].1) } else { *value };
                     let r = self.queues[*queue % 3].wait(&self.fences[f].0, value);
+                    if r.is_ok() {
+                        self.fences[f].1 = self.fences[f].1.max(value);
+                    }
                     self.log(i, "queue wait", &r);
                 }
             }
@@ -863,9 +871,11 @@ impl World {
     /// Releases every fence, waits for all work, and reads back what is compared: every
     /// untainted resource through one list of copies into readback buffers.
     fn finish(&mut self) -> std::result::Result<(), String> {
-        // As far as a signal may raise each fence: past every wait the runtime accepted.
-        for (f, _) in &self.fences {
-            let _ = f.signal(f.completed_value().saturating_add(MAX_FENCE_STEP));
+        // Just past every value signalled or waited for, as an app releases a fence.
+        for (f, highest) in &self.fences {
+            if f.signal(*highest).is_err() {
+                let _ = f.signal(highest.saturating_add(1));
+            }
         }
         if !self.idle(FINAL_WAIT) {
             return Err(format!("the queues did not go idle within {FINAL_WAIT:?} after every fence was released"));
