@@ -62,7 +62,7 @@ impl Fence {
             let why = if value <= last {
                 "fence values only increase"
             } else {
-                "a signal raises a fence by at most 2^31 - 1 (MAX_FENCE_STEP)"
+                "a signal sets a fence at most 2^31 - 1 (MAX_FENCE_STEP) past the value it has reached"
             };
             self.0.device.fail(Error::invalid_arg(
                 MessageId::FenceInvalidOperation,
