@@ -237,11 +237,6 @@ impl World {
                     CommandListType::Copy => 2,
                     _ => 0,
                 };
-                // Valid sequences order work across queues, as an app must (with fences; here by
-                // letting the other queues finish first): queues run concurrently.
-                if self.valid && !self.idle(FINAL_WAIT) {
-                    return;
-                }
                 let refs: Vec<&CommandList> = picked.iter().map(|&l| &self.lists[l].list).collect();
                 let r = self.queues[q].execute_command_lists(&refs);
                 self.log(i, "execute", &r);
