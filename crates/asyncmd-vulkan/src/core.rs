@@ -161,6 +161,7 @@ impl Core {
         if features.conditional_rendering {
             info = info.push_next(&mut cond);
         }
+        let lifecycle = crate::threads::lifecycle();
         // SAFETY: every pointer in `info` refers to locals alive during the call.
         let device = unsafe { i.create_device(physical, &info, None) }
             .map_err(|e| Error::unsupported(format!("Vulkan: cannot create the device: {e}")))?;
@@ -177,9 +178,11 @@ impl Core {
             Err(e) => {
                 // SAFETY: nothing was created from the device yet.
                 unsafe { device.destroy_device(None) };
+                drop(lifecycle);
                 return Err(Error::unsupported(format!("Vulkan: cannot create the memory allocator: {e}")));
             }
         };
+        drop(lifecycle);
         let queues = unique
             .iter()
             .flat_map(|&f| (0..count(f)).map(move |i| (f, i)))
@@ -332,6 +335,7 @@ impl Drop for Core {
             let _ = self.device.device_wait_idle();
             drop(self.internal.take());
             ManuallyDrop::drop(self.allocator.get_mut().unwrap_or_else(PoisonError::into_inner));
+            let _lifecycle = crate::threads::lifecycle();
             self.device.destroy_device(None);
         }
     }

@@ -24,6 +24,7 @@ mod pipeline;
 mod queue;
 mod sparse;
 mod sync;
+mod threads;
 
 pub use device::{ComputeCopies, VulkanDevice, VulkanOptions};
 pub use instance::{Validation, ValidationLog};

@@ -14,7 +14,6 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::thread::JoinHandle;
 
 /// How long a host signal waits for a queue's pending signal of the same fence to execute.
 const HOST_SIGNAL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
@@ -102,7 +101,7 @@ pub(crate) struct VkQueue {
     ty: CommandListType,
     sender: Mutex<Option<Sender<Job>>>,
     stop: Arc<AtomicBool>,
-    worker: Mutex<Option<JoinHandle<()>>>,
+    worker: Mutex<Option<crate::threads::TaskHandle>>,
     fences: crate::device::Fences,
 }
 
@@ -204,37 +203,35 @@ impl VkQueue {
         let (sender, receiver) = channel::<Job>();
         let stop = Arc::new(AtomicBool::new(false));
         let worker_stop = stop.clone();
-        let handle = std::thread::Builder::new()
-            .name(format!("asyncmd-vk-{}-queue", ty.name()))
-            .spawn(move || {
-                for job in receiver {
-                    worker.retire();
-                    let result = match job {
-                        Job::Execute(lists) => worker.submit(lists, None),
-                        Job::Signal(fence, value) => worker.submit(Vec::new(), Some((fence, value))),
-                        Job::Wait(fence, value) => {
-                            let stop = &worker_stop;
-                            if !worker.core.wait_submitted(fence.semaphore, value, || stop.load(Ordering::Acquire)) {
-                                break;
-                            }
-                            // A wait the semaphore has already passed orders nothing, and
-                            // submitting it could name a value too far below the counter
-                            // (maxTimelineSemaphoreValueDifference).
-                            if fence.value() < value {
-                                worker.waits.push((fence, value));
-                            }
-                            Ok(())
+        // A pooled thread, never ended while the process runs (`threads.rs` says why).
+        let handle = crate::threads::spawn(move || {
+            for job in receiver {
+                worker.retire();
+                let result = match job {
+                    Job::Execute(lists) => worker.submit(lists, None),
+                    Job::Signal(fence, value) => worker.submit(Vec::new(), Some((fence, value))),
+                    Job::Wait(fence, value) => {
+                        let stop = &worker_stop;
+                        if !worker.core.wait_submitted(fence.semaphore, value, || stop.load(Ordering::Acquire)) {
+                            break;
                         }
-                    };
-                    if let Err(e) = result {
-                        tracing::error!("{}", e.text);
+                        // A wait the semaphore has already passed orders nothing, and
+                        // submitting it could name a value too far below the counter
+                        // (maxTimelineSemaphoreValueDifference).
+                        if fence.value() < value {
+                            worker.waits.push((fence, value));
+                        }
+                        Ok(())
                     }
+                };
+                if let Err(e) = result {
+                    tracing::error!("{}", e.text);
                 }
-                // Keep everything submitted alive until the GPU is done with it.
-                let last = worker.submitted;
-                worker.progress.wait(last, std::time::Duration::from_secs(60));
-            })
-            .map_err(|e| Error::out_of_memory(format!("CreateCommandQueue: cannot start a thread: {e}")))?;
+            }
+            // Keep everything submitted alive until the GPU is done with it.
+            let last = worker.submitted;
+            worker.progress.wait(last, std::time::Duration::from_secs(60));
+        })?;
         Ok(Self { ty, sender: Mutex::new(Some(sender)), stop, worker: Mutex::new(Some(handle)), fences })
     }
 
@@ -289,7 +286,7 @@ impl Drop for VkQueue {
         self.stop.store(true, Ordering::Release);
         self.sender.lock().unwrap_or_else(PoisonError::into_inner).take();
         if let Some(h) = self.worker.lock().unwrap_or_else(PoisonError::into_inner).take() {
-            let _ = h.join();
+            h.join();
         }
     }
 }
