@@ -161,7 +161,6 @@ impl Core {
         if features.conditional_rendering {
             info = info.push_next(&mut cond);
         }
-        let lifecycle = crate::threads::lifecycle();
         // SAFETY: every pointer in `info` refers to locals alive during the call.
         let device = unsafe { i.create_device(physical, &info, None) }
             .map_err(|e| Error::unsupported(format!("Vulkan: cannot create the device: {e}")))?;
@@ -178,11 +177,9 @@ impl Core {
             Err(e) => {
                 // SAFETY: nothing was created from the device yet.
                 unsafe { device.destroy_device(None) };
-                drop(lifecycle);
                 return Err(Error::unsupported(format!("Vulkan: cannot create the memory allocator: {e}")));
             }
         };
-        drop(lifecycle);
         let queues = unique
             .iter()
             .flat_map(|&f| (0..count(f)).map(move |i| (f, i)))
@@ -327,16 +324,36 @@ impl Core {
     }
 }
 
+/// How long dropping a device waits for the driver to destroy it.
+const DESTROY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 impl Drop for Core {
     fn drop(&mut self) {
-        // SAFETY: waiting for idle, then destroying the allocator's memory and the device once;
-        // every object made from the device holds an Arc of this core and is gone by now.
+        // SAFETY: waiting for idle, then destroying the allocator's memory once; every object
+        // made from the device holds an Arc of this core and is gone by now.
         unsafe {
             let _ = self.device.device_wait_idle();
             drop(self.internal.take());
             ManuallyDrop::drop(self.allocator.get_mut().unwrap_or_else(PoisonError::into_inner));
-            let _lifecycle = crate::threads::lifecycle();
-            self.device.destroy_device(None);
+        }
+        let device = self.device.clone();
+        // The instance outlives the device: the task holds it until the device is gone.
+        let instance = self.instance.clone();
+        let destroy = move || {
+            // SAFETY: the device is idle and nothing made from it is left; it is destroyed once.
+            unsafe { device.destroy_device(None) };
+            drop(instance);
+        };
+        // On a pooled thread, waited for a bounded time (`threads.rs` says why).
+        match crate::threads::spawn(destroy) {
+            Ok(task) => {
+                if !task.join_timeout(DESTROY_TIMEOUT) {
+                    tracing::error!(
+                        "vkDestroyDevice did not return in {DESTROY_TIMEOUT:?}; the device is left to the driver"
+                    );
+                }
+            }
+            Err(e) => tracing::error!("the device could not be destroyed: {}", e.text),
         }
     }
 }

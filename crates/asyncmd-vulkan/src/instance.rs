@@ -122,7 +122,6 @@ impl Instance {
                 .enabled_extension_names(&extension_names)
                 .push_next(&mut features);
         }
-        let lifecycle = crate::threads::lifecycle();
         // SAFETY: every pointer in `info` refers to locals that outlive the call.
         let instance = unsafe { entry.create_instance(&info, None) }
             .map_err(|e| Error::unsupported(format!("Vulkan: cannot create a Vulkan 1.3 instance: {e}")))?;
@@ -154,7 +153,6 @@ impl Instance {
         } else {
             (None, None)
         };
-        drop(lifecycle);
         Ok(Self { _entry: entry, instance, debug, log_box, log, validation: enable })
     }
 }
@@ -169,7 +167,6 @@ impl Drop for Instance {
             // SAFETY: the messenger that used the pointer is gone; the box is freed once.
             drop(unsafe { Box::from_raw(user) });
         }
-        let _lifecycle = crate::threads::lifecycle();
         // SAFETY: every child object of the instance was destroyed before (devices own an Arc).
         unsafe { self.instance.destroy_instance(None) };
     }

@@ -1,33 +1,27 @@
-//! Threads that outlive devices, and one lock for making and destroying them.
+//! Threads that outlive devices, and device destruction the app never hangs in.
 //!
 //! NVIDIA's driver (580.159 on an H200) deadlocks intermittently when `vkDestroyDevice` runs
 //! while another thread that called into the driver exits: the destroy joins a driver thread,
 //! and that thread waits on a lock the exiting thread holds in its thread-exit cleanup. Two
-//! rules keep the runtime's own threads out of that:
+//! rules keep the runtime's own threads out of that, and the app's threads from hanging in it:
 //! - queue submission threads are never ended: a dropped queue hands its thread back to an idle
 //!   pool, and the next queue of any device takes it ([`spawn`]);
-//! - device and instance creation and destruction take one process-wide lock ([`lifecycle`]),
-//!   so that no two run at once.
+//! - a device is destroyed on a pooled thread, and the thread that dropped it waits a bounded
+//!   time ([`TaskHandle::join_timeout`]): a destroy that deadlocks in the driver strands that
+//!   pooled thread (and the device's memory), never the app.
 //!
-//! The app's own threads stay the app's; `docs/vulkan-device.md` says what this leaves open.
+//! `docs/vulkan-device.md` says what this leaves open.
 
 use asyncmd_types::{Error, Result};
 use std::sync::mpsc::{channel, Receiver, Sender};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 /// A task and the end its [`TaskHandle`] waits for.
 type Task = (Box<dyn FnOnce() + Send>, Arc<Done>);
 
 /// Idle threads, each waiting on its channel for a task.
 static IDLE: Mutex<Vec<Sender<Task>>> = Mutex::new(Vec::new());
-
-/// Held while a Vulkan device or instance is created or destroyed.
-static LIFECYCLE: Mutex<()> = Mutex::new(());
-
-/// Takes the process-wide device lifecycle lock.
-pub(crate) fn lifecycle() -> MutexGuard<'static, ()> {
-    LIFECYCLE.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// A task's end, which [`TaskHandle::join`] waits for.
 #[derive(Default)]
@@ -46,6 +40,20 @@ impl TaskHandle {
         while !*done {
             done = self.0.changed.wait(done).unwrap_or_else(PoisonError::into_inner);
         }
+    }
+
+    /// Like [`TaskHandle::join`], for at most `limit`; says whether the task ended.
+    pub(crate) fn join_timeout(self, limit: Duration) -> bool {
+        let deadline = Instant::now().checked_add(limit);
+        let mut done = self.0.done.lock().unwrap_or_else(PoisonError::into_inner);
+        while !*done {
+            let left = deadline.map_or(Duration::MAX, |d| d.saturating_duration_since(Instant::now()));
+            if left.is_zero() {
+                return false;
+            }
+            done = self.0.changed.wait_timeout(done, left).unwrap_or_else(PoisonError::into_inner).0;
+        }
+        true
     }
 }
 
@@ -111,5 +119,17 @@ mod tests {
         // One task at a time, each joined after its thread went idle: one thread ran them all,
         // the panicking one included.
         assert!(ids.iter().all(|&id| id == ids[0]), "{ids:?}");
+    }
+
+    #[test]
+    fn a_bounded_join_gives_up_on_a_task_that_does_not_end() {
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let stuck = spawn(move || {
+            let _ = rx.recv();
+        })
+        .unwrap();
+        assert!(!stuck.join_timeout(Duration::from_millis(30)));
+        drop(tx);
+        assert!(spawn(|| {}).unwrap().join_timeout(Duration::from_secs(20)));
     }
 }
