@@ -72,9 +72,13 @@ pub struct World {
     valid: bool,
     resources: Vec<Res>,
     query_heaps: Vec<(QueryHeap, bool)>,
-    fences: Vec<(Fence, u64)>,
+    /// Each fence, the highest value signalled or waited for, and the highest signalled.
+    fences: Vec<(Fence, u64, u64)>,
     lists: Vec<List>,
     fill: Option<(RootSignature, PipelineState)>,
+    /// Valid sequences only: the fence that orders executions across queues, its last value,
+    /// and the queue that executed last.
+    order: Option<(Fence, u64, usize)>,
     out: Outcome,
 }
 
@@ -95,7 +99,9 @@ impl World {
             device.create_command_queue(CommandListType::Copy)?,
         ];
         let fill = crate::common::fill_pipeline_on(&device).ok();
+        let order = if valid { Some((device.create_fence(0)?, 0, 0)) } else { None };
         Ok(Self {
+            order,
             device,
             queues,
             valid,
@@ -181,7 +187,7 @@ impl World {
                 let r = self.device.create_fence(*initial);
                 self.log(i, "fence", &r.as_ref().map(|_| ()).map_err(Clone::clone));
                 if let Ok(f) = r {
-                    self.fences.push((f, *initial));
+                    self.fences.push((f, *initial, *initial));
                 }
             }
             Step::Upload { buffer, offset, len, seed } => {
@@ -237,6 +243,20 @@ impl World {
                     CommandListType::Copy => 2,
                     _ => 0,
                 };
+                // Valid sequences order work across queues, as an app must: queues run
+                // concurrently, so an execution on another queue than the last one waits for
+                // the last one's work with a fence.
+                if let Some((fence, value, last)) = &mut self.order {
+                    if *last != q {
+                        *value += 1;
+                        let ordered =
+                            self.queues[*last].signal(fence, *value).and_then(|()| self.queues[q].wait(fence, *value));
+                        if let Err(e) = ordered {
+                            self.out.results.push(format!("{i} order: {:?} {:?}", e.code, e.id));
+                        }
+                        *last = q;
+                    }
+                }
                 let refs: Vec<&CommandList> = picked.iter().map(|&l| &self.lists[l].list).collect();
                 let r = self.queues[q].execute_command_lists(&refs);
                 self.log(i, "execute", &r);
@@ -270,6 +290,7 @@ impl World {
                     let r = self.queues[*queue % 3].signal(&self.fences[f].0, *value);
                     if r.is_ok() {
                         self.fences[f].1 = self.fences[f].1.max(*value);
+                        self.fences[f].2 = self.fences[f].2.max(*value);
                     }
                     self.log(i, "queue signal", &r);
                 }
@@ -290,6 +311,7 @@ impl World {
                     let r = self.fences[f].0.signal(*value);
                     if r.is_ok() {
                         self.fences[f].1 = self.fences[f].1.max(*value);
+                        self.fences[f].2 = self.fences[f].2.max(*value);
                     }
                     self.log(i, "cpu signal", &r);
                 }
@@ -866,9 +888,13 @@ impl World {
     /// Releases every fence, waits for all work, and reads back what is compared: every
     /// untainted resource through one list of copies into readback buffers.
     fn finish(&mut self) -> std::result::Result<(), String> {
-        // Just past every value signalled or waited for, as an app releases a fence.
-        for (f, highest) in &self.fences {
-            if f.signal(*highest).is_err() {
+        // As an app releases a fence: up to the highest value waited for where no signal
+        // reached it. Wild sequences may also have a queue wait before its own queue's signal
+        // of the same value; just past it releases that.
+        for (f, highest, signalled) in &self.fences {
+            if highest > signalled {
+                let _ = f.signal(*highest);
+            } else if !self.valid && f.completed_value() < *highest {
                 let _ = f.signal(highest.saturating_add(1));
             }
         }

@@ -63,11 +63,21 @@ enum Check {
 static PANICS: AtomicUsize = AtomicUsize::new(0);
 static PANIC_TEXT: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
+thread_local! {
+    /// Set while a test reports its failures (its assertion must not count as a panic found).
+    static REPORTING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 fn install_panic_hook() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         // One line a panic: a run may meet thousands, and backtraces would dominate it.
         std::panic::set_hook(Box::new(move |info| {
+            if REPORTING.get() {
+                // A check's own failed assertion, not a panic under test.
+                eprintln!("{info}");
+                return;
+            }
             PANICS.fetch_add(1, Ordering::SeqCst);
             let thread = std::thread::current().name().unwrap_or("?").to_string();
             eprintln!("fuzz: panic on thread {thread}: {info}");
@@ -327,9 +337,12 @@ fn summary(what: &str, report: &Report, elapsed: Duration) -> String {
 fn assert_clean(what: &str, report: &Report, elapsed: Duration) {
     let line = summary(what, report, elapsed);
     println!("{line}");
-    let failures = report.failures.lock().unwrap_or_else(PoisonError::into_inner);
-    let panics = PANIC_TEXT.lock().unwrap_or_else(PoisonError::into_inner);
-    assert!(failures.is_empty(), "{line}\n{}\n{}", failures.join("\n"), panics.join("\n"));
+    let failures = report.failures.lock().unwrap_or_else(PoisonError::into_inner).join("\n");
+    // Copied out: the panic hook takes this lock, so it must not be held while panicking.
+    let panics = PANIC_TEXT.lock().unwrap_or_else(PoisonError::into_inner).join("\n");
+    REPORTING.set(true);
+    assert!(failures.is_empty(), "{line}\n{failures}\n{panics}");
+    REPORTING.set(false);
 }
 
 fn reference_checks() -> Vec<Check> {
