@@ -340,6 +340,44 @@ fn bad_fills_get_their_errors() {
     assert_error(r, ErrorCode::InvalidArg, MessageId::FillBuffersInvalidParameters);
 }
 
+/// The destination must be a buffer of the list's device; the reserved-buffer element rules
+/// apply to reserved buffers only.
+#[test]
+fn fill_destinations_and_the_reserved_only_rules() {
+    for (name, ctx) in async_contexts() {
+        let texture = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 4, 4), BarrierLayout::Common);
+        let other = Ctx::reference();
+        let theirs = other.buffer(HeapType::Default, 256);
+        for (what, dest) in [("a texture", &texture), ("another device's buffer", &theirs)] {
+            let r = ctx.record(CommandListType::Direct, |l| l.fill_buffers(&[raw(dest, 0, &[1; 4], 1)]));
+            let e = assert_error(r, ErrorCode::InvalidArg, MessageId::FillBuffersInvalidParameters);
+            assert!(e.text.contains("must be a buffer of this device"), "{name}: {what}: {}", e.text);
+        }
+        // A committed buffer takes 12-byte patterns, raw or as R32G32B32 elements.
+        let buf = ctx.buffer(HeapType::Default, 64);
+        let pattern: Vec<u8> = (1..=12).collect();
+        let three = ClearData::from_floats([1.0, -2.0, 0.5, 0.0]);
+        ctx.run(CommandListType::Direct, |l| {
+            l.fill_buffers(&[
+                raw(&buf, 0, &pattern, 2),
+                FillBufferDesc {
+                    buffer: &buf,
+                    offset: 24,
+                    fill_value: three,
+                    format: Format::R32G32B32Float,
+                    raw_pattern_size: 0,
+                    repeat_count: 1,
+                },
+            ])
+        });
+        let mut expected = [pattern.clone(), pattern.clone()].concat();
+        for v in [1.0f32, -2.0, 0.5] {
+            expected.extend(v.to_le_bytes());
+        }
+        assert_eq!(&ctx.read_buffer(&buf)[..36], &expected[..], "{name}");
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 16, failure_persistence: None, ..ProptestConfig::default() })]
 

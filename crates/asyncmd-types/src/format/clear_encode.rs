@@ -342,4 +342,70 @@ mod tests {
         assert_eq!(view_clear_depth(&ClearData::from_depth_stencil(-0.0, 0)).to_bits(), 0);
         assert_eq!(view_clear_depth(&ClearData::from_depth_stencil(3.0, 0)), 1.0);
     }
+
+    /// Each rule of `view_clear_exact`, pinned with values worked out by hand from the format
+    /// definitions: a tie is a value whose scaled form `v * (2^bits - 1)` ends in exactly .5.
+    #[test]
+    fn view_clear_exactness_follows_each_formats_own_widths() {
+        let exact = |format, v: [f32; 4]| view_clear_exact(format, &f(v));
+        // A8 stores alpha alone: 0.1 * 255 = 25.5 is a tie there, red is not stored.
+        assert!(!exact(Format::A8Unorm, [0.0, 0.0, 0.0, 0.1]));
+        assert!(exact(Format::A8Unorm, [0.1, 0.0, 0.0, 0.25]));
+        // 16-bit channels: 1000.5 / 65535 is a tie at 16 bits, not at 8 (3.89).
+        let tie16 = 1000.5 / 65535.0;
+        assert!(!exact(Format::R16Unorm, [tie16, 0.0, 0.0, 0.0]));
+        assert!(exact(Format::R8Unorm, [tie16, 0.0, 0.0, 0.0]));
+        // 8-bit: 2.5 / 255 is a tie at 8 bits; at 4 bits it is 0.147.
+        assert!(!exact(Format::R8Unorm, [2.5 / 255.0, 0.0, 0.0, 0.0]));
+        // R10G10B10A2: 10-bit colour, 2-bit alpha. 0.5 / 15 is a 4-bit tie, 34.1 at 10 bits.
+        assert!(exact(Format::R10G10B10A2Unorm, [0.5 / 15.0, 0.5 / 15.0, 0.5 / 15.0, 1.0]));
+        assert!(!exact(Format::R10G10B10A2Unorm, [0.5 / 1023.0, 0.0, 0.0, 1.0]));
+        assert!(!exact(Format::R10G10B10A2Unorm, [0.0, 0.0, 0.5 / 1023.0, 1.0]));
+        // B5G6R5: red and blue 5 bits, green 6; alpha is not stored.
+        assert!(!exact(Format::B5G6R5Unorm, [0.5 / 31.0, 0.0, 0.0, 0.0]));
+        assert!(!exact(Format::B5G6R5Unorm, [0.0, 0.5 / 63.0, 0.0, 0.0]));
+        assert!(exact(Format::B5G6R5Unorm, [0.0, 0.5 / 15.0, 0.0, 0.1]));
+        // B5G5R5A1: alpha is one bit (1/30 is a 4-bit tie, 0.03 at one bit; 0.5 is a tie).
+        assert!(exact(Format::B5G5R5A1Unorm, [0.0, 0.0, 0.0, 1.0 / 30.0]));
+        assert!(!exact(Format::B5G5R5A1Unorm, [0.0, 0.0, 0.0, 0.5]));
+        assert!(!exact(Format::B5G5R5A1Unorm, [0.0, 0.5 / 31.0, 0.0, 1.0]));
+        // SNORM scales by 2^(bits-1) - 1 and ties on both signs.
+        assert!(!exact(Format::R8Snorm, [0.5 / 127.0, 0.0, 0.0, 0.0]));
+        assert!(!exact(Format::R8Snorm, [-0.5 / 127.0, 0.0, 0.0, 0.0]));
+        assert!(exact(Format::R8Snorm, [1.0 / 127.0, 0.0, 0.0, 0.0]));
+        assert!(exact(Format::R8Snorm, [-1.0, 0.0, 0.0, 0.0]));
+        // sRGB: colour only at 0 or 1, alpha linear 8 bits, NaN never.
+        assert!(!exact(Format::R8G8B8A8UnormSrgb, [0.0, 1.0, 1.0, 0.1]));
+        assert!(!exact(Format::R8G8B8A8UnormSrgb, [0.0, 1.0, 1.0, f32::NAN]));
+        assert!(!exact(Format::R8G8B8A8UnormSrgb, [f32::NAN, 1.0, 1.0, 1.0]));
+        assert!(exact(Format::R8G8B8A8UnormSrgb, [-3.0, 7.0, 0.0, 0.75]));
+        // Values a narrow float holds exactly stay exact, zero included.
+        assert!(exact(Format::R16G16B16A16Float, [0.0; 4]));
+        assert!(exact(Format::R16G16B16A16Float, [-0.0, 1.0, -2.0, 0.5]));
+        assert!(exact(Format::R11G11B10Float, [0.0, 1.0, 0.5, f32::NAN]), "alpha is not stored");
+        // X channels and unused channels do not matter.
+        assert!(exact(Format::B8G8R8X8Unorm, [0.0, 1.0, 0.25, 0.1]));
+        assert!(exact(Format::B8G8R8X8Unorm, [0.0, 1.0, 0.25, f32::NAN]));
+        assert!(!exact(Format::B8G8R8X8Unorm, [0.1, 1.0, 0.25, 0.0]));
+    }
+
+    /// The integers a view clear takes for packed and signed integer formats.
+    #[test]
+    fn view_clear_integers_keep_each_channels_width_and_sign() {
+        let v = ClearData::from_uints([0x7FF, 5, 0x3FF, 7]);
+        assert_eq!(view_clear_color(Format::R10G10B10A2Uint, &v), [1023.0, 5.0, 1023.0, 3.0]);
+        assert_eq!(view_clear_color(Format::R16Sint, &ClearData::from_sints([5, 0, 0, 0]))[0], 5.0);
+        assert_eq!(view_clear_color(Format::R16Sint, &ClearData::from_sints([-5, 0, 0, 0]))[0], -5.0);
+        // 0x8000 is the 16-bit pattern of -32768.
+        assert_eq!(view_clear_color(Format::R16Sint, &ClearData::from_uints([0x8000, 0, 0, 0]))[0], -32768.0);
+        assert_eq!(
+            view_clear_color(Format::R8G8Uint, &ClearData::from_uints([0x1FF, 0x100, 9, 9])),
+            [255.0, 0.0, 0.0, 0.0]
+        );
+        assert!(view_clear_exact(Format::R10G10B10A2Uint, &v));
+        assert!(view_clear_exact(Format::R32Sint, &ClearData::from_sints([-5, 0, 0, 0])));
+        assert!(!view_clear_exact(Format::R32Sint, &ClearData::from_sints([-(1 << 24) - 1, 0, 0, 0])));
+        // 2-bit alpha of R10G10B10A2_UINT: 7 stores 3, which is exact.
+        assert!(view_clear_exact(Format::R10G10B10A2Uint, &ClearData::from_uints([u32::MAX; 4])));
+    }
 }
