@@ -284,6 +284,7 @@ mod tests {
         assert_eq!(enc(Format::Nv12, 0, yuv), [0x10]);
         assert_eq!(enc(Format::Nv12, 1, yuv), [0x80, 0x90]);
         assert_eq!(enc(Format::P010, 1, ClearData::from_uints([0, 0x200, 0x300, 0])), [0, 2, 0, 3]);
+        assert_eq!(enc(Format::P010, 0, ClearData::from_uints([0x1234, 0x200, 0x300, 0])), [0x34, 0x12]);
         assert_eq!(enc(Format::Yuy2, 0, yuv), [0x10, 0x80, 0x10, 0x90]);
         assert_eq!(enc(Format::Y216, 0, yuv), [0x10, 0, 0x80, 0, 0x10, 0, 0x90, 0]);
         assert_eq!(enc(Format::R8G8B8G8Unorm, 0, f([1.0, 0.0, 1.0, 1.0])), [255, 0, 255, 0]);
@@ -339,6 +340,7 @@ mod tests {
         assert_eq!(view_clear_color(Format::R16Sint, &ClearData::from_sints([-2, 0, 0, 0]))[0], -2.0);
         let c = view_clear_color(Format::R32Float, &f([-1e-40, 1.0, 0.0, 0.0]));
         assert!(c[0] == 0.0 && c[0].is_sign_negative());
+        assert_eq!(c[1..], [1.0, 0.0, 0.0], "only subnormals flush");
         assert_eq!(view_clear_depth(&ClearData::from_depth_stencil(-0.0, 0)).to_bits(), 0);
         assert_eq!(view_clear_depth(&ClearData::from_depth_stencil(3.0, 0)), 1.0);
     }
@@ -398,8 +400,10 @@ mod tests {
         assert_eq!(view_clear_color(Format::R16Sint, &ClearData::from_sints([-5, 0, 0, 0]))[0], -5.0);
         // 0x8000 is the 16-bit pattern of -32768.
         assert_eq!(view_clear_color(Format::R16Sint, &ClearData::from_uints([0x8000, 0, 0, 0]))[0], -32768.0);
+        // Channels the format does not store are 0, whatever their bits read as a float (1.0).
+        let one = 1.0f32.to_bits();
         assert_eq!(
-            view_clear_color(Format::R8G8Uint, &ClearData::from_uints([0x1FF, 0x100, 9, 9])),
+            view_clear_color(Format::R8G8Uint, &ClearData::from_uints([0x1FF, 0x100, one, one])),
             [255.0, 0.0, 0.0, 0.0]
         );
         assert!(view_clear_exact(Format::R10G10B10A2Uint, &v));
