@@ -375,6 +375,13 @@ fn fill_destinations_and_the_reserved_only_rules() {
             expected.extend(v.to_le_bytes());
         }
         assert_eq!(&ctx.read_buffer(&buf)[..36], &expected[..], "{name}");
+        // Fills that fit no pattern are valid and write nothing: at the buffer's end, with no
+        // repeats, or with a pattern longer than what is left.
+        let before = ctx.read_buffer(&buf);
+        ctx.run(CommandListType::Direct, |l| {
+            l.fill_buffers(&[raw(&buf, 64, &[7], 1), raw(&buf, 0, &[7; 4], 0), raw(&buf, 56, &[7; 16], 1)])
+        });
+        assert_eq!(ctx.read_buffer(&buf), before, "{name}");
     }
 }
 

@@ -50,6 +50,15 @@ pub(crate) fn fill_groups(dwords: u32) -> (u32, u32) {
     (x, groups.div_ceil(x))
 }
 
+/// The dispatches of one compute fill of `bytes` bytes, as (byte offset, bytes): the shader
+/// counts dwords in 32 bits, so a larger fill takes several, each starting at a whole dword
+/// pattern.
+pub(crate) fn dispatch_pieces(pattern: &[u8], bytes: u64) -> impl Iterator<Item = (u64, u64)> {
+    let step = 4 * dword_pattern(pattern).len() as u64;
+    let max = u32::MAX as u64 * 4 / step * step;
+    (0..bytes.div_ceil(max)).map(move |n| (n * max, (bytes - n * max).min(max)))
+}
+
 /// Bytes of the upload chunk for a fill: the largest whole number of patterns that fits in one
 /// chunk and in the fill.
 pub(crate) fn chunk_len(pattern_len: u64, bytes: u64) -> u64 {
@@ -125,13 +134,7 @@ impl CommandList {
         self.record(Command::SetComputeRootSignature(root.id()));
         self.record(Command::SetPipelineState(pso.0.id));
         for f in fills {
-            // The shader counts dwords in 32 bits: larger fills take several dispatches, each
-            // starting at a whole dword pattern.
-            let step = 4 * dword_pattern(&f.pattern).len() as u64;
-            let max = u32::MAX as u64 * 4 / step * step;
-            let mut done = 0u64;
-            while done < f.bytes {
-                let bytes = (f.bytes - done).min(max);
+            for (done, bytes) in dispatch_pieces(&f.pattern, f.bytes) {
                 let dwords = (bytes / 4) as u32;
                 let constants = fill_constants(&f.pattern, dwords);
                 self.record(Command::SetComputeRootConstants { parameter: 0, offset: 0, values: constants.to_vec() });
@@ -141,7 +144,6 @@ impl CommandList {
                 });
                 let (x, y) = fill_groups(dwords);
                 self.record(Command::Dispatch { x, y, z: 1 });
-                done += bytes;
             }
         }
         let back = Self::buffer_barriers(fills, |_| COMPUTE_UAV, Scope::COPY_DEST);
@@ -241,6 +243,26 @@ mod tests {
         assert_eq!(chunk_len(16, 100), 96);
         assert_eq!(chunk_len(4, 4), 4);
         assert_eq!(chunk_bytes(&[1, 2, 3], 7), vec![1, 2, 3, 1, 2, 3, 1]);
+    }
+
+    #[test]
+    fn large_fills_split_into_dispatches_of_whole_patterns() {
+        let pieces = |pattern: &[u8], bytes| dispatch_pieces(pattern, bytes).collect::<Vec<_>>();
+        assert_eq!(pieces(&[1], 64), [(0, 64)]);
+        assert_eq!(pieces(&[1], 0), []);
+        // One dispatch writes at most u32::MAX dwords, rounded down to whole patterns:
+        // 4 * (2^32 - 1) bytes for a dword pattern, 12 * 1431655765 for a 12-byte one.
+        let dword_max = 4 * u32::MAX as u64;
+        assert_eq!(pieces(&[1, 2, 3, 4], dword_max), [(0, dword_max)]);
+        assert_eq!(pieces(&[1, 2, 3, 4], dword_max + 8), [(0, dword_max), (dword_max, 8)]);
+        let twelve_max = 12 * 1_431_655_765;
+        assert_eq!(
+            pieces(&[7; 12], 2 * twelve_max + 24),
+            [(0, twelve_max), (twelve_max, twelve_max), (2 * twelve_max, 24)]
+        );
+        // 16-byte patterns: 4 dwords a pattern, so the piece is a multiple of 16.
+        let sixteen_max = (4 * u32::MAX as u64) / 16 * 16;
+        assert_eq!(pieces(&[9; 16], sixteen_max + 16)[1], (sixteen_max, 16));
     }
 
     #[test]
