@@ -6,32 +6,13 @@
 mod common;
 
 use asyncmd::types::*;
-use asyncmd::{CommandList, Fence, Resource};
+use asyncmd::{Fence, Resource};
 use common::*;
-use std::sync::mpsc;
 use std::time::Duration;
 
 const THREADS: u32 = 4;
 const ROUNDS: u32 = 6;
 const SIZE: u64 = 4096;
-
-/// Runs `f` on another thread and fails the test if it has not returned within `limit`.
-fn within<T: Send + 'static>(limit: Duration, what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    rx.recv_timeout(limit).unwrap_or_else(|_| panic!("{what} did not return within {limit:?}"))
-}
-
-fn full_barrier(l: &mut CommandList) {
-    l.barrier(&[BarrierGroup::Global(vec![GlobalBarrier {
-        sync_before: BarrierSync::ALL,
-        sync_after: BarrierSync::ALL,
-        access_before: BarrierAccess::COMMON,
-        access_after: BarrierAccess::COMMON,
-    }])]);
-}
 
 /// One worker's rounds: the direct queue copies host data into `middle` and signals `staged`;
 /// the compute queue waits for that, copies `middle` on to a readback buffer and signals

@@ -62,15 +62,6 @@ fn scene(ctx: &Ctx) -> Scene {
     Scene { buffers, textures, rtvs, fill: fill_pipeline(ctx) }
 }
 
-fn full_barrier(l: &mut CommandList) {
-    l.barrier(&[BarrierGroup::Global(vec![GlobalBarrier {
-        sync_before: BarrierSync::ALL,
-        sync_after: BarrierSync::ALL,
-        access_before: BarrierAccess::COMMON,
-        access_after: BarrierAccess::COMMON,
-    }])]);
-}
-
 /// Records one op if it is valid (the runtime would reject the rest).
 fn record(l: &mut CommandList, s: &Scene, op: &Op) {
     let footprint = |rows: u32, offset: u64| PlacedSubresourceFootprint {

@@ -6,18 +6,7 @@ mod common;
 use asyncmd::types::*;
 use asyncmd_reference::ReferenceConfig;
 use common::*;
-use std::sync::mpsc;
 use std::time::Duration;
-
-/// Runs `f` on another thread and fails the test if it has not returned within `limit`
-/// (a hang is reported, not waited out).
-fn within<T: Send + 'static>(limit: Duration, what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    rx.recv_timeout(limit).unwrap_or_else(|_| panic!("{what} did not return within {limit:?}"))
-}
 
 #[test]
 fn texture_copies_with_no_region_still_check_their_subresources() {

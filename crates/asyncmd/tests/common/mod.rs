@@ -381,3 +381,24 @@ pub fn mapped_reserved(ctx: &Ctx, desc: &ResourceDesc, layout: BarrierLayout, ti
     ctx.direct.update_tile_mappings(&res, &[mapping]).unwrap();
     (res, heap)
 }
+
+/// A barrier from everything to everything: orders every command before it against every
+/// command after it.
+pub fn full_barrier(l: &mut CommandList) {
+    l.barrier(&[BarrierGroup::Global(vec![GlobalBarrier {
+        sync_before: BarrierSync::ALL,
+        sync_after: BarrierSync::ALL,
+        access_before: BarrierAccess::COMMON,
+        access_after: BarrierAccess::COMMON,
+    }])]);
+}
+
+/// Runs `f` on another thread and fails the test if it has not returned within `limit`
+/// (a hang is reported, not waited out).
+pub fn within<T: Send + 'static>(limit: Duration, what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(limit).unwrap_or_else(|_| panic!("{what} did not return within {limit:?}"))
+}
