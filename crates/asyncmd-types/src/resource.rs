@@ -261,6 +261,15 @@ impl ResourceDesc {
         if self.width > 16384 || self.height > 16384 {
             return Err("texture width and height are limited to 16384");
         }
+        // D3D12_REQ_TEXTURE3D_U_V_OR_W_DIMENSION and D3D12_REQ_TEXTURE2D_ARRAY_AXIS_DIMENSION.
+        if self.dimension == ResourceDimension::Texture3D
+            && (self.width > 2048 || self.height > 2048 || self.depth() > 2048)
+        {
+            return Err("3D texture width, height and depth are limited to 2048");
+        }
+        if self.array_size() > 2048 {
+            return Err("texture arrays are limited to 2048 slices");
+        }
         if self.mip_count() > full_mip_chain(self.width, self.height, self.depth()) {
             return Err("more mip levels than the size allows");
         }

@@ -282,6 +282,10 @@ impl VkCommandList {
     fn copy_buffer(&mut self, r: &BufferCopyRegion<ResourceId>) -> Result<()> {
         self.check_not_predicated("CopyBufferRegion")?;
         let (dst, src) = (self.buffer_of(r.dest)?, self.buffer_of(r.source)?);
+        if r.size == 0 {
+            // Copies nothing (Vulkan has no empty copy region).
+            return Ok(());
+        }
         self.serialize();
         let aligned = (r.source_offset | r.dest_offset | r.size) % 16 == 0;
         let threshold = self.core.compute_copy_min.get().copied().flatten();
@@ -1036,6 +1040,11 @@ impl VkCommandList {
     }
 
     /// Transfer commands cannot be skipped by conditional rendering.
+    /// Whether predication is on: it reaches draws and dispatches, not transfers.
+    pub(crate) fn is_predicated(&self) -> bool {
+        self.predicated
+    }
+
     pub(crate) fn check_not_predicated(&self, api: &str) -> Result<()> {
         if self.predicated {
             return Err(fail(format!(

@@ -243,21 +243,25 @@ impl Core {
     }
 
     /// Blocks until a signal reaching `value` has been submitted or has happened on the CPU,
-    /// or `cancel` returns true (checked every 50 ms).
-    pub(crate) fn wait_submitted(&self, semaphore: vk::Semaphore, value: u64, cancel: impl Fn() -> bool) -> bool {
+    /// `deadline` passes, or `cancel` returns true (checked every 50 ms).
+    pub(crate) fn wait_submitted(
+        &self,
+        semaphore: vk::Semaphore,
+        value: u64,
+        deadline: Option<std::time::Instant>,
+        cancel: impl Fn() -> bool,
+    ) -> bool {
+        const POLL: std::time::Duration = std::time::Duration::from_millis(50);
         let mut m = self.submitted.lock().unwrap_or_else(PoisonError::into_inner);
         loop {
             if m.get(&semaphore).map_or(0, |s| s.value) >= value || self.counter(semaphore) >= value {
                 return true;
             }
-            if cancel() {
+            let left = deadline.map_or(POLL, |d| d.saturating_duration_since(std::time::Instant::now()));
+            if left.is_zero() || cancel() {
                 return false;
             }
-            m = self
-                .submitted_changed
-                .wait_timeout(m, std::time::Duration::from_millis(50))
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
+            m = self.submitted_changed.wait_timeout(m, left.min(POLL)).unwrap_or_else(PoisonError::into_inner).0;
         }
     }
 

@@ -253,10 +253,12 @@ impl VkCommandList {
         self.gfx.dsv = dsv;
     }
 
-    fn push(&self, root: &Root, layout: vk::PipelineLayout) {
+    fn push(&self, root: &Root, signature: &VkRootSignature, compute: bool) {
         if !root.bytes.is_empty() {
-            // SAFETY: the bytes fit the layout's push-constant range (same root signature).
-            unsafe { self.core.device.cmd_push_constants(self.cb, layout, vk::ShaderStageFlags::ALL, 0, &root.bytes) };
+            let (layout, stages) = (signature.layout(compute), VkRootSignature::stages(compute));
+            // SAFETY: the bytes fit the layout's push-constant range (same root signature),
+            // pushed to the stages of that range.
+            unsafe { self.core.device.cmd_push_constants(self.cb, layout, stages, 0, &root.bytes) };
         }
     }
 
@@ -317,7 +319,7 @@ impl VkCommandList {
             d.cmd_set_stencil_reference(self.cb, vk::StencilFaceFlags::FRONT_AND_BACK, self.gfx.stencil_ref);
             d.cmd_set_blend_constants(self.cb, &self.gfx.blend);
         }
-        self.push(&self.gfx.graphics, pipeline.root.layout);
+        self.push(&self.gfx.graphics, &pipeline.root, false);
         // SAFETY: as above.
         unsafe { d.cmd_draw(self.cb, vertex_count, instance_count, start_vertex, start_instance) };
         Ok(())
@@ -332,7 +334,7 @@ impl VkCommandList {
         let d = self.core.device.clone();
         // SAFETY: a live compute pipeline outside any rendering instance.
         unsafe { d.cmd_bind_pipeline(self.cb, vk::PipelineBindPoint::COMPUTE, pipeline.pipeline) };
-        self.push(&self.gfx.compute, pipeline.root.layout);
+        self.push(&self.gfx.compute, &pipeline.root, true);
         // SAFETY: as above.
         unsafe { d.cmd_dispatch(self.cb, x, y, z) };
         Ok(())
@@ -386,7 +388,37 @@ impl VkCommandList {
         self.gfx.rtvs = targets.iter().filter(|t| t.beginning.binds()).map(|t| t.view).collect();
         self.gfx.dsv = depth.map(|d| d.0);
         self.gfx.pass = Some(Pass { suspending: flags.contains(RenderPassFlags::SUSPENDING_PASS), resolves });
-        self.begin_rendering(colors, depth)
+        let mut samples = Vec::new();
+        for id in colors.iter().map(|c| c.0.resource).chain(depth.map(|d| d.0.resource)) {
+            let count = self.resource(id)?.desc.sample_desc.count;
+            if !samples.contains(&count) {
+                samples.push(count);
+            }
+        }
+        if samples.len() < 2 {
+            return self.begin_rendering(colors, depth);
+        }
+        // One rendering instance cannot hold targets of different sample counts, and nothing
+        // draws into them together (the runtime refuses such draws): each count's targets take
+        // their beginning and ending accesses in an instance of their own, and bound clears in
+        // the pass clear each target alone.
+        for count in samples {
+            let mut of_count = Vec::new();
+            for c in &colors {
+                if self.resource(c.0.resource)?.desc.sample_desc.count == count {
+                    of_count.push(*c);
+                }
+            }
+            let depth = match depth {
+                Some(d) if self.resource(d.0.resource)?.desc.sample_desc.count == count => Some(d),
+                _ => None,
+            };
+            self.begin_rendering(of_count, depth)?;
+            // SAFETY: ends the instance begun just above.
+            unsafe { self.core.device.cmd_end_rendering(self.cb) };
+            self.gfx.rendering = false;
+        }
+        Ok(())
     }
 
     pub(crate) fn end_render_pass(&mut self) -> Result<()> {

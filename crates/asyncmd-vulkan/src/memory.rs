@@ -97,8 +97,12 @@ impl VkResource {
         if core.features.conditional_rendering {
             usage |= vk::BufferUsageFlags::CONDITIONAL_RENDERING_EXT;
         }
-        let info =
-            vk::BufferCreateInfo::default().size(desc.width).usage(usage).sharing_mode(vk::SharingMode::EXCLUSIVE);
+        // Whole dwords: `vkCmdFillBuffer` zeroes whole dwords only, and a D3D12 buffer is zeroed
+        // to its last byte.
+        let size = desc.width.checked_next_multiple_of(4).ok_or_else(|| {
+            Error::out_of_memory(format!("CreateCommittedResource: a buffer of {} bytes", desc.width))
+        })?;
+        let info = vk::BufferCreateInfo::default().size(size).usage(usage).sharing_mode(vk::SharingMode::EXCLUSIVE);
         // SAFETY: valid create info; the buffer is destroyed in `Drop` or below on failure.
         let buffer = unsafe { d.create_buffer(&info, None) }.map_err(|e| oom("CreateCommittedResource", e))?;
         // SAFETY: `buffer` is live.
@@ -207,12 +211,18 @@ impl VkResource {
         }
         let supported = properties(usage, flags);
         match supported {
-            Ok(p) if p.sample_counts.contains(samples) && p.max_array_layers >= layers && p.max_mip_levels >= desc.mip_count() => {}
+            Ok(p)
+                if p.sample_counts.contains(samples)
+                    && p.max_array_layers >= layers
+                    && p.max_mip_levels >= desc.mip_count()
+                    && p.max_extent.width >= extent.width
+                    && p.max_extent.height >= extent.height
+                    && p.max_extent.depth >= extent.depth => {}
             _ => {
                 return Err(Error::new(
                     asyncmd_types::ErrorCode::Unsupported,
                     MessageId::CreateResourceInvalidDesc,
-                    format!("CreateCommittedResource: the Vulkan device cannot make a {:?} {} texture with these flags and {} samples", desc.dimension, desc.format, desc.sample_desc.count),
+                    format!("CreateCommittedResource: the Vulkan device cannot make a {:?} {} texture of this size with these flags and {} samples", desc.dimension, desc.format, desc.sample_desc.count),
                 ))
             }
         }

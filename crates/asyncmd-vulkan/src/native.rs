@@ -113,6 +113,9 @@ impl VkCommandList {
         let mut written = Written::default();
         for r in regions {
             let (src, dst) = (self.buffer_of(r.source)?, self.buffer_of(r.dest)?);
+            if r.size == 0 {
+                continue;
+            }
             if written.overlaps(dst, r.dest_offset, r.size) {
                 self.transfer_barrier();
             }
@@ -124,7 +127,6 @@ impl VkCommandList {
     }
 
     fn fill_buffers(&mut self, fills: &[FillBufferDesc<ResourceId>]) -> Result<()> {
-        self.check_not_predicated("FillBuffers")?;
         // (buffer, offset, pattern, bytes) of each fill that writes something.
         let mut parts = Vec::new();
         for f in fills {
@@ -142,8 +144,17 @@ impl VkCommandList {
                 parts.push((buffer, f.offset, pattern, bytes));
             }
         }
+        if parts.is_empty() {
+            return Ok(());
+        }
         let aligned = parts.iter().all(|(_, o, _, b)| o % 4 == 0 && b % 4 == 0);
-        if aligned && self.copies_in_compute() && !parts.is_empty() {
+        // Predication reaches dispatches (conditional rendering), not transfers: a predicated
+        // fill takes the compute kernel (predicated lists are direct or compute lists).
+        let compute = aligned && (self.copies_in_compute() || self.is_predicated());
+        if !compute {
+            self.check_not_predicated("FillBuffers")?;
+        }
+        if compute {
             let mut table = Vec::with_capacity(parts.len() * 32);
             let mut largest = 0u64;
             for (buffer, offset, pattern, bytes) in &parts {

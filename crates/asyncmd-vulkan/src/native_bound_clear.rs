@@ -75,12 +75,16 @@ impl VkCommandList {
     /// Clears `boxes` of one attachment inside the rendering instance; outside a pass, boxes
     /// past its area go through the target alone.
     fn clear_attachment(&mut self, attachment: vk::ClearAttachment, boxes: &[Region], target: Target) -> Result<()> {
-        self.ensure_rendering()?;
-        let (aw, ah, layers) = self.gfx.area;
         let in_pass = self.gfx.pass.is_some();
+        // Targets of different sample counts share no rendering instance: each is cleared alone.
+        let alone = self.bound_samples_differ();
+        if !alone {
+            self.ensure_rendering()?;
+        }
+        let (aw, ah, layers) = self.gfx.area;
         let fits =
             |(r, first, count): &Region| r.right as u32 <= aw && r.bottom as u32 <= ah && first + count <= layers;
-        let (inside, outside): (Vec<Region>, Vec<Region>) = boxes.iter().partition(|b| in_pass || fits(b));
+        let (inside, outside): (Vec<Region>, Vec<Region>) = boxes.iter().partition(|b| !alone && (in_pass || fits(b)));
         let rects: Vec<vk::ClearRect> = inside
             .iter()
             .filter_map(|(r, first, count)| {
@@ -130,5 +134,13 @@ impl VkCommandList {
         }
         self.memory_barrier(stages, writes, stages, reads | writes);
         Ok(())
+    }
+
+    /// Whether the `OMSetRenderTargets` targets differ in sample count.
+    fn bound_samples_differ(&mut self) -> bool {
+        let ids: Vec<_> = self.gfx.rtvs.iter().map(|v| v.resource).chain(self.gfx.dsv.map(|v| v.resource)).collect();
+        let counts: Vec<u32> =
+            ids.into_iter().filter_map(|id| self.resource(id).ok()).map(|r| r.desc.sample_desc.count).collect();
+        counts.windows(2).any(|w| w[0] != w[1])
     }
 }

@@ -23,10 +23,14 @@ pub(crate) fn spirv(id: ShaderId) -> &'static [u8] {
     }
 }
 
-/// A root signature: a pipeline layout and where each parameter sits in push-constant space.
+/// A root signature: where each parameter sits in push-constant space, and a pipeline layout
+/// for each bind point. D3D12 binds one root signature to both, but a layout whose push
+/// constants every stage sees must be pushed to every stage: lavapipe (22.3) then updates the
+/// graphics stages' constants on a compute push and crashes when none is bound.
 pub(crate) struct VkRootSignature {
     core: Arc<Core>,
-    pub(crate) layout: vk::PipelineLayout,
+    compute_layout: vk::PipelineLayout,
+    graphics_layout: vk::PipelineLayout,
     pub(crate) offsets: Vec<u32>,
     pub(crate) size: u32,
 }
@@ -56,27 +60,51 @@ impl VkRootSignature {
                 format!("CreateRootSignature: {size} bytes of root arguments exceed this device's {limit} bytes of push constants"),
             ));
         }
-        let ranges = [vk::PushConstantRange {
-            stage_flags: vk::ShaderStageFlags::ALL,
-            offset: 0,
-            size: size.next_multiple_of(4),
-        }];
-        let info = if size > 0 {
-            vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&ranges)
-        } else {
-            vk::PipelineLayoutCreateInfo::default()
+        let layout = |stages: vk::ShaderStageFlags| {
+            let ranges = [vk::PushConstantRange { stage_flags: stages, offset: 0, size: size.next_multiple_of(4) }];
+            let info = if size > 0 {
+                vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&ranges)
+            } else {
+                vk::PipelineLayoutCreateInfo::default()
+            };
+            // SAFETY: valid create info.
+            unsafe { core.device.create_pipeline_layout(&info, None) }
+                .map_err(|e| Error::out_of_memory(format!("CreateRootSignature: {e}")))
         };
-        // SAFETY: valid create info.
-        let layout = unsafe { core.device.create_pipeline_layout(&info, None) }
-            .map_err(|e| Error::out_of_memory(format!("CreateRootSignature: {e}")))?;
-        Ok(Self { core: core.clone(), layout, offsets, size })
+        let compute_layout = layout(vk::ShaderStageFlags::COMPUTE)?;
+        let graphics_layout = layout(vk::ShaderStageFlags::ALL_GRAPHICS).inspect_err(|_| {
+            // SAFETY: created above and used by nothing yet.
+            unsafe { core.device.destroy_pipeline_layout(compute_layout, None) };
+        })?;
+        Ok(Self { core: core.clone(), compute_layout, graphics_layout, offsets, size })
+    }
+
+    /// The pipeline layout of pipelines bound at the compute or the graphics bind point.
+    pub(crate) fn layout(&self, compute: bool) -> vk::PipelineLayout {
+        if compute {
+            self.compute_layout
+        } else {
+            self.graphics_layout
+        }
+    }
+
+    /// The stages a push through [`Self::layout`] reaches.
+    pub(crate) fn stages(compute: bool) -> vk::ShaderStageFlags {
+        if compute {
+            vk::ShaderStageFlags::COMPUTE
+        } else {
+            vk::ShaderStageFlags::ALL_GRAPHICS
+        }
     }
 }
 
 impl Drop for VkRootSignature {
     fn drop(&mut self) {
         // SAFETY: pipelines and lists that use the layout hold an Arc of it.
-        unsafe { self.core.device.destroy_pipeline_layout(self.layout, None) };
+        unsafe {
+            self.core.device.destroy_pipeline_layout(self.compute_layout, None);
+            self.core.device.destroy_pipeline_layout(self.graphics_layout, None);
+        }
     }
 }
 
@@ -156,7 +184,7 @@ impl VkPipeline {
                     .stage(vk::ShaderStageFlags::COMPUTE)
                     .module(m)
                     .name(c"main");
-                let info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(root.layout)];
+                let info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(root.layout(true))];
                 // SAFETY: valid create info; the module is destroyed once the pipeline exists.
                 let p = unsafe { d.create_compute_pipelines(vk::PipelineCache::null(), &info, None) };
                 // SAFETY: the module is no longer needed.
@@ -248,7 +276,7 @@ impl VkPipeline {
                     .depth_stencil_state(&depth)
                     .color_blend_state(&blend)
                     .dynamic_state(&dynamic)
-                    .layout(root.layout)
+                    .layout(root.layout(false))
                     .push_next(&mut rendering)];
                 // SAFETY: every pointer refers to locals alive during the call.
                 let p = unsafe { d.create_graphics_pipelines(vk::PipelineCache::null(), &info, None) };

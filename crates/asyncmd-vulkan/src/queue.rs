@@ -72,12 +72,28 @@ impl VkFence {
         }
     }
 
+    /// Waits on the CPU until the fence reaches `value`, for at most `timeout`. Until a signal
+    /// reaching `value` has been submitted (or made on the host) the wait is the runtime's own,
+    /// and a value the fence has reached is not waited for: the driver is only asked to wait
+    /// for values a submitted signal will reach. The validation layer (1.3.239) keeps a driver
+    /// wait that timed out in its timeline and then reports later host signals as passing a
+    /// pending one; and it holds a satisfied wait for a value between two signals for 20 s.
     pub(crate) fn wait(&self, value: u64, timeout: std::time::Duration) -> bool {
+        let deadline = std::time::Instant::now().checked_add(timeout);
+        if !self.core.wait_submitted(self.semaphore, value, deadline, || false) {
+            return false;
+        }
+        if self.value() >= value {
+            return true;
+        }
+        let left = deadline.map_or(u64::MAX, |d| {
+            d.saturating_duration_since(std::time::Instant::now()).as_nanos().min(u64::MAX as u128) as u64
+        });
         let semaphores = [self.semaphore];
         let values = [value];
         let info = vk::SemaphoreWaitInfo::default().semaphores(&semaphores).values(&values);
         // SAFETY: waiting on a live semaphore.
-        let r = unsafe { self.core.device.wait_semaphores(&info, timeout.as_nanos().min(u64::MAX as u128) as u64) };
+        let r = unsafe { self.core.device.wait_semaphores(&info, left) };
         self.core.note(r).is_ok()
     }
 }
@@ -212,7 +228,7 @@ impl VkQueue {
                     Job::Signal(fence, value) => worker.submit(Vec::new(), Some((fence, value))),
                     Job::Wait(fence, value) => {
                         let stop = &worker_stop;
-                        if !worker.core.wait_submitted(fence.semaphore, value, || stop.load(Ordering::Acquire)) {
+                        if !worker.core.wait_submitted(fence.semaphore, value, None, || stop.load(Ordering::Acquire)) {
                             break;
                         }
                         // A wait the semaphore has already passed orders nothing, and

@@ -121,6 +121,18 @@ pub(crate) fn check_reserved(core: &Core, desc: &ResourceDesc, usage: vk::ImageU
                 .into(),
         ));
     }
+    let limits = &core.props.limits;
+    if desc.width > u64::from(limits.max_image_dimension2_d)
+        || desc.height > limits.max_image_dimension2_d
+        || desc.array_size() > limits.max_image_array_layers
+    {
+        return Err(unsupported(format!(
+            "CreateReservedResource: {}x{} with {} slices exceeds the Vulkan device's image limits",
+            desc.width,
+            desc.height,
+            desc.array_size()
+        )));
+    }
     let format = vk_format(desc.format)
         .ok_or_else(|| unsupported(format!("CreateReservedResource: {} has no Vulkan format", desc.format)))?;
     // SAFETY: a capability query on this device's physical device.

@@ -588,3 +588,60 @@ fn tile_copies_of_packed_mips_are_invalid_arg() {
         assert!(e.text.contains("packed mips"), "{}", e.text);
     }
 }
+
+/// D3D12's size limits: 16384 for 1D and 2D textures, 2048 for each axis of a 3D texture
+/// and for array slices (found by the fuzzer: a 3D texture 32,107 deep reached `vkCreateImage`).
+#[test]
+fn textures_past_the_d3d12_size_limits_are_invalid_arg() {
+    for (name, ctx) in contexts() {
+        let create = |desc: &ResourceDesc| {
+            ctx.device
+                .create_committed_resource(HeapType::Default, desc, BarrierLayout::Common)
+                .err()
+                .map(|e| (e.code, e.id))
+        };
+        let refused = Some((ErrorCode::InvalidArg, MessageId::CreateResourceInvalidDesc));
+        let f = Format::R8Unorm;
+        for desc in [
+            ResourceDesc::tex3d(f, 4, 4, 2049),
+            ResourceDesc::tex3d(f, 2049, 1, 1),
+            ResourceDesc::tex3d(f, 1, 2049, 1),
+            ResourceDesc::tex2d(f, 4, 4).with_array(2049),
+            ResourceDesc::tex1d(f, 4).with_array(2049),
+            ResourceDesc::tex2d(f, 16385, 1),
+            ResourceDesc::tex1d(f, 16385),
+        ] {
+            assert_eq!(create(&desc), refused, "{name}: {desc:?}");
+        }
+        for desc in [ResourceDesc::tex3d(f, 4, 4, 2048), ResourceDesc::tex2d(f, 4, 4).with_array(2048)] {
+            assert_eq!(create(&desc), None, "{name}: {desc:?}");
+        }
+    }
+}
+
+/// Buffers hold no samples: a multisampled texture is copied to and from textures only
+/// (found by the tests' own uploads, which reached `vkCmdCopyBufferToImage` with a
+/// multisampled image).
+#[test]
+fn multisampled_textures_do_not_copy_to_or_from_buffers() {
+    for (name, ctx) in contexts() {
+        let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 4, 4)
+            .with_samples(4, 0)
+            .with_flags(ResourceFlags::ALLOW_RENDER_TARGET);
+        let t = ctx.texture(&desc, BarrierLayout::Common);
+        let fp = ctx.device.copyable_footprints(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 4, 4), 0, 1, 0).unwrap();
+        let (up, down) = (ctx.buffer(HeapType::Upload, 4096), ctx.buffer(HeapType::Readback, 4096));
+        for to_buffer in [false, true] {
+            let r = ctx.record(CommandListType::Direct, |l| {
+                let (tex, buf) = (
+                    TextureCopyLocation::subresource(&t, 0),
+                    TextureCopyLocation::footprint(if to_buffer { &down } else { &up }, fp.layouts[0]),
+                );
+                let (dest, source) = if to_buffer { (&buf, &tex) } else { (&tex, &buf) };
+                l.copy_texture_region(dest, 0, 0, 0, source, None)
+            });
+            let e = assert_error(r, ErrorCode::InvalidArg, MessageId::CopyTextureRegionInvalidParameters);
+            assert!(e.text.contains("multisampled"), "{name}: {}", e.text);
+        }
+    }
+}

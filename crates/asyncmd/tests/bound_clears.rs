@@ -24,7 +24,8 @@ fn rt(ctx: &Ctx, desc: ResourceDesc, view: Option<RenderTargetViewDesc>) -> Boun
     let tex = ctx.texture(&desc.with_flags(ResourceFlags::ALLOW_RENDER_TARGET), BarrierLayout::Common);
     let heap = ctx.device.create_descriptor_heap(DescriptorHeapType::Rtv, 1).unwrap();
     ctx.device.create_render_target_view(&tex, view.as_ref(), &heap.handle(0)).unwrap();
-    for s in 0..tex.desc().subresource_count() {
+    // Buffers cannot reach the samples of a multisampled texture: those start undefined.
+    for s in (0..tex.desc().subresource_count()).filter(|_| !tex.desc().is_msaa()) {
         let len = ctx.read_subresource(&tex, s).len();
         ctx.upload_subresource(&tex, s, &pattern(len, s + 7));
     }
@@ -36,7 +37,7 @@ fn ds(ctx: &Ctx, desc: ResourceDesc, flags: DsvFlags) -> Bound {
     let heap = ctx.device.create_descriptor_heap(DescriptorHeapType::Dsv, 1).unwrap();
     let view = DepthStencilViewDesc { flags, ..DepthStencilViewDesc::default_for(tex.desc()) };
     ctx.device.create_depth_stencil_view(&tex, Some(&view), &heap.handle(0)).unwrap();
-    for s in 0..tex.desc().subresource_count() {
+    for s in (0..tex.desc().subresource_count()).filter(|_| !tex.desc().is_msaa()) {
         let len = ctx.read_subresource(&tex, s).len();
         let plane = tex.desc().subresource(s).unwrap().plane;
         // Valid depths in the depth plane (a quarter), a pattern in the stencil plane.
@@ -881,5 +882,77 @@ fn negative_zero_depth_is_stored_as_positive_zero_on_every_route() {
             });
             assert_eq!(ctx.read_subresource(&d.tex, 0), vec![0u8; 8 * 4 * 4], "{name}, pass {in_pass}");
         }
+    }
+}
+
+/// Found by the fuzzer: targets of different sample counts went into one Vulkan rendering
+/// instance (VUID-VkRenderingInfo-multisampledRenderToSingleSampled-06857). Bound clears of
+/// such targets clear each one (natively in and out of a pass, through legacy clears outside
+/// a pass under the fallback, which refuses them inside one); a draw into them is refused.
+#[test]
+fn targets_of_different_sample_counts_are_cleared_one_by_one() {
+    for (name, ctx) in async_contexts() {
+        let native = ctx.device.async_commands_impl() == AsyncCommandsImpl::Native;
+        let format = Format::R8G8B8A8Unorm;
+        let single = rt(&ctx, ResourceDesc::tex2d(format, 8, 8), None);
+        let msaa = rt(&ctx, ResourceDesc::tex2d(format, 8, 8).with_samples(4, 0), None);
+        let resolved = ctx.texture(&ResourceDesc::tex2d(format, 8, 8), BarrierLayout::Common);
+        let values = [floats([1.0, 0.0, 0.0, 1.0]), floats([0.0, 1.0, 0.0, 1.0])];
+        let check = |what: &str| {
+            ctx.run(CommandListType::Direct, |l| {
+                barrier(l, &msaa.tex, BarrierLayout::Common, BarrierLayout::ResolveSource);
+                barrier(l, &resolved, BarrierLayout::Common, BarrierLayout::ResolveDest);
+                l.resolve_subresource_region(&resolved, 0, 0, 0, &msaa.tex, 0, None, format, ResolveMode::Average);
+                barrier(l, &msaa.tex, BarrierLayout::ResolveSource, BarrierLayout::Common);
+                barrier(l, &resolved, BarrierLayout::ResolveDest, BarrierLayout::Common);
+            });
+            assert_eq!(ctx.read_subresource(&single.tex, 0), [255, 0, 0, 255].repeat(64), "{name}, {what}");
+            assert_eq!(ctx.read_subresource(&resolved, 0), [0, 255, 0, 255].repeat(64), "{name}, {what}");
+        };
+        ctx.run(CommandListType::Direct, |l| {
+            to_target(l, &single);
+            to_target(l, &msaa);
+            l.om_set_render_targets(&[single.view.clone(), msaa.view.clone()], None);
+            l.clear_bound_render_target_views(0b11, &values, None);
+            from_target(l, &single);
+            from_target(l, &msaa);
+        });
+        check("outside a pass");
+        let values = [floats([0.0, 1.0, 0.0, 1.0]), floats([1.0, 0.0, 0.0, 1.0])];
+        let r = ctx.record(CommandListType::Direct, |l| {
+            to_target(l, &msaa);
+            to_target(l, &single);
+            l.begin_render_pass(&[pass_target(&msaa), pass_target(&single)], None, RenderPassFlags::empty());
+            l.clear_bound_render_target_views(0b11, &values, None);
+            l.end_render_pass();
+            from_target(l, &single);
+            from_target(l, &msaa);
+        });
+        if native {
+            r.unwrap_or_else(|e| panic!("{name}: {}", e.text));
+            let r = ctx.record(CommandListType::Direct, |l| {
+                to_target(l, &msaa);
+                to_target(l, &single);
+                l.begin_render_pass(&[pass_target(&msaa), pass_target(&single)], None, RenderPassFlags::empty());
+                l.clear_bound_render_target_views(0b11, &values, None);
+                l.end_render_pass();
+                from_target(l, &single);
+                from_target(l, &msaa);
+            });
+            r.unwrap();
+        } else {
+            assert_error(r, ErrorCode::Fail, MessageId::AsyncCommandsFallbackUnsupported);
+        }
+        let (root, pso) = app_pipeline(&ctx, &[format, format], Format::Unknown);
+        let r = ctx.record(CommandListType::Direct, |l| {
+            to_target(l, &single);
+            to_target(l, &msaa);
+            l.om_set_render_targets(&[single.view.clone(), msaa.view.clone()], None);
+            l.set_graphics_root_signature(&root);
+            l.set_pipeline_state(&pso);
+            l.ia_set_primitive_topology(PrimitiveTopology::TriangleList);
+            l.draw_instanced(3, 1, 0, 0);
+        });
+        assert_error(r, ErrorCode::InvalidArg, MessageId::DrawInvalid);
     }
 }

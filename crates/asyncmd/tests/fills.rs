@@ -421,3 +421,25 @@ proptest! {
         }
     }
 }
+
+/// Found by the fuzzer: a predicated FillBuffers closed the native Vulkan list with
+/// `DeviceUnsupported` (transfers are not predicated there) while the fallback's dispatch
+/// was; the native fill now takes its compute kernel, which predication reaches.
+#[test]
+fn predication_skips_or_keeps_fills_on_both_routes() {
+    for (name, ctx) in async_contexts() {
+        let buf = uav_buffer(&ctx, 256);
+        let predicate = ctx.default_buffer(&[0u8; 8]);
+        ctx.run(CommandListType::Direct, |l| {
+            // EQUAL_ZERO with a zero predicate: skipped.
+            l.set_predication(Some((&predicate, 0)), PredicationOp::EqualZero);
+            l.fill_buffers(&[raw(&buf, 0, &[1, 2, 3, 4], 16)]);
+            l.set_predication(Some((&predicate, 0)), PredicationOp::NotEqualZero);
+            l.fill_buffers(&[raw(&buf, 128, &[9, 9, 9, 9], 16), raw(&buf, 64, &[5, 5, 5, 5], 0)]);
+            l.set_predication(None, PredicationOp::EqualZero);
+        });
+        let mut want = vec![0u8; 256];
+        model(&mut want, 128, &[9, 9, 9, 9], 16);
+        assert_eq!(ctx.read_buffer(&buf), want, "{name}");
+    }
+}

@@ -549,6 +549,31 @@ fn fill_shader_dispatch_writes_the_pattern() {
     }
 }
 
+/// Found by the fuzzer: root constants pushed for a dispatch reached the graphics stages too,
+/// and lavapipe crashed on the next statistics query of the list (no graphics pipeline bound).
+#[test]
+fn a_statistics_query_after_a_dispatch_in_one_list() {
+    for (name, ctx) in contexts() {
+        let buf = ctx.default_buffer(&[0xAA; 64]);
+        let (root, pso) = fill_pipeline(&ctx);
+        let q =
+            ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::PipelineStatistics, count: 1 }).unwrap();
+        let out = ctx.buffer(HeapType::Readback, 88);
+        ctx.run(CommandListType::Direct, |l| {
+            l.set_compute_root_signature(&root);
+            l.set_pipeline_state(&pso);
+            l.set_compute_root_32bit_constants(0, &[0x0101_0101, 0, 0, 0, 1, 16], 0);
+            l.set_compute_root_unordered_access_view(1, buf.gpu_address(0));
+            l.dispatch(1, 1, 1);
+            l.begin_query(&q, QueryType::PipelineStatistics, 0);
+            l.end_query(&q, QueryType::PipelineStatistics, 0);
+            l.resolve_query_data(&q, QueryType::PipelineStatistics, 0, 1, &out, 0);
+        });
+        assert_eq!(ctx.read_buffer(&buf), vec![1; 64], "{name}");
+        assert_eq!(ctx.read_buffer(&out), vec![0; 88], "{name}: nothing ran inside the query");
+    }
+}
+
 #[test]
 fn binary_occlusion_resolves_to_zero_or_one() {
     for (name, ctx) in contexts() {

@@ -6,7 +6,7 @@ mod common;
 use asyncmd::types::*;
 use asyncmd_reference::ReferenceConfig;
 use common::*;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 #[test]
 fn texture_copies_with_no_region_still_check_their_subresources() {
@@ -200,5 +200,66 @@ fn fences_move_in_steps_a_timeline_semaphore_can_take() {
         ctx.direct.signal(&fence, 8 + asyncmd::MAX_FENCE_STEP).unwrap();
         ctx.direct.wait(&fence, 1).unwrap();
         fence.wait(8 + asyncmd::MAX_FENCE_STEP, TIMEOUT).unwrap_or_else(|e| panic!("{name}: {}", e.text));
+    }
+}
+
+/// Found by the fuzzer: a CPU wait that timed out on a value nothing had signalled stayed in
+/// the Vulkan validation layer's timeline, which then reported the next host signals as
+/// passing a pending one (VUID-VkSemaphoreSignalInfo-value-03259).
+#[test]
+fn host_signals_after_a_cpu_wait_that_timed_out() {
+    for (name, ctx) in contexts() {
+        let fence = ctx.device.create_fence(1).unwrap();
+        let started = Instant::now();
+        let e = fence.wait(2, Duration::from_millis(30)).unwrap_err();
+        assert_eq!((e.code, e.id), (ErrorCode::Fail, MessageId::FenceInvalidOperation), "{name}");
+        assert!(started.elapsed() >= Duration::from_millis(30), "{name}: the wait returned before its timeout");
+        fence.signal(3).unwrap();
+        fence.signal(256).unwrap();
+        assert_eq!(fence.completed_value(), 256, "{name}");
+        // A wait for a value a later host signal reaches returns once it is made.
+        let waiter = {
+            let fence = fence.clone();
+            std::thread::spawn(move || fence.wait(300, TIMEOUT))
+        };
+        std::thread::sleep(Duration::from_millis(20));
+        fence.signal(300).unwrap();
+        waiter.join().unwrap().unwrap_or_else(|e| panic!("{name}: {}", e.text));
+    }
+}
+
+/// Found by the fuzzer: an empty copy reached `vkCmdCopyBuffer` as a region of size 0
+/// (VUID-VkBufferCopy-size-01988).
+#[test]
+fn empty_buffer_copies_copy_nothing() {
+    for (name, ctx) in async_contexts() {
+        let (src, dst) = (ctx.default_buffer(&[7; 64]), ctx.default_buffer(&[1; 64]));
+        ctx.run(CommandListType::Direct, |l| {
+            l.copy_buffer_region(&dst, 0, &src, 0, 0);
+            full_barrier(l);
+            l.copy_buffer_regions(&[
+                BufferCopyRegion { dest: &dst, dest_offset: 4, source: &src, source_offset: 0, size: 0 },
+                BufferCopyRegion { dest: &dst, dest_offset: 8, source: &src, source_offset: 0, size: 4 },
+            ]);
+        });
+        let mut want = vec![1; 64];
+        want[8..12].fill(7);
+        assert_eq!(ctx.read_buffer(&dst), want, "{name}");
+    }
+}
+
+/// Found by the fuzzer: a default-heap buffer whose size is no multiple of 4 kept the old
+/// contents of its memory in its last bytes on Vulkan (`vkCmdFillBuffer` zeroes whole dwords).
+#[test]
+fn buffers_of_any_size_start_zeroed_to_their_last_byte() {
+    for (name, ctx) in contexts() {
+        let used: Vec<asyncmd::Resource> = (0..16).map(|_| ctx.default_buffer(&[0xFF; 256])).collect();
+        ctx.direct.wait_idle(TIMEOUT).unwrap();
+        drop(used);
+        let fresh: Vec<asyncmd::Resource> = (0..16).map(|i| ctx.buffer(HeapType::Default, 253 + i % 3)).collect();
+        for b in &fresh {
+            let size = b.desc().width as usize;
+            assert_eq!(ctx.read_buffer(b), vec![0; size], "{name}, {size} bytes");
+        }
     }
 }

@@ -51,7 +51,7 @@ impl CommandList {
 
     /// The smallest width and height over every bound output, and whether their sample
     /// counts differ.
-    fn bound_outputs(&self) -> ((u32, u32), bool) {
+    pub(super) fn bound_outputs(&self) -> ((u32, u32), bool) {
         let mut area = (u32::MAX, u32::MAX);
         let mut samples = Vec::new();
         let rtvs = self.shadow.rtvs.iter().flatten().filter_map(|c| ClearTarget::rtv(0, c.view, &c.resource));

@@ -189,7 +189,11 @@ pub(crate) fn validate_texture_copy(
     if !d.format.copy_compatible(s.format) {
         return Err(invalid(id, api, format!("formats {} and {} are not of one copy group", s.format, d.format)));
     }
-    if d.subresource.is_some() && s.subresource.is_some() && d.samples != s.samples {
+    if d.subresource.is_none() || s.subresource.is_none() {
+        if d.samples > 1 || s.samples > 1 {
+            return Err(invalid(id, api, "a multisampled texture cannot be copied to or from a buffer"));
+        }
+    } else if d.samples != s.samples {
         return Err(invalid(id, api, format!("sample counts differ ({} and {})", s.samples, d.samples)));
     }
     let sbox = source_box.copied().unwrap_or(Box3::sized(s.extent.0, s.extent.1, s.extent.2));

@@ -422,6 +422,12 @@ impl CommandList {
                 format!("{API}: needs a graphics pipeline and root signature"),
             ));
         }
+        if self.bound_outputs().1 {
+            return self.remove(Error::invalid_arg(
+                MessageId::DrawInvalid,
+                format!("{API}: the bound render targets and depth-stencil target differ in sample count"),
+            ));
+        }
         self.record(Command::DrawInstanced { vertex_count, instance_count, start_vertex, start_instance });
     }
 

@@ -119,6 +119,9 @@ impl World {
             if e.id == MessageId::AsyncCommandsFallbackUnsupported {
                 self.out.fallback_refused = true;
             }
+            if std::env::var("ASYNCMD_FUZZ_PRINT").is_ok_and(|v| v == "errors") {
+                eprintln!("step {step}, {what}: {}", e.text);
+            }
         }
         self.out.results.push(format!("{step} {what}: {}", code(r)));
     }

@@ -153,7 +153,15 @@ fn device(target: Target, seed: u64, vk: &VulkanDrivers) -> Option<Device> {
 }
 
 fn run_on(target: Target, seed: u64, wild: f64, vk: &VulkanDrivers) -> Option<std::result::Result<Outcome, String>> {
-    let steps = Gen::new(seed, wild).sequence(STEPS);
+    let mut steps = Gen::new(seed, wild).sequence(STEPS);
+    // A prefix, to reduce a failing sequence.
+    if let Some(n) = std::env::var("ASYNCMD_FUZZ_STEPS").ok().and_then(|n| n.parse().ok()) {
+        steps.truncate(n);
+    }
+    if let Ok(skip) = std::env::var("ASYNCMD_FUZZ_SKIP") {
+        let skip: Vec<usize> = skip.split(',').filter_map(|i| i.parse().ok()).collect();
+        steps = steps.into_iter().enumerate().filter(|(i, _)| !skip.contains(i)).map(|(_, s)| s).collect();
+    }
     if std::env::var("ASYNCMD_FUZZ_PRINT").is_ok_and(|v| v == "seeds") {
         eprintln!("fuzz: seed {seed} on {target:?}");
     }
