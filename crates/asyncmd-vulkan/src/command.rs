@@ -921,6 +921,10 @@ impl VkCommandList {
         let h = self.query_heap(q.heap.0)?;
         let dest = self.resource(q.dest)?;
         let buffer = dest.buffer().ok_or_else(|| fail("ResolveQueryData: the destination is not a buffer".into()))?;
+        if q.count == 0 {
+            // Resolves nothing; Vulkan names no query past the pool's end even for none.
+            return Ok(());
+        }
         self.query_reads.push((q.heap.0, q.start, q.count, self.reset_order.len()));
         self.serialize();
         // SAFETY: a live pool and buffer; the runtime checked range and alignment.

@@ -6,9 +6,10 @@
 //! whole subresources clear with `vkCmdClearColorImage` (uncompressed colour formats the image
 //! is created with) or `vkCmdClearDepthStencilImage` (direct lists); every other region is a
 //! `vkCmdCopyBufferToImage` from a buffer of rows of the encoded value, all regions reading
-//! from offset 0. MSAA regions a copy cannot reach are view clears of the attachment. Parts of
-//! one call are unordered: a barrier separates them only where one writes a subresource an
-//! earlier part wrote.
+//! from offset 0. MSAA regions a copy cannot reach are view clears of the attachment. Under
+//! predication, which reaches attachment clears but no transfer, every region of a render or
+//! depth-stencil target is a view clear of its subresource. Parts of one call are unordered:
+//! a barrier separates them only where one writes a subresource an earlier part wrote.
 
 use crate::command::VkCommandList;
 use crate::format::plane_aspect;
@@ -64,7 +65,6 @@ fn color_value(format: Format, value: &ClearData, inexact: bool) -> Option<vk::C
 
 impl VkCommandList {
     pub(crate) fn clear_texture_subresources(&mut self, clears: &[ClearTextureDesc<ResourceId>]) -> Result<()> {
-        self.check_not_predicated(API)?;
         let mut written = HashSet::new();
         for d in clears {
             let (res, _) = self.image_of(d.texture)?;
@@ -82,7 +82,11 @@ impl VkCommandList {
                     written.clear();
                     written.insert((d.texture, s));
                 }
-                self.clear_subresource(&res, d, s, region, region == full)?;
+                if self.is_predicated() {
+                    self.clear_predicated(&res, d, s, region)?;
+                } else {
+                    self.clear_subresource(&res, d, s, region, region == full)?;
+                }
             }
         }
         Ok(())
@@ -241,5 +245,64 @@ impl VkCommandList {
             },
         };
         self.clear_rtv(&view, view_clear_color(format, value), &rect)
+    }
+
+    /// A clear under predication: conditional rendering reaches attachment clears and
+    /// dispatches, not transfers, so the region is cleared through a view of its subresource,
+    /// where the texture can be an attachment and the view clear writes the exact value.
+    fn clear_predicated(
+        &mut self,
+        res: &VkResource,
+        d: &ClearTextureDesc<ResourceId>,
+        s: u32,
+        region: Box3,
+    ) -> Result<()> {
+        let rf = res.desc.format;
+        let format = if d.format == Format::Unknown { rf } else { d.format };
+        let sub = res.desc.subresource(s).ok_or_else(|| fail(format!("subresource {s} out of range")))?;
+        let refuse = || {
+            fail(format!(
+                "a predicated clear of a {format} texture that is no attachment, or of a value a view clear \
+                 rounds, is not supported on the Vulkan device (predication does not reach transfers)"
+            ))
+        };
+        let rect = [Rect::new(region.left as i32, region.top as i32, region.right as i32, region.bottom as i32)];
+        let (mip, slice) = (sub.mip, sub.slice);
+        let one_d = res.desc.dimension == ResourceDimension::Texture1D;
+        if rf.has_depth() {
+            if !res.desc.flags.contains(ResourceFlags::ALLOW_DEPTH_STENCIL) || self.ty != CommandListType::Direct {
+                return Err(refuse());
+            }
+            let dimension = match (one_d, res.desc.is_msaa()) {
+                (true, _) => DsvDimension::Texture1DArray { mip, first_slice: slice, array_size: 1 },
+                (false, true) => DsvDimension::Texture2DMsArray { first_slice: slice, array_size: 1 },
+                (false, false) => DsvDimension::Texture2DArray { mip, first_slice: slice, array_size: 1 },
+            };
+            let desc = DepthStencilViewDesc {
+                format: format.depth_stencil_member().unwrap_or(format),
+                flags: DsvFlags::empty(),
+                dimension,
+            };
+            let flags = if sub.plane == 0 { ClearFlags::DEPTH } else { ClearFlags::STENCIL };
+            let value = &d.clear_value;
+            let view = DepthStencilView { resource: d.texture, desc };
+            return self.clear_dsv(&view, flags, view_clear_depth(value), value.uints()[1] as u8, &rect);
+        }
+        let value = color_value(format, &d.clear_value, res.desc.is_msaa()).ok_or_else(refuse)?;
+        if !res.desc.flags.contains(ResourceFlags::ALLOW_RENDER_TARGET) {
+            return Err(refuse());
+        }
+        let dimension = match (res.desc.dimension, res.desc.is_msaa()) {
+            (ResourceDimension::Texture1D, _) => {
+                RtvDimension::Texture1DArray { mip, first_slice: slice, array_size: 1 }
+            }
+            (ResourceDimension::Texture3D, _) => {
+                RtvDimension::Texture3D { mip, first_w: region.front, w_size: region.back - region.front }
+            }
+            (_, true) => RtvDimension::Texture2DMsArray { first_slice: slice, array_size: 1 },
+            (_, false) => RtvDimension::Texture2DArray { mip, first_slice: slice, array_size: 1, plane: sub.plane },
+        };
+        let view = RenderTargetView { resource: d.texture, desc: RenderTargetViewDesc { format, dimension } };
+        self.clear_rtv_value(&view, value, &rect)
     }
 }

@@ -956,3 +956,25 @@ fn targets_of_different_sample_counts_are_cleared_one_by_one() {
         assert_error(r, ErrorCode::InvalidArg, MessageId::DrawInvalid);
     }
 }
+
+/// Found by the fuzzer: integer values out of a channel's range were saturated by the Vulkan
+/// driver's attachment clear (0x7FFF on R16_SINT) where every other route stores the low
+/// bits, sign-extended for SINT, as the texture clears do.
+#[test]
+fn bound_clears_store_the_low_bits_of_integer_values() {
+    for (name, ctx) in async_contexts() {
+        let sint = rt(&ctx, ResourceDesc::tex2d(Format::R16Sint, 4, 4), None);
+        let uint = rt(&ctx, ResourceDesc::tex2d(Format::R16Uint, 4, 4), None);
+        let values = [ClearData::from_uints([0x4B80_0000, 0, 0, 0]), ClearData::from_uints([0x1_2345, 0, 0, 0])];
+        ctx.run(CommandListType::Direct, |l| {
+            to_target(l, &sint);
+            to_target(l, &uint);
+            l.om_set_render_targets(&[sint.view.clone(), uint.view.clone()], None);
+            l.clear_bound_render_target_views(0b11, &values, None);
+            from_target(l, &sint);
+            from_target(l, &uint);
+        });
+        assert_eq!(ctx.read_subresource(&sint.tex, 0), vec![0; 32], "{name}: R16_SINT");
+        assert_eq!(ctx.read_subresource(&uint.tex, 0), [0x45, 0x23].repeat(16), "{name}: R16_UINT");
+    }
+}

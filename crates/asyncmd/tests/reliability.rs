@@ -263,3 +263,15 @@ fn buffers_of_any_size_start_zeroed_to_their_last_byte() {
         }
     }
 }
+
+/// Found by the fuzzer: a resolve of no queries at the heap's end reached
+/// `vkCmdCopyQueryPoolResults` with a first query past the pool (VUID-…-firstQuery-00820).
+#[test]
+fn resolving_no_queries_at_the_heaps_end_writes_nothing() {
+    for (name, ctx) in contexts() {
+        let heap = ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Occlusion, count: 2 }).unwrap();
+        let out = ctx.default_buffer(&[3; 16]);
+        ctx.run(CommandListType::Direct, |l| l.resolve_query_data(&heap, QueryType::Occlusion, 2, 0, &out, 0));
+        assert_eq!(ctx.read_buffer(&out), vec![3; 16], "{name}");
+    }
+}

@@ -880,3 +880,95 @@ fn video_planes_clear_from_raw_values_on_the_reference_device() {
         assert_error(r, ErrorCode::InvalidArg, MessageId::ClearTextureSubresourcesInvalidParameters);
     }
 }
+
+/// Found by the fuzzer: a predicated ClearTextureSubresources closed the native Vulkan list
+/// with `DeviceUnsupported` while the fallback's view clear of an MSAA texture was predicated.
+/// Render targets and depth-stencil targets are now cleared natively under predication too,
+/// through views. The fallback's pattern copies stay unpredicated on Vulkan (predication
+/// reaches no transfers there): its list is refused, as before.
+#[test]
+fn predication_skips_or_keeps_clears_of_attachments_on_both_routes() {
+    for (name, ctx) in async_contexts() {
+        let colour = ctx.texture(
+            &ResourceDesc::tex2d(Format::R8G8B8A8Uint, 8, 4)
+                .with_mips(1)
+                .with_array(2)
+                .with_flags(ResourceFlags::ALLOW_RENDER_TARGET),
+            BarrierLayout::Common,
+        );
+        let depth = ctx.texture(
+            &ResourceDesc::tex2d(Format::D32Float, 8, 4).with_flags(ResourceFlags::ALLOW_DEPTH_STENCIL),
+            BarrierLayout::Common,
+        );
+        let msaa = ctx.texture(
+            &ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 8, 4)
+                .with_samples(4, 0)
+                .with_flags(ResourceFlags::ALLOW_RENDER_TARGET),
+            BarrierLayout::Common,
+        );
+        let predicate = ctx.default_buffer(&[0u8; 8]);
+        let value = ClearData::from_uints([1, 2, 3, 4]);
+        let red = ClearData::from_floats([1.0, 0.0, 0.0, 1.0]);
+        let mut list = ctx.list(CommandListType::Direct);
+        {
+            let l = &mut list;
+            // EQUAL_ZERO with a zero predicate: skipped.
+            l.set_predication(Some((&predicate, 0)), PredicationOp::EqualZero);
+            l.clear_texture_subresources(&[
+                clear(&colour, 0, value, None),
+                clear(&depth, 0, ClearData::from_floats([1.0; 4]), None),
+            ]);
+            l.set_predication(Some((&predicate, 0)), PredicationOp::NotEqualZero);
+            l.clear_texture_subresources(&[
+                clear(&colour, 1, value, Some(Box3::new(2, 1, 0, 6, 3, 1))),
+                clear(&depth, 0, ClearData::from_floats([0.5; 4]), None),
+            ]);
+            l.set_predication(None, PredicationOp::EqualZero);
+        }
+        let r = list.close();
+        if name == "vulkan fallback" {
+            let e = assert_error(r, ErrorCode::Fail, MessageId::DeviceUnsupported);
+            assert!(e.text.contains("predicated"), "{name}: {}", e.text);
+        } else {
+            r.unwrap_or_else(|e| panic!("{name}: {}", e.text));
+            ctx.direct.execute_command_lists(&[&list]).unwrap();
+            ctx.direct.wait_idle(TIMEOUT).unwrap();
+            assert_eq!(ctx.read_subresource(&colour, 0), vec![0; 128], "{name}: slice 0 was predicated off");
+            let mut want = vec![0u8; 128];
+            for y in 1..3 {
+                for x in 2..6 {
+                    want[(y * 8 + x) * 4..][..4].copy_from_slice(&[1, 2, 3, 4]);
+                }
+            }
+            assert_eq!(ctx.read_subresource(&colour, 1), want, "{name}: slice 1");
+            assert_eq!(ctx.read_subresource(&depth, 0), 0.5f32.to_le_bytes().repeat(32), "{name}: depth");
+        }
+        // Every route predicates an MSAA clear: it is a view clear.
+        let resolved = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 8, 4), BarrierLayout::Common);
+        for (op, want) in [(PredicationOp::EqualZero, [0, 0, 0, 0]), (PredicationOp::NotEqualZero, [255, 0, 0, 255])] {
+            ctx.run(CommandListType::Direct, |l| {
+                // A layout the list knows, which the in-place clear starts from.
+                barrier(l, &msaa, BarrierLayout::Common, BarrierLayout::CopyDest);
+                l.set_predication(Some((&predicate, 0)), op);
+                l.clear_texture_subresources(&[clear(&msaa, 0, red, None)]);
+                l.set_predication(None, PredicationOp::EqualZero);
+                barrier(l, &msaa, BarrierLayout::CopyDest, BarrierLayout::ResolveSource);
+                barrier(l, &resolved, BarrierLayout::Common, BarrierLayout::ResolveDest);
+                l.resolve_subresource_region(
+                    &resolved,
+                    0,
+                    0,
+                    0,
+                    &msaa,
+                    0,
+                    None,
+                    Format::R8G8B8A8Unorm,
+                    ResolveMode::Average,
+                );
+                barrier(l, &msaa, BarrierLayout::ResolveSource, BarrierLayout::Common);
+                barrier(l, &resolved, BarrierLayout::ResolveDest, BarrierLayout::Common);
+            });
+            assert_eq!(ctx.read_subresource(&resolved, 0), want.repeat(32), "{name}: MSAA, {op:?}");
+        }
+    }
+}

@@ -7,7 +7,7 @@
 //! (`uints[1]`, `uints[2]`); packed 4:2:2 formats repeat luma (or green) for both texels of an
 //! element; block-compressed formats take the low bytes of `bytes`, one block.
 
-use super::{encode_texel, ComponentClass, Format, Layout, Swizzle};
+use super::{decode_texel, encode_texel, ComponentClass, Format, Layout, Swizzle};
 use crate::ClearData;
 
 /// The bytes of one element (texel, block or packed pair) of a cleared plane.
@@ -135,6 +135,17 @@ fn near_tie(v: f32, bits: u32, signed: bool) -> bool {
     let max = ((1u64 << (bits - signed as u32)) - 1) as f64;
     let x = (v as f64).clamp(if signed { -1.0 } else { 0.0 }, 1.0).abs() * max;
     (x.fract() - 0.5).abs() < 1e-3
+}
+
+/// The value an integer `format` stores for `value`: each channel's low bits, sign-extended
+/// for SINT, as a clear writes them (a driver's clear or integer render-target write
+/// saturates values out of a channel's range instead, so the routes hand it stored values).
+/// Other formats, and values the format cannot encode, come back as they are.
+pub fn stored_integers(format: Format, value: &ClearData) -> ClearData {
+    if !matches!(format.info().class, ComponentClass::Uint | ComponentClass::Sint) {
+        return *value;
+    }
+    encode_texel(format, value).and_then(|(bytes, _)| decode_texel(format, &bytes)).unwrap_or(*value)
 }
 
 /// Whether a legacy view clear (`ClearRenderTargetView` with [`view_clear_color`], or
@@ -411,5 +422,24 @@ mod tests {
         assert!(!view_clear_exact(Format::R32Sint, &ClearData::from_sints([-(1 << 24) - 1, 0, 0, 0])));
         // 2-bit alpha of R10G10B10A2_UINT: 7 stores 3, which is exact.
         assert!(view_clear_exact(Format::R10G10B10A2Uint, &ClearData::from_uints([u32::MAX; 4])));
+    }
+
+    #[test]
+    fn stored_integers_keep_each_channels_low_bits() {
+        let u = |v: [u32; 4]| ClearData::from_uints(v);
+        // R16_SINT: the low 16 bits, sign-extended.
+        assert_eq!(stored_integers(Format::R16Sint, &u([0x4B80_0000, 0, 0, 0])).uints()[0], 0);
+        assert_eq!(stored_integers(Format::R16Sint, &u([0x0001_8000, 0, 0, 0])).uints()[0], 0xFFFF_8000);
+        assert_eq!(stored_integers(Format::R16Sint, &u([0x7FFF, 0, 0, 0])).uints()[0], 0x7FFF);
+        // R8G8_UINT: two 8-bit channels; the missing ones read 0 (and alpha 1).
+        assert_eq!(stored_integers(Format::R8G8Uint, &u([0x1FF, 0x234, 7, 9])).uints(), [0xFF, 0x34, 0, 1]);
+        // R10G10B10A2_UINT: 10, 10, 10 and 2 bits.
+        assert_eq!(
+            stored_integers(Format::R10G10B10A2Uint, &u([0x7FF, 0x400, 0x3FF, 7])).uints(),
+            [0x3FF, 0, 0x3FF, 3]
+        );
+        // Other classes come back as they are.
+        let f = ClearData::from_floats([2.5, -1.0, 0.5, 7.0]);
+        assert_eq!(stored_integers(Format::R8G8B8A8Unorm, &f), f);
     }
 }

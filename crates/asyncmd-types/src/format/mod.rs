@@ -4,7 +4,9 @@ mod clear_encode;
 mod codec;
 mod table;
 
-pub use clear_encode::{encode_clear, view_clear_color, view_clear_depth, view_clear_exact, ClearElement};
+pub use clear_encode::{
+    encode_clear, stored_integers, view_clear_color, view_clear_depth, view_clear_exact, ClearElement,
+};
 pub use codec::{decode_texel, encode_texel, Texel};
 pub use table::Format;
 

@@ -143,7 +143,8 @@ impl CommandList {
                 // Only the fallback needs the targets resolved.
                 Some(c) if !native => {
                     if let Some(mut t) = ClearTarget::rtv(slot as u8, c.view, &c.resource) {
-                        t.value = values[slot];
+                        // In range: the draws' integer outputs would saturate.
+                        t.value = asyncmd_types::stored_integers(t.format, &values[slot]);
                         targets.push(t.with_regions(region(slot)));
                     }
                 }
