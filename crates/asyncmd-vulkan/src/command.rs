@@ -827,6 +827,9 @@ impl VkCommandList {
         if aspect.is_empty() {
             return Ok(());
         }
+        // A stencil-only clear leaves depth alone, whatever value came with it; Vulkan takes
+        // depths in [0, 1] only.
+        let depth = if flags.contains(ClearFlags::DEPTH) && !depth.is_nan() { depth.clamp(0.0, 1.0) } else { 0.0 };
         let value = vk::ClearDepthStencilValue { depth, stencil: stencil as u32 };
         self.serialize();
         let (w, h, _) = res.desc.mip_extent(range.mip);

@@ -366,6 +366,8 @@ impl Drop for Core {
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Signalled {
     value: u64,
+    /// A queue's signal no host wait has seen yet.
+    unseen: bool,
 }
 
 /// The right to signal one timeline semaphore next (see [`Core::signal_slot`]).
@@ -385,15 +387,24 @@ impl SignalSlot<'_> {
         self.value > self.last.value.max(self.reached)
     }
 
-    /// The highest signal submitted to a queue that the GPU has not reached yet.
-    pub(crate) fn pending(&self) -> Option<u64> {
-        (self.last.value > self.reached).then_some(self.last.value)
+    /// The highest signal submitted to a queue, until a host wait for it has been made: the
+    /// validation layer counts a queue's signal as pending until a host wait sees it, and a
+    /// host signal may not pass a pending one.
+    pub(crate) fn unseen(&self) -> Option<u64> {
+        self.last.unseen.then_some(self.last.value)
     }
 
-    /// Records that the signal was submitted (or done on the host).
-    pub(crate) fn done(mut self) {
+    /// Records that a host wait saw the queue's signal of `value`.
+    pub(crate) fn seen(mut self, value: u64) {
+        if let Some(s) = self.table.get_mut(&self.semaphore).filter(|s| s.value == value) {
+            s.unseen = false;
+        }
+    }
+
+    /// Records that the signal was submitted to a queue (`by_queue`) or done on the host.
+    pub(crate) fn done(mut self, by_queue: bool) {
         if self.moves_forward() {
-            self.table.insert(self.semaphore, Signalled { value: self.value });
+            self.table.insert(self.semaphore, Signalled { value: self.value, unseen: by_queue });
             self.core.submitted_changed.notify_all();
         }
     }

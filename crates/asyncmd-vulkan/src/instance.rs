@@ -40,6 +40,22 @@ impl ValidationLog {
 
 const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
 
+thread_local! {
+    /// A message the call in progress on this thread is known not to deserve (see
+    /// [`disproven`]).
+    static DISPROVEN: std::cell::Cell<Option<&'static str>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `call` with the layer's `vuid` counted as a warning: for a call the device has
+/// proved valid where the layer cannot tell. The layer reports its messages on the calling
+/// thread, inside the call.
+pub(crate) fn disproven<R>(vuid: &'static str, call: impl FnOnce() -> R) -> R {
+    let before = DISPROVEN.with(|d| d.replace(Some(vuid)));
+    let r = call();
+    DISPROVEN.with(|d| d.set(before));
+    r
+}
+
 pub(crate) struct Instance {
     /// Keeps libvulkan loaded for as long as the instance lives.
     _entry: ash::Entry,
@@ -80,7 +96,8 @@ unsafe extern "system" fn on_message(
     // The layer reports its own tracking timing out when one thread waits on a timeline value
     // another thread signals from the host (it says "most likely a validation bug"): the
     // application did nothing wrong, so it counts as a warning.
-    let layer_bug = text.contains("UNASSIGNED-VkSemaphore-state-timeout");
+    let layer_bug = text.contains("UNASSIGNED-VkSemaphore-state-timeout")
+        || DISPROVEN.with(|d| d.get().is_some_and(|vuid| text.contains(vuid)));
     let error = severity.contains(vk::DebugUtilsMessageSeverityFlagsEXT::ERROR) && !layer_bug;
     if error {
         tracing::error!("vulkan validation: {text}");

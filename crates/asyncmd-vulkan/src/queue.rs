@@ -14,9 +14,10 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 /// How long a host signal waits for a queue's pending signal of the same fence to execute.
-const HOST_SIGNAL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
+const HOST_SIGNAL_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// A fence: a timeline semaphore.
 pub(crate) struct VkFence {
@@ -40,34 +41,39 @@ impl VkFence {
     }
 
     /// Sets the value from the CPU. A value the fence is already at or past changes nothing (its
-    /// value is the highest signalled); while a queue's lower signal is pending on the GPU, the
-    /// host signal waits for it (a timeline semaphore may not be signalled past a pending
-    /// signal), which is bounded: submitted work only waits on signals already submitted.
+    /// value is the highest signalled). A queue's lower signal is waited for first (a timeline
+    /// semaphore may not be signalled past a pending signal), which is bounded: submitted work
+    /// only waits on signals already submitted.
     pub(crate) fn signal(&self, value: u64) -> Result<()> {
         loop {
             let slot = self.core.signal_slot(self.semaphore, value);
             if !slot.moves_forward() {
                 return Ok(());
             }
-            if let Some(pending) = slot.pending() {
+            if let Some(pending) = slot.unseen() {
                 drop(slot);
-                if !self.wait(pending, HOST_SIGNAL_TIMEOUT) {
+                // On exactly the value signalled, by the driver, even where the counter has
+                // passed it: that is the wait the validation layer retires a signal on.
+                if !self.driver_wait(pending, HOST_SIGNAL_TIMEOUT) {
                     return Err(Error::fail(
                         MessageId::FenceInvalidOperation,
                         format!("Signal: the GPU did not reach the fence's pending value {pending} in {HOST_SIGNAL_TIMEOUT:?}"),
                     ));
                 }
+                self.core.signal_slot(self.semaphore, value).seen(pending);
                 continue;
             }
+            let info = vk::SemaphoreSignalInfo::default().semaphore(self.semaphore).value(value);
+            // No signal is pending: every queue signal of the semaphore has been waited for
+            // above. Validation layer 1.3.239 retires a queue's signal after the host wait that
+            // saw it on a thread of its own, and may still call it pending here.
             // SAFETY: a host signal on a live timeline semaphore, above its value and with no
             // signal pending (the slot holds every other signal back until it is done).
-            unsafe {
-                self.core
-                    .device
-                    .signal_semaphore(&vk::SemaphoreSignalInfo::default().semaphore(self.semaphore).value(value))
-            }
+            crate::instance::disproven("VUID-VkSemaphoreSignalInfo-value-03259", || unsafe {
+                self.core.device.signal_semaphore(&info)
+            })
             .map_err(|e| Error::fail(MessageId::FenceInvalidOperation, format!("Signal: {e}")))?;
-            slot.done();
+            slot.done(false);
             return Ok(());
         }
     }
@@ -78,7 +84,7 @@ impl VkFence {
     /// for values a submitted signal will reach. The validation layer (1.3.239) keeps a driver
     /// wait that timed out in its timeline and then reports later host signals as passing a
     /// pending one; and it holds a satisfied wait for a value between two signals for 20 s.
-    pub(crate) fn wait(&self, value: u64, timeout: std::time::Duration) -> bool {
+    pub(crate) fn wait(&self, value: u64, timeout: Duration) -> bool {
         let deadline = std::time::Instant::now().checked_add(timeout);
         if !self.core.wait_submitted(self.semaphore, value, deadline, || false) {
             return false;
@@ -86,14 +92,17 @@ impl VkFence {
         if self.value() >= value {
             return true;
         }
-        let left = deadline.map_or(u64::MAX, |d| {
-            d.saturating_duration_since(std::time::Instant::now()).as_nanos().min(u64::MAX as u128) as u64
-        });
+        let left = deadline.map_or(Duration::MAX, |d| d.saturating_duration_since(std::time::Instant::now()));
+        self.driver_wait(value, left)
+    }
+
+    /// `vkWaitSemaphores` for `value`, for at most `timeout`.
+    fn driver_wait(&self, value: u64, timeout: Duration) -> bool {
         let semaphores = [self.semaphore];
         let values = [value];
         let info = vk::SemaphoreWaitInfo::default().semaphores(&semaphores).values(&values);
         // SAFETY: waiting on a live semaphore.
-        let r = unsafe { self.core.device.wait_semaphores(&info, left) };
+        let r = unsafe { self.core.device.wait_semaphores(&info, timeout.as_nanos().min(u64::MAX as u128) as u64) };
         self.core.note(r).is_ok()
     }
 }
@@ -186,7 +195,7 @@ impl Worker {
         })?;
         drop(queue);
         if let Some(slot) = slot {
-            slot.done();
+            slot.done(true);
         }
         self.in_flight.push_back((self.submitted, lists, fences));
         Ok(())
@@ -246,7 +255,7 @@ impl VkQueue {
             }
             // Keep everything submitted alive until the GPU is done with it.
             let last = worker.submitted;
-            worker.progress.wait(last, std::time::Duration::from_secs(60));
+            worker.progress.driver_wait(last, Duration::from_secs(60));
         })?;
         Ok(Self { ty, sender: Mutex::new(Some(sender)), stop, worker: Mutex::new(Some(handle)), fences })
     }

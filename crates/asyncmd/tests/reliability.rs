@@ -275,3 +275,23 @@ fn resolving_no_queries_at_the_heaps_end_writes_nothing() {
         assert_eq!(ctx.read_buffer(&out), vec![3; 16], "{name}");
     }
 }
+
+/// Found by the fuzzer: a stencil-only ClearDepthStencilView passed its (ignored) depth, out
+/// of [0, 1], to `vkCmdClearDepthStencilImage` (VUID-VkClearDepthStencilValue-depth-02506).
+#[test]
+fn a_stencil_only_clear_ignores_its_depth_value() {
+    for (name, ctx) in contexts() {
+        let desc = ResourceDesc::tex2d(Format::D24UnormS8Uint, 4, 4).with_flags(ResourceFlags::ALLOW_DEPTH_STENCIL);
+        let tex = ctx.texture(&desc, BarrierLayout::Common);
+        let heap = ctx.device.create_descriptor_heap(asyncmd::DescriptorHeapType::Dsv, 1).unwrap();
+        ctx.device.create_depth_stencil_view(&tex, None, &heap.handle(0)).unwrap();
+        ctx.run(CommandListType::Direct, |l| {
+            barrier(l, &tex, BarrierLayout::Common, BarrierLayout::DepthStencilWrite);
+            l.clear_depth_stencil_view(&heap.handle(0), ClearFlags::STENCIL, -0.25, 7, &[]);
+            l.clear_depth_stencil_view(&heap.handle(0), ClearFlags::STENCIL, f32::NAN, 9, &[Rect::new(0, 0, 2, 4)]);
+            barrier(l, &tex, BarrierLayout::DepthStencilWrite, BarrierLayout::Common);
+        });
+        assert_eq!(ctx.read_subresource(&tex, 0), vec![0; 64], "{name}: depth");
+        assert_eq!(ctx.read_subresource(&tex, 1), [9, 9, 7, 7].repeat(4), "{name}: stencil");
+    }
+}
