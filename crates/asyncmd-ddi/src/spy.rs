@@ -47,12 +47,21 @@ pub struct SpyDevice {
     inner: Arc<dyn DeviceDdi>,
     log: SpyLog,
     destroyed: Arc<Mutex<Vec<PipelineId>>>,
+    /// A device whose format support bounds this one's.
+    limit: Option<Arc<dyn DeviceDdi>>,
 }
 
 impl SpyDevice {
     /// Wraps `inner`.
     pub fn new(inner: Arc<dyn DeviceDdi>) -> Self {
-        Self { inner, log: SpyLog::default(), destroyed: Default::default() }
+        Self { inner, log: SpyLog::default(), destroyed: Default::default(), limit: None }
+    }
+
+    /// Reports only the format support (and sample counts) that `other` has too: the wrapped
+    /// device then refuses what `other` would, as when two devices are compared.
+    pub fn limited_to(mut self, other: Arc<dyn DeviceDdi>) -> Self {
+        self.limit = Some(other);
+        self
     }
 
     /// A handle on the pipelines destroyed so far, in order.
@@ -88,7 +97,14 @@ impl CommandListDdi for SpyCommandList {
 
 impl FormatQuery for SpyDevice {
     fn format_caps(&self, format: Format) -> FormatCaps {
-        self.inner.format_caps(format)
+        let caps = self.inner.format_caps(format);
+        match &self.limit {
+            Some(other) => {
+                let o = other.format_caps(format);
+                FormatCaps { support: caps.support & o.support, sample_counts: caps.sample_counts & o.sample_counts }
+            }
+            None => caps,
+        }
     }
 }
 

@@ -185,7 +185,8 @@ impl FormatQuery for VulkanDevice {
         if t.contains(vk::FormatFeatureFlags::TRANSFER_DST) {
             support |= FormatSupport::TEXTURE;
         }
-        if t.contains(vk::FormatFeatureFlags::COLOR_ATTACHMENT) && !format.is_typeless() {
+        // A8 is stored as R8: an attachment would write alpha to red.
+        if t.contains(vk::FormatFeatureFlags::COLOR_ATTACHMENT) && !format.is_typeless() && format != Format::A8Unorm {
             support |= FormatSupport::RENDER_TARGET | FormatSupport::MULTISAMPLE_RENDER_TARGET;
             if !matches!(format.info().class, asyncmd_types::ComponentClass::Uint | asyncmd_types::ComponentClass::Sint)
             {

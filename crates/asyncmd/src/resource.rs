@@ -1,7 +1,7 @@
 //! Resources: buffers and textures, with the layouts the debug layer tracks for them.
 
 use crate::device::{Device, DeviceShared};
-use asyncmd_ddi::{GpuAddress, ResourceCreateInfo, ResourceId};
+use asyncmd_ddi::{FormatSupport, GpuAddress, ResourceCreateInfo, ResourceId};
 use asyncmd_types::{BarrierLayout, Error, HeapType, MessageId, ResourceDesc, ResourceFlags, Result};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -72,6 +72,16 @@ impl Resource {
             }
             if desc.sample_desc.quality != 0 {
                 return shared.fail(err("only sample quality 0 is supported".into()));
+            }
+            let usages = [
+                (ResourceFlags::ALLOW_RENDER_TARGET, FormatSupport::RENDER_TARGET, "render targets"),
+                (ResourceFlags::ALLOW_DEPTH_STENCIL, FormatSupport::DEPTH_STENCIL, "depth-stencil targets"),
+            ];
+            // A typeless format is checked through the typed views made of it.
+            for (flag, support, what) in usages.into_iter().filter(|_| !desc.format.is_typeless()) {
+                if desc.flags.contains(flag) && !caps.support.contains(support) {
+                    return shared.fail(err(format!("{what} of {} are not supported on this device", desc.format)));
+                }
             }
         }
         if reserved {

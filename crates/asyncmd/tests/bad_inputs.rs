@@ -645,3 +645,28 @@ fn multisampled_textures_do_not_copy_to_or_from_buffers() {
         }
     }
 }
+
+/// A texture may only allow the targets its format supports on the device (found by the
+/// cross-device fuzzer: the Vulkan device stores A8 as R8, where an attachment would write
+/// alpha to red, so it does not offer A8 render targets).
+#[test]
+fn targets_a_format_does_not_support_are_refused() {
+    for (name, ctx) in contexts() {
+        let create = |format: Format, flags: ResourceFlags| {
+            let desc = ResourceDesc::tex2d(format, 4, 4).with_flags(flags);
+            ctx.device
+                .create_committed_resource(HeapType::Default, &desc, BarrierLayout::Common)
+                .err()
+                .map(|e| (e.code, e.id))
+        };
+        let refused = Some((ErrorCode::InvalidArg, MessageId::CreateResourceInvalidDesc));
+        assert_eq!(create(Format::Bc1Unorm, ResourceFlags::ALLOW_RENDER_TARGET), refused, "{name}");
+        assert_eq!(create(Format::R8G8B8A8Unorm, ResourceFlags::ALLOW_RENDER_TARGET), None, "{name}");
+        assert_eq!(create(Format::D32Float, ResourceFlags::ALLOW_DEPTH_STENCIL), None, "{name}");
+        let a8 =
+            ctx.device.format_support(Format::A8Unorm).support.contains(asyncmd::ddi::FormatSupport::RENDER_TARGET);
+        let want = if a8 { None } else { refused };
+        assert_eq!(create(Format::A8Unorm, ResourceFlags::ALLOW_RENDER_TARGET), want, "{name}: A8");
+        assert_eq!(name == "vulkan", !a8, "{name}: only the Vulkan device leaves out A8 render targets");
+    }
+}

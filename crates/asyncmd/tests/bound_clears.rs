@@ -978,3 +978,29 @@ fn bound_clears_store_the_low_bits_of_integer_values() {
         assert_eq!(ctx.read_subresource(&uint.tex, 0), [0x45, 0x23].repeat(16), "{name}: R16_UINT");
     }
 }
+
+/// Found by the cross-device fuzzer: inside a render pass the Vulkan device clears only the
+/// pass's render area (what every bound output covers), the reference device cleared each
+/// whole target. Both now clear the common area natively; the fallback refuses regions past it.
+#[test]
+fn native_clears_in_a_pass_reach_the_area_every_output_covers() {
+    for (name, ctx) in async_contexts() {
+        if ctx.device.async_commands_impl() != AsyncCommandsImpl::Native {
+            continue;
+        }
+        let big = rt(&ctx, ResourceDesc::tex2d(Format::R8Unorm, 8, 4), None);
+        let small = rt(&ctx, ResourceDesc::tex2d(Format::R8Unorm, 4, 2), None);
+        let before = ctx.read_subresource(&big.tex, 0);
+        ctx.run(CommandListType::Direct, |l| {
+            to_target(l, &big);
+            to_target(l, &small);
+            l.begin_render_pass(&[pass_target(&big), pass_target(&small)], None, RenderPassFlags::empty());
+            l.clear_bound_render_target_views(0b11, &[floats([1.0; 4]); 2], None);
+            l.end_render_pass();
+            from_target(l, &big);
+            from_target(l, &small);
+        });
+        assert_eq!(ctx.read_subresource(&big.tex, 0), model(&before, 8, (0, 0, 4, 2), &[255]), "{name}: big");
+        assert_eq!(ctx.read_subresource(&small.tex, 0), vec![255; 8], "{name}: small");
+    }
+}

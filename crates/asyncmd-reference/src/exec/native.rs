@@ -209,6 +209,40 @@ impl Exec<'_> {
         }
     }
 
+    /// Inside a render pass, bound clears reach only the area every bound output covers (the
+    /// smallest width, height and slice count), as a GPU's render area does; outside one,
+    /// every region is cleared through its own target.
+    fn in_pass_area(&self, boxes: Vec<(asyncmd_types::Rect, u32, u32)>) -> Vec<(asyncmd_types::Rect, u32, u32)> {
+        if self.state.pass.is_none() {
+            return boxes;
+        }
+        let rtvs = self.state.rtvs.iter().map(|v| {
+            let res = self.resource(v.resource)?;
+            let range = v.desc.range(&res.desc)?;
+            let (w, h, _) = res.desc.mip_extent(range.mip);
+            Some((w, h, range.slices))
+        });
+        let dsv = self.state.dsv.iter().map(|v| {
+            let res = self.resource(v.resource)?;
+            let range = v.desc.range(&res.desc)?;
+            let (w, h, _) = res.desc.mip_extent(range.mip);
+            Some((w, h, range.slices))
+        });
+        let (mut aw, mut ah, mut layers) = (u32::MAX, u32::MAX, u32::MAX);
+        for (w, h, l) in rtvs.chain(dsv).flatten() {
+            (aw, ah, layers) = (aw.min(w), ah.min(h), layers.min(l));
+        }
+        let area = asyncmd_types::Rect::new(0, 0, aw.min(i32::MAX as u32) as i32, ah.min(i32::MAX as u32) as i32);
+        boxes
+            .into_iter()
+            .filter_map(|(r, first, count)| {
+                let r = r.intersect(&area);
+                let count = count.min(layers.saturating_sub(first));
+                (!r.is_empty() && count > 0).then_some((r, first, count))
+            })
+            .collect()
+    }
+
     fn clear_bound_rtv(&self, view: &RenderTargetView, value: &ClearData, regions: Option<&[Box3]>) {
         let Some(res) = self.resource(view.resource) else { return };
         let Some(range) = view.desc.range(&res.desc) else { return };
@@ -216,7 +250,7 @@ impl Exec<'_> {
         let three_d = res.desc.dimension == ResourceDimension::Texture3D;
         let mut data = res.write();
         let (w, h, _) = res.desc.mip_extent(range.mip);
-        for (rect, first, count) in clip_boxes(regions, w, h, range.slices) {
+        for (rect, first, count) in self.in_pass_area(clip_boxes(regions, w, h, range.slices)) {
             for slice in range.first_slice + first..range.first_slice + first + count {
                 let (sub, z) = if three_d {
                     (res.desc.subresource_index(range.mip, 0, 0), slice)
@@ -242,7 +276,7 @@ impl Exec<'_> {
         let Some(res) = self.resource(view.resource) else { return };
         let Some(range) = view.desc.range(&res.desc) else { return };
         let (w, h, _) = res.desc.mip_extent(range.mip);
-        for (rect, first, count) in clip_boxes(regions, w, h, range.slices) {
+        for (rect, first, count) in self.in_pass_area(clip_boxes(regions, w, h, range.slices)) {
             let sub_view = DepthStencilView {
                 resource: view.resource,
                 desc: asyncmd_types::DepthStencilViewDesc {

@@ -21,9 +21,6 @@ pub(crate) fn validate_resolve(
     if matches!(mode, ResolveMode::EncodeSamplerFeedback | ResolveMode::DecodeSamplerFeedback) {
         return Err(err(format!("{mode:?} is not supported")));
     }
-    if matches!(mode, ResolveMode::Min | ResolveMode::Max) && !min_max && !s.format.has_depth() {
-        return Err(err(format!("this device does not support {mode:?} resolves of colour formats")));
-    }
     let (Some(ss), Some(ds)) = (s.subresource(source_subresource), d.subresource(dest_subresource)) else {
         return Err(Error::invalid_arg(
             MessageId::InvalidSubresourceIndex,
@@ -46,9 +43,6 @@ pub(crate) fn validate_resolve(
     if format.is_typeless() || !format.castable_from(s.format) || !format.castable_from(d.format) {
         return Err(err(format!("format {format} does not fit {} and {}", s.format, d.format)));
     }
-    if mode == ResolveMode::Average && !caps(format).support.contains(FormatSupport::MULTISAMPLE_RESOLVE) {
-        return Err(err(format!("{format} cannot be resolved by averaging")));
-    }
     if mode == ResolveMode::Average && format.is_depth_stencil() {
         return Err(err("depth-stencil formats resolve with MIN or MAX".into()));
     }
@@ -64,6 +58,13 @@ pub(crate) fn validate_resolve(
     }
     if ss.plane != ds.plane {
         return Err(err("source and destination planes differ".into()));
+    }
+    // What the device supports comes last: every device refuses a bad argument alike.
+    if matches!(mode, ResolveMode::Min | ResolveMode::Max) && !min_max && !s.format.has_depth() {
+        return Err(err(format!("this device does not support {mode:?} resolves of colour formats")));
+    }
+    if mode == ResolveMode::Average && !caps(format).support.contains(FormatSupport::MULTISAMPLE_RESOLVE) {
+        return Err(err(format!("{format} cannot be resolved by averaging on this device (not supported)")));
     }
     Ok(())
 }

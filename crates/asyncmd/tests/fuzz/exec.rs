@@ -63,6 +63,10 @@ pub struct Outcome {
     pub contents: Vec<(usize, Vec<u8>)>,
     /// The fallback could not lower a call the native path took: outcomes differ by design.
     pub fallback_refused: bool,
+    /// For each result: the device refused the call as beyond it (`Unsupported`,
+    /// `DeviceUnsupported`, out of memory, or a text saying it does not support it). Another
+    /// device may take that call, so two devices' outcomes may differ from there on.
+    pub beyond: Vec<bool>,
 }
 
 /// A device under test and the objects one sequence made on it.
@@ -115,6 +119,11 @@ impl World {
     }
 
     fn log(&mut self, step: usize, what: &str, r: &Result<()>) {
+        self.out.beyond.push(r.as_ref().is_err_and(|e| {
+            matches!(e.code, ErrorCode::Unsupported | ErrorCode::OutOfMemory)
+                || e.id == MessageId::DeviceUnsupported
+                || e.text.contains("not support")
+        }));
         if let Err(e) = r {
             if e.id == MessageId::AsyncCommandsFallbackUnsupported {
                 self.out.fallback_refused = true;

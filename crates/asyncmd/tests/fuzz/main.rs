@@ -48,6 +48,23 @@ enum Target {
     ReferenceRandom,
     VulkanNative,
     VulkanFallback,
+    /// The reference device with the Vulkan device's capabilities, natively or through the
+    /// forced fallback: what it refuses for a capability, Vulkan refuses too.
+    ReferenceLikeVulkan {
+        native: bool,
+    },
+}
+
+impl Target {
+    fn is_reference(self) -> bool {
+        matches!(
+            self,
+            Target::ReferenceNative
+                | Target::ReferenceFallback
+                | Target::ReferenceRandom
+                | Target::ReferenceLikeVulkan { .. }
+        )
+    }
 }
 
 /// One check of one seed.
@@ -150,8 +167,23 @@ fn device(target: Target, seed: u64, vk: &VulkanDrivers) -> Option<Device> {
         Target::ReferenceRandom => Arc::new(ReferenceDevice::new(random_config(seed))),
         Target::VulkanNative => vk.native.clone()?,
         Target::VulkanFallback => vk.fallback.clone()?,
+        Target::ReferenceLikeVulkan { native } => {
+            let vulkan: Arc<dyn DeviceDdi> = vk.native.clone()?;
+            let caps = vulkan.capabilities();
+            let reference = Arc::new(ReferenceDevice::new(ReferenceConfig {
+                enhanced_barriers: caps.enhanced_barriers,
+                native_async_commands: native,
+                uma: caps.uma,
+                programmable_sample_positions: caps.programmable_sample_positions,
+                tiled_resources_tier: caps.tiled_resources_tier,
+                compute_fill_shader: caps.compute_fill_shader,
+                protected_content: caps.protected_content,
+                memory_budget: FUZZ_BUDGET,
+            }));
+            Arc::new(asyncmd::ddi::spy::SpyDevice::new(reference).limited_to(vulkan))
+        }
     };
-    let forced = matches!(target, Target::ReferenceFallback);
+    let forced = matches!(target, Target::ReferenceFallback | Target::ReferenceLikeVulkan { native: false });
     let _guard = ForceFallbackGuard::new(forced);
     let factory = DeviceFactory::new();
     let mut r = fastrand::Rng::with_seed(seed);
@@ -217,8 +249,10 @@ fn check_one(check: Check, seed: u64, vk: &VulkanDrivers, report: &Report) {
         }
         Check::Differential(a, b) => {
             let (Some(x), Some(y)) = (run_on(a, seed, 0.0, vk), run_on(b, seed, 0.0, vk)) else { return };
+            // Two devices may each refuse what is beyond them; one device's two routes may not.
+            let cross = a.is_reference() != b.is_reference();
             match (x, y) {
-                (Ok(x), Ok(y)) if x.fallback_refused || y.fallback_refused => {
+                (Ok(x), Ok(y)) if x.fallback_refused || y.fallback_refused || cross && parted_at_refusal(&x, &y) => {
                     report.not_comparable.fetch_add(1, Ordering::Relaxed);
                 }
                 (Ok(x), Ok(y)) => {
@@ -251,6 +285,12 @@ fn check_one(check: Check, seed: u64, vk: &VulkanDrivers, report: &Report) {
         report.fail(format!("seed {seed}, {check:?}: {} Vulkan validation error(s):\n{}", new.len(), new.join("\n")));
     }
     report.sequences.fetch_add(1, Ordering::Relaxed);
+}
+
+/// Whether the first step whose results differ is one a device refused as beyond it.
+fn parted_at_refusal(x: &Outcome, y: &Outcome) -> bool {
+    let first = x.results.iter().zip(&y.results).position(|(a, b)| a != b);
+    first.is_some_and(|i| x.beyond.get(i).copied().unwrap_or(false) || y.beyond.get(i).copied().unwrap_or(false))
 }
 
 fn first_difference(x: &Outcome, y: &Outcome) -> Option<String> {
@@ -291,7 +331,7 @@ fn run(seeds: std::ops::Range<u64>, checks: &[Check], threads: usize, limit: Dur
     let stop = Arc::new(AtomicBool::new(false));
     let beats: Heartbeats = Arc::new((0..threads).map(|_| Mutex::new(None)).collect());
     let needs_vulkan = checks.iter().any(|c| {
-        let t = |t: &Target| matches!(t, Target::VulkanNative | Target::VulkanFallback);
+        let t = |t: &Target| !t.is_reference() || matches!(t, Target::ReferenceLikeVulkan { .. });
         match c {
             Check::Crash(a, _) => t(a),
             Check::Differential(a, b) => t(a) || t(b),
@@ -383,6 +423,14 @@ fn vulkan_checks() -> Vec<Check> {
     ]
 }
 
+/// The reference device against Vulkan, natively and through the fallback.
+fn cross_checks() -> Vec<Check> {
+    vec![
+        Check::Differential(Target::ReferenceLikeVulkan { native: true }, Target::VulkanNative),
+        Check::Differential(Target::ReferenceLikeVulkan { native: false }, Target::VulkanFallback),
+    ]
+}
+
 fn threads() -> usize {
     std::env::var("ASYNCMD_FUZZ_THREADS")
         .ok()
@@ -427,7 +475,8 @@ fn long_run() {
         match t.trim() {
             "reference" => checks.extend(reference_checks()),
             "vulkan" => checks.extend(vulkan_checks()),
-            other => panic!("unknown fuzz target {other:?} (reference, vulkan)"),
+            "cross" => checks.extend(cross_checks()),
+            other => panic!("unknown fuzz target {other:?} (reference, vulkan, cross)"),
         }
     }
     let start = Instant::now();
