@@ -280,6 +280,9 @@ impl ResourceDesc {
             return Err("width and height of a block format must be multiples of the block size");
         }
         if let crate::Layout::Planar420 { .. } = info.layout {
+            if self.dimension != ResourceDimension::Texture2D {
+                return Err("a 4:2:0 format makes 2D textures only");
+            }
             if self.width % 2 != 0 || self.height % 2 != 0 {
                 return Err("a 4:2:0 format needs even width and height");
             }

@@ -231,8 +231,19 @@ pub(crate) fn update_tile_mappings(
         }
     }
     let d = &core.device;
-    let buffer_info = res.buffer().map(|b| [vk::SparseBufferMemoryBindInfo::default().buffer(b).binds(&buffer_binds)]);
-    let image_info = res.image().map(|i| [vk::SparseImageMemoryBindInfo::default().image(i).binds(&image_binds)]);
+    // A bind info names at least one bind (VUID-VkSparseImageMemoryBindInfo-bindCount-arraylength).
+    let buffer_info = res
+        .buffer()
+        .filter(|_| !buffer_binds.is_empty())
+        .map(|b| [vk::SparseBufferMemoryBindInfo::default().buffer(b).binds(&buffer_binds)]);
+    let image_info = res
+        .image()
+        .filter(|_| !image_binds.is_empty())
+        .map(|i| [vk::SparseImageMemoryBindInfo::default().image(i).binds(&image_binds)]);
+    if buffer_info.is_none() && image_info.is_none() {
+        res.bound_heaps.lock().unwrap_or_else(PoisonError::into_inner).extend(keep_heaps);
+        return Ok(());
+    }
     let mut info = vk::BindSparseInfo::default();
     if let Some(b) = &buffer_info {
         info = info.buffer_binds(b);

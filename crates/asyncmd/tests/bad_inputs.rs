@@ -589,8 +589,8 @@ fn tile_copies_of_packed_mips_are_invalid_arg() {
     }
 }
 
-/// D3D12's size limits: 16384 for 1D and 2D textures, 2048 for each axis of a 3D texture
-/// and for array slices (found by the fuzzer: a 3D texture 32,107 deep reached `vkCreateImage`).
+/// D3D12's size and dimension limits: 16384 for 1D and 2D textures, 2048 for each axis of a
+/// 3D texture and for array slices, 4:2:0 formats in 2D only (found by the fuzzer: a 3D texture 32,107 deep reached `vkCreateImage`).
 #[test]
 fn textures_past_the_d3d12_size_limits_are_invalid_arg() {
     for (name, ctx) in contexts() {
@@ -610,6 +610,10 @@ fn textures_past_the_d3d12_size_limits_are_invalid_arg() {
             ResourceDesc::tex1d(f, 4).with_array(2049),
             ResourceDesc::tex2d(f, 16385, 1),
             ResourceDesc::tex1d(f, 16385),
+            // 4:2:0 formats make 2D textures only (found by the fuzzer on the H200, whose
+            // Vulkan driver offers NV12 images: VUID-VkImageCreateInfo-format-06412).
+            ResourceDesc::tex3d(Format::Nv12, 4, 4, 2),
+            ResourceDesc::tex1d(Format::Nv12, 4),
         ] {
             assert_eq!(create(&desc), refused, "{name}: {desc:?}");
         }
