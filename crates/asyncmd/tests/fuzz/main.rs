@@ -456,8 +456,9 @@ fn short_slice_on_vulkan() {
         return;
     }
     let start = Instant::now();
-    let report = run(0..slice(12), &vulkan_checks(), 1, Duration::from_secs(600));
-    assert_clean("vulkan (short slice)", &report, start.elapsed());
+    let checks: Vec<Check> = vulkan_checks().into_iter().chain(cross_checks()).collect();
+    let report = run(0..slice(12), &checks, 1, Duration::from_secs(600));
+    assert_clean("vulkan and cross-device (short slice)", &report, start.elapsed());
 }
 
 /// The long run; see the crate-level text for its settings.
