@@ -391,6 +391,26 @@ impl World {
         }
     }
 
+    /// Which parts of one call a valid sequence keeps: those that neither write a resource an
+    /// earlier kept part wrote or read, nor read one it wrote. The parts of one call are
+    /// unordered, so any other part would be the sequence's own race (and synchronization
+    /// validation would report it). A wild sequence keeps every part.
+    fn unordered_parts(&self, parts: &[(usize, Option<usize>)]) -> Vec<bool> {
+        let (mut written, mut read) = (Vec::new(), Vec::new());
+        parts
+            .iter()
+            .map(|&(d, s)| {
+                let keep = !self.valid
+                    || !written.contains(&d) && !read.contains(&d) && s.is_none_or(|s| !written.contains(&s) && s != d);
+                if keep {
+                    written.push(d);
+                    read.extend(s);
+                }
+                keep
+            })
+            .collect()
+    }
+
     /// Taints destinations that one call names more than once (its parts are unordered).
     fn taint_repeats(&mut self, dsts: &[usize]) {
         let mut seen = HashMap::new();
@@ -423,16 +443,28 @@ impl World {
                         size: *size,
                     };
                     let half = BufferCopyRegion { size: size / 2, ..region };
-                    self.lists[l].list.copy_buffer_regions(&[region, half]);
-                    self.resources[d].tainted |= size / 2 > 0;
+                    // Two writes of one range race: only wild sequences make them.
+                    let regions = if self.valid { vec![region] } else { vec![region, half] };
+                    self.lists[l].list.copy_buffer_regions(&regions);
+                    self.resources[d].tainted |= !self.valid && size / 2 > 0;
                 } else {
                     self.lists[l].list.copy_buffer_region(&dr, *dst_offset, &sr, *src_offset, *size);
                 }
                 self.wrote(l, d, &[s]);
             }
             Cmd::CopyTexture { copies, many } => {
-                let resolved: Vec<_> =
+                let mut resolved: Vec<_> =
                     copies.iter().filter_map(|(d, s, r)| Some((self.loc(d)?, self.loc(s)?, r.clone()))).collect();
+                let parts: Vec<(usize, Option<usize>)> =
+                    resolved.iter().map(|((d, _), (s, _), _)| (*d, Some(*s))).collect();
+                let mut keep = self.unordered_parts(&parts).into_iter();
+                resolved.retain(|_| keep.next().unwrap_or(true));
+                if self.valid {
+                    // Regions of one entry are unordered too, and may overlap.
+                    for (_, _, regions) in &mut resolved {
+                        regions.truncate(1);
+                    }
+                }
                 let owned: Vec<(Resource, CopyLocationKind, Resource, CopyLocationKind, Vec<TextureCopyRegion>)> =
                     resolved
                         .iter()
@@ -505,13 +537,16 @@ impl World {
                 }
             }
             Cmd::CopyResource { pairs, many } => {
-                let idx: Vec<(usize, usize)> = pairs
+                let mut idx: Vec<(usize, usize)> = pairs
                     .iter()
                     .filter_map(|&(d, s)| {
                         let pick = |i| if d % 2 == 0 { self.buffer(i) } else { self.texture(i) };
                         Some((pick(d)?, pick(s)?))
                     })
                     .collect();
+                let parts: Vec<(usize, Option<usize>)> = idx.iter().map(|&(d, s)| (d, Some(s))).collect();
+                let mut keep = self.unordered_parts(&parts).into_iter();
+                idx.retain(|_| keep.next().unwrap_or(true));
                 let owned: Vec<(Resource, Resource)> = idx.iter().map(|&(d, s)| (res(self, d), res(self, s))).collect();
                 if *many {
                     let refs: Vec<(&Resource, &Resource)> = owned.iter().map(|(d, s)| (d, s)).collect();
@@ -585,6 +620,9 @@ impl World {
                 if idx.len() != fills.len() {
                     return;
                 }
+                let keep = self.unordered_parts(&idx.iter().map(|&b| (b, None)).collect::<Vec<_>>());
+                let (fills, idx): (Vec<&crate::gen::FillPart>, Vec<usize>) =
+                    fills.iter().zip(idx).zip(&keep).filter(|(_, k)| **k).map(|(p, _)| p).unzip();
                 let owned: Vec<Resource> = idx.iter().map(|&b| res(self, b)).collect();
                 let descs: Vec<FillBufferDesc<&Resource>> = fills
                     .iter()
@@ -609,6 +647,9 @@ impl World {
                 if idx.len() != clears.len() {
                     return;
                 }
+                let keep = self.unordered_parts(&idx.iter().map(|&t| (t, None)).collect::<Vec<_>>());
+                let (clears, idx): (Vec<&crate::gen::ClearPart>, Vec<usize>) =
+                    clears.iter().zip(idx).zip(&keep).filter(|(_, k)| **k).map(|(p, _)| p).unzip();
                 let owned: Vec<Resource> = idx.iter().map(|&t| res(self, t)).collect();
                 let descs: Vec<ClearTextureDesc<&Resource>> = clears
                     .iter()
