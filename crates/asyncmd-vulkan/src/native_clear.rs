@@ -114,7 +114,8 @@ impl VkCommandList {
         };
         let image = res.image().unwrap_or_default();
         let dev = self.core.device.clone();
-        if whole && format.has_depth() && self.ty == CommandListType::Direct {
+        // A depth view of a typeless texture: the image itself holds colour there.
+        if whole && format.has_depth() && rf.has_depth() && self.ty == CommandListType::Direct {
             let value = vk::ClearDepthStencilValue {
                 depth: view_clear_depth(&d.clear_value),
                 stencil: d.clear_value.uints()[1] & 0xff,

@@ -130,8 +130,9 @@ pub(crate) struct VkQueue {
     fences: crate::device::Fences,
 }
 
-/// A submission's progress value, its lists, and the semaphores it waits on or signals.
-type InFlight = (u64, Vec<Arc<Recorded>>, Vec<Arc<VkFence>>);
+/// A submission's progress value, its lists, the semaphores it waits on or signals, and the
+/// fence value it signals.
+type InFlight = (u64, Vec<Arc<Recorded>>, Vec<Arc<VkFence>>, Option<(Arc<VkFence>, u64)>);
 
 struct Worker {
     core: Arc<Core>,
@@ -164,13 +165,11 @@ impl Worker {
             })
             .collect();
         self.submitted += 1;
-        let mut signals = vec![vk::SemaphoreSubmitInfo::default()
-            .semaphore(self.progress.semaphore)
-            .value(self.submitted)
-            .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
+        let mut signals = Vec::with_capacity(2);
         // Held until the submission is made, so that no host signal slips in between.
         let slot = signal.as_ref().map(|(fence, value)| self.core.signal_slot(fence.semaphore, *value));
-        if let Some((fence, value)) = signal.as_ref().filter(|_| slot.as_ref().is_some_and(|s| s.moves_forward())) {
+        let signalled = signal.clone().filter(|_| slot.as_ref().is_some_and(|s| s.moves_forward()));
+        if let Some((fence, value)) = &signalled {
             signals.push(
                 vk::SemaphoreSubmitInfo::default()
                     .semaphore(fence.semaphore)
@@ -178,6 +177,15 @@ impl Worker {
                     .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS),
             );
         }
+        // Progress last: lavapipe signals a batch's semaphores one after another, and a batch
+        // progress shows done lets go of the semaphores it signals (`retire` also waits for
+        // the fence's own value, on any driver).
+        signals.push(
+            vk::SemaphoreSubmitInfo::default()
+                .semaphore(self.progress.semaphore)
+                .value(self.submitted)
+                .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS),
+        );
         let cbs: Vec<_> =
             command_buffers.iter().map(|&c| vk::CommandBufferSubmitInfo::default().command_buffer(c)).collect();
         let submit = [vk::SubmitInfo2::default()
@@ -197,13 +205,18 @@ impl Worker {
         if let Some(slot) = slot {
             slot.done(true);
         }
-        self.in_flight.push_back((self.submitted, lists, fences));
+        self.in_flight.push_back((self.submitted, lists, fences, signalled));
         Ok(())
     }
 
+    /// Lets go of what the submissions the GPU has finished used. A submission is finished
+    /// when progress has passed it and the fence it signals has its value: destroying a
+    /// semaphore the driver is still signalling corrupts its memory (seen on lavapipe).
     fn retire(&mut self) {
         let done = self.progress.value();
-        while self.in_flight.front().is_some_and(|(n, _, _)| *n <= done) {
+        while self.in_flight.front().is_some_and(|(n, _, _, signal)| {
+            *n <= done && signal.as_ref().is_none_or(|(fence, value)| fence.value() >= *value)
+        }) {
             self.in_flight.pop_front();
         }
     }
@@ -256,6 +269,9 @@ impl VkQueue {
             // Keep everything submitted alive until the GPU is done with it.
             let last = worker.submitted;
             worker.progress.driver_wait(last, Duration::from_secs(60));
+            for (fence, value) in worker.in_flight.iter().filter_map(|f| f.3.as_ref()) {
+                fence.driver_wait(*value, Duration::from_secs(5));
+            }
         })?;
         Ok(Self { ty, sender: Mutex::new(Some(sender)), stop, worker: Mutex::new(Some(handle)), fences })
     }

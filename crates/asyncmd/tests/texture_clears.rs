@@ -972,3 +972,23 @@ fn predication_skips_or_keeps_clears_of_attachments_on_both_routes() {
         }
     }
 }
+
+/// Found by the fuzzer: a depth-format clear of a typeless texture (R32_TYPELESS cleared as
+/// D32_FLOAT) reached `vkCmdClearDepthStencilImage` on a colour image.
+#[test]
+fn a_depth_format_clear_of_a_typeless_texture_writes_the_depth_encoding() {
+    for (name, ctx) in async_contexts() {
+        let tex = ctx.texture(&ResourceDesc::tex2d(Format::R32Typeless, 4, 4), BarrierLayout::Common);
+        let value = ClearData::from_floats([0.5, 0.0, 0.0, 0.0]);
+        ctx.run(CommandListType::Direct, |l| {
+            l.clear_texture_subresources(&[ClearTextureDesc {
+                texture: &tex,
+                subresource: 0,
+                clear_value: value,
+                format: Format::D32Float,
+                region: None,
+            }])
+        });
+        assert_eq!(ctx.read_subresource(&tex, 0), 0.5f32.to_le_bytes().repeat(16), "{name}");
+    }
+}

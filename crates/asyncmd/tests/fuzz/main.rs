@@ -252,7 +252,12 @@ fn check_one(check: Check, seed: u64, vk: &VulkanDrivers, report: &Report) {
             // Two devices may each refuse what is beyond them; one device's two routes may not.
             let cross = a.is_reference() != b.is_reference();
             match (x, y) {
-                (Ok(x), Ok(y)) if x.fallback_refused || y.fallback_refused || cross && parted_at_refusal(&x, &y) => {
+                (Ok(x), Ok(y))
+                    if x.fallback_refused
+                        || y.fallback_refused
+                        || cross && parted_at_refusal(&x, &y)
+                        || !cross && fallback_parted_at_refusal(&x, &y) =>
+                {
                     report.not_comparable.fetch_add(1, Ordering::Relaxed);
                 }
                 (Ok(x), Ok(y)) => {
@@ -291,6 +296,15 @@ fn check_one(check: Check, seed: u64, vk: &VulkanDrivers, report: &Report) {
 fn parted_at_refusal(x: &Outcome, y: &Outcome) -> bool {
     let first = x.results.iter().zip(&y.results).position(|(a, b)| a != b);
     first.is_some_and(|i| x.beyond.get(i).copied().unwrap_or(false) || y.beyond.get(i).copied().unwrap_or(false))
+}
+
+/// On one device: whether the first step whose results differ is one the fallback (`y`)
+/// refused as beyond the device where the native path (`x`) took it. The fallback lowers to
+/// legacy operations, and the device may lack one there (a predicated copy on Vulkan); the
+/// native path must never do less than the fallback, so the reverse is a failure.
+fn fallback_parted_at_refusal(x: &Outcome, y: &Outcome) -> bool {
+    let first = x.results.iter().zip(&y.results).position(|(a, b)| a != b);
+    first.is_some_and(|i| y.beyond.get(i).copied().unwrap_or(false) && !x.beyond.get(i).copied().unwrap_or(false))
 }
 
 fn first_difference(x: &Outcome, y: &Outcome) -> Option<String> {
