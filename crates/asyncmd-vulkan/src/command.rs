@@ -882,10 +882,23 @@ impl VkCommandList {
 
     fn query(&mut self, heap: u64, ty: QueryType, index: u32, begin: bool) -> Result<()> {
         let h = self.query_heap(heap)?;
-        let d = &self.core.device;
-        if (begin || ty == QueryType::Timestamp) && self.resets.insert((heap, index)) {
+        let writes = begin || ty == QueryType::Timestamp;
+        if writes && !self.resets.insert((heap, index)) {
+            // A slot this list wrote before: Vulkan needs a reset between two uses (D3D12 just
+            // overwrites), and resets happen outside rendering instances only.
+            if self.gfx.pass.is_some() && self.gfx.rendering {
+                return Err(fail(format!(
+                    "{}: query slot {index} is written twice in one render pass, which the Vulkan device cannot do",
+                    if begin { "BeginQuery" } else { "EndQuery" }
+                )));
+            }
+            self.end_lazy_rendering();
+            // SAFETY: outside any rendering instance; the pool is live and kept by this list.
+            unsafe { self.core.device.cmd_reset_query_pool(self.cb, h.pool, index, 1) };
+        } else if writes {
             self.reset_order.push((heap, index));
         }
+        let d = &self.core.device;
         // SAFETY: the pool is live and kept by this list; the slot is reset in the prologue.
         unsafe {
             match (ty, begin) {

@@ -295,3 +295,27 @@ fn a_stencil_only_clear_ignores_its_depth_value() {
         assert_eq!(ctx.read_subresource(&tex, 1), [9, 9, 7, 7].repeat(4), "{name}: stencil");
     }
 }
+
+/// Found by the cross-device fuzzer: a query slot written twice in one list was reset only
+/// once, at the list's start (Vulkan's UNASSIGNED-CoreValidation-DrawState-QueryNotReset).
+#[test]
+fn a_query_slot_written_twice_in_one_list() {
+    for (name, ctx) in contexts() {
+        let occlusion =
+            ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Occlusion, count: 1 }).unwrap();
+        let stamps = ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Timestamp, count: 1 }).unwrap();
+        let out = ctx.default_buffer(&[7; 16]);
+        ctx.run(CommandListType::Direct, |l| {
+            for _ in 0..2 {
+                l.begin_query(&occlusion, QueryType::Occlusion, 0);
+                l.end_query(&occlusion, QueryType::Occlusion, 0);
+                l.end_query(&stamps, QueryType::Timestamp, 0);
+            }
+            l.resolve_query_data(&occlusion, QueryType::Occlusion, 0, 1, &out, 0);
+            l.resolve_query_data(&stamps, QueryType::Timestamp, 0, 1, &out, 8);
+        });
+        let bytes = ctx.read_buffer(&out);
+        assert_eq!(bytes[..8], [0; 8], "{name}: nothing was drawn inside the query");
+        assert_ne!(bytes[8..], [7; 8], "{name}: the timestamp was resolved");
+    }
+}
