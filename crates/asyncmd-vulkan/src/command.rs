@@ -1238,12 +1238,15 @@ impl Drop for VkCommandList {
 /// Whether an image-to-image copy between these resources must go through a buffer:
 /// `vkCmdCopyImage` copies only between equal aspects (a depth and a colour image of one
 /// typeless family are copy-compatible in D3D12), and some drivers (lavapipe 22.3) copy both
-/// aspects of a combined depth-stencil image where one is asked for. Multisampled images
-/// cannot go through a buffer; those of equal aspects copy directly.
+/// aspects of a combined depth-stencil image where one is asked for. Nor does it copy between
+/// a 1D image and another type (VUID-vkCmdCopyImage-srcImage-07743; D3D12 copies a 1D texture
+/// into a row of a 2D one). Multisampled images cannot go through a buffer; those of equal
+/// aspects copy directly.
 fn copies_through_buffer(dst: &asyncmd_types::ResourceDesc, src: &asyncmd_types::ResourceDesc) -> bool {
     let (d, s) = (dst.format, src.format);
     let aspects_differ = s.has_depth() != d.has_depth() || s.has_stencil() != d.has_stencil();
-    aspects_differ || (s.has_stencil() && !src.is_msaa())
+    let one_d = |r: &asyncmd_types::ResourceDesc| r.dimension == ResourceDimension::Texture1D;
+    aspects_differ || one_d(src) != one_d(dst) || (s.has_stencil() && !src.is_msaa())
 }
 
 /// How a list's command buffers begin: D3D12 executes a closed list any number of times, also

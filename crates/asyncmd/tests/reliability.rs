@@ -319,3 +319,28 @@ fn a_query_slot_written_twice_in_one_list() {
         assert_ne!(bytes[8..], [7; 8], "{name}: the timestamp was resolved");
     }
 }
+
+/// Found by the cross-device fuzzer: a copy between a 1D and a 2D texture reached
+/// `vkCmdCopyImage` (VUID-vkCmdCopyImage-srcImage-07743); it goes through a buffer.
+#[test]
+fn a_1d_texture_copies_into_a_row_of_a_2d_texture() {
+    for (name, ctx) in contexts() {
+        let line = ctx.texture(&ResourceDesc::tex1d(Format::R8G8B8A8Unorm, 4), BarrierLayout::Common);
+        let data = pattern(16, 3);
+        ctx.upload_subresource(&line, 0, &data);
+        let plane = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 4, 2), BarrierLayout::Common);
+        ctx.run(CommandListType::Direct, |l| {
+            l.copy_texture_region(
+                &TextureCopyLocation::subresource(&plane, 0),
+                0,
+                1,
+                0,
+                &TextureCopyLocation::subresource(&line, 0),
+                None,
+            )
+        });
+        let mut want = vec![0u8; 32];
+        want[16..].copy_from_slice(&data);
+        assert_eq!(ctx.read_subresource(&plane, 0), want, "{name}");
+    }
+}
