@@ -216,18 +216,16 @@ impl Exec<'_> {
         if self.state.pass.is_none() {
             return boxes;
         }
-        let rtvs = self.state.rtvs.iter().map(|v| {
-            let res = self.resource(v.resource)?;
-            let range = v.desc.range(&res.desc)?;
-            let (w, h, _) = res.desc.mip_extent(range.mip);
-            Some((w, h, range.slices))
-        });
-        let dsv = self.state.dsv.iter().map(|v| {
-            let res = self.resource(v.resource)?;
-            let range = v.desc.range(&res.desc)?;
-            let (w, h, _) = res.desc.mip_extent(range.mip);
-            Some((w, h, range.slices))
-        });
+        let extent =
+            |id: asyncmd_ddi::ResourceId,
+             range: &dyn Fn(&asyncmd_types::ResourceDesc) -> Option<asyncmd_types::ViewRange>| {
+                let res = self.resource(id)?;
+                let range = range(&res.desc)?;
+                let (w, h, _) = res.desc.mip_extent(range.mip);
+                Some((w, h, range.slices))
+            };
+        let rtvs = self.state.rtvs.iter().map(|v| extent(v.resource, &|d| v.desc.range(d)));
+        let dsv = self.state.dsv.iter().map(|v| extent(v.resource, &|d| v.desc.range(d)));
         let (mut aw, mut ah, mut layers) = (u32::MAX, u32::MAX, u32::MAX);
         for (w, h, l) in rtvs.chain(dsv).flatten() {
             (aw, ah, layers) = (aw.min(w), ah.min(h), layers.min(l));

@@ -51,7 +51,7 @@ impl CommandList {
 
     /// The smallest width and height over every bound output, and whether their sample
     /// counts differ.
-    pub(super) fn bound_outputs(&self) -> ((u32, u32), bool) {
+    fn bound_outputs(&self) -> ((u32, u32), bool) {
         let mut area = (u32::MAX, u32::MAX);
         let mut samples = Vec::new();
         let rtvs = self.shadow.rtvs.iter().flatten().filter_map(|c| ClearTarget::rtv(0, c.view, &c.resource));
@@ -62,6 +62,14 @@ impl CommandList {
         }
         samples.dedup();
         (area, samples.len() > 1)
+    }
+
+    /// Whether the bound outputs differ in sample count (checked on every draw: no allocation).
+    pub(super) fn bound_sample_counts_differ(&self) -> bool {
+        let rtvs = self.shadow.rtvs.iter().flatten().map(|c| c.resource.sample_desc.count);
+        let mut counts = rtvs.chain(self.shadow.dsv.iter().map(|c| c.resource.sample_desc.count));
+        let first = counts.next();
+        counts.any(|c| Some(c) != first)
     }
 
     /// Formats of the bound render targets in slot order, and of the bound depth-stencil view.

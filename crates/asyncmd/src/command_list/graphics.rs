@@ -422,7 +422,7 @@ impl CommandList {
                 format!("{API}: needs a graphics pipeline and root signature"),
             ));
         }
-        if self.bound_outputs().1 {
+        if self.bound_sample_counts_differ() {
             return self.remove(Error::invalid_arg(
                 MessageId::DrawInvalid,
                 format!("{API}: the bound render targets and depth-stencil target differ in sample count"),

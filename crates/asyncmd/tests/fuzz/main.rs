@@ -292,19 +292,25 @@ fn check_one(check: Check, seed: u64, vk: &VulkanDrivers, report: &Report) {
     report.sequences.fetch_add(1, Ordering::Relaxed);
 }
 
-/// Whether the first step whose results differ is one a device refused as beyond it.
-fn parted_at_refusal(x: &Outcome, y: &Outcome) -> bool {
+/// Whether the first step whose results differ is one where `refused(x, y)` holds of the two
+/// sides' "beyond the device" flags.
+fn parted_where(x: &Outcome, y: &Outcome, refused: impl Fn(bool, bool) -> bool) -> bool {
+    let beyond = |o: &Outcome, i: usize| o.beyond.get(i).copied().unwrap_or(false);
     let first = x.results.iter().zip(&y.results).position(|(a, b)| a != b);
-    first.is_some_and(|i| x.beyond.get(i).copied().unwrap_or(false) || y.beyond.get(i).copied().unwrap_or(false))
+    first.is_some_and(|i| refused(beyond(x, i), beyond(y, i)))
 }
 
-/// On one device: whether the first step whose results differ is one the fallback (`y`)
-/// refused as beyond the device where the native path (`x`) took it. The fallback lowers to
-/// legacy operations, and the device may lack one there (a predicated copy on Vulkan); the
-/// native path must never do less than the fallback, so the reverse is a failure.
+/// Two devices: whether they part at a call either refused as beyond it.
+fn parted_at_refusal(x: &Outcome, y: &Outcome) -> bool {
+    parted_where(x, y, |a, b| a || b)
+}
+
+/// On one device: whether they part at a call the fallback (`y`) refused as beyond the device
+/// where the native path (`x`) took it. The fallback lowers to legacy operations, and the
+/// device may lack one there (a predicated copy on Vulkan); the native path must never do
+/// less than the fallback, so the reverse is a failure.
 fn fallback_parted_at_refusal(x: &Outcome, y: &Outcome) -> bool {
-    let first = x.results.iter().zip(&y.results).position(|(a, b)| a != b);
-    first.is_some_and(|i| y.beyond.get(i).copied().unwrap_or(false) && !x.beyond.get(i).copied().unwrap_or(false))
+    parted_where(x, y, |native, fallback| fallback && !native)
 }
 
 fn first_difference(x: &Outcome, y: &Outcome) -> Option<String> {
