@@ -1,4 +1,5 @@
-//! Command lists: each command is recorded into a Vulkan command buffer as it comes.
+//! Command lists: commands are kept as they come and recorded into a Vulkan command buffer at
+//! `Close`, on a driver thread (`threads.rs` says why no other thread calls the driver).
 
 use crate::core::Core;
 use crate::device::Tables;
@@ -42,8 +43,20 @@ impl Recorded {
 
 impl Drop for Recorded {
     fn drop(&mut self) {
-        // SAFETY: queues keep an Arc of a submitted list until the GPU has finished it.
-        unsafe { self.core.device.destroy_command_pool(self.pool, None) };
+        // On a driver thread (`threads.rs`), with everything the list held.
+        let held = (
+            std::mem::take(&mut self._keep),
+            std::mem::take(&mut self._keep_queries),
+            std::mem::take(&mut self.bundle),
+            std::mem::take(&mut self._keep_pipelines),
+            std::mem::take(&mut self._keep_roots),
+        );
+        let (device, pool) = (&self.core.device, self.pool);
+        crate::threads::on_driver(move || {
+            // SAFETY: queues keep an Arc of a submitted list until the GPU has finished it.
+            unsafe { device.destroy_command_pool(pool, None) };
+            drop(held);
+        })
     }
 }
 
@@ -72,6 +85,12 @@ pub(crate) struct VkCommandList {
     bundle: Vec<Command>,
     error: Option<Error>,
     pub(crate) gfx: crate::graphics::Graphics,
+    /// Commands since the last `Close` or `Reset`, recorded into Vulkan at `Close`.
+    pending: Vec<Command>,
+    /// Pipelines and root signatures the pending commands name, held from the moment they are
+    /// recorded (as resources are, in `keep`), whatever the app lets go of before `Close`.
+    pinned_pipelines: HashMap<u64, Arc<crate::pipeline::VkPipeline>>,
+    pinned_roots: HashMap<u64, Arc<crate::pipeline::VkRootSignature>>,
 }
 
 fn fail(text: String) -> Error {
@@ -98,6 +117,9 @@ impl VkCommandList {
             bundle: Vec::new(),
             error: None,
             gfx: Default::default(),
+            pending: Vec::new(),
+            pinned_pipelines: HashMap::new(),
+            pinned_roots: HashMap::new(),
         };
         list.begin()?;
         Ok(list)
@@ -176,6 +198,7 @@ impl VkCommandList {
     }
 
     pub(crate) fn record_command(&mut self, c: Command) -> Result<()> {
+        debug_assert!(crate::threads::on_pooled_thread(), "a driver call off the driver threads");
         if self.ty == CommandListType::Bundle {
             self.bundle.push(c);
             return Ok(());
@@ -1147,12 +1170,85 @@ impl CommandListDdi for VkCommandList {
         if self.error.is_some() {
             return;
         }
-        if let Err(e) = self.record_command(command) {
-            self.error = Some(e);
+        self.pin(&command);
+        if self.pending.try_reserve(1).is_err() {
+            self.error = Some(Error::out_of_memory("Close: no memory for the list's commands"));
+            return;
         }
+        self.pending.push(command);
     }
 
     fn close(&mut self) -> Result<Executable> {
+        crate::threads::on_driver(|| {
+            self.replay();
+            self.close_here()
+        })
+    }
+
+    fn reset(&mut self) {
+        crate::threads::on_driver(|| self.reset_here())
+    }
+}
+
+impl VkCommandList {
+    /// Holds the objects `c` names until the list is closed and executed: resources in `keep`,
+    /// query heaps in `queries`, pipelines and root signatures in the pins.
+    fn pin(&mut self, c: &Command) {
+        let (tables, keep) = (&self.tables, &mut self.keep);
+        c.for_each_resource(|id| {
+            if let std::collections::hash_map::Entry::Vacant(slot) = keep.entry(id.0) {
+                if let Some(r) = tables.resources.get(id.0) {
+                    slot.insert(r);
+                }
+            }
+        });
+        match c {
+            Command::SetPipelineState(id) => {
+                if let Some(p) = self.tables.pipelines.get(id.0) {
+                    self.pinned_pipelines.insert(id.0, p);
+                }
+            }
+            Command::SetGraphicsRootSignature(id) | Command::SetComputeRootSignature(id) => {
+                if let Some(r) = self.tables.root_signatures.get(id.0) {
+                    self.pinned_roots.insert(id.0, r);
+                }
+            }
+            Command::BeginQuery { heap, .. } | Command::EndQuery { heap, .. } => self.pin_query_heap(heap.0),
+            Command::ResolveQueryData(q) | Command::ResolveQueryDataAsync(q) => self.pin_query_heap(q.heap.0),
+            _ => {}
+        }
+    }
+
+    pub(crate) fn pinned_pipeline(&self, id: u64) -> Option<Arc<crate::pipeline::VkPipeline>> {
+        self.pinned_pipelines.get(&id).cloned().or_else(|| self.tables.pipelines.get(id))
+    }
+
+    pub(crate) fn pinned_root(&self, id: u64) -> Option<Arc<crate::pipeline::VkRootSignature>> {
+        self.pinned_roots.get(&id).cloned().or_else(|| self.tables.root_signatures.get(id))
+    }
+
+    fn pin_query_heap(&mut self, id: u64) {
+        if let Some(h) = self.tables.query_heaps.get(id) {
+            self.queries.entry(id).or_insert(h);
+        }
+    }
+
+    /// Records the pending commands into the command buffer; the first error stops it.
+    fn replay(&mut self) {
+        let mut pending = std::mem::take(&mut self.pending);
+        for c in pending.drain(..) {
+            if self.error.is_some() {
+                break;
+            }
+            if let Err(e) = self.record_command(c) {
+                self.error = Some(e);
+            }
+        }
+        // The buffer's room is kept for the next recording.
+        self.pending = pending;
+    }
+
+    fn close_here(&mut self) -> Result<Executable> {
         if let Some(e) = self.error.take() {
             self.reset();
             return Err(e);
@@ -1200,10 +1296,12 @@ impl CommandListDdi for VkCommandList {
         self.reset_order.clear();
         self.query_reads.clear();
         self.transfer_pending = false;
+        self.pinned_pipelines.clear();
+        self.pinned_roots.clear();
         Ok(Executable(Arc::new(recorded)))
     }
 
-    fn reset(&mut self) {
+    fn reset_here(&mut self) {
         if self.pool != vk::CommandPool::null() {
             // SAFETY: the pool was never submitted (it is still this list's).
             unsafe { self.core.device.destroy_command_pool(self.pool, None) };
@@ -1220,6 +1318,9 @@ impl CommandListDdi for VkCommandList {
         self.transfer_pending = false;
         self.error = None;
         self.gfx = Default::default();
+        self.pending.clear();
+        self.pinned_pipelines.clear();
+        self.pinned_roots.clear();
         if let Err(e) = self.begin() {
             self.error = Some(e);
         }
@@ -1228,10 +1329,23 @@ impl CommandListDdi for VkCommandList {
 
 impl Drop for VkCommandList {
     fn drop(&mut self) {
-        if self.pool != vk::CommandPool::null() {
-            // SAFETY: an open pool is never submitted.
-            unsafe { self.core.device.destroy_command_pool(self.pool, None) };
-        }
+        // On a driver thread (`threads.rs`), with everything the list held.
+        crate::threads::on_driver(|| {
+            if self.pool != vk::CommandPool::null() {
+                // SAFETY: an open pool is never submitted.
+                unsafe { self.core.device.destroy_command_pool(self.pool, None) };
+            }
+            drop((
+                std::mem::take(&mut self.keep),
+                std::mem::take(&mut self.scratch),
+                std::mem::take(&mut self.queries),
+                std::mem::take(&mut self.bundle),
+                std::mem::take(&mut self.pending),
+                std::mem::take(&mut self.gfx),
+                std::mem::take(&mut self.pinned_pipelines),
+                std::mem::take(&mut self.pinned_roots),
+            ));
+        })
     }
 }
 

@@ -266,6 +266,7 @@ impl Core {
     }
 
     pub(crate) fn counter(&self, semaphore: vk::Semaphore) -> u64 {
+        debug_assert!(crate::threads::on_pooled_thread(), "a driver call off the driver threads");
         // SAFETY: the semaphore is a live timeline semaphore of this device.
         self.note(unsafe { self.device.get_semaphore_counter_value(semaphore) }).unwrap_or(0)
     }
@@ -286,6 +287,7 @@ impl Core {
 
     /// Runs `record` in a one-time command buffer on the direct family and waits for it.
     pub(crate) fn one_time(&self, record: impl FnOnce(vk::CommandBuffer)) -> Result<()> {
+        debug_assert!(crate::threads::on_pooled_thread(), "a driver call off the driver threads");
         let d = &self.device;
         let fail = |e: vk::Result| Error::out_of_memory(format!("Vulkan: one-time submission failed: {e}"));
         // SAFETY: the pool, buffer and fence are created, used and destroyed here; the queue is
@@ -333,32 +335,35 @@ const DESTROY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl Drop for Core {
     fn drop(&mut self) {
-        // SAFETY: waiting for idle, then destroying the allocator's memory once; every object
-        // made from the device holds an Arc of this core and is gone by now.
-        unsafe {
-            let _ = self.device.device_wait_idle();
-            drop(self.internal.take());
-            ManuallyDrop::drop(self.allocator.get_mut().unwrap_or_else(PoisonError::into_inner));
-        }
-        let device = self.device.clone();
-        // The instance outlives the device: the task holds it until the device is gone.
-        let instance = self.instance.clone();
-        let destroy = move || {
-            // SAFETY: the device is idle and nothing made from it is left; it is destroyed once.
-            unsafe { device.destroy_device(None) };
-            drop(instance);
-        };
-        // On a pooled thread, waited for a bounded time (`threads.rs` says why).
-        match crate::threads::spawn(destroy) {
-            Ok(task) => {
-                if !task.join_timeout(DESTROY_TIMEOUT) {
-                    tracing::error!(
-                        "vkDestroyDevice did not return in {DESTROY_TIMEOUT:?}; the device is left to the driver"
-                    );
-                }
+        // On a driver thread (`threads.rs`).
+        crate::threads::on_driver(|| {
+            // SAFETY: waiting for idle, then destroying the allocator's memory once; every object
+            // made from the device holds an Arc of this core and is gone by now.
+            unsafe {
+                let _ = self.device.device_wait_idle();
+                drop(self.internal.take());
+                ManuallyDrop::drop(self.allocator.get_mut().unwrap_or_else(PoisonError::into_inner));
             }
-            Err(e) => tracing::error!("the device could not be destroyed: {}", e.text),
-        }
+            let device = self.device.clone();
+            // The instance outlives the device: the task holds it until the device is gone.
+            let instance = self.instance.clone();
+            let destroy = move || {
+                // SAFETY: the device is idle and nothing made from it is left; it is destroyed once.
+                unsafe { device.destroy_device(None) };
+                drop(instance);
+            };
+            // On a pooled thread, waited for a bounded time (`threads.rs` says why).
+            match crate::threads::spawn(destroy) {
+                Ok(task) => {
+                    if !task.join_timeout(DESTROY_TIMEOUT) {
+                        tracing::error!(
+                            "vkDestroyDevice did not return in {DESTROY_TIMEOUT:?}; the device is left to the driver"
+                        );
+                    }
+                }
+                Err(e) => tracing::error!("the device could not be destroyed: {}", e.text),
+            }
+        })
     }
 }
 

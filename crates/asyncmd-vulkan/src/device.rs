@@ -59,8 +59,11 @@ pub(crate) struct VkQueryHeap {
 
 impl Drop for VkQueryHeap {
     fn drop(&mut self) {
-        // SAFETY: lists that use the pool hold an Arc of it until the GPU is done.
-        unsafe { self.core.device.destroy_query_pool(self.pool, None) };
+        // On a driver thread (`threads.rs`).
+        crate::threads::on_driver(|| {
+            // SAFETY: lists that use the pool hold an Arc of it until the GPU is done.
+            unsafe { self.core.device.destroy_query_pool(self.pool, None) };
+        })
     }
 }
 
@@ -83,18 +86,26 @@ pub struct VulkanDevice {
     tables: Arc<Tables>,
     caps: Capabilities,
     info: AdapterInfo,
+    /// Every format's support, asked once (recording asks it per command).
+    formats: std::collections::HashMap<Format, FormatCaps>,
 }
 
 impl VulkanDevice {
     /// The Vulkan 1.3 devices the loader offers. Fails with `Unsupported` where there is no
     /// loader or instance.
     pub fn enumerate() -> Result<Vec<AdapterInfo>> {
-        let instance = Instance::new(Validation::Off)?;
-        Ok(vulkan13_devices(&instance)?.iter().enumerate().map(|(i, (_, p))| adapter_info(i, p)).collect())
+        crate::threads::on_driver(|| {
+            let instance = Instance::new(Validation::Off)?;
+            Ok(vulkan13_devices(&instance)?.iter().enumerate().map(|(i, (_, p))| adapter_info(i, p)).collect())
+        })
     }
 
     /// Opens Vulkan device `index` (see [`VulkanDevice::enumerate`]).
     pub fn open(index: usize, options: VulkanOptions) -> Result<Self> {
+        crate::threads::on_driver(|| Self::open_here(index, options))
+    }
+
+    fn open_here(index: usize, options: VulkanOptions) -> Result<Self> {
         let instance = Arc::new(Instance::new(options.validation)?);
         let devices = vulkan13_devices(&instance)?;
         let (physical, props) = *devices.get(index).ok_or_else(|| {
@@ -132,7 +143,8 @@ impl VulkanDevice {
             pipelines: Table::default(),
             heaps: Table::default(),
         });
-        Ok(Self { core, tables, caps, info })
+        let formats = Format::ALL.iter().map(|&f| (f, query_format_caps(&core, f))).collect();
+        Ok(Self { core, tables, caps, info, formats })
     }
 
     /// What the loader says of this device.
@@ -153,7 +165,7 @@ impl VulkanDevice {
     /// GPU nanoseconds of one `vkCmdCopyBuffer` and one compute copy of `size` bytes between
     /// device-local buffers (best of three): the measurement behind [`ComputeCopies::Auto`].
     pub fn measure_copy_paths(&self, size: u64) -> Result<(u64, u64)> {
-        crate::copy_speed::measure(&self.core, size)
+        crate::threads::on_driver(|| crate::copy_speed::measure(&self.core, size))
     }
 
     /// Whether the validation layer is on.
@@ -169,60 +181,60 @@ impl VulkanDevice {
     }
 }
 
+/// What the driver supports of `format`, in D3D12 terms.
+fn query_format_caps(core: &Core, format: Format) -> FormatCaps {
+    let Some(vf) = vk_format(format) else {
+        return FormatCaps {
+            support: if format == Format::Unknown { FormatSupport::BUFFER } else { FormatSupport::empty() },
+            sample_counts: 1,
+        };
+    };
+    // SAFETY: a format-properties query on this device's physical device.
+    let props = unsafe { core.instance.instance.get_physical_device_format_properties(core.physical, vf) };
+    let t = props.optimal_tiling_features;
+    let mut support = FormatSupport::empty();
+    if t.contains(vk::FormatFeatureFlags::TRANSFER_DST) {
+        support |= FormatSupport::TEXTURE;
+    }
+    // A8 is stored as R8: an attachment would write alpha to red.
+    if t.contains(vk::FormatFeatureFlags::COLOR_ATTACHMENT) && !format.is_typeless() && format != Format::A8Unorm {
+        support |= FormatSupport::RENDER_TARGET | FormatSupport::MULTISAMPLE_RENDER_TARGET;
+        if !matches!(format.info().class, asyncmd_types::ComponentClass::Uint | asyncmd_types::ComponentClass::Sint) {
+            support |= FormatSupport::MULTISAMPLE_RESOLVE;
+        }
+    }
+    if t.contains(vk::FormatFeatureFlags::DEPTH_STENCIL_ATTACHMENT) && format.is_depth_stencil() {
+        support |= FormatSupport::DEPTH_STENCIL | FormatSupport::MULTISAMPLE_RENDER_TARGET;
+    }
+    if t.contains(vk::FormatFeatureFlags::STORAGE_IMAGE) {
+        support |= FormatSupport::UNORDERED_ACCESS;
+    }
+    if props.buffer_features.contains(vk::FormatFeatureFlags::UNIFORM_TEXEL_BUFFER)
+        && !format.is_typeless()
+        && !format.is_depth_stencil()
+    {
+        support |= FormatSupport::BUFFER;
+    }
+    let limits = &core.props.limits;
+    let counts = if format.is_depth_stencil() {
+        limits.framebuffer_depth_sample_counts
+            & limits.framebuffer_stencil_sample_counts.max(limits.framebuffer_depth_sample_counts)
+    } else if matches!(format.info().class, asyncmd_types::ComponentClass::Uint | asyncmd_types::ComponentClass::Sint) {
+        limits.sampled_image_integer_sample_counts & limits.framebuffer_color_sample_counts
+    } else {
+        limits.framebuffer_color_sample_counts
+    };
+    let sample_counts = if support.intersects(FormatSupport::RENDER_TARGET | FormatSupport::DEPTH_STENCIL) {
+        counts.as_raw()
+    } else {
+        1
+    };
+    FormatCaps { support, sample_counts }
+}
+
 impl FormatQuery for VulkanDevice {
     fn format_caps(&self, format: Format) -> FormatCaps {
-        let Some(vf) = vk_format(format) else {
-            return FormatCaps {
-                support: if format == Format::Unknown { FormatSupport::BUFFER } else { FormatSupport::empty() },
-                sample_counts: 1,
-            };
-        };
-        // SAFETY: a format-properties query on this device's physical device.
-        let props =
-            unsafe { self.core.instance.instance.get_physical_device_format_properties(self.core.physical, vf) };
-        let t = props.optimal_tiling_features;
-        let mut support = FormatSupport::empty();
-        if t.contains(vk::FormatFeatureFlags::TRANSFER_DST) {
-            support |= FormatSupport::TEXTURE;
-        }
-        // A8 is stored as R8: an attachment would write alpha to red.
-        if t.contains(vk::FormatFeatureFlags::COLOR_ATTACHMENT) && !format.is_typeless() && format != Format::A8Unorm {
-            support |= FormatSupport::RENDER_TARGET | FormatSupport::MULTISAMPLE_RENDER_TARGET;
-            if !matches!(format.info().class, asyncmd_types::ComponentClass::Uint | asyncmd_types::ComponentClass::Sint)
-            {
-                support |= FormatSupport::MULTISAMPLE_RESOLVE;
-            }
-        }
-        if t.contains(vk::FormatFeatureFlags::DEPTH_STENCIL_ATTACHMENT) && format.is_depth_stencil() {
-            support |= FormatSupport::DEPTH_STENCIL | FormatSupport::MULTISAMPLE_RENDER_TARGET;
-        }
-        if t.contains(vk::FormatFeatureFlags::STORAGE_IMAGE) {
-            support |= FormatSupport::UNORDERED_ACCESS;
-        }
-        if props.buffer_features.contains(vk::FormatFeatureFlags::UNIFORM_TEXEL_BUFFER)
-            && !format.is_typeless()
-            && !format.is_depth_stencil()
-        {
-            support |= FormatSupport::BUFFER;
-        }
-        let limits = &self.core.props.limits;
-        let counts = if format.is_depth_stencil() {
-            limits.framebuffer_depth_sample_counts
-                & limits.framebuffer_stencil_sample_counts.max(limits.framebuffer_depth_sample_counts)
-        } else if matches!(
-            format.info().class,
-            asyncmd_types::ComponentClass::Uint | asyncmd_types::ComponentClass::Sint
-        ) {
-            limits.sampled_image_integer_sample_counts & limits.framebuffer_color_sample_counts
-        } else {
-            limits.framebuffer_color_sample_counts
-        };
-        let sample_counts = if support.intersects(FormatSupport::RENDER_TARGET | FormatSupport::DEPTH_STENCIL) {
-            counts.as_raw()
-        } else {
-            1
-        };
-        FormatCaps { support, sample_counts }
+        self.formats.get(&format).copied().unwrap_or(FormatCaps { support: FormatSupport::empty(), sample_counts: 1 })
     }
 }
 
@@ -239,28 +251,32 @@ impl DeviceDdi for VulkanDevice {
     }
 
     fn create_resource(&self, desc: &ResourceDesc, info: &ResourceCreateInfo) -> Result<ResourceId> {
-        if info.reserved {
-            if !self.core.features.sparse_tier2 {
-                return Err(Error::unsupported(
-                    "CreateReservedResource: the Vulkan device has no tier 2 sparse residency",
-                ));
+        crate::threads::on_driver(|| {
+            if info.reserved {
+                if !self.core.features.sparse_tier2 {
+                    return Err(Error::unsupported(
+                        "CreateReservedResource: the Vulkan device has no tier 2 sparse residency",
+                    ));
+                }
+                let id = self.tables.resources.next_id();
+                let res = VkResource::new_reserved(&self.core, desc)?;
+                self.tables.resources.insert_at(id, res);
+                return Ok(ResourceId(id));
+            }
+            if info.protected {
+                return Err(Error::unsupported("CreateResource: the Vulkan device has no protected content"));
             }
             let id = self.tables.resources.next_id();
-            let res = VkResource::new_reserved(&self.core, desc)?;
+            let res = VkResource::new(&self.core, desc, info.heap)?;
             self.tables.resources.insert_at(id, res);
-            return Ok(ResourceId(id));
-        }
-        if info.protected {
-            return Err(Error::unsupported("CreateResource: the Vulkan device has no protected content"));
-        }
-        let id = self.tables.resources.next_id();
-        let res = VkResource::new(&self.core, desc, info.heap)?;
-        self.tables.resources.insert_at(id, res);
-        Ok(ResourceId(id))
+            Ok(ResourceId(id))
+        })
     }
 
     fn destroy_resource(&self, id: ResourceId) {
-        self.tables.resources.remove(id.0);
+        crate::threads::on_driver(|| {
+            self.tables.resources.remove(id.0);
+        })
     }
 
     fn write_buffer(&self, id: ResourceId, offset: u64, data: &[u8]) -> Result<()> {
@@ -272,126 +288,150 @@ impl DeviceDdi for VulkanDevice {
     }
 
     fn create_heap(&self, size: u64) -> Result<HeapId> {
-        if !self.core.features.sparse_tier2 {
-            return Err(Error::unsupported("CreateHeap: heaps serve tiled resources, which this Vulkan device lacks"));
-        }
-        Ok(HeapId(self.tables.heaps.insert(crate::sparse::VkHeap::new(&self.core, size)?)))
+        crate::threads::on_driver(|| {
+            if !self.core.features.sparse_tier2 {
+                return Err(Error::unsupported(
+                    "CreateHeap: heaps serve tiled resources, which this Vulkan device lacks",
+                ));
+            }
+            Ok(HeapId(self.tables.heaps.insert(crate::sparse::VkHeap::new(&self.core, size)?)))
+        })
     }
 
     fn destroy_heap(&self, id: HeapId) {
-        self.tables.heaps.remove(id.0);
+        crate::threads::on_driver(|| {
+            self.tables.heaps.remove(id.0);
+        })
     }
 
     fn update_tile_mappings(&self, resource: ResourceId, mappings: &[TileMapping]) -> Result<()> {
-        let res = self.resource(resource, "UpdateTileMappings")?;
-        if !res.reserved {
-            return Err(Error::invalid_arg(
-                MessageId::CopyTilesInvalidParameters,
-                "UpdateTileMappings: the resource is not reserved",
-            ));
-        }
-        crate::sparse::update_tile_mappings(&self.core, &res, &self.tables.heaps, mappings)
+        crate::threads::on_driver(|| {
+            let res = self.resource(resource, "UpdateTileMappings")?;
+            if !res.reserved {
+                return Err(Error::invalid_arg(
+                    MessageId::CopyTilesInvalidParameters,
+                    "UpdateTileMappings: the resource is not reserved",
+                ));
+            }
+            crate::sparse::update_tile_mappings(&self.core, &res, &self.tables.heaps, mappings)
+        })
     }
 
     fn create_query_heap(&self, desc: &QueryHeapDesc) -> Result<QueryHeapId> {
-        let ty = match desc.ty {
-            QueryHeapType::Occlusion => vk::QueryType::OCCLUSION,
-            QueryHeapType::Timestamp | QueryHeapType::CopyQueueTimestamp => vk::QueryType::TIMESTAMP,
-            QueryHeapType::PipelineStatistics if self.core.features.pipeline_statistics => {
-                vk::QueryType::PIPELINE_STATISTICS
+        crate::threads::on_driver(|| {
+            let ty = match desc.ty {
+                QueryHeapType::Occlusion => vk::QueryType::OCCLUSION,
+                QueryHeapType::Timestamp | QueryHeapType::CopyQueueTimestamp => vk::QueryType::TIMESTAMP,
+                QueryHeapType::PipelineStatistics if self.core.features.pipeline_statistics => {
+                    vk::QueryType::PIPELINE_STATISTICS
+                }
+                QueryHeapType::PipelineStatistics => {
+                    return Err(Error::unsupported(
+                        "CreateQueryHeap: the Vulkan device has no pipeline statistics queries",
+                    ))
+                }
+            };
+            if desc.count > MAX_QUERIES {
+                // Drivers and layers allocate host memory per query, and some throw (a C++
+                // exception cannot cross into Rust) instead of failing: refuse as a GPU out of memory.
+                return Err(Error::out_of_memory(format!(
+                    "CreateQueryHeap: {} queries exceed the Vulkan device's {MAX_QUERIES}",
+                    desc.count
+                )));
             }
-            QueryHeapType::PipelineStatistics => {
-                return Err(Error::unsupported("CreateQueryHeap: the Vulkan device has no pipeline statistics queries"))
-            }
-        };
-        if desc.count > MAX_QUERIES {
-            // Drivers and layers allocate host memory per query, and some throw (a C++
-            // exception cannot cross into Rust) instead of failing: refuse as a GPU out of memory.
-            return Err(Error::out_of_memory(format!(
-                "CreateQueryHeap: {} queries exceed the Vulkan device's {MAX_QUERIES}",
-                desc.count
-            )));
-        }
-        // All eleven counters, in the order D3D12 lays them out.
-        let stats = vk::QueryPipelineStatisticFlags::from_raw(0x7FF);
-        let info = vk::QueryPoolCreateInfo::default().query_type(ty).query_count(desc.count).pipeline_statistics(
-            if ty == vk::QueryType::PIPELINE_STATISTICS { stats } else { vk::QueryPipelineStatisticFlags::empty() },
-        );
-        // SAFETY: valid create info.
-        let pool = unsafe { self.core.device.create_query_pool(&info, None) }
-            .map_err(|e| Error::out_of_memory(format!("CreateQueryHeap: {e}")))?;
-        let precise = if self.core.features.occlusion_precise {
-            vk::QueryControlFlags::PRECISE
-        } else {
-            vk::QueryControlFlags::empty()
-        };
-        let heap = VkQueryHeap { core: self.core.clone(), pool, precise };
-        // Every slot gets a result now, so that resolving a slot no list has written yet
-        // returns a value instead of waiting for ever (its value is undefined in D3D12).
-        self.core.one_time(|cb| {
-            // SAFETY: recording into the one-time command buffer; the pool is live, and each
-            // slot is reset before it is written.
-            unsafe {
-                let d = &self.core.device;
-                d.cmd_reset_query_pool(cb, pool, 0, desc.count);
-                for slot in 0..desc.count {
-                    if ty == vk::QueryType::TIMESTAMP {
-                        d.cmd_write_timestamp2(cb, vk::PipelineStageFlags2::ALL_COMMANDS, pool, slot);
-                    } else {
-                        d.cmd_begin_query(cb, pool, slot, vk::QueryControlFlags::empty());
-                        d.cmd_end_query(cb, pool, slot);
+            // All eleven counters, in the order D3D12 lays them out.
+            let stats = vk::QueryPipelineStatisticFlags::from_raw(0x7FF);
+            let info = vk::QueryPoolCreateInfo::default().query_type(ty).query_count(desc.count).pipeline_statistics(
+                if ty == vk::QueryType::PIPELINE_STATISTICS { stats } else { vk::QueryPipelineStatisticFlags::empty() },
+            );
+            // SAFETY: valid create info.
+            let pool = unsafe { self.core.device.create_query_pool(&info, None) }
+                .map_err(|e| Error::out_of_memory(format!("CreateQueryHeap: {e}")))?;
+            let precise = if self.core.features.occlusion_precise {
+                vk::QueryControlFlags::PRECISE
+            } else {
+                vk::QueryControlFlags::empty()
+            };
+            let heap = VkQueryHeap { core: self.core.clone(), pool, precise };
+            // Every slot gets a result now, so that resolving a slot no list has written yet
+            // returns a value instead of waiting for ever (its value is undefined in D3D12).
+            self.core.one_time(|cb| {
+                // SAFETY: recording into the one-time command buffer; the pool is live, and each
+                // slot is reset before it is written.
+                unsafe {
+                    let d = &self.core.device;
+                    d.cmd_reset_query_pool(cb, pool, 0, desc.count);
+                    for slot in 0..desc.count {
+                        if ty == vk::QueryType::TIMESTAMP {
+                            d.cmd_write_timestamp2(cb, vk::PipelineStageFlags2::ALL_COMMANDS, pool, slot);
+                        } else {
+                            d.cmd_begin_query(cb, pool, slot, vk::QueryControlFlags::empty());
+                            d.cmd_end_query(cb, pool, slot);
+                        }
                     }
                 }
-            }
-        })?;
-        Ok(QueryHeapId(self.tables.query_heaps.insert(heap)))
+            })?;
+            Ok(QueryHeapId(self.tables.query_heaps.insert(heap)))
+        })
     }
 
     fn destroy_query_heap(&self, id: QueryHeapId) {
-        self.tables.query_heaps.remove(id.0);
+        crate::threads::on_driver(|| {
+            self.tables.query_heaps.remove(id.0);
+        })
     }
 
     fn create_root_signature(&self, desc: &RootSignatureDesc) -> Result<RootSignatureId> {
-        Ok(RootSignatureId(self.tables.root_signatures.insert(VkRootSignature::new(&self.core, desc)?)))
+        crate::threads::on_driver(|| {
+            Ok(RootSignatureId(self.tables.root_signatures.insert(VkRootSignature::new(&self.core, desc)?)))
+        })
     }
 
     fn create_pipeline(&self, desc: &PipelineDesc) -> Result<PipelineId> {
-        let root = match desc {
-            PipelineDesc::Graphics(g) => g.root_signature,
-            PipelineDesc::Compute(c) => c.root_signature,
-        };
-        let root = self.tables.root_signatures.get(root.0).ok_or_else(|| {
-            Error::invalid_arg(MessageId::CreatePipelineStateInvalid, "CreatePipelineState: unknown root signature")
-        })?;
-        Ok(PipelineId(self.tables.pipelines.insert(VkPipeline::new(&self.core, desc, root)?)))
+        crate::threads::on_driver(|| {
+            let root = match desc {
+                PipelineDesc::Graphics(g) => g.root_signature,
+                PipelineDesc::Compute(c) => c.root_signature,
+            };
+            let root = self.tables.root_signatures.get(root.0).ok_or_else(|| {
+                Error::invalid_arg(MessageId::CreatePipelineStateInvalid, "CreatePipelineState: unknown root signature")
+            })?;
+            Ok(PipelineId(self.tables.pipelines.insert(VkPipeline::new(&self.core, desc, root)?)))
+        })
     }
 
     fn destroy_pipeline(&self, id: PipelineId) {
-        self.tables.pipelines.remove(id.0);
+        crate::threads::on_driver(|| {
+            self.tables.pipelines.remove(id.0);
+        })
     }
 
     fn create_fence(&self, initial: u64) -> Result<FenceId> {
-        Ok(FenceId(self.tables.fences.insert(VkFence::new(&self.core, initial)?)))
+        crate::threads::on_driver(|| Ok(FenceId(self.tables.fences.insert(VkFence::new(&self.core, initial)?))))
     }
 
     fn destroy_fence(&self, id: FenceId) {
-        self.tables.fences.remove(id.0);
+        crate::threads::on_driver(|| {
+            self.tables.fences.remove(id.0);
+        })
     }
 
     fn fence_value(&self, id: FenceId) -> u64 {
-        self.tables.fences.get(id.0).map_or(0, |f| f.value())
+        crate::threads::on_driver(|| self.tables.fences.get(id.0).map_or(0, |f| f.value()))
     }
 
     fn signal_fence(&self, id: FenceId, value: u64) -> Result<()> {
-        self.tables
-            .fences
-            .get(id.0)
-            .ok_or_else(|| Error::invalid_arg(MessageId::FenceInvalidOperation, "Signal: unknown fence"))?
-            .signal(value)
+        crate::threads::on_driver(|| {
+            self.tables
+                .fences
+                .get(id.0)
+                .ok_or_else(|| Error::invalid_arg(MessageId::FenceInvalidOperation, "Signal: unknown fence"))?
+                .signal(value)
+        })
     }
 
     fn wait_fence(&self, id: FenceId, value: u64, timeout: Duration) -> bool {
-        self.tables.fences.get(id.0).is_some_and(|f| f.wait(value, timeout))
+        crate::threads::on_driver(|| self.tables.fences.get(id.0).is_some_and(|f| f.wait(value, timeout)))
     }
 
     fn create_queue(&self, ty: CommandListType) -> Result<Box<dyn QueueDdi>> {
@@ -401,10 +441,10 @@ impl DeviceDdi for VulkanDevice {
                 "CreateCommandQueue: no bundle queues",
             ));
         }
-        Ok(Box::new(VkQueue::new(&self.core, ty, self.tables.fences.clone())?))
+        Ok(Box::new(crate::threads::on_driver(|| VkQueue::new(&self.core, ty, self.tables.fences.clone()))?))
     }
 
     fn create_command_list(&self, ty: CommandListType) -> Result<Box<dyn CommandListDdi>> {
-        Ok(Box::new(VkCommandList::new(&self.core, &self.tables, ty)?))
+        Ok(Box::new(crate::threads::on_driver(|| VkCommandList::new(&self.core, &self.tables, ty))?))
     }
 }

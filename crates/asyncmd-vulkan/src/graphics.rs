@@ -216,14 +216,14 @@ impl VkCommandList {
     }
 
     pub(crate) fn set_pipeline(&mut self, id: u64) -> Result<()> {
-        let p = self.tables.pipelines.get(id).ok_or_else(|| fail("unknown pipeline".into()))?;
+        let p = self.pinned_pipeline(id).ok_or_else(|| fail("unknown pipeline".into()))?;
         self.gfx.keep_pipelines.push(p.clone());
         self.gfx.pipeline = Some(p);
         Ok(())
     }
 
     pub(crate) fn set_root_signature(&mut self, id: u64, compute: bool) -> Result<()> {
-        let r = self.tables.root_signatures.get(id).ok_or_else(|| fail("unknown root signature".into()))?;
+        let r = self.pinned_root(id).ok_or_else(|| fail("unknown root signature".into()))?;
         self.gfx.keep_roots.push(r.clone());
         if compute {
             self.gfx.compute.set_signature(r);

@@ -176,15 +176,20 @@ impl Instance {
 
 impl Drop for Instance {
     fn drop(&mut self) {
-        if let Some((utils, messenger)) = self.debug.take() {
-            // SAFETY: the messenger was created from this instance and is destroyed once.
-            unsafe { utils.destroy_debug_utils_messenger(messenger, None) };
-        }
-        if let Some(user) = self.log_box.take() {
-            // SAFETY: the messenger that used the pointer is gone; the box is freed once.
-            drop(unsafe { Box::from_raw(user) });
-        }
-        // SAFETY: every child object of the instance was destroyed before (devices own an Arc).
-        unsafe { self.instance.destroy_instance(None) };
+        // On a driver thread (`threads.rs`); the closure takes the instance whole (its log
+        // pointer alone is not `Send`).
+        let this = &mut *self;
+        crate::threads::on_driver(move || {
+            if let Some((utils, messenger)) = this.debug.take() {
+                // SAFETY: the messenger was created from this instance and is destroyed once.
+                unsafe { utils.destroy_debug_utils_messenger(messenger, None) };
+            }
+            if let Some(user) = this.log_box.take() {
+                // SAFETY: the messenger that used the pointer is gone; the box is freed once.
+                drop(unsafe { Box::from_raw(user) });
+            }
+            // SAFETY: every child object of the instance was destroyed before (devices own an Arc).
+            unsafe { this.instance.destroy_instance(None) };
+        })
     }
 }

@@ -81,6 +81,7 @@ fn oom(api: &str, e: impl std::fmt::Display) -> Error {
 
 impl VkResource {
     pub(crate) fn new(core: &Arc<Core>, desc: &ResourceDesc, heap: HeapType) -> Result<Self> {
+        debug_assert!(crate::threads::on_pooled_thread(), "a driver call off the driver threads");
         if desc.is_buffer() {
             Self::new_buffer(core, desc, heap)
         } else {
@@ -506,21 +507,23 @@ impl VkResource {
         let bytes = allocation
             .mapped_slice_mut()
             .ok_or_else(|| Error::invalid_arg(MessageId::ResourceMapInvalid, "Map: the resource is not CPU-visible"))?;
-        let range = offset as usize..offset as usize + len;
-        let slice = bytes
-            .get_mut(range)
+        let end = usize::try_from(offset).ok().and_then(|o| o.checked_add(len).map(|e| o..e));
+        let slice = end
+            .and_then(|range| bytes.get_mut(range))
             .ok_or_else(|| Error::invalid_arg(MessageId::ResourceMapInvalid, "Map: range outside the buffer"))?;
         let atom = self.core.props.limits.non_coherent_atom_size.max(1);
         // The allocator maps whole memory blocks, so "to the end of the mapping" is valid.
         let mapped = vk::MappedMemoryRange::default().memory(memory).offset(base / atom * atom).size(vk::WHOLE_SIZE);
         if !coherent {
             // SAFETY: the range lies in this allocation's mapped memory, aligned to the atom size.
-            unsafe { self.core.device.invalidate_mapped_memory_ranges(&[mapped]) }.map_err(|e| oom("Map", e))?;
+            crate::threads::on_driver(|| unsafe { self.core.device.invalidate_mapped_memory_ranges(&[mapped]) })
+                .map_err(|e| oom("Map", e))?;
         }
         let r = f(slice);
         if !coherent {
             // SAFETY: as above.
-            unsafe { self.core.device.flush_mapped_memory_ranges(&[mapped]) }.map_err(|e| oom("Map", e))?;
+            crate::threads::on_driver(|| unsafe { self.core.device.flush_mapped_memory_ranges(&[mapped]) })
+                .map_err(|e| oom("Map", e))?;
         }
         Ok(r)
     }
@@ -600,22 +603,25 @@ impl VkResource {
 
 impl Drop for VkResource {
     fn drop(&mut self) {
-        let d = &self.core.device;
-        // SAFETY: the resource is unreachable: every recorded use holds an Arc of it, and the
-        // queues drop theirs only after the GPU finished the work.
-        unsafe {
-            match &self.kind {
-                Kind::Buffer { buffer } => d.destroy_buffer(*buffer, None),
-                Kind::Image { image, views, .. } => {
-                    for v in views.lock().unwrap_or_else(PoisonError::into_inner).values() {
-                        d.destroy_image_view(*v, None);
+        // On a driver thread (`threads.rs`).
+        crate::threads::on_driver(|| {
+            let d = &self.core.device;
+            // SAFETY: the resource is unreachable: every recorded use holds an Arc of it, and the
+            // queues drop theirs only after the GPU finished the work.
+            unsafe {
+                match &self.kind {
+                    Kind::Buffer { buffer } => d.destroy_buffer(*buffer, None),
+                    Kind::Image { image, views, .. } => {
+                        for v in views.lock().unwrap_or_else(PoisonError::into_inner).values() {
+                            d.destroy_image_view(*v, None);
+                        }
+                        d.destroy_image(*image, None);
                     }
-                    d.destroy_image(*image, None);
                 }
             }
-        }
-        if let Some(a) = self.allocation.lock().unwrap_or_else(PoisonError::into_inner).take() {
-            let _ = self.core.allocator().free(a);
-        }
+            if let Some(a) = self.allocation.lock().unwrap_or_else(PoisonError::into_inner).take() {
+                let _ = self.core.allocator().free(a);
+            }
+        })
     }
 }

@@ -100,11 +100,14 @@ impl VkRootSignature {
 
 impl Drop for VkRootSignature {
     fn drop(&mut self) {
-        // SAFETY: pipelines and lists that use the layout hold an Arc of it.
-        unsafe {
-            self.core.device.destroy_pipeline_layout(self.compute_layout, None);
-            self.core.device.destroy_pipeline_layout(self.graphics_layout, None);
-        }
+        // On a driver thread (`threads.rs`).
+        crate::threads::on_driver(|| {
+            // SAFETY: pipelines and lists that use the layout hold an Arc of it.
+            unsafe {
+                self.core.device.destroy_pipeline_layout(self.compute_layout, None);
+                self.core.device.destroy_pipeline_layout(self.graphics_layout, None);
+            }
+        })
     }
 }
 
@@ -118,8 +121,11 @@ pub(crate) struct VkPipeline {
 
 impl Drop for VkPipeline {
     fn drop(&mut self) {
-        // SAFETY: lists that bind the pipeline hold an Arc of it until the GPU is done.
-        unsafe { self.core.device.destroy_pipeline(self.pipeline, None) };
+        // On a driver thread (`threads.rs`).
+        crate::threads::on_driver(|| {
+            // SAFETY: lists that bind the pipeline hold an Arc of it until the GPU is done.
+            unsafe { self.core.device.destroy_pipeline(self.pipeline, None) };
+        })
     }
 }
 

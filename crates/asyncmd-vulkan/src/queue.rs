@@ -109,9 +109,12 @@ impl VkFence {
 
 impl Drop for VkFence {
     fn drop(&mut self) {
-        // SAFETY: a queue that waits on or signals the semaphore holds an Arc of it until the GPU
-        // has passed that submission, so no GPU operation on it is pending here.
-        unsafe { self.core.device.destroy_semaphore(self.semaphore, None) };
+        // On a driver thread (`threads.rs`).
+        crate::threads::on_driver(|| {
+            // SAFETY: a queue that waits on or signals the semaphore holds an Arc of it until the GPU
+            // has passed that submission, so no GPU operation on it is pending here.
+            unsafe { self.core.device.destroy_semaphore(self.semaphore, None) };
+        })
     }
 }
 

@@ -1,27 +1,47 @@
-//! Threads that outlive devices, and device destruction the app never hangs in.
+//! Threads that outlive devices: every call into the driver is made on one of them, and device
+//! destruction the app never hangs in.
 //!
-//! NVIDIA's driver (580.159 on an H200) deadlocks intermittently when `vkDestroyDevice` runs
-//! while another thread that called into the driver exits: the destroy joins a driver thread,
-//! and that thread waits on a lock the exiting thread holds in its thread-exit cleanup. Two
-//! rules keep the runtime's own threads out of that, and the app's threads from hanging in it:
-//! - queue submission threads are never ended: a dropped queue hands its thread back to an idle
-//!   pool, and the next queue of any device takes it ([`spawn`]);
+//! NVIDIA's driver (580.159 on an H200) deadlocks intermittently when a thread that called into
+//! it exits while other threads call it: the exiting thread's TLS destructor (in
+//! `libnvidia-eglcore`) and the other threads' calls meet on one driver lock and none returns
+//! (thread dumps in `docs/reliability.md`). `vkDestroyDevice` joins a driver thread that exits
+//! the same way. So no thread that touched the driver may end while the driver is in use, and
+//! the app's threads (a test harness's, a job system's) end whenever they like. Three rules:
+//! - every driver call is made on a pooled thread that never ends ([`on_driver`]): the
+//!   device's DDI entry points and the drops of its objects hand their work to one and wait
+//!   for it, and a call already on a pooled thread runs inline; command lists buffer their
+//!   commands and replay them into Vulkan at `Close` (one hand-over per list, not per command);
+//! - queue submission threads are pooled the same way: a dropped queue hands its thread back to
+//!   the idle pool, and the next task of any device takes it ([`spawn`]);
 //! - a device is destroyed on a pooled thread, and the thread that dropped it waits a bounded
 //!   time ([`TaskHandle::join_timeout`]): a destroy that deadlocks in the driver strands that
 //!   pooled thread (and the device's memory), never the app.
 //!
-//! `docs/vulkan-device.md` says what this leaves open.
+//! The pool grows to the most driver calls ever in flight at once (CPU waits hold a thread for
+//! their length) and never shrinks.
 
 use asyncmd_types::{Error, Result};
+use std::cell::Cell;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+/// Work for a pooled thread.
+type Work = Box<dyn FnOnce() + Send>;
+
 /// A task and the end its [`TaskHandle`] waits for.
-type Task = (Box<dyn FnOnce() + Send>, Arc<Done>);
+type Task = (Work, Arc<Done>);
 
 /// Idle threads, each waiting on its channel for a task.
 static IDLE: Mutex<Vec<Sender<Task>>> = Mutex::new(Vec::new());
+
+/// A pooled thread's stack: shader translation and deep recordings run on it.
+const STACK: usize = 8 << 20;
+
+thread_local! {
+    /// This thread is one of the pool's.
+    static POOLED: Cell<bool> = const { Cell::new(false) };
+}
 
 /// A task's end, which [`TaskHandle::join`] waits for.
 #[derive(Default)]
@@ -59,8 +79,13 @@ impl TaskHandle {
 
 /// Runs `task` on a pooled thread: an idle one, or a new one that joins the pool afterwards.
 pub(crate) fn spawn(task: impl FnOnce() + Send + 'static) -> Result<TaskHandle> {
+    hand_over(Box::new(task)).map_err(|(e, _)| e)
+}
+
+/// Hands `task` to a pooled thread; where no thread can be started, gives it back unrun.
+fn hand_over(task: Work) -> std::result::Result<TaskHandle, (Error, Work)> {
     let done = Arc::new(Done::default());
-    let mut task: Task = (Box::new(task), done.clone());
+    let mut task: Task = (task, done.clone());
     loop {
         let idle = IDLE.lock().unwrap_or_else(PoisonError::into_inner).pop();
         let Some(sender) = idle else { break };
@@ -70,19 +95,69 @@ pub(crate) fn spawn(task: impl FnOnce() + Send + 'static) -> Result<TaskHandle> 
         }
     }
     let (sender, receiver) = channel::<Task>();
-    sender.send(task).map_err(|_| Error::out_of_memory("CreateCommandQueue: cannot hand a task to a thread"))?;
-    std::thread::Builder::new()
-        .name("asyncmd-vk-queue".into())
-        .spawn(move || serve(sender, receiver))
-        .map_err(|e| Error::out_of_memory(format!("CreateCommandQueue: cannot start a thread: {e}")))?;
-    Ok(TaskHandle(done))
+    // The new thread takes its first task from a slot: a channel send cannot give it back.
+    let first = Arc::new(Mutex::new(Some(task)));
+    let first_for_thread = first.clone();
+    let started = std::thread::Builder::new().name("asyncmd-vk".into()).stack_size(STACK).spawn(move || {
+        let first = first_for_thread.lock().unwrap_or_else(PoisonError::into_inner).take();
+        serve(first, sender, receiver)
+    });
+    match started {
+        Ok(_) => Ok(TaskHandle(done)),
+        Err(e) => {
+            let task = first.lock().unwrap_or_else(PoisonError::into_inner).take();
+            let error = Error::out_of_memory(format!("Vulkan: cannot start a driver thread: {e}"));
+            Err((error, task.map_or_else(|| Box::new(|| {}) as Work, |t| t.0)))
+        }
+    }
+}
+
+/// Runs `call` on a pooled thread and returns what it returns, blocking until then; on a pooled
+/// thread it runs inline. A panic in `call` resumes on the caller. Where no thread can be
+/// started, `call` runs on the caller's thread (as before the pool: correct, only exposed to
+/// the driver's thread-exit deadlock again).
+pub(crate) fn on_driver<R: Send>(call: impl FnOnce() -> R + Send) -> R {
+    if POOLED.with(Cell::get) {
+        return call();
+    }
+    let slot: Mutex<Option<std::thread::Result<R>>> = Mutex::new(None);
+    let task = || {
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(call));
+        *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(r);
+    };
+    let task: Box<dyn FnOnce() + Send + '_> = Box::new(task);
+    // SAFETY: only the lifetime is changed. The task borrows `call`'s captures and `slot`, and
+    // this function does not return before the task has been run and dropped: `join` waits for
+    // the pooled thread's `done`, set after the task's box is consumed (a panic is caught
+    // inside the task), and a task given back unrun is run or dropped here.
+    let task: Box<dyn FnOnce() + Send + 'static> = unsafe { std::mem::transmute(task) };
+    match hand_over(task) {
+        Ok(handle) => handle.join(),
+        Err((_, task)) => task(),
+    }
+    let result = slot.into_inner().unwrap_or_else(PoisonError::into_inner);
+    match result {
+        Some(Ok(r)) => r,
+        Some(Err(panic)) => std::panic::resume_unwind(panic),
+        // Every path above runs the task to its end, and the task fills the slot.
+        None => unreachable!("a driver call ended without its result"),
+    }
+}
+
+/// Whether this thread is one of the pool's: the driver is called from no other (checked in
+/// debug builds where the driver is called most).
+pub(crate) fn on_pooled_thread() -> bool {
+    POOLED.with(Cell::get)
 }
 
 /// A pooled thread's life: run a task, go back to the pool, say the task is done, wait for
 /// the next. A task that panics is caught (the panic hook has reported it), so the thread
 /// does not exit.
-fn serve(own: Sender<Task>, tasks: Receiver<Task>) {
-    while let Ok((task, done)) = tasks.recv() {
+fn serve(first: Option<Task>, own: Sender<Task>, tasks: Receiver<Task>) {
+    POOLED.with(|p| p.set(true));
+    let mut next = first;
+    loop {
+        let Some((task, done)) = next.take().or_else(|| tasks.recv().ok()) else { return };
         let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(task));
         IDLE.lock().unwrap_or_else(PoisonError::into_inner).push(own.clone());
         *done.done.lock().unwrap_or_else(PoisonError::into_inner) = true;
@@ -95,8 +170,16 @@ mod tests {
     use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
+    /// The pool is the process's: tests that count its threads run one at a time.
+    static SERIAL: Mutex<()> = Mutex::new(());
+
+    fn serial() -> std::sync::MutexGuard<'static, ()> {
+        SERIAL.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     #[test]
     fn tasks_run_on_pooled_threads_that_survive_panics_and_are_reused() {
+        let _serial = serial();
         let ran = Arc::new(AtomicUsize::new(0));
         let ids = Arc::new(Mutex::new(Vec::new()));
         for n in 0..6 {
@@ -123,6 +206,7 @@ mod tests {
 
     #[test]
     fn a_bounded_join_gives_up_on_a_task_that_does_not_end() {
+        let _serial = serial();
         let (tx, rx) = std::sync::mpsc::channel::<()>();
         let stuck = spawn(move || {
             let _ = rx.recv();
@@ -131,5 +215,29 @@ mod tests {
         assert!(!stuck.join_timeout(Duration::from_millis(30)));
         drop(tx);
         assert!(spawn(|| {}).unwrap().join_timeout(Duration::from_secs(20)));
+    }
+
+    #[test]
+    fn driver_calls_run_on_pooled_threads_borrow_the_callers_data_and_pass_panics_back() {
+        let _serial = serial();
+        let caller = std::thread::current().id();
+        let mut data = vec![1, 2, 3];
+        let (pooled, id, nested) = on_driver(|| {
+            data.push(4);
+            let id = std::thread::current().id();
+            // A call made on a pooled thread runs inline.
+            let nested = on_driver(|| std::thread::current().id());
+            (POOLED.with(Cell::get), id, nested)
+        });
+        assert!(pooled);
+        assert_ne!(id, caller);
+        assert_eq!(nested, id);
+        assert_eq!(data, [1, 2, 3, 4]);
+        assert!(!POOLED.with(Cell::get));
+        let unwound = std::panic::catch_unwind(|| on_driver(|| -> u32 { panic!("a driver call that unwinds") }));
+        let payload = unwound.unwrap_err();
+        assert_eq!(payload.downcast_ref::<&str>(), Some(&"a driver call that unwinds"));
+        // The thread that unwound is back in the pool and serves the next call.
+        assert_eq!(on_driver(|| 7), 7);
     }
 }
