@@ -161,9 +161,7 @@ impl Core {
         if features.conditional_rendering {
             info = info.push_next(&mut cond);
         }
-        // SAFETY: every pointer in `info` refers to locals alive during the call.
-        let device = unsafe { i.create_device(physical, &info, None) }
-            .map_err(|e| Error::unsupported(format!("Vulkan: cannot create the device: {e}")))?;
+        let device = create_device(i, physical, &info)?;
         let allocator = Allocator::new(&AllocatorCreateDesc {
             instance: i.clone(),
             device: device.clone(),
@@ -299,20 +297,21 @@ impl Core {
                     None,
                 )
                 .map_err(fail)?;
+            // An error, and whether the pool may be destroyed.
             let result = (|| {
                 let cb = d
                     .allocate_command_buffers(
                         &vk::CommandBufferAllocateInfo::default().command_pool(pool).command_buffer_count(1),
                     )
-                    .map_err(fail)?[0];
+                    .map_err(|e| (fail(e), true))?[0];
                 d.begin_command_buffer(
                     cb,
                     &vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
                 )
-                .map_err(fail)?;
+                .map_err(|e| (fail(e), true))?;
                 record(cb);
-                d.end_command_buffer(cb).map_err(fail)?;
-                let fence = d.create_fence(&vk::FenceCreateInfo::default(), None).map_err(fail)?;
+                d.end_command_buffer(cb).map_err(|e| (fail(e), true))?;
+                let fence = d.create_fence(&vk::FenceCreateInfo::default(), None).map_err(|e| (fail(e), true))?;
                 let cbs = [vk::CommandBufferSubmitInfo::default().command_buffer(cb)];
                 let submit = [vk::SubmitInfo2::default().command_buffer_infos(&cbs)];
                 let r = {
@@ -321,13 +320,53 @@ impl Core {
                 };
                 // Bounded, so that a lost device fails the call instead of hanging it.
                 let r = self.note(r.and_then(|_| d.wait_for_fences(&[fence], true, 30_000_000_000)));
+                if r == Err(vk::Result::TIMEOUT) {
+                    // Still pending: the fence and the pool are the GPU's until it is done, so
+                    // they are left to the driver (VUID-vkDestroyFence-fence-01120).
+                    tracing::error!("a one-time submission did not finish in 30 s; its fence and pool are leaked");
+                    return Err((fail(vk::Result::TIMEOUT), false));
+                }
                 d.destroy_fence(fence, None);
-                r.map_err(fail)
+                r.map_err(|e| (fail(e), true))
             })();
-            d.destroy_command_pool(pool, None);
-            result
+            match result {
+                Err((e, false)) => Err(e),
+                result => {
+                    d.destroy_command_pool(pool, None);
+                    result.map_err(|(e, _)| e)
+                }
+            }
         }
     }
+}
+
+/// Device creations one at a time in the process.
+static CREATING: Mutex<()> = Mutex::new(());
+
+/// `vkCreateDevice`, one call at a time, tried again after a pause where the driver fails to
+/// initialise: NVIDIA's driver 580.159 returns `VK_ERROR_INITIALIZATION_FAILED` for some of
+/// the devices that many threads create at once (a test binary's parallel tests), and creates
+/// them one after another.
+fn create_device(i: &ash::Instance, physical: vk::PhysicalDevice, info: &vk::DeviceCreateInfo) -> Result<ash::Device> {
+    const TRIES: u32 = 6;
+    let mut pause = std::time::Duration::from_millis(50);
+    for attempt in 1..=TRIES {
+        let r = {
+            let _one = CREATING.lock().unwrap_or_else(PoisonError::into_inner);
+            // SAFETY: every pointer in `info` refers to the caller's locals, alive during the call.
+            unsafe { i.create_device(physical, info, None) }
+        };
+        match r {
+            Ok(device) => return Ok(device),
+            Err(vk::Result::ERROR_INITIALIZATION_FAILED) if attempt < TRIES => {
+                tracing::warn!("vkCreateDevice: initialization failed (attempt {attempt} of {TRIES}); trying again");
+                std::thread::sleep(pause);
+                pause *= 2;
+            }
+            Err(e) => return Err(Error::unsupported(format!("Vulkan: cannot create the device: {e}"))),
+        }
+    }
+    Err(Error::unsupported("Vulkan: cannot create the device"))
 }
 
 /// How long dropping a device waits for the driver to destroy it.

@@ -144,6 +144,23 @@ impl World {
         Ok(self.out)
     }
 
+    /// Which queues are busy, and each fence's value against the highest waited for and
+    /// signalled: what a stall report needs.
+    fn stuck(&self) -> String {
+        let busy: Vec<_> = self
+            .queues
+            .iter()
+            .filter(|q| q.wait_idle(Duration::ZERO).is_err())
+            .map(|q| format!("{:?}", q.ty()))
+            .collect();
+        let fences: Vec<_> = self
+            .fences
+            .iter()
+            .map(|(f, highest, signalled)| format!("{}/{highest}/{signalled}", f.completed_value()))
+            .collect();
+        format!("busy queues {busy:?}; fences (value/highest waited/highest signalled) {fences:?}")
+    }
+
     fn idle(&self, timeout: Duration) -> bool {
         self.queues.iter().all(|q| q.wait_idle(timeout).is_ok())
     }
@@ -952,7 +969,10 @@ impl World {
             }
         }
         if !self.idle(FINAL_WAIT) {
-            return Err(format!("the queues did not go idle within {FINAL_WAIT:?} after every fence was released"));
+            return Err(format!(
+                "the queues did not go idle within {FINAL_WAIT:?} after every fence was released; {}",
+                self.stuck()
+            ));
         }
         let Ok(allocator) = self.device.create_command_allocator(CommandListType::Direct) else { return Ok(()) };
         let Ok(mut list) = self.device.create_command_list(CommandListType::Direct, &allocator) else { return Ok(()) };
