@@ -240,6 +240,13 @@ impl Core {
         SignalSlot { core: self, table, semaphore, value, last, reached }
     }
 
+    /// Forgets what was signalled of a semaphore about to be destroyed: the driver may give its
+    /// handle to the next semaphore it makes (NVIDIA's and lavapipe's do, without the
+    /// validation layer), which starts with none of these signals.
+    pub(crate) fn forget(&self, semaphore: vk::Semaphore) {
+        self.submitted.lock().unwrap_or_else(PoisonError::into_inner).remove(&semaphore);
+    }
+
     /// Blocks until a signal reaching `value` has been submitted or has happened on the CPU,
     /// `deadline` passes, or `cancel` returns true (checked every 50 ms).
     pub(crate) fn wait_submitted(

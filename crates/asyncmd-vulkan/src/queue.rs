@@ -111,8 +111,9 @@ impl Drop for VkFence {
     fn drop(&mut self) {
         // On a driver thread (`threads.rs`).
         crate::threads::on_driver(|| {
-            // SAFETY: a queue that waits on or signals the semaphore holds an Arc of it until the GPU
-            // has passed that submission, so no GPU operation on it is pending here.
+            self.core.forget(self.semaphore);
+            // SAFETY: a queue that waits on or signals the semaphore holds an Arc of it until the
+            // GPU has passed that submission, so no GPU operation on it is pending here.
             unsafe { self.core.device.destroy_semaphore(self.semaphore, None) };
         })
     }

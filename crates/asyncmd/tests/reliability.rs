@@ -5,6 +5,7 @@ mod common;
 
 use asyncmd::types::*;
 use asyncmd_reference::ReferenceConfig;
+use asyncmd_vulkan::{Validation, VulkanOptions};
 use common::*;
 use std::time::{Duration, Instant};
 
@@ -342,5 +343,39 @@ fn a_1d_texture_copies_into_a_row_of_a_2d_texture() {
         let mut want = vec![0u8; 32];
         want[16..].copy_from_slice(&data);
         assert_eq!(ctx.read_subresource(&plane, 0), want, "{name}");
+    }
+}
+
+/// Found by the fuzzer on the H200 (only without the validation layer, whose handles are never
+/// reused): the Vulkan device kept what it knew of a fence's signals by semaphore handle after
+/// the fence was dropped, so a new fence the driver gave the same handle started with the old
+/// one's signals. A queue then waited on the GPU for a value nothing signals, and a CPU signal
+/// of the new fence was taken as already done. Vulkan runs it without the layer too (lavapipe
+/// reuses a semaphore's handle there).
+#[test]
+fn a_new_fence_starts_with_nothing_of_a_dropped_ones_signals() {
+    let unwrapped = vulkan_ctx(VulkanOptions { validation: Validation::Off, ..Default::default() })
+        .filter(|_| std::env::var("ASYNCMD_DEVICE").map_or(true, |d| d != "reference"));
+    for (name, ctx) in contexts().into_iter().chain(unwrapped.map(|c| ("vulkan without the layer", c))) {
+        let tick = ctx.device.create_fence(0).unwrap();
+        for round in 0..8 {
+            let old = ctx.device.create_fence(0).unwrap();
+            ctx.direct.signal(&old, 50).unwrap();
+            ctx.direct.wait_idle(TIMEOUT).unwrap();
+            drop(old);
+            // The queue lets go of the old fence's semaphore at its next submission, once the
+            // GPU is past it; the driver may then give its handle to the next semaphore.
+            ctx.direct.signal(&tick, round + 1).unwrap();
+            ctx.direct.wait_idle(TIMEOUT).unwrap();
+            let fence = ctx.device.create_fence(0).unwrap();
+            ctx.direct.wait(&fence, 3).unwrap();
+            within(Duration::from_secs(5), &format!("{name}: a CPU signal of a new fence"), {
+                let fence = fence.clone();
+                move || fence.signal(3).unwrap()
+            });
+            ctx.direct.signal(&fence, 4).unwrap();
+            fence.wait(4, Duration::from_secs(5)).unwrap_or_else(|e| panic!("{name}, round {round}: {}", e.text));
+            assert_eq!(fence.completed_value(), 4, "{name}, round {round}");
+        }
     }
 }
