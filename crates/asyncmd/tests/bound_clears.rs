@@ -1000,3 +1000,30 @@ fn native_clears_in_a_pass_reach_the_area_every_output_covers() {
         assert_eq!(ctx.read_subresource(&small.tex, 0), vec![255; 8], "{name}: small");
     }
 }
+
+/// Found by the cross-device fuzzer (seed 11077): outside a pass, a target of more slices than
+/// another bound output took the fallback's draws, and a Vulkan rendering instance reaches only
+/// the fewest slices of its attachments: the Vulkan fallback cleared slice 0 alone. Draws now
+/// cover only what every output has; the rest takes the legacy clear, so every route writes
+/// both slices.
+#[test]
+fn a_target_of_more_slices_than_another_bound_output_is_cleared_whole() {
+    for (name, ctx) in async_contexts() {
+        let one = rt(&ctx, ResourceDesc::tex2d(Format::R8Uint, 8, 8), None);
+        let two = rt(&ctx, ResourceDesc::tex2d(Format::R8Uint, 8, 8).with_array(2), None);
+        let before = snapshot(&ctx, &[&one]);
+        let value = ClearData::from_uints([7, 0, 0, 0]);
+        ctx.run(CommandListType::Direct, |l| {
+            to_target(l, &one);
+            to_target(l, &two);
+            l.om_set_render_targets(&[one.view.clone(), two.view.clone()], None);
+            l.clear_bound_render_target_views(0b10, &[value, value], None);
+            from_target(l, &one);
+            from_target(l, &two);
+        });
+        for slice in 0..2 {
+            assert_eq!(ctx.read_subresource(&two.tex, slice), vec![7u8; 64], "{name}: slice {slice}");
+        }
+        assert_eq!(ctx.read_subresource(&one.tex, 0), before[0][0], "{name}: the other target");
+    }
+}

@@ -49,19 +49,23 @@ impl CommandList {
         self.device.info_queue.push(MessageSeverity::Error, MessageId::ClearBoundViewsUnboundOutput, text);
     }
 
-    /// The smallest width and height over every bound output, and whether their sample
-    /// counts differ.
-    fn bound_outputs(&self) -> ((u32, u32), bool) {
+    /// The smallest width and height over every bound output, the fewest slices one selects,
+    /// and whether their sample counts differ. Draws reach only that width, height and those
+    /// slices of every output (a Vulkan rendering instance has one layer count, at most any
+    /// attachment's).
+    fn bound_outputs(&self) -> ((u32, u32), u32, bool) {
         let mut area = (u32::MAX, u32::MAX);
+        let mut slices = u32::MAX;
         let mut samples = Vec::new();
         let rtvs = self.shadow.rtvs.iter().flatten().filter_map(|c| ClearTarget::rtv(0, c.view, &c.resource));
         let dsv = self.shadow.dsv.iter().filter_map(|c| ClearTarget::dsv(c.view, &c.resource));
         for t in rtvs.chain(dsv) {
             area = (area.0.min(t.extent.0), area.1.min(t.extent.1));
+            slices = slices.min(t.slices);
             samples.push(t.samples);
         }
         samples.dedup();
-        (area, samples.len() > 1)
+        (area, slices, samples.len() > 1)
     }
 
     /// Whether the bound outputs differ in sample count (checked on every draw: no allocation).
@@ -86,9 +90,14 @@ impl CommandList {
         ds: Option<(ClearFlags, f32, u8)>,
         legacy_exact: bool,
     ) {
-        let (area, mixed) = self.bound_outputs();
-        let past =
-            targets.iter().any(|t| t.boxes.iter().any(|(r, _, _)| r.right as u32 > area.0 || r.bottom as u32 > area.1));
+        let (area, slices, mixed) = self.bound_outputs();
+        let past = targets.iter().any(|t| {
+            t.boxes.iter().any(|&(r, first, count)| {
+                r.right as u32 > area.0
+                    || r.bottom as u32 > area.1
+                    || u64::from(first) + u64::from(count) > u64::from(slices)
+            })
+        });
         let facts = BoundClearFacts {
             bundle: self.ty == CommandListType::Bundle,
             in_pass: matches!(self.pass, Pass::Open { .. }),

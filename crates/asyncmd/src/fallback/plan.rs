@@ -269,7 +269,8 @@ pub struct BoundClearFacts {
     /// render targets when every selected target is a float format and every value is finite
     /// and not subnormal.
     pub legacy_exact: bool,
-    /// A selected region (clipped to its target) reaches past the smallest bound output.
+    /// A selected region (clipped to its target) reaches past the smallest bound output: its
+    /// width, height or slice count.
     pub past_smallest_output: bool,
     /// The bound outputs have different sample counts.
     pub mixed_sample_counts: bool,
