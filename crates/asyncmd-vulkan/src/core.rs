@@ -2,6 +2,7 @@
 
 use crate::instance::Instance;
 use crate::physical::{choose_families, Families};
+use ash::prelude::VkResult;
 use ash::vk;
 use asyncmd_types::{Error, Result};
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
@@ -49,6 +50,10 @@ pub(crate) struct Core {
     pub(crate) compute_copy_min: std::sync::OnceLock<Option<u64>>,
     /// Set once any call returned `VK_ERROR_DEVICE_LOST`.
     lost: std::sync::atomic::AtomicBool,
+    /// The fence of one-time submissions and sparse binds, made on first use, reset and reused
+    /// (one such submission at a time per device), destroyed with the device: lavapipe's queue
+    /// thread may still touch a fence it has just signalled, so none is destroyed after its wait.
+    one_time_fence: Mutex<Option<vk::Fence>>,
 }
 
 impl Core {
@@ -205,7 +210,38 @@ impl Core {
             internal: std::sync::OnceLock::new(),
             compute_copy_min: std::sync::OnceLock::new(),
             lost: Default::default(),
+            one_time_fence: Mutex::new(None),
         })
+    }
+
+    /// Makes `submit` with the device's one-time fence and waits for it, for at most 30 s (a
+    /// lost device then fails the call instead of hanging it). One at a time per device. A
+    /// timed-out fence is left to the driver (it is still the GPU's) and the next call makes
+    /// another.
+    pub(crate) fn submit_and_wait(&self, submit: impl FnOnce(vk::Fence) -> VkResult<()>) -> VkResult<()> {
+        let mut slot = self.one_time_fence.lock().unwrap_or_else(PoisonError::into_inner);
+        let d = &self.device;
+        let fence = match *slot {
+            Some(f) => f,
+            // SAFETY: a plain fence of this device.
+            None => unsafe { d.create_fence(&vk::FenceCreateInfo::default(), None)? },
+        };
+        *slot = None;
+        let r = submit(fence);
+        // SAFETY: the fence is this device's and only used under the lock.
+        let r = self.note(r.and_then(|_| unsafe { d.wait_for_fences(&[fence], true, 30_000_000_000) }));
+        match r {
+            Err(vk::Result::TIMEOUT) => {
+                tracing::error!("a one-time submission did not finish in 30 s; its fence is left to the driver");
+            }
+            // SAFETY: the fence has signalled (or its submission failed): nothing uses it.
+            _ => match unsafe { d.reset_fences(&[fence]) } {
+                Ok(()) => *slot = Some(fence),
+                // SAFETY: as above.
+                Err(_) => unsafe { d.destroy_fence(fence, None) },
+            },
+        }
+        r
     }
 
     /// Whether legacy copies may run as compute shaders on this device: the copy scope then
@@ -318,22 +354,18 @@ impl Core {
                 .map_err(|e| (fail(e), true))?;
                 record(cb);
                 d.end_command_buffer(cb).map_err(|e| (fail(e), true))?;
-                let fence = d.create_fence(&vk::FenceCreateInfo::default(), None).map_err(|e| (fail(e), true))?;
                 let cbs = [vk::CommandBufferSubmitInfo::default().command_buffer(cb)];
                 let submit = [vk::SubmitInfo2::default().command_buffer_infos(&cbs)];
-                let r = {
+                let r = self.submit_and_wait(|fence| {
                     let q = self.queue(self.families.direct, 0).lock().unwrap_or_else(PoisonError::into_inner);
                     d.queue_submit2(*q, &submit, fence)
-                };
-                // Bounded, so that a lost device fails the call instead of hanging it.
-                let r = self.note(r.and_then(|_| d.wait_for_fences(&[fence], true, 30_000_000_000)));
+                });
                 if r == Err(vk::Result::TIMEOUT) {
-                    // Still pending: the fence and the pool are the GPU's until it is done, so
-                    // they are left to the driver (VUID-vkDestroyFence-fence-01120).
-                    tracing::error!("a one-time submission did not finish in 30 s; its fence and pool are leaked");
+                    // Still pending: the pool is the GPU's until it is done, so it is left to
+                    // the driver with the fence (VUID-vkDestroyFence-fence-01120).
+                    tracing::error!("a one-time submission did not finish in 30 s; its pool is left to the driver");
                     return Err((fail(vk::Result::TIMEOUT), false));
                 }
-                d.destroy_fence(fence, None);
                 r.map_err(|e| (fail(e), true))
             })();
             match result {
@@ -387,6 +419,9 @@ impl Drop for Core {
             // made from the device holds an Arc of this core and is gone by now.
             unsafe {
                 let _ = self.device.device_wait_idle();
+                if let Some(f) = self.one_time_fence.get_mut().unwrap_or_else(PoisonError::into_inner).take() {
+                    self.device.destroy_fence(f, None);
+                }
                 drop(self.internal.take());
                 ManuallyDrop::drop(self.allocator.get_mut().unwrap_or_else(PoisonError::into_inner));
             }

@@ -257,16 +257,11 @@ pub(crate) fn update_tile_mappings(
     let fail = |e: vk::Result| Error::out_of_memory(format!("UpdateTileMappings: {e}"));
     // SAFETY: binds of live memory into a live sparse resource; the queue is locked and the
     // fence waited for before returning.
-    unsafe {
-        let fence = d.create_fence(&vk::FenceCreateInfo::default(), None).map_err(fail)?;
-        let r = {
-            let q = core.queue(core.families.direct, 0).lock().unwrap_or_else(PoisonError::into_inner);
-            d.queue_bind_sparse(*q, &[info], fence)
-        };
-        let r = r.and_then(|_| d.wait_for_fences(&[fence], true, 30_000_000_000));
-        d.destroy_fence(fence, None);
-        r.map_err(fail)?;
-    }
+    core.submit_and_wait(|fence| unsafe {
+        let q = core.queue(core.families.direct, 0).lock().unwrap_or_else(PoisonError::into_inner);
+        d.queue_bind_sparse(*q, &[info], fence)
+    })
+    .map_err(fail)?;
     res.bound_heaps.lock().unwrap_or_else(PoisonError::into_inner).extend(keep_heaps);
     Ok(())
 }
