@@ -201,6 +201,27 @@ fn cases() -> Vec<Case> {
                 Some(Box3::new(0, 0, 0, 32, 20, 1)),
             )
         },
+        // 1D targets take views of their own dimension (a 2D view does not fit them).
+        Case {
+            known_layout: true,
+            ..case(
+                "1D render target, second slice",
+                ResourceDesc::tex1d(rgba, 64).with_array(2).with_flags(rt),
+                1,
+                floats([0.6, 0.2, 0.4, 0.8]),
+                None,
+            )
+        },
+        Case {
+            known_layout: true,
+            ..case(
+                "1D depth target, second slice",
+                ResourceDesc::tex1d(Format::D32Float, 64).with_array(2).with_flags(ds),
+                1,
+                ClearData::from_depth_stencil(0.375, 0),
+                None,
+            )
+        },
     ]
 }
 
@@ -624,6 +645,24 @@ fn msaa_textures_clear_in_place_or_through_a_private_texture() {
         barrier(l, &rt, BarrierLayout::CopyDest, BarrierLayout::Common);
     });
     assert_eq!(log.names(), vec!["Barrier", "ClearRenderTargetView", "Barrier", "Barrier"]);
+    // A multisampled depth target is cleared in place through a multisampled depth view.
+    let ds = ResourceDesc::tex2d(Format::D32Float, 16, 16).with_samples(4, 0);
+    let depth = ctx.texture(&ds.with_flags(ResourceFlags::ALLOW_DEPTH_STENCIL), BarrierLayout::Common);
+    log.clear();
+    ctx.run(CommandListType::Direct, |l| {
+        barrier(l, &depth, BarrierLayout::Common, BarrierLayout::CopyDest);
+        l.clear_texture_subresources(&[clear(&depth, 0, ClearData::from_depth_stencil(0.5, 0), None)]);
+        barrier(l, &depth, BarrierLayout::CopyDest, BarrierLayout::Common);
+    });
+    let views: Vec<_> = log
+        .commands()
+        .into_iter()
+        .filter_map(|c| match c {
+            Command::ClearDepthStencilView { view, .. } => Some(view.desc.dimension),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(views, [DsvDimension::Texture2DMsArray { first_slice: 0, array_size: 1 }]);
 }
 
 /// Resolves a 4-sample texture and reads the result.

@@ -301,6 +301,30 @@ pub fn plan_bound_clear(f: &BoundClearFacts) -> BoundClearRoute {
 mod tests {
     use super::*;
 
+    /// The removal message is how an app learns why the fallback refused: each names its cause.
+    #[test]
+    fn every_rejection_names_its_cause() {
+        let texture = [
+            (ClearRejection::MsaaOnComputeList, "on direct lists"),
+            (ClearRejection::ProtectedMsaa, "protected MSAA"),
+            (ClearRejection::UnrenderableMsaa, "cannot be rendered multisampled"),
+            (ClearRejection::PartialWithoutSamplePositions, "without programmable sample positions"),
+            (ClearRejection::NotEncodable, "cannot be encoded"),
+            (ClearRejection::NotCopyable, "a copy cannot represent"),
+        ];
+        for (r, cause) in texture {
+            assert!(r.reason().contains(cause), "{r:?}: {}", r.reason());
+        }
+        let bound = [
+            (BoundClearRejection::Bundle, "bundles"),
+            (BoundClearRejection::PastSmallestOutput, "past the smallest bound output"),
+            (BoundClearRejection::MixedSampleCounts, "different sample counts"),
+        ];
+        for (r, cause) in bound {
+            assert!(r.reason().contains(cause), "{r:?}: {}", r.reason());
+        }
+    }
+
     fn facts() -> FillFacts {
         FillFacts {
             list: CommandListType::Direct,

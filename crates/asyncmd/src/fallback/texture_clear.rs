@@ -319,6 +319,21 @@ mod tests {
         // 3D: whole slices while they fit.
         let vol = tile_footprint(Format::R8Unorm, &plane(Format::R8Unorm), (16, 16, 64));
         assert_eq!((vol.height, vol.depth), (16, 64));
+        // A deep region: 64 rows of 1 KiB a slice, 16 slices to the 1 MiB chunk, not 100.
+        let deep = tile_footprint(Format::R8G8B8A8Unorm, &p, (256, 64, 100));
+        assert_eq!((deep.row_pitch, deep.height, deep.depth), (1024, 64, 16));
+        let slice = deep.row_pitch as u64 * deep.height as u64;
+        assert!(slice * deep.depth as u64 <= UPLOAD_CHUNK && slice * (deep.depth as u64 + 1) > UPLOAD_CHUNK);
+        // Depth pieces start at the region's front and stop at its back.
+        let deep_pieces = tile_pieces(&Box3::new(0, 0, 2, 256, 64, 40), &deep);
+        assert_eq!(
+            deep_pieces,
+            [
+                (0, 0, 2, Box3::sized(256, 64, 16)),
+                (0, 0, 18, Box3::sized(256, 64, 16)),
+                (0, 0, 34, Box3::sized(256, 64, 6))
+            ]
+        );
         let pieces = tile_pieces(&Box3::new(2, 0, 0, 4098 + 100, 130, 1), &t);
         assert_eq!(pieces.len(), 2 * 3);
         let texels: u64 = pieces.iter().map(|(_, _, _, b)| b.extent().0 as u64 * b.extent().1 as u64).sum();
