@@ -86,11 +86,7 @@ pub(crate) struct VkCommandList {
     error: Option<Error>,
     pub(crate) gfx: crate::graphics::Graphics,
     /// Commands since the last `Close` or `Reset`, recorded into Vulkan at `Close`.
-    pending: Vec<Command>,
-    /// Pipelines and root signatures the pending commands name, held from the moment they are
-    /// recorded (as resources are, in `keep`), whatever the app lets go of before `Close`.
-    pinned_pipelines: HashMap<u64, Arc<crate::pipeline::VkPipeline>>,
-    pinned_roots: HashMap<u64, Arc<crate::pipeline::VkRootSignature>>,
+    pub(crate) deferred: crate::deferred::Deferred,
 }
 
 fn fail(text: String) -> Error {
@@ -117,9 +113,7 @@ impl VkCommandList {
             bundle: Vec::new(),
             error: None,
             gfx: Default::default(),
-            pending: Vec::new(),
-            pinned_pipelines: HashMap::new(),
-            pinned_roots: HashMap::new(),
+            deferred: Default::default(),
         };
         list.begin()?;
         Ok(list)
@@ -1170,12 +1164,9 @@ impl CommandListDdi for VkCommandList {
         if self.error.is_some() {
             return;
         }
-        self.pin(&command);
-        if self.pending.try_reserve(1).is_err() {
+        if !self.deferred.push(&self.tables, &mut self.keep, &mut self.queries, command) {
             self.error = Some(Error::out_of_memory("Close: no memory for the list's commands"));
-            return;
         }
-        self.pending.push(command);
     }
 
     fn close(&mut self) -> Result<Executable> {
@@ -1191,52 +1182,10 @@ impl CommandListDdi for VkCommandList {
 }
 
 impl VkCommandList {
-    /// Holds the objects `c` names until the list is closed and executed: resources in `keep`,
-    /// query heaps in `queries`, pipelines and root signatures in the pins.
-    fn pin(&mut self, c: &Command) {
-        let (tables, keep) = (&self.tables, &mut self.keep);
-        c.for_each_resource(|id| {
-            if let std::collections::hash_map::Entry::Vacant(slot) = keep.entry(id.0) {
-                if let Some(r) = tables.resources.get(id.0) {
-                    slot.insert(r);
-                }
-            }
-        });
-        match c {
-            Command::SetPipelineState(id) => {
-                if let Some(p) = self.tables.pipelines.get(id.0) {
-                    self.pinned_pipelines.insert(id.0, p);
-                }
-            }
-            Command::SetGraphicsRootSignature(id) | Command::SetComputeRootSignature(id) => {
-                if let Some(r) = self.tables.root_signatures.get(id.0) {
-                    self.pinned_roots.insert(id.0, r);
-                }
-            }
-            Command::BeginQuery { heap, .. } | Command::EndQuery { heap, .. } => self.pin_query_heap(heap.0),
-            Command::ResolveQueryData(q) | Command::ResolveQueryDataAsync(q) => self.pin_query_heap(q.heap.0),
-            _ => {}
-        }
-    }
-
-    pub(crate) fn pinned_pipeline(&self, id: u64) -> Option<Arc<crate::pipeline::VkPipeline>> {
-        self.pinned_pipelines.get(&id).cloned().or_else(|| self.tables.pipelines.get(id))
-    }
-
-    pub(crate) fn pinned_root(&self, id: u64) -> Option<Arc<crate::pipeline::VkRootSignature>> {
-        self.pinned_roots.get(&id).cloned().or_else(|| self.tables.root_signatures.get(id))
-    }
-
-    fn pin_query_heap(&mut self, id: u64) {
-        if let Some(h) = self.tables.query_heaps.get(id) {
-            self.queries.entry(id).or_insert(h);
-        }
-    }
-
     /// Records the pending commands into the command buffer; the first error stops it.
     fn replay(&mut self) {
-        let mut pending = std::mem::take(&mut self.pending);
-        for c in pending.drain(..) {
+        let mut commands = self.deferred.take_commands();
+        for c in commands.drain(..) {
             if self.error.is_some() {
                 break;
             }
@@ -1244,8 +1193,7 @@ impl VkCommandList {
                 self.error = Some(e);
             }
         }
-        // The buffer's room is kept for the next recording.
-        self.pending = pending;
+        self.deferred.recorded(commands);
     }
 
     fn close_here(&mut self) -> Result<Executable> {
@@ -1296,8 +1244,6 @@ impl VkCommandList {
         self.reset_order.clear();
         self.query_reads.clear();
         self.transfer_pending = false;
-        self.pinned_pipelines.clear();
-        self.pinned_roots.clear();
         Ok(Executable(Arc::new(recorded)))
     }
 
@@ -1318,9 +1264,7 @@ impl VkCommandList {
         self.transfer_pending = false;
         self.error = None;
         self.gfx = Default::default();
-        self.pending.clear();
-        self.pinned_pipelines.clear();
-        self.pinned_roots.clear();
+        self.deferred.clear();
         if let Err(e) = self.begin() {
             self.error = Some(e);
         }
@@ -1340,10 +1284,8 @@ impl Drop for VkCommandList {
                 std::mem::take(&mut self.scratch),
                 std::mem::take(&mut self.queries),
                 std::mem::take(&mut self.bundle),
-                std::mem::take(&mut self.pending),
                 std::mem::take(&mut self.gfx),
-                std::mem::take(&mut self.pinned_pipelines),
-                std::mem::take(&mut self.pinned_roots),
+                std::mem::take(&mut self.deferred),
             ));
         })
     }

@@ -216,14 +216,14 @@ impl VkCommandList {
     }
 
     pub(crate) fn set_pipeline(&mut self, id: u64) -> Result<()> {
-        let p = self.pinned_pipeline(id).ok_or_else(|| fail("unknown pipeline".into()))?;
+        let p = self.deferred.pipeline(&self.tables, id).ok_or_else(|| fail("unknown pipeline".into()))?;
         self.gfx.keep_pipelines.push(p.clone());
         self.gfx.pipeline = Some(p);
         Ok(())
     }
 
     pub(crate) fn set_root_signature(&mut self, id: u64, compute: bool) -> Result<()> {
-        let r = self.pinned_root(id).ok_or_else(|| fail("unknown root signature".into()))?;
+        let r = self.deferred.root(&self.tables, id).ok_or_else(|| fail("unknown root signature".into()))?;
         self.gfx.keep_roots.push(r.clone());
         if compute {
             self.gfx.compute.set_signature(r);

@@ -10,6 +10,7 @@
 mod command;
 mod copy_speed;
 mod core;
+mod deferred;
 mod device;
 mod format;
 mod graphics;

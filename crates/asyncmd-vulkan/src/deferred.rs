@@ -1,0 +1,92 @@
+//! The commands a list keeps until `Close`, when they are recorded into Vulkan on a driver
+//! thread (`threads.rs`), and the objects they name, held from the moment they are recorded.
+
+use crate::device::{Tables, VkQueryHeap};
+use crate::memory::VkResource;
+use crate::pipeline::{VkPipeline, VkRootSignature};
+use asyncmd_ddi::Command;
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// A list's commands since its last `Close` or `Reset`, and the pipelines and root signatures
+/// they name (resources and query heaps go to the list's own keep maps, which its `Recorded`
+/// takes over).
+#[derive(Default)]
+pub(crate) struct Deferred {
+    commands: Vec<Command>,
+    pipelines: HashMap<u64, Arc<VkPipeline>>,
+    roots: HashMap<u64, Arc<VkRootSignature>>,
+}
+
+impl Deferred {
+    /// Keeps `c` and holds what it names, whatever the app lets go of before `Close`; `false`
+    /// where there is no memory for it.
+    pub(crate) fn push(
+        &mut self,
+        tables: &Tables,
+        resources: &mut HashMap<u64, Arc<VkResource>>,
+        queries: &mut HashMap<u64, Arc<VkQueryHeap>>,
+        c: Command,
+    ) -> bool {
+        if self.commands.try_reserve(1).is_err() {
+            return false;
+        }
+        c.for_each_resource(|id| hold(resources, id.0, |i| tables.resources.get(i)));
+        match &c {
+            Command::SetPipelineState(id) => hold(&mut self.pipelines, id.0, |i| tables.pipelines.get(i)),
+            Command::SetGraphicsRootSignature(id) | Command::SetComputeRootSignature(id) => {
+                hold(&mut self.roots, id.0, |i| tables.root_signatures.get(i))
+            }
+            Command::BeginQuery { heap, .. } | Command::EndQuery { heap, .. } => {
+                hold(queries, heap.0, |i| tables.query_heaps.get(i))
+            }
+            Command::ResolveQueryData(q) | Command::ResolveQueryDataAsync(q) => {
+                hold(queries, q.heap.0, |i| tables.query_heaps.get(i))
+            }
+            _ => {}
+        }
+        self.commands.push(c);
+        true
+    }
+
+    /// The commands, to record; the vector is handed back with [`Deferred::recorded`].
+    pub(crate) fn take_commands(&mut self) -> Vec<Command> {
+        std::mem::take(&mut self.commands)
+    }
+
+    /// Takes back the emptied vector (its room serves the next recording) and lets go of the
+    /// pins: what was recorded holds its objects itself.
+    pub(crate) fn recorded(&mut self, mut emptied: Vec<Command>) {
+        emptied.clear();
+        self.commands = emptied;
+        self.pipelines.clear();
+        self.roots.clear();
+    }
+
+    /// Drops everything kept.
+    pub(crate) fn clear(&mut self) {
+        self.commands.clear();
+        self.pipelines.clear();
+        self.roots.clear();
+    }
+
+    /// Pipeline `id`: the one pinned when a command named it, or the device's now.
+    pub(crate) fn pipeline(&self, tables: &Tables, id: u64) -> Option<Arc<VkPipeline>> {
+        self.pipelines.get(&id).cloned().or_else(|| tables.pipelines.get(id))
+    }
+
+    /// Root signature `id`, likewise.
+    pub(crate) fn root(&self, tables: &Tables, id: u64) -> Option<Arc<VkRootSignature>> {
+        self.roots.get(&id).cloned().or_else(|| tables.root_signatures.get(id))
+    }
+}
+
+/// Holds object `id` in `held` unless it is there already (one table lookup per new object).
+fn hold<T>(held: &mut HashMap<u64, Arc<T>>, id: u64, find: impl FnOnce(u64) -> Option<Arc<T>>) {
+    if let Entry::Vacant(slot) = held.entry(id) {
+        if let Some(object) = find(id) {
+            slot.insert(object);
+        }
+    }
+}
