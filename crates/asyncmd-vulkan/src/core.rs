@@ -51,8 +51,9 @@ pub(crate) struct Core {
     /// Set once any call returned `VK_ERROR_DEVICE_LOST`.
     lost: std::sync::atomic::AtomicBool,
     /// The fence of one-time submissions and sparse binds, made on first use, reset and reused
-    /// (one such submission at a time per device), destroyed with the device: lavapipe's queue
-    /// thread may still touch a fence it has just signalled, so none is destroyed after its wait.
+    /// (one such submission at a time per device), destroyed with the device: no fence is
+    /// destroyed just after its wait returns, which lavapipe's queue thread is suspected of
+    /// racing with (the heap corruption in `docs/reliability.md`, not yet explained).
     one_time_fence: Mutex<Option<vk::Fence>>,
 }
 
