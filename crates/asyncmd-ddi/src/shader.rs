@@ -14,7 +14,15 @@
 //! [`FILL_CONSTANT_COUNT`] constants: dwords 0–3 the pattern, dword 4 the pattern length in dwords
 //! (1–4), dword 5 the number of dwords to write. Root parameter 1 is a root UAV: the destination
 //! address. Thread `i` (its index in the whole grid, x fastest) writes dword `i` with pattern
-//! dword `i mod length`, for `i` below the count.
+//! dword `i mod length`, for `i` below the count. Whatever the constants, it writes no byte outside
+//! the resource the root UAV names: a device takes the length clamped to 1–4 and the count
+//! clamped to the whole dwords left in that buffer past the address (none for a texture, an
+//! address past the end, or no root UAV set), as a GPU with bounds-checked raw buffers would.
+//!
+//! A pipeline of built-in shaders needs a root signature that gives them this interface
+//! ([`ShaderId::fits_root`]); parameters after the ones named here are allowed.
+
+use crate::pipeline::RootParameter;
 
 /// A built-in shader.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -47,6 +55,18 @@ impl ShaderId {
     /// Whether this is a pixel shader.
     pub fn is_pixel(self) -> bool {
         !self.is_compute() && !self.is_vertex()
+    }
+
+    /// Whether a root signature of `parameters` gives this shader the interface the module
+    /// documentation fixes: where the shader reads its constants and its destination address.
+    pub fn fits_root(self, parameters: &[RootParameter]) -> bool {
+        let constants = |n| matches!(parameters.first(), Some(RootParameter::Constants { count, .. }) if *count == n);
+        match self {
+            ShaderId::FillCs => {
+                constants(FILL_CONSTANT_COUNT) && matches!(parameters.get(1), Some(RootParameter::Uav { .. }))
+            }
+            _ => constants(CLEAR_CONSTANT_COUNT),
+        }
     }
 }
 

@@ -7,7 +7,7 @@ use crate::format::all_aspects;
 use crate::memory::{ViewKey, VkResource};
 use crate::pipeline::{VkPipeline, VkRootSignature};
 use ash::vk;
-use asyncmd_ddi::{DepthStencilView, GpuAddress, RenderTargetView, ResourceId};
+use asyncmd_ddi::{DepthStencilView, GpuAddress, RenderTargetView, ResourceId, ShaderId};
 use asyncmd_types::{
     BeginningAccess, EndingAccess, Error, MessageId, Rect, RenderPassDepthStencil, RenderPassFlags,
     RenderPassRenderTarget, ResolveMode, Result, Viewport,
@@ -19,12 +19,43 @@ use std::sync::Arc;
 pub(crate) struct Root {
     pub(crate) signature: Option<Arc<VkRootSignature>>,
     pub(crate) bytes: Vec<u8>,
+    /// By parameter: the bytes a root UAV's buffer holds past its address (0 where none is set).
+    room: Vec<u64>,
 }
 
 impl Root {
     fn set_signature(&mut self, sig: Arc<VkRootSignature>) {
         self.bytes = vec![0; sig.size as usize];
+        self.room = vec![0; sig.offsets.len()];
         self.signature = Some(sig);
+    }
+
+    /// The arguments to push for `pipeline`, which must have been made with a root signature of
+    /// the bound one's layout. The fill shader's are bounded as `asyncmd_ddi::shader` says: its
+    /// pattern length to 1–4, its count to the dwords its root UAV's buffer holds, so that no
+    /// constant makes it write outside that buffer.
+    fn arguments(&self, pipeline: &VkPipeline, api: &str) -> Result<std::borrow::Cow<'_, [u8]>> {
+        let bound = self.signature.as_ref().ok_or_else(|| fail(format!("{api}: no root signature")))?;
+        if !Arc::ptr_eq(bound, &pipeline.root) && bound.parameters != pipeline.root.parameters {
+            return Err(fail(format!("{api}: the bound root signature is not the pipeline's")));
+        }
+        if pipeline.cs != Some(ShaderId::FillCs) {
+            return Ok(std::borrow::Cow::Borrowed(&self.bytes));
+        }
+        // `ShaderId::fits_root` held at creation: dwords 4 and 5 are the length and the count,
+        // parameter 1 the destination.
+        let mut bytes = self.bytes.clone();
+        let dword =
+            |b: &[u8], i: usize| b.get(4 * i..4 * i + 4).map_or(0, |d| u32::from_le_bytes([d[0], d[1], d[2], d[3]]));
+        let length = dword(&bytes, 4).clamp(1, 4);
+        let room = self.room.get(1).copied().unwrap_or(0) / 4;
+        let count = u64::from(dword(&bytes, 5)).min(room) as u32;
+        for (i, v) in [(4, length), (5, count)] {
+            if let Some(d) = bytes.get_mut(4 * i..4 * i + 4) {
+                d.copy_from_slice(&v.to_le_bytes());
+            }
+        }
+        Ok(std::borrow::Cow::Owned(bytes))
     }
 
     fn write(&mut self, parameter: u32, offset: u32, data: &[u8]) {
@@ -241,9 +272,15 @@ impl VkCommandList {
 
     pub(crate) fn set_root_uav(&mut self, parameter: u32, address: GpuAddress, compute: bool) -> Result<()> {
         let res = self.resource(address.resource)?;
-        let va = res.address() + address.offset;
+        // A texture has no address, and an offset past the buffer's end leaves no room: the
+        // address is then never written through (`Root::arguments`).
+        let room = if res.desc.is_buffer() { res.desc.width.saturating_sub(address.offset) } else { 0 };
+        let va = res.address().wrapping_add(address.offset);
         let root = if compute { &mut self.gfx.compute } else { &mut self.gfx.graphics };
         root.write(parameter, 0, &va.to_le_bytes());
+        if let Some(r) = root.room.get_mut(parameter as usize) {
+            *r = room;
+        }
         Ok(())
     }
 
@@ -253,12 +290,12 @@ impl VkCommandList {
         self.gfx.dsv = dsv;
     }
 
-    fn push(&self, root: &Root, signature: &VkRootSignature, compute: bool) {
-        if !root.bytes.is_empty() {
+    fn push(&self, bytes: &[u8], signature: &VkRootSignature, compute: bool) {
+        if !bytes.is_empty() {
             let (layout, stages) = (signature.layout(compute), VkRootSignature::stages(compute));
-            // SAFETY: the bytes fit the layout's push-constant range (same root signature),
-            // pushed to the stages of that range.
-            unsafe { self.core.device.cmd_push_constants(self.cb, layout, stages, 0, &root.bytes) };
+            // SAFETY: the bytes fit the layout's push-constant range (a root signature of the
+            // same layout, `Root::arguments`), pushed to the stages of that range.
+            unsafe { self.core.device.cmd_push_constants(self.cb, layout, stages, 0, bytes) };
         }
     }
 
@@ -289,6 +326,7 @@ impl VkCommandList {
         if pipeline.compute {
             return Err(fail("DrawInstanced: a compute pipeline is bound".into()));
         }
+        let arguments = self.gfx.graphics.arguments(&pipeline, "DrawInstanced")?.into_owned();
         self.ensure_rendering()?;
         let d = self.core.device.clone();
         // D3D12's y axis points up in clip space: a negative-height viewport matches it.
@@ -304,8 +342,8 @@ impl VkCommandList {
         let scissor = self.gfx.scissors.first().map_or(vk::Rect2D::default(), |r| vk::Rect2D {
             offset: vk::Offset2D { x: r.left.max(0), y: r.top.max(0) },
             extent: vk::Extent2D {
-                width: (r.right - r.left.max(0)).max(0) as u32,
-                height: (r.bottom - r.top.max(0)).max(0) as u32,
+                width: r.right.saturating_sub(r.left.max(0)).max(0) as u32,
+                height: r.bottom.saturating_sub(r.top.max(0)).max(0) as u32,
             },
         });
         if viewport.width <= 0.0 || viewport.height == 0.0 {
@@ -319,7 +357,7 @@ impl VkCommandList {
             d.cmd_set_stencil_reference(self.cb, vk::StencilFaceFlags::FRONT_AND_BACK, self.gfx.stencil_ref);
             d.cmd_set_blend_constants(self.cb, &self.gfx.blend);
         }
-        self.push(&self.gfx.graphics, &pipeline.root, false);
+        self.push(&arguments, &pipeline.root, false);
         // SAFETY: as above.
         unsafe { d.cmd_draw(self.cb, vertex_count, instance_count, start_vertex, start_instance) };
         Ok(())
@@ -331,10 +369,11 @@ impl VkCommandList {
         if !pipeline.compute {
             return Err(fail("Dispatch: a graphics pipeline is bound".into()));
         }
-        let d = self.core.device.clone();
+        let arguments = self.gfx.compute.arguments(&pipeline, "Dispatch")?;
+        let d = &self.core.device;
         // SAFETY: a live compute pipeline outside any rendering instance.
         unsafe { d.cmd_bind_pipeline(self.cb, vk::PipelineBindPoint::COMPUTE, pipeline.pipeline) };
-        self.push(&self.gfx.compute, &pipeline.root, true);
+        self.push(&arguments, &pipeline.root, true);
         // SAFETY: as above.
         unsafe { d.cmd_dispatch(self.cb, x, y, z) };
         Ok(())

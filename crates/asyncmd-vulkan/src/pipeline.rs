@@ -33,33 +33,40 @@ pub(crate) struct VkRootSignature {
     graphics_layout: vk::PipelineLayout,
     pub(crate) offsets: Vec<u32>,
     pub(crate) size: u32,
+    /// The description's parameters: root signatures of equal parameters lay out alike.
+    pub(crate) parameters: Vec<RootParameter>,
 }
 
 impl VkRootSignature {
     pub(crate) fn new(core: &Arc<Core>, desc: &RootSignatureDesc) -> Result<Self> {
         let mut offsets = Vec::with_capacity(desc.parameters.len());
-        let mut size = 0u32;
+        // In u64: the counts are the caller's.
+        let mut size = 0u64;
         for p in &desc.parameters {
             match p {
                 RootParameter::Constants { count, .. } => {
-                    offsets.push(size);
-                    size += 4 * count;
+                    offsets.push(size as u32);
+                    size += 4 * u64::from(*count);
                 }
                 _ => {
                     size = size.next_multiple_of(8);
-                    offsets.push(size);
+                    offsets.push(size as u32);
                     size += 8;
                 }
             }
+            if size > u64::from(u32::MAX) {
+                break;
+            }
         }
         let limit = core.props.limits.max_push_constants_size;
-        if size > limit {
+        if size > u64::from(limit) {
             return Err(Error::new(
                 asyncmd_types::ErrorCode::Unsupported,
                 MessageId::CreatePipelineStateInvalid,
                 format!("CreateRootSignature: {size} bytes of root arguments exceed this device's {limit} bytes of push constants"),
             ));
         }
+        let size = size as u32;
         let layout = |stages: vk::ShaderStageFlags| {
             let ranges = [vk::PushConstantRange { stage_flags: stages, offset: 0, size: size.next_multiple_of(4) }];
             let info = if size > 0 {
@@ -76,7 +83,14 @@ impl VkRootSignature {
             // SAFETY: created above and used by nothing yet.
             unsafe { core.device.destroy_pipeline_layout(compute_layout, None) };
         })?;
-        Ok(Self { core: core.clone(), compute_layout, graphics_layout, offsets, size })
+        Ok(Self {
+            core: core.clone(),
+            compute_layout,
+            graphics_layout,
+            offsets,
+            size,
+            parameters: desc.parameters.clone(),
+        })
     }
 
     /// The pipeline layout of pipelines bound at the compute or the graphics bind point.
@@ -116,6 +130,8 @@ pub(crate) struct VkPipeline {
     core: Arc<Core>,
     pub(crate) pipeline: vk::Pipeline,
     pub(crate) compute: bool,
+    /// The compute shader of a compute pipeline.
+    pub(crate) cs: Option<ShaderId>,
     pub(crate) root: Arc<VkRootSignature>,
 }
 
@@ -183,6 +199,18 @@ impl VkPipeline {
     pub(crate) fn new(core: &Arc<Core>, desc: &PipelineDesc, root: Arc<VkRootSignature>) -> Result<Self> {
         let d = &core.device;
         let fail = |e: vk::Result| Error::out_of_memory(format!("CreatePipelineState: {e}"));
+        let (shaders, cs) = match desc {
+            PipelineDesc::Compute(c) => ([Some(c.cs), None], Some(c.cs)),
+            PipelineDesc::Graphics(g) => ([Some(g.vs), g.ps], None),
+        };
+        // The shaders read their arguments where `asyncmd_ddi::shader` puts them; the fill
+        // shader writes through one.
+        if let Some(s) = shaders.into_iter().flatten().find(|s| !s.fits_root(&root.parameters)) {
+            return Err(Error::invalid_arg(
+                MessageId::CreatePipelineStateInvalid,
+                format!("CreatePipelineState: the root signature does not give {s:?} its interface"),
+            ));
+        }
         let (pipeline, compute) = match desc {
             PipelineDesc::Compute(c) => {
                 let m = module(core, c.cs)?;
@@ -296,6 +324,6 @@ impl VkPipeline {
                 (p.map_err(|(_, e)| fail(e))?[0], false)
             }
         };
-        Ok(Self { core: core.clone(), pipeline, compute, root })
+        Ok(Self { core: core.clone(), pipeline, compute, cs, root })
     }
 }

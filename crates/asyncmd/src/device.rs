@@ -30,6 +30,10 @@ pub(crate) struct DeviceShared {
     pub(crate) clear_root: std::sync::OnceLock<RootSignature>,
     /// The bound-clear pipelines.
     pub(crate) clear_psos: std::sync::Mutex<crate::fallback::pso_cache::PsoCache>,
+    /// Root signatures by id, while the app holds them (pipeline descriptions name them by id).
+    pub(crate) root_signatures: std::sync::Mutex<
+        std::collections::HashMap<asyncmd_ddi::RootSignatureId, std::sync::Weak<crate::objects::RootSignatureShared>>,
+    >,
     /// Set by `RemoveDevice`.
     removed: std::sync::atomic::AtomicBool,
 }
@@ -45,6 +49,7 @@ impl DeviceShared {
             fill_pipeline: std::sync::OnceLock::new(),
             clear_root: std::sync::OnceLock::new(),
             clear_psos: Default::default(),
+            root_signatures: Default::default(),
             removed: Default::default(),
         }
     }

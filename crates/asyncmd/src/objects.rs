@@ -1,7 +1,9 @@
 //! Small device objects: heaps, query heaps, root signatures and pipeline states.
 
 use crate::device::{Device, DeviceShared};
-use asyncmd_ddi::{HeapId, PipelineDesc, PipelineId, QueryHeapId, RootParameter, RootSignatureDesc, RootSignatureId};
+use asyncmd_ddi::{
+    HeapId, PipelineDesc, PipelineId, QueryHeapId, RootParameter, RootSignatureDesc, RootSignatureId, ShaderId,
+};
 use asyncmd_types::{CommandListType, Error, MessageId, QueryHeapDesc, QueryHeapType, Result};
 use std::sync::Arc;
 
@@ -93,11 +95,12 @@ pub struct RootSignature(pub(crate) Arc<RootSignatureShared>);
 impl RootSignature {
     pub(crate) fn create(device: &Device, desc: &RootSignatureDesc) -> Result<RootSignature> {
         let d = &device.shared;
-        let total: u32 = desc
+        // In u64: a sum of u32 counts could wrap past the limit.
+        let total: u64 = desc
             .parameters
             .iter()
             .map(|p| match p {
-                RootParameter::Constants { count, .. } => *count,
+                RootParameter::Constants { count, .. } => u64::from(*count),
                 _ => 2,
             })
             .sum();
@@ -108,7 +111,17 @@ impl RootSignature {
             ));
         }
         let id = d.ddi.create_root_signature(desc).or_else(|e| d.fail(e))?;
-        Ok(RootSignature(Arc::new(RootSignatureShared { id, desc: desc.clone() })))
+        let root = RootSignature(Arc::new(RootSignatureShared { id, desc: desc.clone() }));
+        let mut live = d.root_signatures.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        live.retain(|_, r| r.strong_count() > 0);
+        live.insert(id, Arc::downgrade(&root.0));
+        Ok(root)
+    }
+
+    /// The live root signature `id` of `device`: what a pipeline description names.
+    fn find(device: &DeviceShared, id: RootSignatureId) -> Option<RootSignature> {
+        let live = device.root_signatures.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        live.get(&id).and_then(std::sync::Weak::upgrade).map(RootSignature)
     }
 
     /// The driver's id, used in pipeline descriptions.
@@ -126,6 +139,8 @@ pub(crate) struct PipelineShared {
     device: Arc<DeviceShared>,
     pub(crate) id: PipelineId,
     pub(crate) desc: PipelineDesc,
+    /// The root signature the description names: draws and dispatches need it bound.
+    pub(crate) root: RootSignature,
 }
 
 impl Drop for PipelineShared {
@@ -148,6 +163,20 @@ impl PipelineState {
         let d = &device.shared;
         let err =
             |t: String| Error::invalid_arg(MessageId::CreatePipelineStateInvalid, format!("CreatePipelineState: {t}"));
+        let (root_id, shaders) = match desc {
+            PipelineDesc::Graphics(g) => (g.root_signature, [Some(g.vs), g.ps]),
+            PipelineDesc::Compute(c) => (c.root_signature, [Some(c.cs), None]),
+        };
+        let Some(root) = RootSignature::find(d, root_id) else {
+            return d.fail(err(format!("root signature {} is not a live root signature of this device", root_id.0)));
+        };
+        if let Some(s) = shaders.into_iter().flatten().find(|s| !s.fits_root(&root.desc().parameters)) {
+            return d.fail(err(format!(
+                "the root signature does not give {s:?} its interface (asyncmd_ddi::shader: parameter 0 its \
+                 constants{})",
+                if s == ShaderId::FillCs { ", parameter 1 a root UAV" } else { "" }
+            )));
+        }
         match desc {
             PipelineDesc::Graphics(g) => {
                 if !g.vs.is_vertex() || g.ps.is_some_and(|p| !p.is_pixel()) {
@@ -170,7 +199,7 @@ impl PipelineState {
             }
         }
         let id = d.ddi.create_pipeline(desc).or_else(|e| d.fail(e))?;
-        Ok(PipelineState(Arc::new(PipelineShared { device: d.clone(), id, desc: desc.clone() })))
+        Ok(PipelineState(Arc::new(PipelineShared { device: d.clone(), id, desc: desc.clone(), root })))
     }
 
     /// The description.

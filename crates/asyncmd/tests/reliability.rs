@@ -379,3 +379,112 @@ fn a_new_fence_starts_with_nothing_of_a_dropped_ones_signals() {
         }
     }
 }
+
+/// The fuzzer's dispatches of the built-in fill shader with wild constants: on Vulkan the count
+/// reached the shader unbounded and it wrote past its buffer (on lavapipe, into the heap: the
+/// `malloc_consolidate` aborts). Every device bounds it by the buffer the root UAV names.
+#[test]
+fn the_fill_shader_writes_nothing_outside_its_buffer() {
+    for (name, ctx) in contexts() {
+        let (root, pso) = fill_pipeline(&ctx);
+        // Made one after the other, so that a buffer's overrun lands in its neighbours.
+        let buffers: Vec<_> = (0..4).map(|_| ctx.default_buffer(&[0xAA; 64])).collect();
+        let target = &buffers[1];
+        ctx.run(CommandListType::Compute, |l| {
+            l.set_compute_root_signature(&root);
+            l.set_pipeline_state(&pso);
+            // A 9-dword pattern (the shader holds 4) and 4096 dwords, for 1024 threads.
+            l.set_compute_root_32bit_constants(0, &[0x11, 0x22, 0x33, 0x44, 9, 4096], 0);
+            l.set_compute_root_unordered_access_view(1, target.gpu_address(16));
+            l.dispatch(4, 1, 1);
+            // Past the end, and with no room for a whole dword.
+            l.set_compute_root_unordered_access_view(1, buffers[2].gpu_address(64));
+            l.dispatch(1, 1, 1);
+            l.set_compute_root_unordered_access_view(1, buffers[3].gpu_address(1 << 40));
+            l.dispatch(1, 1, 1);
+        });
+        let mut want = vec![0xAA; 16];
+        want.extend([0x11u32, 0x22, 0x33, 0x44].iter().cycle().take(12).flat_map(|d| d.to_le_bytes()));
+        assert_eq!(ctx.read_buffer(target), want, "{name}: the pattern's length is taken as 4");
+        for b in [0, 2, 3] {
+            assert_eq!(ctx.read_buffer(&buffers[b]), vec![0xAA; 64], "{name}: buffer {b} was written");
+        }
+    }
+}
+
+#[test]
+fn a_pipeline_needs_a_root_signature_that_fits_its_shaders() {
+    use asyncmd::ddi::{ComputePipelineDesc, PipelineDesc, RootParameter, RootSignatureDesc, ShaderId};
+    for (name, device) in devices() {
+        // Constants where the shader reads its destination address.
+        for parameters in [
+            vec![RootParameter::Constants { shader_register: 0, count: 8 }, RootParameter::Uav { shader_register: 0 }],
+            vec![RootParameter::Constants { shader_register: 0, count: 6 }],
+            vec![RootParameter::Uav { shader_register: 0 }, RootParameter::Constants { shader_register: 0, count: 6 }],
+        ] {
+            let root = device.create_root_signature(&RootSignatureDesc { parameters: parameters.clone() }).unwrap();
+            let r = device
+                .create_pipeline_state(&PipelineDesc::Compute(ComputePipelineDesc {
+                    root_signature: root.id(),
+                    cs: ShaderId::FillCs,
+                }))
+                .map(drop);
+            let e = assert_error(r, ErrorCode::InvalidArg, MessageId::CreatePipelineStateInvalid);
+            assert!(e.text.contains("FillCs"), "{name}, {parameters:?}: {}", e.text);
+        }
+        // A root signature the app has let go of.
+        let id = device.create_root_signature(&RootSignatureDesc { parameters: vec![] }).unwrap().id();
+        let r = device
+            .create_pipeline_state(&PipelineDesc::Compute(ComputePipelineDesc {
+                root_signature: id,
+                cs: ShaderId::FillCs,
+            }))
+            .map(drop);
+        assert_error(r, ErrorCode::InvalidArg, MessageId::CreatePipelineStateInvalid);
+    }
+}
+
+#[test]
+fn a_dispatch_needs_the_pipelines_root_signature_bound() {
+    use asyncmd::ddi::{RootParameter, RootSignatureDesc};
+    for (name, ctx) in contexts() {
+        let (_, pso) = fill_pipeline(&ctx);
+        let buf = ctx.default_buffer(&[0xAA; 64]);
+        // Two 32-bit constants and a UAV: the shader would read its address from dwords 6–7.
+        let other = ctx
+            .device
+            .create_root_signature(&RootSignatureDesc {
+                parameters: vec![
+                    RootParameter::Constants { shader_register: 0, count: 8 },
+                    RootParameter::Uav { shader_register: 0 },
+                ],
+            })
+            .unwrap();
+        let r = ctx.record(CommandListType::Compute, |l| {
+            l.set_compute_root_signature(&other);
+            l.set_pipeline_state(&pso);
+            l.set_compute_root_32bit_constants(0, &[0, 0, 0, 0, 1, 16, 0x1000, 0], 0);
+            l.set_compute_root_unordered_access_view(1, buf.gpu_address(0));
+            l.dispatch(1, 1, 1);
+        });
+        let e = assert_error(r, ErrorCode::InvalidArg, MessageId::DrawInvalid);
+        assert!(e.text.starts_with("Dispatch"), "{name}: {}", e.text);
+        // A second root signature of the same description is the same one to D3D12.
+        let (same, _) = fill_pipeline(&ctx);
+        ctx.run(CommandListType::Compute, |l| {
+            l.set_compute_root_signature(&same);
+            l.set_pipeline_state(&pso);
+            l.set_compute_root_32bit_constants(0, &[0x0101_0101, 0, 0, 0, 1, 16], 0);
+            l.set_compute_root_unordered_access_view(1, buf.gpu_address(0));
+            l.dispatch(1, 1, 1);
+        });
+        assert_eq!(ctx.read_buffer(&buf), vec![1; 64], "{name}");
+        // A root UAV address that is not dword-aligned.
+        let r = ctx.record(CommandListType::Compute, |l| {
+            l.set_compute_root_signature(&same);
+            l.set_compute_root_unordered_access_view(1, buf.gpu_address(2));
+        });
+        let e = assert_error(r, ErrorCode::InvalidArg, MessageId::StateSettingInvalid);
+        assert!(e.text.contains("aligned"), "{name}: {}", e.text);
+    }
+}

@@ -71,6 +71,26 @@ impl CommandList {
         self.record(Command::SetComputeRootSignature(root.id()));
     }
 
+    /// D3D12's rule for a draw or dispatch: the bound root signature is the pipeline's (or one of
+    /// the same description, which D3D12 would have made the same object); the built-in
+    /// shaders read their arguments where that signature puts them.
+    fn check_pipeline_root(api: &str, pipeline: Option<&PipelineState>, bound: Option<&RootSignature>) -> Result<()> {
+        match (pipeline, bound) {
+            (Some(p), Some(b)) if p.0.root.desc() != b.desc() => Err(Error::invalid_arg(
+                MessageId::DrawInvalid,
+                format!("{api}: the bound root signature is not the one the pipeline state was created with"),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    fn check_root_uav(api: &str, address: GpuAddress) -> Result<()> {
+        if address.offset % 4 != 0 {
+            return Err(state_error(format!("{api}: address offset {} is not 4-byte aligned", address.offset)));
+        }
+        Ok(())
+    }
+
     fn check_root_param(
         api: &str,
         root: Option<&RootSignature>,
@@ -128,7 +148,8 @@ impl CommandList {
         if !self.begin(API, GRAPHICS, true) {
             return;
         }
-        let r = Self::check_root_param(API, self.shadow.graphics_root.as_ref(), parameter, None);
+        let r = Self::check_root_param(API, self.shadow.graphics_root.as_ref(), parameter, None)
+            .and_then(|()| Self::check_root_uav(API, address));
         if self.check(r) {
             if let Some(arg) = self.shadow.graphics_args.get_mut(parameter as usize) {
                 *arg = RootArg::Uav(address);
@@ -143,7 +164,8 @@ impl CommandList {
         if !self.begin(API, ANY_SHADER, true) {
             return;
         }
-        let r = Self::check_root_param(API, self.shadow.compute_root.as_ref(), parameter, None);
+        let r = Self::check_root_param(API, self.shadow.compute_root.as_ref(), parameter, None)
+            .and_then(|()| Self::check_root_uav(API, address));
         if self.check(r) {
             if let Some(arg) = self.shadow.compute_args.get_mut(parameter as usize) {
                 *arg = RootArg::Uav(address);
@@ -422,6 +444,11 @@ impl CommandList {
                 format!("{API}: needs a graphics pipeline and root signature"),
             ));
         }
+        if let Err(e) =
+            Self::check_pipeline_root(API, self.shadow.pipeline.as_ref(), self.shadow.graphics_root.as_ref())
+        {
+            return self.remove(e);
+        }
         if self.bound_sample_counts_differ() {
             return self.remove(Error::invalid_arg(
                 MessageId::DrawInvalid,
@@ -443,6 +470,10 @@ impl CommandList {
                 MessageId::DrawInvalid,
                 format!("{API}: needs a compute pipeline and root signature"),
             ));
+        }
+        if let Err(e) = Self::check_pipeline_root(API, self.shadow.pipeline.as_ref(), self.shadow.compute_root.as_ref())
+        {
+            return self.remove(e);
         }
         if x > 65535 || y > 65535 || z > 65535 {
             return self.remove(Error::invalid_arg(
