@@ -180,7 +180,7 @@ impl Core {
             Ok(a) => a,
             Err(e) => {
                 // SAFETY: nothing was created from the device yet.
-                unsafe { device.destroy_device(None) };
+                crate::gate::exclusive(|| unsafe { device.destroy_device(None) });
                 return Err(Error::unsupported(format!("Vulkan: cannot create the memory allocator: {e}")));
             }
         };
@@ -294,16 +294,27 @@ impl Core {
         cancel: impl Fn() -> bool,
     ) -> bool {
         const POLL: std::time::Duration = std::time::Duration::from_millis(50);
-        let mut m = self.submitted.lock().unwrap_or_else(PoisonError::into_inner);
+        let submitted = |m: &HashMap<vk::Semaphore, Signalled>| m.get(&semaphore).map_or(0, |s| s.value) >= value;
         loop {
-            if m.get(&semaphore).map_or(0, |s| s.value) >= value || self.counter(semaphore) >= value {
+            // The table's lock is not held across the driver call, nor the gate across the wait
+            // (another thread submits the signal: `gate.rs`).
+            if submitted(&self.submitted.lock().unwrap_or_else(PoisonError::into_inner))
+                || self.counter(semaphore) >= value
+            {
                 return true;
             }
             let left = deadline.map_or(POLL, |d| d.saturating_duration_since(std::time::Instant::now()));
             if left.is_zero() || cancel() {
                 return false;
             }
-            m = self.submitted_changed.wait_timeout(m, left.min(POLL)).unwrap_or_else(PoisonError::into_inner).0;
+            crate::gate::unlocked(|| {
+                let m = self.submitted.lock().unwrap_or_else(PoisonError::into_inner);
+                if !submitted(&m) {
+                    drop(
+                        self.submitted_changed.wait_timeout(m, left.min(POLL)).unwrap_or_else(PoisonError::into_inner),
+                    );
+                }
+            });
         }
     }
 
@@ -391,11 +402,11 @@ fn create_device(i: &ash::Instance, physical: vk::PhysicalDevice, info: &vk::Dev
     const TRIES: u32 = 6;
     let mut pause = std::time::Duration::from_millis(50);
     for attempt in 1..=TRIES {
-        let r = {
+        let r = crate::gate::exclusive(|| {
             let _one = CREATING.lock().unwrap_or_else(PoisonError::into_inner);
             // SAFETY: every pointer in `info` refers to the caller's locals, alive during the call.
             unsafe { i.create_device(physical, info, None) }
-        };
+        });
         match r {
             Ok(device) => return Ok(device),
             Err(vk::Result::ERROR_INITIALIZATION_FAILED) if attempt < TRIES => {
@@ -431,7 +442,7 @@ impl Drop for Core {
             let instance = self.instance.clone();
             let destroy = move || {
                 // SAFETY: the device is idle and nothing made from it is left; it is destroyed once.
-                unsafe { device.destroy_device(None) };
+                crate::gate::exclusive(|| unsafe { device.destroy_device(None) });
                 drop(instance);
             };
             // On a pooled thread, waited for a bounded time (`threads.rs` says why).

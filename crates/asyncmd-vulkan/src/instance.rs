@@ -139,8 +139,11 @@ impl Instance {
                 .enabled_extension_names(&extension_names)
                 .push_next(&mut features);
         }
+        if enable {
+            crate::gate::layer_loading();
+        }
         // SAFETY: every pointer in `info` refers to locals that outlive the call.
-        let instance = unsafe { entry.create_instance(&info, None) }
+        let instance = crate::gate::exclusive(|| unsafe { entry.create_instance(&info, None) })
             .map_err(|e| Error::unsupported(format!("Vulkan: cannot create a Vulkan 1.3 instance: {e}")))?;
         let log = ValidationLog::default();
         let (debug, log_box) = if enable {
@@ -189,7 +192,7 @@ impl Drop for Instance {
                 drop(unsafe { Box::from_raw(user) });
             }
             // SAFETY: every child object of the instance was destroyed before (devices own an Arc).
-            unsafe { this.instance.destroy_instance(None) };
+            crate::gate::exclusive(|| unsafe { this.instance.destroy_instance(None) });
         })
     }
 }

@@ -13,6 +13,7 @@ mod core;
 mod deferred;
 mod device;
 mod format;
+mod gate;
 mod graphics;
 mod instance;
 mod internal;

@@ -247,35 +247,43 @@ impl VkQueue {
         let worker_stop = stop.clone();
         // A pooled thread, never ended while the process runs (`threads.rs` says why).
         let handle = crate::threads::spawn(move || {
+            // Each job is a stretch of driver calls (`gate.rs`); waiting for the next is not.
             for job in receiver {
-                worker.retire();
-                let result = match job {
-                    Job::Execute(lists) => worker.submit(lists, None),
-                    Job::Signal(fence, value) => worker.submit(Vec::new(), Some((fence, value))),
-                    Job::Wait(fence, value) => {
-                        let stop = &worker_stop;
-                        if !worker.core.wait_submitted(fence.semaphore, value, None, || stop.load(Ordering::Acquire)) {
-                            break;
+                let result = crate::gate::shared(|| {
+                    worker.retire();
+                    match job {
+                        Job::Execute(lists) => worker.submit(lists, None).map(|()| true),
+                        Job::Signal(fence, value) => worker.submit(Vec::new(), Some((fence, value))).map(|()| true),
+                        Job::Wait(fence, value) => {
+                            let stop = &worker_stop;
+                            let cancel = || stop.load(Ordering::Acquire);
+                            if !worker.core.wait_submitted(fence.semaphore, value, None, cancel) {
+                                return Ok(false);
+                            }
+                            // A wait the semaphore has already passed orders nothing, and
+                            // submitting it could name a value too far below the counter
+                            // (maxTimelineSemaphoreValueDifference).
+                            if fence.value() < value {
+                                worker.waits.push((fence, value));
+                            }
+                            Ok(true)
                         }
-                        // A wait the semaphore has already passed orders nothing, and
-                        // submitting it could name a value too far below the counter
-                        // (maxTimelineSemaphoreValueDifference).
-                        if fence.value() < value {
-                            worker.waits.push((fence, value));
-                        }
-                        Ok(())
                     }
-                };
-                if let Err(e) = result {
-                    tracing::error!("{}", e.text);
+                });
+                match result {
+                    Ok(true) => {}
+                    Ok(false) => break,
+                    Err(e) => tracing::error!("{}", e.text),
                 }
             }
             // Keep everything submitted alive until the GPU is done with it.
-            let last = worker.submitted;
-            worker.progress.driver_wait(last, Duration::from_secs(60));
-            for (fence, value) in worker.in_flight.iter().filter_map(|f| f.3.as_ref()) {
-                fence.driver_wait(*value, Duration::from_secs(5));
-            }
+            crate::gate::shared(|| {
+                let last = worker.submitted;
+                worker.progress.driver_wait(last, Duration::from_secs(60));
+                for (fence, value) in worker.in_flight.iter().filter_map(|f| f.3.as_ref()) {
+                    fence.driver_wait(*value, Duration::from_secs(5));
+                }
+            });
         })?;
         Ok(Self { ty, sender: Mutex::new(Some(sender)), stop, worker: Mutex::new(Some(handle)), fences })
     }

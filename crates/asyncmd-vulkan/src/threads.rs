@@ -18,7 +18,8 @@
 //!   pooled thread (and the device's memory), never the app.
 //!
 //! The pool grows to the most driver calls ever in flight at once (CPU waits hold a thread for
-//! their length) and never shrinks.
+//! their length) and never shrinks. Driver calls also pass the validation layer's gate
+//! (`gate.rs`).
 
 use asyncmd_types::{Error, Result};
 use std::cell::Cell;
@@ -56,24 +57,28 @@ pub(crate) struct TaskHandle(Arc<Done>);
 impl TaskHandle {
     /// Blocks until the task has returned (or unwound) and its thread is idle again.
     pub(crate) fn join(self) {
-        let mut done = self.0.done.lock().unwrap_or_else(PoisonError::into_inner);
-        while !*done {
-            done = self.0.changed.wait(done).unwrap_or_else(PoisonError::into_inner);
-        }
+        crate::gate::unlocked(|| {
+            let mut done = self.0.done.lock().unwrap_or_else(PoisonError::into_inner);
+            while !*done {
+                done = self.0.changed.wait(done).unwrap_or_else(PoisonError::into_inner);
+            }
+        })
     }
 
     /// Like [`TaskHandle::join`], for at most `limit`; says whether the task ended.
     pub(crate) fn join_timeout(self, limit: Duration) -> bool {
-        let deadline = Instant::now().checked_add(limit);
-        let mut done = self.0.done.lock().unwrap_or_else(PoisonError::into_inner);
-        while !*done {
-            let left = deadline.map_or(Duration::MAX, |d| d.saturating_duration_since(Instant::now()));
-            if left.is_zero() {
-                return false;
+        crate::gate::unlocked(|| {
+            let deadline = Instant::now().checked_add(limit);
+            let mut done = self.0.done.lock().unwrap_or_else(PoisonError::into_inner);
+            while !*done {
+                let left = deadline.map_or(Duration::MAX, |d| d.saturating_duration_since(Instant::now()));
+                if left.is_zero() {
+                    return false;
+                }
+                done = self.0.changed.wait_timeout(done, left).unwrap_or_else(PoisonError::into_inner).0;
             }
-            done = self.0.changed.wait_timeout(done, left).unwrap_or_else(PoisonError::into_inner).0;
-        }
-        true
+            true
+        })
     }
 }
 
@@ -118,11 +123,11 @@ fn hand_over(task: Work) -> std::result::Result<TaskHandle, (Error, Work)> {
 /// the driver's thread-exit deadlock again).
 pub(crate) fn on_driver<R: Send>(call: impl FnOnce() -> R + Send) -> R {
     if POOLED.with(Cell::get) {
-        return call();
+        return crate::gate::shared(call);
     }
     let slot: Mutex<Option<std::thread::Result<R>>> = Mutex::new(None);
     let task = || {
-        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(call));
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::gate::shared(call)));
         *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(r);
     };
     let task: Box<dyn FnOnce() + Send + '_> = Box::new(task);
