@@ -900,12 +900,17 @@ impl VkCommandList {
     fn query(&mut self, heap: u64, ty: QueryType, index: u32, begin: bool) -> Result<()> {
         let h = self.query_heap(heap)?;
         let writes = begin || ty == QueryType::Timestamp;
-        if writes && !self.resets.insert((heap, index)) {
+        let again = writes && !self.resets.insert((heap, index));
+        // A slot this list resolved before writing it keeps its earlier result for that
+        // resolve: it is reset here, not when the list starts.
+        let read_first = writes && !again && self.resolved_before(heap, index);
+        if again || read_first {
             // A slot this list wrote before: Vulkan needs a reset between two uses (D3D12 just
             // overwrites), and resets happen outside rendering instances only.
             if self.gfx.pass.is_some() && self.gfx.rendering {
+                let what = if again { "written twice" } else { "resolved, then written," };
                 return Err(fail(format!(
-                    "{}: query slot {index} is written twice in one render pass, which the Vulkan device cannot do",
+                    "{}: query slot {index} is {what} in one render pass, which the Vulkan device cannot do",
                     if begin { "BeginQuery" } else { "EndQuery" }
                 )));
             }
@@ -930,8 +935,15 @@ impl VkCommandList {
         Ok(())
     }
 
+    /// Whether this list resolved slot `index` of `heap` before.
+    fn resolved_before(&self, heap: u64, index: u32) -> bool {
+        self.query_reads.iter().any(|&(h, start, count, _)| h == heap && (start..start + count).contains(&index))
+    }
+
     /// Slots are reset when the list starts and the resolve waits for their results, so a
     /// resolve of a slot the list writes only later would wait for ever: refused instead.
+    /// (A slot written after the list resolved it is reset where it is written, so this
+    /// holds a resolve, then a write in another list it executes, such as a bundle.)
     fn check_query_order(&self) -> Result<()> {
         for &(heap, start, count, written_before) in &self.query_reads {
             let later = self.reset_order[written_before..]
@@ -1214,12 +1226,12 @@ impl VkCommandList {
         let buffers = unsafe {
             d.end_command_buffer(self.cb).map_err(oom)?;
             let prologue = self.prologue;
-            if self.resets.is_empty() {
+            if self.reset_order.is_empty() {
                 d.free_command_buffers(self.pool, &[prologue]);
                 vec![self.cb]
             } else {
                 d.begin_command_buffer(prologue, &simultaneous_use()).map_err(oom)?;
-                for (heap, index) in &self.resets {
+                for (heap, index) in &self.reset_order {
                     if let Some(h) = self.queries.get(heap) {
                         d.cmd_reset_query_pool(prologue, h.pool, *index, 1);
                     }

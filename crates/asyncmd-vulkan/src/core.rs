@@ -397,9 +397,11 @@ static CREATING: Mutex<()> = Mutex::new(());
 /// `vkCreateDevice`, one call at a time, tried again after a pause where the driver fails to
 /// initialise: NVIDIA's driver 580.159 returns `VK_ERROR_INITIALIZATION_FAILED` for some of
 /// the devices that many threads create at once (a test binary's parallel tests), and creates
-/// them one after another.
+/// them one after another. Under the validation layer (slower, so more devices live at once)
+/// 1.5 s of retries were not enough for `bound_clears`' parallel tests: about 13 s in all.
 fn create_device(i: &ash::Instance, physical: vk::PhysicalDevice, info: &vk::DeviceCreateInfo) -> Result<ash::Device> {
-    const TRIES: u32 = 6;
+    const TRIES: u32 = 12;
+    const LONGEST: std::time::Duration = std::time::Duration::from_secs(2);
     let mut pause = std::time::Duration::from_millis(50);
     for attempt in 1..=TRIES {
         let r = crate::gate::exclusive(|| {
@@ -411,8 +413,8 @@ fn create_device(i: &ash::Instance, physical: vk::PhysicalDevice, info: &vk::Dev
             Ok(device) => return Ok(device),
             Err(vk::Result::ERROR_INITIALIZATION_FAILED) if attempt < TRIES => {
                 tracing::warn!("vkCreateDevice: initialization failed (attempt {attempt} of {TRIES}); trying again");
-                std::thread::sleep(pause);
-                pause *= 2;
+                crate::gate::unlocked(|| std::thread::sleep(pause));
+                pause = (pause * 2).min(LONGEST);
             }
             Err(e) => return Err(Error::unsupported(format!("Vulkan: cannot create the device: {e}"))),
         }

@@ -321,6 +321,32 @@ fn a_query_slot_written_twice_in_one_list() {
     }
 }
 
+/// Found by the cross-device fuzzer (seeds 69826, 89254): a list that resolves a slot and then
+/// writes it was refused on Vulkan, which reset every slot a list writes when the list starts
+/// (the resolve would have read nothing). D3D12 resolves the slot's earlier result.
+#[test]
+fn a_query_slot_resolved_then_written_in_one_list() {
+    for (name, ctx) in contexts() {
+        let stamps = ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Timestamp, count: 1 }).unwrap();
+        let first = ctx.default_buffer(&[7; 8]);
+        let out = ctx.default_buffer(&[7; 16]);
+        ctx.run(CommandListType::Direct, |l| {
+            l.end_query(&stamps, QueryType::Timestamp, 0);
+            l.resolve_query_data(&stamps, QueryType::Timestamp, 0, 1, &first, 0);
+        });
+        ctx.run(CommandListType::Direct, |l| {
+            l.resolve_query_data(&stamps, QueryType::Timestamp, 0, 1, &out, 0);
+            l.end_query(&stamps, QueryType::Timestamp, 0);
+            l.resolve_query_data(&stamps, QueryType::Timestamp, 0, 1, &out, 8);
+        });
+        let (earlier, bytes) = (ctx.read_buffer(&first), ctx.read_buffer(&out));
+        assert_ne!(earlier, [7; 8], "{name}");
+        assert_eq!(bytes[..8], earlier[..], "{name}: the first resolve reads the earlier list's timestamp");
+        let stamp = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap());
+        assert!(stamp(&bytes[8..]) >= stamp(&earlier), "{name}: the second reads this list's");
+    }
+}
+
 /// Found by the cross-device fuzzer: a copy between a 1D and a 2D texture reached
 /// `vkCmdCopyImage` (VUID-vkCmdCopyImage-srcImage-07743); it goes through a buffer.
 #[test]
@@ -432,6 +458,14 @@ fn a_pipeline_needs_a_root_signature_that_fits_its_shaders() {
             let e = assert_error(r, ErrorCode::InvalidArg, MessageId::CreatePipelineStateInvalid);
             assert!(e.text.contains("FillCs"), "{name}, {parameters:?}: {}", e.text);
         }
+        // Counts whose sum wraps to 64 in 32 bits.
+        let wraps = vec![
+            RootParameter::Constants { shader_register: 0, count: u32::MAX },
+            RootParameter::Constants { shader_register: 1, count: 65 },
+        ];
+        let r = device.create_root_signature(&RootSignatureDesc { parameters: wraps }).map(drop);
+        let e = assert_error(r, ErrorCode::InvalidArg, MessageId::CreatePipelineStateInvalid);
+        assert!(e.text.contains("64-dword"), "{name}: {}", e.text);
         // A root signature the app has let go of.
         let id = device.create_root_signature(&RootSignatureDesc { parameters: vec![] }).unwrap().id();
         let r = device
