@@ -77,9 +77,9 @@ pub(crate) struct VkCommandList {
     resets: HashSet<(u64, u32)>,
     /// Slots in the order this list first wrote them (the prologue resets them).
     reset_order: Vec<(u64, u32)>,
-    /// Each query resolve: heap, first slot, count, and how many slots the list had written
-    /// before it. A slot first written after a resolve that reads it cannot work here.
-    query_reads: Vec<(u64, u32, u32, usize)>,
+    /// Each query resolve: heap, first slot, count. A slot first written after a resolve that
+    /// reads it is reset where it is written, not in the prologue.
+    query_reads: Vec<(u64, u32, u32)>,
     /// A legacy transfer was recorded: the next one needs a barrier first.
     transfer_pending: bool,
     bundle: Vec<Command>,
@@ -937,29 +937,7 @@ impl VkCommandList {
 
     /// Whether this list resolved slot `index` of `heap` before.
     fn resolved_before(&self, heap: u64, index: u32) -> bool {
-        self.query_reads.iter().any(|&(h, start, count, _)| h == heap && (start..start + count).contains(&index))
-    }
-
-    /// Slots are reset when the list starts and the resolve waits for their results, so a
-    /// resolve of a slot the list writes only later would wait for ever: refused instead.
-    /// (A slot written after the list resolved it is reset where it is written, so this
-    /// holds a resolve, then a write in another list it executes, such as a bundle.)
-    fn check_query_order(&self) -> Result<()> {
-        for &(heap, start, count, written_before) in &self.query_reads {
-            let later = self.reset_order[written_before..]
-                .iter()
-                .find(|(h, i)| *h == heap && (start..start + count).contains(i));
-            if let Some((_, index)) = later {
-                return Err(Error::fail(
-                    MessageId::ResolveQueryDataInvalidParameters,
-                    format!(
-                        "ResolveQueryData: query {index} is resolved before this list writes it; the Vulkan device \
-                         resets a list's queries when the list starts, so that resolve would never complete"
-                    ),
-                ));
-            }
-        }
-        Ok(())
+        self.query_reads.iter().any(|&(h, start, count)| h == heap && (start..start + count).contains(&index))
     }
 
     fn resolve_query(&mut self, q: &QueryResolve) -> Result<()> {
@@ -970,7 +948,7 @@ impl VkCommandList {
             // Resolves nothing; Vulkan names no query past the pool's end even for none.
             return Ok(());
         }
-        self.query_reads.push((q.heap.0, q.start, q.count, self.reset_order.len()));
+        self.query_reads.push((q.heap.0, q.start, q.count));
         self.serialize();
         // SAFETY: a live pool and buffer; the runtime checked range and alignment.
         unsafe {
@@ -1210,10 +1188,6 @@ impl VkCommandList {
 
     fn close_here(&mut self) -> Result<Executable> {
         if let Some(e) = self.error.take() {
-            self.reset();
-            return Err(e);
-        }
-        if let Err(e) = self.check_query_order() {
             self.reset();
             return Err(e);
         }

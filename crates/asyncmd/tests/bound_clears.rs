@@ -1027,3 +1027,32 @@ fn a_target_of_more_slices_than_another_bound_output_is_cleared_whole() {
         assert_eq!(ctx.read_subresource(&one.tex, 0), before[0][0], "{name}: the other target");
     }
 }
+
+/// Found by the cross-device fuzzer (seed 29668): lavapipe's draws take B5G6R5's channels
+/// through 8 bits and keep the high bits, so the fallback's draw of red 0.9139 stored 29, not
+/// round(0.9139 × 31) = 28 (the value is no view clear's: its other channels are past 1).
+/// Every route stores the nearest value and the channels' ends for values past them (bytes
+/// worked out by hand: red 28, green and blue at their maximum).
+#[test]
+fn normalized_values_past_their_range_store_its_ends_on_every_route() {
+    let v = floats([f32::from_bits(0x3f69_f132), 1.43, f32::INFINITY, -0.0]);
+    let texel = [0xFF, 0xE7];
+    for (name, ctx) in async_contexts() {
+        let a = rt(&ctx, ResourceDesc::tex2d(Format::B5G6R5Unorm, 8, 4), None);
+        // The whole target and a region: the fallback draws both (no view clear takes it).
+        for regions in [None, Some([Box3::new(0, 0, 0, 4, 4, 1)])] {
+            ctx.run(CommandListType::Direct, |l| {
+                to_target(l, &a);
+                l.om_set_render_targets(std::slice::from_ref(&a.view), None);
+                l.clear_bound_render_target_views(
+                    0b1,
+                    &[v],
+                    regions.as_ref().map(|r| [Some(&r[..])]).as_ref().map(|r| &r[..]),
+                );
+                from_target(l, &a);
+            });
+            let got = ctx.read_subresource(&a.tex, 0);
+            assert_eq!(got[..8], texel.repeat(4)[..], "{name}, regions {regions:?}");
+        }
+    }
+}

@@ -600,7 +600,7 @@ fn binary_occlusion_resolves_to_zero_or_one() {
 
 #[test]
 fn resolving_queries_no_list_wrote_completes() {
-    for (name, ctx) in contexts() {
+    for (_, ctx) in contexts() {
         let q = ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Timestamp, count: 4 }).unwrap();
         let o = ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Occlusion, count: 4 }).unwrap();
         let out = ctx.buffer(HeapType::Readback, 64);
@@ -609,19 +609,12 @@ fn resolving_queries_no_list_wrote_completes() {
             l.resolve_query_data(&q, QueryType::Timestamp, 0, 4, &out, 0);
             l.resolve_query_data(&o, QueryType::Occlusion, 0, 4, &out, 32);
         });
-        // Resolving a slot before the same list writes it: the reference device resolves what
-        // the slot held; the Vulkan device refuses the list rather than wait for ever.
-        let r = ctx.record(CommandListType::Direct, |l| {
+        // Resolving a slot before the same list writes it resolves what the slot held
+        // (`reliability::a_query_slot_resolved_then_written_in_one_list` checks the values).
+        ctx.run(CommandListType::Direct, |l| {
             l.resolve_query_data(&q, QueryType::Timestamp, 0, 2, &out, 0);
             l.end_query(&q, QueryType::Timestamp, 1);
         });
-        if ctx.vulkan.is_some() {
-            let e = r.expect_err(name);
-            assert_eq!(e.code, ErrorCode::Fail, "{name}: {}", e.text);
-            assert!(e.text.contains("query 1 is resolved before this list writes it"), "{name}: {}", e.text);
-        } else {
-            r.expect(name);
-        }
     }
 }
 

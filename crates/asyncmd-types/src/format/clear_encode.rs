@@ -197,8 +197,10 @@ pub fn view_clear_exact(format: Format, value: &ClearData) -> bool {
 }
 
 /// The float colour a legacy view clear takes for `value`: the stored integers of integer
-/// formats, and the floats with subnormals flushed to zero (keeping the sign) otherwise. The
-/// closest a view clear can come where [`view_clear_exact`] is false.
+/// formats, normalized channels clamped to their range (NaN to 0, as D3D converts them: the
+/// device then only rounds), and the floats with subnormals flushed to zero (keeping the sign)
+/// otherwise. The closest a view clear can come where [`view_clear_exact`]
+/// is false.
 pub fn view_clear_color(format: Format, value: &ClearData) -> [f32; 4] {
     let class = format.info().class;
     let mut out = value.floats();
@@ -208,6 +210,9 @@ pub fn view_clear_color(format: Format, value: &ClearData) -> [f32; 4] {
                 stored_integer(format, value, c) as f32
             }
             ComponentClass::Uint | ComponentClass::Sint => 0.0,
+            ComponentClass::Unorm | ComponentClass::Snorm | ComponentClass::Srgb if v.is_nan() => 0.0,
+            ComponentClass::Unorm | ComponentClass::Srgb => v.clamp(0.0, 1.0),
+            ComponentClass::Snorm => v.clamp(-1.0, 1.0),
             _ if v.is_subnormal() => 0.0f32.copysign(*v),
             _ => *v,
         };
@@ -224,6 +229,44 @@ pub fn view_clear_depth(value: &ClearData) -> f32 {
     } else {
         d.clamp(0.0, 1.0) + 0.0
     }
+}
+
+/// The colour the bound clears' draws output for `value` on `format`. A draw's float reaches a
+/// normalized target through the device's conversion, which Vulkan lets round to either of the
+/// two nearest values, and lavapipe (Mesa 22.3) takes channels narrower than 8 bits through an
+/// 8-bit value whose high bits it keeps. For UNORM and SNORM formats each stored channel
+/// becomes `(k ± ε) / max`, where `k` is the integer [`encode_clear`] stores: rounding,
+/// truncation and that 8-bit path all take it to `k` (ε is 1/32 for channels of up to 8 bits,
+/// 1/4 for wider ones; ±1 exactly at the ends of the range, never past them). Other formats:
+/// `value` as it is.
+pub fn draw_clear_color(format: Format, value: &ClearData) -> ClearData {
+    let info = format.info();
+    let signed = match (info.class, info.layout) {
+        (
+            ComponentClass::Unorm | ComponentClass::Snorm,
+            Layout::Channels { .. }
+            | Layout::R10G10B10A2
+            | Layout::B5G6R5
+            | Layout::B5G5R5A1
+            | Layout::B4G4R4A4
+            | Layout::A4B4G4R4,
+        ) => info.class == ComponentClass::Snorm,
+        _ => return *value,
+    };
+    let Some(stored) = encode_texel(format, value).and_then(|(bytes, _)| decode_texel(format, &bytes)) else {
+        return *value;
+    };
+    let bits = normalized_bits(format);
+    let (mut out, stored) = (value.floats(), stored.floats());
+    for &c in stored_channels(format) {
+        let max = ((1u64 << (bits[c] - signed as u32)) - 1) as f64;
+        let k = (stored[c] as f64 * max).round();
+        // The ends exactly: past them lavapipe's conversion of one channel of a packed
+        // format disturbs another.
+        let nudge = if bits[c] <= 8 { 1.0 / 32.0 } else { 0.25 };
+        out[c] = if k.abs() == max { k.signum() as f32 } else { ((k + nudge * k.signum()) / max) as f32 };
+    }
+    ClearData::from_floats(out)
 }
 
 #[cfg(test)]
@@ -441,5 +484,59 @@ mod tests {
         // Other classes come back as they are.
         let f = ClearData::from_floats([2.5, -1.0, 0.5, 7.0]);
         assert_eq!(stored_integers(Format::R8G8B8A8Unorm, &f), f);
+    }
+
+    /// Each stored integer `k` of a normalized format, through a device that rounds to
+    /// nearest and one that truncates toward zero, from the draw's colour: both land on `k`.
+    #[test]
+    fn draw_colours_land_on_the_stored_value_whether_a_device_rounds_or_truncates() {
+        let formats = [
+            (Format::R8G8B8A8Unorm, [8, 8, 8, 8], false),
+            (Format::R10G10B10A2Unorm, [10, 10, 10, 2], false),
+            (Format::B5G6R5Unorm, [5, 6, 5, 0], false),
+            (Format::B5G5R5A1Unorm, [5, 5, 5, 1], false),
+            (Format::B4G4R4A4Unorm, [4, 4, 4, 4], false),
+            (Format::R16Unorm, [16, 0, 0, 0], false),
+            (Format::R8G8Snorm, [8, 8, 0, 0], true),
+            (Format::R16G16B16A16Snorm, [16, 16, 16, 16], true),
+        ];
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        for (format, bits, signed) in formats {
+            for n in 0..4000 {
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                // Values across and past the range, ties among them (k + 0.5) / max.
+                let v: [f32; 4] = std::array::from_fn(|c| {
+                    let r = ((rng >> (c * 16)) & 0xFFFF) as f32 / 65535.0;
+                    let max = ((1u32 << bits[c].max(1)) - 1) as f32;
+                    match n % 3 {
+                        0 => r * 1.2 - if signed { 1.1 } else { 0.1 },
+                        1 => ((r * max).floor() + 0.5) / max * if signed && c % 2 == 1 { -1.0 } else { 1.0 },
+                        _ => r,
+                    }
+                });
+                let value = ClearData::from_floats(v);
+                let (bytes, _) = encode_texel(format, &value).unwrap();
+                let want = decode_texel(format, &bytes).unwrap().floats();
+                let drawn = draw_clear_color(format, &value).floats();
+                for c in stored_channels(format).iter().copied().filter(|&c| bits[c] > 0) {
+                    let max = ((1u64 << (bits[c] - signed as u32)) - 1) as f64;
+                    let k = (want[c] as f64 * max).round();
+                    let x = (drawn[c] as f64).clamp(if signed { -1.0 } else { 0.0 }, 1.0) * max;
+                    assert_eq!(x.round(), k, "{format} {v:?} channel {c}: rounded");
+                    assert_eq!(x.trunc(), k, "{format} {v:?} channel {c}: truncated");
+                    if bits[c] < 8 && !signed {
+                        // Through 8 bits, keeping the high bits.
+                        let v8 = ((drawn[c] as f64).clamp(0.0, 1.0) * 255.0).round() as u32;
+                        assert_eq!(f64::from(v8 >> (8 - bits[c])), k, "{format} {v:?} channel {c}: through 8 bits");
+                    }
+                }
+            }
+        }
+        // Formats that are not normalized keep the value.
+        let v = ClearData::from_floats([0.3, 1.7, -2.0, 0.5]);
+        assert_eq!(draw_clear_color(Format::R16G16B16A16Float, &v), v);
+        assert_eq!(draw_clear_color(Format::R8G8B8A8UnormSrgb, &v), v);
     }
 }

@@ -11,7 +11,8 @@ use asyncmd_ddi::{
     CLEAR_CONSTANT_COUNT,
 };
 use asyncmd_types::{
-    view_clear_color, Box3, ClearData, ClearFlags, Format, Rect, ResourceDesc, Result, SampleDesc, ViewRange, Viewport,
+    draw_clear_color, view_clear_color, Box3, ClearData, ClearFlags, Format, Rect, ResourceDesc, Result, SampleDesc,
+    ViewRange, Viewport,
 };
 
 /// The view of a bound output.
@@ -168,7 +169,9 @@ impl CommandList {
         }
         for (t, pso) in targets.iter().zip(psos) {
             self.record(Command::SetPipelineState(pso.0.id));
-            let v = t.value.uints();
+            // The device converts the draw's float: it is chosen so that any rounding the
+            // device may use stores the value the other routes store.
+            let v = draw_clear_color(t.format, &t.value).uints();
             for (rect, first, count) in &t.boxes {
                 self.record(Command::SetScissorRects(vec![*rect]));
                 for slice in *first..first + count {

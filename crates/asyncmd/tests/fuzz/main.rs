@@ -12,7 +12,9 @@
 //! ```
 //!
 //! `ASYNCMD_FUZZ_TARGETS` is a comma-separated list of `reference`, `vulkan`;
-//! `ASYNCMD_FUZZ_THREADS` sets the workers (default: the machine's cores). Every panic, hang,
+//! `ASYNCMD_FUZZ_THREADS` sets the workers (default: the machine's cores);
+//! `ASYNCMD_FUZZ_COMPUTE_COPIES=always` makes the Vulkan device take its compute copy and clear
+//! routes, as on the H200, on any driver. Every panic, hang,
 //! validation error and mismatch is printed with its seed and check; `ASYNCMD_FUZZ_PRINT=1`
 //! prints the sequences too, and a seed range of one seed replays it.
 
@@ -24,7 +26,7 @@ mod gen;
 use asyncmd::ddi::DeviceDdi;
 use asyncmd::*;
 use asyncmd_reference::{ReferenceConfig, ReferenceDevice};
-use asyncmd_vulkan::{Validation, VulkanDevice, VulkanOptions};
+use asyncmd_vulkan::{ComputeCopies, Validation, VulkanDevice, VulkanOptions};
 use exec::{Outcome, World};
 use gen::Gen;
 use std::panic::AssertUnwindSafe;
@@ -115,12 +117,16 @@ struct VulkanDrivers {
 
 impl VulkanDrivers {
     fn open() -> Self {
+        // `always` takes the compute routes a GPU such as the H200 takes (compute copies and
+        // clears) on any driver.
+        let compute_copies = match std::env::var("ASYNCMD_FUZZ_COMPUTE_COPIES").as_deref() {
+            Ok("always") => ComputeCopies::Always,
+            Ok("never") => ComputeCopies::Never,
+            _ => ComputeCopies::Auto,
+        };
         let open = |native| {
-            let options = VulkanOptions {
-                validation: Validation::IfAvailable,
-                native_async_commands: native,
-                ..Default::default()
-            };
+            let options =
+                VulkanOptions { validation: Validation::IfAvailable, native_async_commands: native, compute_copies };
             VulkanDevice::open(0, options).ok().map(Arc::new)
         };
         Self { native: open(true), fallback: open(false) }
