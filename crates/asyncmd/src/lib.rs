@@ -23,6 +23,7 @@ pub mod config;
 mod debug;
 mod descriptor;
 mod device;
+mod err;
 mod factory;
 pub mod fallback;
 mod fence;

@@ -174,7 +174,7 @@ impl Resource {
         self.check_host_access("Map (read)", offset, len)?;
         let mut v = Vec::new();
         v.try_reserve_exact(len)
-            .map_err(|_| Error::out_of_memory(format!("Map (read): cannot allocate {len} bytes on the host")))?;
+            .map_err(|_| crate::err::out_of_memory("Map (read)", format!("cannot allocate {len} bytes on the host")))?;
         v.resize(len, 0);
         self.read(offset, &mut v)?;
         Ok(v)

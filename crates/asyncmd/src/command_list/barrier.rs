@@ -2,16 +2,16 @@
 //! layout tracking for the debug layer.
 
 use super::{CommandList, ALL_QUEUES};
+use crate::err;
 use crate::resource::Resource;
 use asyncmd_ddi::Command;
 use asyncmd_types::{
     access_legal_on, sync_legal_on, BarrierAccess, BarrierGroup, BarrierLayout, BarrierSubresourceRange, BarrierSync,
-    CommandListType, Error, MessageId, ResourceDesc, Result,
+    CommandListType, MessageId, ResourceDesc, Result,
 };
 
-fn invalid(text: impl Into<String>) -> Error {
-    Error::invalid_arg(MessageId::IncompatibleBarrierValues, format!("Barrier: {}", text.into()))
-}
+const API: &str = "Barrier";
+const ID: MessageId = MessageId::IncompatibleBarrierValues;
 
 /// Checks the sync and access halves of one barrier.
 fn check_sync_access(
@@ -23,19 +23,23 @@ fn check_sync_access(
 ) -> Result<()> {
     for (name, sync, access) in [("before", sync_before, access_before), ("after", sync_after, access_after)] {
         if sync.is_empty() && !access.contains(BarrierAccess::NO_ACCESS) {
-            return Err(invalid(format!("Sync{name} NONE needs Access{name} NO_ACCESS, not {access:?}")));
+            return Err(err::invalid(ID, API, format!("Sync{name} NONE needs Access{name} NO_ACCESS, not {access:?}")));
         }
         if access.contains(BarrierAccess::NO_ACCESS) && access != BarrierAccess::NO_ACCESS {
-            return Err(invalid(format!("Access{name} NO_ACCESS cannot be combined with other bits")));
+            return Err(err::invalid(ID, API, format!("Access{name} NO_ACCESS cannot be combined with other bits")));
         }
         if !access.compatible_with_sync(sync) {
-            return Err(invalid(format!("Access{name} {access:?} is not legal with Sync{name} {sync:?}")));
+            return Err(err::invalid(
+                ID,
+                API,
+                format!("Access{name} {access:?} is not legal with Sync{name} {sync:?}"),
+            ));
         }
         if !sync_legal_on(sync, ty) {
-            return Err(invalid(format!("Sync{name} {sync:?} is not legal on a {} list", ty.name())));
+            return Err(err::invalid(ID, API, format!("Sync{name} {sync:?} is not legal on a {} list", ty.name())));
         }
         if !access_legal_on(access, ty) {
-            return Err(invalid(format!("Access{name} {access:?} is not legal on a {} list", ty.name())));
+            return Err(err::invalid(ID, API, format!("Access{name} {access:?} is not legal on a {} list", ty.name())));
         }
     }
     Ok(())
@@ -49,10 +53,11 @@ pub(crate) fn range_subresources(desc: &ResourceDesc, r: &BarrierSubresourceRang
     }
     if r.num_mip_levels == 0 {
         if r.index_or_first_mip >= count {
-            return Err(invalid(format!(
-                "subresource {} is out of range ({count} subresources)",
-                r.index_or_first_mip
-            )));
+            return Err(err::invalid(
+                ID,
+                API,
+                format!("subresource {} is out of range ({count} subresources)", r.index_or_first_mip),
+            ));
         }
         return Ok(vec![r.index_or_first_mip]);
     }
@@ -60,7 +65,7 @@ pub(crate) fn range_subresources(desc: &ResourceDesc, r: &BarrierSubresourceRang
     let slices = r.first_array_slice..r.first_array_slice.saturating_add(r.num_array_slices.max(1));
     let planes = r.first_plane..r.first_plane.saturating_add(r.num_planes.max(1));
     if mips.end > desc.mip_count() || slices.end > desc.array_size() || planes.end > desc.plane_count() {
-        return Err(invalid(format!("range {r:?} exceeds the resource's mips, slices or planes")));
+        return Err(err::invalid(ID, API, format!("range {r:?} exceeds the resource's mips, slices or planes")));
     }
     let mut out = Vec::new();
     for p in planes {
@@ -100,17 +105,17 @@ impl CommandList {
                     for b in bs {
                         check_sync_access(ty, b.sync_before, b.sync_after, b.access_before, b.access_after)?;
                         if !self.owns(b.resource) {
-                            return Err(invalid("a buffer belongs to another device"));
+                            return Err(err::invalid(ID, API, "a buffer belongs to another device"));
                         }
                         if !b.resource.desc().is_buffer() {
-                            return Err(invalid("a buffer barrier names a texture"));
+                            return Err(err::invalid(ID, API, "a buffer barrier names a texture"));
                         }
                         self.ledger.set(
                             b.resource.id(),
                             crate::fallback::ledger::Scope { sync: b.sync_after, access: b.access_after },
                         );
                         if b.offset != 0 || (b.size != u64::MAX && b.size != b.resource.desc().width) {
-                            return Err(invalid(format!(
+                            return Err(err::invalid(ID, API, format!(
                                 "a buffer barrier covers the whole buffer: offset 0 and size {} or UINT64_MAX, not {}+{}",
                                 b.resource.desc().width,
                                 b.offset,
@@ -123,34 +128,45 @@ impl CommandList {
                     for b in bs {
                         check_sync_access(ty, b.sync_before, b.sync_after, b.access_before, b.access_after)?;
                         if !self.owns(b.resource) {
-                            return Err(invalid("a texture belongs to another device"));
+                            return Err(err::invalid(ID, API, "a texture belongs to another device"));
                         }
                         if b.resource.desc().is_buffer() {
-                            return Err(invalid("a texture barrier names a buffer"));
+                            return Err(err::invalid(ID, API, "a texture barrier names a buffer"));
                         }
                         for (name, layout, access) in
                             [("before", b.layout_before, b.access_before), ("after", b.layout_after, b.access_after)]
                         {
                             if !layout.legal_on(ty) {
-                                return Err(invalid(format!(
-                                    "Layout{name} {layout:?} is not legal on a {} list",
-                                    ty.name()
-                                )));
+                                return Err(err::invalid(
+                                    ID,
+                                    API,
+                                    format!("Layout{name} {layout:?} is not legal on a {} list", ty.name()),
+                                ));
                             }
                             if layout == BarrierLayout::Undefined && access != BarrierAccess::NO_ACCESS {
-                                return Err(invalid(format!("Layout{name} UNDEFINED needs Access{name} NO_ACCESS")));
+                                return Err(err::invalid(
+                                    ID,
+                                    API,
+                                    format!("Layout{name} UNDEFINED needs Access{name} NO_ACCESS"),
+                                ));
                             }
                             if !layout.allows(access) {
-                                return Err(invalid(format!(
-                                    "Access{name} {access:?} is not allowed in layout {layout:?}"
-                                )));
+                                return Err(err::invalid(
+                                    ID,
+                                    API,
+                                    format!("Access{name} {access:?} is not allowed in layout {layout:?}"),
+                                ));
                             }
                         }
                         if ty == CommandListType::Copy && b.layout_after != BarrierLayout::Common {
-                            return Err(invalid("copy lists cannot change layouts: everything stays COMMON"));
+                            return Err(err::invalid(
+                                ID,
+                                API,
+                                "copy lists cannot change layouts: everything stays COMMON",
+                            ));
                         }
                         if b.layout_after == BarrierLayout::Undefined && b.layout_before != BarrierLayout::Undefined {
-                            return Err(invalid("LayoutAfter UNDEFINED is only legal from UNDEFINED"));
+                            return Err(err::invalid(ID, API, "LayoutAfter UNDEFINED is only legal from UNDEFINED"));
                         }
                         let subs = range_subresources(b.resource.desc(), &b.subresources)?;
                         self.ledger.set(

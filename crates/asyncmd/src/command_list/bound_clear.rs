@@ -3,6 +3,7 @@
 //! themselves are in `fallback::bound_clear`).
 
 use super::{CommandList, Lists, Pass};
+use crate::err;
 use crate::fallback::bound_clear::{clamp_depth, ClearTarget};
 use crate::fallback::plan::{plan_bound_clear, BoundClearFacts, BoundClearRoute};
 use asyncmd_ddi::Command;
@@ -14,9 +15,7 @@ use asyncmd_types::{
 const RTV_API: &str = "ClearBoundRenderTargetViews";
 const DSV_API: &str = "ClearBoundDepthStencilView";
 
-fn invalid(api: &str, text: impl std::fmt::Display) -> Error {
-    Error::invalid_arg(MessageId::ClearBoundViewsInvalidParameters, format!("{api}: {text}"))
-}
+const ID: MessageId = MessageId::ClearBoundViewsInvalidParameters;
 
 /// Whether a legacy `ClearRenderTargetView` writes exactly `value` into a target of `format`:
 /// float-like formats with four finite, non-subnormal floats.
@@ -30,7 +29,7 @@ impl CommandList {
     /// inside or outside a pass, never while a pass is suspended) and the device has the Async
     /// Commands.
     fn begin_bound_clear(&mut self, api: &str) -> Option<AsyncCommandsImpl> {
-        if !self.begin(api, Lists::DIRECT.or(Lists::BUNDLE), true) {
+        if !self.begin(api, Lists::DIRECT.union(Lists::BUNDLE), true) {
             return None;
         }
         if self.pass == Pass::Suspended {
@@ -109,8 +108,9 @@ impl CommandList {
         let route = plan_bound_clear(&facts);
         tracing::debug!(?route, ?facts, "{api}: fallback route");
         match route {
-            BoundClearRoute::Rejected(why) => self
-                .remove(Error::fail(MessageId::AsyncCommandsFallbackUnsupported, format!("{api}: {}", why.reason()))),
+            BoundClearRoute::Rejected(why) => {
+                self.remove(err::fail(MessageId::AsyncCommandsFallbackUnsupported, api, why.reason()))
+            }
             BoundClearRoute::Legacy => self.bound_clear_legacy(&targets, flags, depth, stencil),
             BoundClearRoute::Draws => {
                 let (bound, dsv_format) = self.bound_formats();
@@ -135,17 +135,19 @@ impl CommandList {
     ) {
         let Some(imp) = self.begin_bound_clear(RTV_API) else { return };
         if mask >> SIMULTANEOUS_RENDER_TARGET_COUNT != 0 {
-            return self.remove(invalid(RTV_API, format!("RenderTargetMask {mask:#x} selects slots past 7")));
+            return self.remove(err::invalid(ID, RTV_API, format!("RenderTargetMask {mask:#x} selects slots past 7")));
         }
         let highest = (32 - mask.leading_zeros()) as usize;
         if values.len() < highest {
-            return self.remove(invalid(
+            return self.remove(err::invalid(
+                ID,
                 RTV_API,
                 format!("mask {mask:#x} needs {highest} clear values, {} given", values.len()),
             ));
         }
         if regions.is_some_and(|r| r.len() < highest) {
-            return self.remove(invalid(
+            return self.remove(err::invalid(
+                ID,
                 RTV_API,
                 format!("mask {mask:#x} needs {highest} region lists, {} given", regions.map_or(0, |r| r.len())),
             ));
@@ -200,7 +202,8 @@ impl CommandList {
     ) {
         let Some(imp) = self.begin_bound_clear(DSV_API) else { return };
         if flags.is_empty() || !ClearFlags::all().contains(flags) {
-            return self.remove(invalid(
+            return self.remove(err::invalid(
+                ID,
                 DSV_API,
                 format!("ClearFlags {:#x} must select depth, stencil or both", flags.bits()),
             ));
@@ -227,12 +230,13 @@ impl CommandList {
                 read_only.contains(ClearFlags::STENCIL) || c.view.desc.flags.contains(DsvFlags::READ_ONLY_STENCIL),
             );
             if planes.intersects(read_only) {
-                return self.remove(invalid(DSV_API, "the bound depth-stencil view's plane is read-only"));
+                return self.remove(err::invalid(ID, DSV_API, "the bound depth-stencil view's plane is read-only"));
             }
             if matches!(self.pass, Pass::Open { .. }) {
                 let (d, s) = self.shadow.dsv_planes;
                 if planes.contains(ClearFlags::DEPTH) && !d || planes.contains(ClearFlags::STENCIL) && !s {
-                    return self.remove(invalid(
+                    return self.remove(err::invalid(
+                        ID,
                         DSV_API,
                         "the render pass does not bind that plane (its beginning access is NO_ACCESS)",
                     ));

@@ -2,17 +2,14 @@
 //! validation the async copies share with them.
 
 use super::{CommandList, ALL_QUEUES};
+use crate::err;
 use crate::resource::Resource;
 use asyncmd_ddi::{Command, TileCopy};
 use asyncmd_types::{
-    subresource_tiles, BarrierAccess, Box3, BufferCopyRegion, CopyLocationKind, Error, Format, HeapType, MessageId,
+    subresource_tiles, BarrierAccess, Box3, BufferCopyRegion, CopyLocationKind, Format, HeapType, MessageId,
     ResourceDimension, Result, TextureCopyLocation, TileCopyFlags, TileRegionSize, TiledResourceCoordinate,
     TEXTURE_DATA_PITCH_ALIGNMENT, TEXTURE_DATA_PLACEMENT_ALIGNMENT, TILE_SIZE_IN_BYTES,
 };
-
-fn invalid(id: MessageId, api: &str, text: impl std::fmt::Display) -> Error {
-    Error::invalid_arg(id, format!("{api}: {text}"))
-}
 
 /// Checks one buffer-to-buffer copy.
 pub(crate) fn validate_buffer_copy(
@@ -25,31 +22,31 @@ pub(crate) fn validate_buffer_copy(
 ) -> Result<()> {
     let id = MessageId::CopyBufferRegionInvalidParameters;
     if !dest.desc().is_buffer() || !source.desc().is_buffer() {
-        return Err(invalid(id, api, "source and destination must be buffers"));
+        return Err(err::invalid(id, api, "source and destination must be buffers"));
     }
     if dest.heap_type() == HeapType::Upload {
-        return Err(invalid(id, api, "an UPLOAD buffer cannot be a copy destination"));
+        return Err(err::invalid(id, api, "an UPLOAD buffer cannot be a copy destination"));
     }
     if source.heap_type() == HeapType::Readback {
-        return Err(invalid(id, api, "a READBACK buffer cannot be a copy source"));
+        return Err(err::invalid(id, api, "a READBACK buffer cannot be a copy source"));
     }
     let fits = |offset: u64, res: &Resource| offset.checked_add(size).is_some_and(|end| end <= res.desc().width);
     if !fits(dest_offset, dest) {
-        return Err(invalid(
+        return Err(err::invalid(
             id,
             api,
             format!("destination range {dest_offset}+{size} exceeds {} bytes", dest.desc().width),
         ));
     }
     if !fits(source_offset, source) {
-        return Err(invalid(
+        return Err(err::invalid(
             id,
             api,
             format!("source range {source_offset}+{size} exceeds {} bytes", source.desc().width),
         ));
     }
     if dest.same(source) && dest_offset < source_offset + size && source_offset < dest_offset + size {
-        return Err(invalid(id, api, "source and destination ranges of one buffer overlap"));
+        return Err(err::invalid(id, api, "source and destination ranges of one buffer overlap"));
     }
     Ok(())
 }
@@ -72,10 +69,14 @@ fn side(api: &str, what: &str, loc: &TextureCopyLocation<&Resource>) -> Result<S
     match loc.kind {
         CopyLocationKind::Subresource(index) => {
             if desc.is_buffer() {
-                return Err(invalid(id, api, format!("the {what} is a buffer but is addressed by subresource index")));
+                return Err(err::invalid(
+                    id,
+                    api,
+                    format!("the {what} is a buffer but is addressed by subresource index"),
+                ));
             }
             let sub = desc.subresource(index).ok_or_else(|| {
-                invalid(
+                err::invalid(
                     MessageId::InvalidSubresourceIndex,
                     api,
                     format!(
@@ -87,7 +88,7 @@ fn side(api: &str, what: &str, loc: &TextureCopyLocation<&Resource>) -> Result<S
             let plane = desc
                 .format
                 .plane(sub.plane)
-                .ok_or_else(|| invalid(id, api, format!("the {what}'s format has no plane {}", sub.plane)))?;
+                .ok_or_else(|| err::invalid(id, api, format!("the {what}'s format has no plane {}", sub.plane)))?;
             let extent = desc.subresource_extent(index).unwrap_or((0, 0, 0));
             let format = if desc.format.plane_count() > 1 { plane.format } else { desc.format };
             Ok(Side {
@@ -102,7 +103,7 @@ fn side(api: &str, what: &str, loc: &TextureCopyLocation<&Resource>) -> Result<S
         }
         CopyLocationKind::PlacedFootprint(fp) => {
             if !desc.is_buffer() {
-                return Err(invalid(
+                return Err(err::invalid(
                     id,
                     api,
                     format!("the {what} is a texture but is addressed by a placed footprint"),
@@ -110,20 +111,24 @@ fn side(api: &str, what: &str, loc: &TextureCopyLocation<&Resource>) -> Result<S
             }
             let f = fp.footprint;
             if fp.offset % TEXTURE_DATA_PLACEMENT_ALIGNMENT != 0 {
-                return Err(invalid(id, api, format!("footprint offset {} is not a multiple of 512", fp.offset)));
+                return Err(err::invalid(id, api, format!("footprint offset {} is not a multiple of 512", fp.offset)));
             }
             if f.row_pitch % TEXTURE_DATA_PITCH_ALIGNMENT != 0 {
-                return Err(invalid(id, api, format!("footprint row pitch {} is not a multiple of 256", f.row_pitch)));
+                return Err(err::invalid(
+                    id,
+                    api,
+                    format!("footprint row pitch {} is not a multiple of 256", f.row_pitch),
+                ));
             }
             let plane = f.format.plane(0).filter(|_| f.format.plane_count() == 1).ok_or_else(|| {
-                invalid(id, api, format!("footprint format {} cannot describe buffer data", f.format))
+                err::invalid(id, api, format!("footprint format {} cannot describe buffer data", f.format))
             })?;
             if f.width == 0 || f.height == 0 || f.depth == 0 {
-                return Err(invalid(id, api, "footprint width, height and depth must be non-zero"));
+                return Err(err::invalid(id, api, "footprint width, height and depth must be non-zero"));
             }
             let row_bytes = f.width.div_ceil(plane.block_width) as u64 * plane.bytes_per_block as u64;
             if (f.row_pitch as u64) < row_bytes {
-                return Err(invalid(
+                return Err(err::invalid(
                     id,
                     api,
                     format!("footprint row pitch {} is less than a row's {row_bytes} bytes", f.row_pitch),
@@ -131,7 +136,7 @@ fn side(api: &str, what: &str, loc: &TextureCopyLocation<&Resource>) -> Result<S
             }
             let needed = f.required_bytes().unwrap_or(u64::MAX);
             if fp.offset.checked_add(needed).is_none_or(|end| end > desc.width) {
-                return Err(invalid(
+                return Err(err::invalid(
                     id,
                     api,
                     format!(
@@ -178,27 +183,27 @@ pub(crate) fn validate_texture_copy(
     let d = side(api, "destination", dest)?;
     let s = side(api, "source", source)?;
     if d.subresource.is_none() && s.subresource.is_none() {
-        return Err(invalid(id, api, "both sides are buffers: use CopyBufferRegion"));
+        return Err(err::invalid(id, api, "both sides are buffers: use CopyBufferRegion"));
     }
     if dest.resource.desc().is_buffer() && dest.resource.heap_type() == HeapType::Upload {
-        return Err(invalid(id, api, "an UPLOAD buffer cannot be a copy destination"));
+        return Err(err::invalid(id, api, "an UPLOAD buffer cannot be a copy destination"));
     }
     if source.resource.desc().is_buffer() && source.resource.heap_type() == HeapType::Readback {
-        return Err(invalid(id, api, "a READBACK buffer cannot be a copy source"));
+        return Err(err::invalid(id, api, "a READBACK buffer cannot be a copy source"));
     }
     if !d.format.copy_compatible(s.format) {
-        return Err(invalid(id, api, format!("formats {} and {} are not of one copy group", s.format, d.format)));
+        return Err(err::invalid(id, api, format!("formats {} and {} are not of one copy group", s.format, d.format)));
     }
     if d.subresource.is_none() || s.subresource.is_none() {
         if d.samples > 1 || s.samples > 1 {
-            return Err(invalid(id, api, "a multisampled texture cannot be copied to or from a buffer"));
+            return Err(err::invalid(id, api, "a multisampled texture cannot be copied to or from a buffer"));
         }
     } else if d.samples != s.samples {
-        return Err(invalid(id, api, format!("sample counts differ ({} and {})", s.samples, d.samples)));
+        return Err(err::invalid(id, api, format!("sample counts differ ({} and {})", s.samples, d.samples)));
     }
     let sbox = source_box.copied().unwrap_or(Box3::sized(s.extent.0, s.extent.1, s.extent.2));
     if !sbox.fits(s.extent.0, s.extent.1, s.extent.2) {
-        return Err(invalid(id, api, format!("source box {sbox:?} is not inside the source's {:?}", s.extent)));
+        return Err(err::invalid(id, api, format!("source box {sbox:?} is not inside the source's {:?}", s.extent)));
     }
     if sbox.is_empty() {
         return Ok(());
@@ -210,14 +215,14 @@ pub(crate) fn validate_texture_copy(
         && aligned(sbox.right, s.block.0, s.extent.0)
         && aligned(sbox.bottom, s.block.1, s.extent.1))
     {
-        return Err(invalid(
+        return Err(err::invalid(
             id,
             api,
             format!("source box {sbox:?} is not aligned to {}x{} blocks", s.block.0, s.block.1),
         ));
     }
     if at.0 % d.block.0 != 0 || at.1 % d.block.1 != 0 {
-        return Err(invalid(
+        return Err(err::invalid(
             id,
             api,
             format!("destination ({}, {}) is not aligned to {}x{} blocks", at.0, at.1, d.block.0, d.block.1),
@@ -230,7 +235,7 @@ pub(crate) fn validate_texture_copy(
         && fits(at.1, h, d.extent.1, d.block.1)
         && fits(at.2, depth, d.extent.2, 1))
     {
-        return Err(invalid(
+        return Err(err::invalid(
             id,
             api,
             format!("a {w}x{h}x{depth} region at {at:?} does not fit the destination's {:?}", d.extent),
@@ -240,7 +245,7 @@ pub(crate) fn validate_texture_copy(
         && !partial_ds_msaa
         && (at != (0, 0, 0) || sbox != Box3::sized(s.extent.0, s.extent.1, s.extent.2) || s.extent != d.extent)
     {
-        return Err(invalid(
+        return Err(err::invalid(
             id,
             api,
             "depth-stencil and multisampled copies cover whole, equal subresources on devices without programmable \
@@ -249,16 +254,16 @@ pub(crate) fn validate_texture_copy(
     }
     for (side, pos_y, pos_z) in [(&d, at.1, at.2), (&s, sbox.top, sbox.front)] {
         if side.dimension == ResourceDimension::Texture1D && pos_y != 0 {
-            return Err(invalid(id, api, "1D textures have no y"));
+            return Err(err::invalid(id, api, "1D textures have no y"));
         }
         if matches!(side.dimension, ResourceDimension::Texture1D | ResourceDimension::Texture2D) && pos_z != 0 {
-            return Err(invalid(id, api, "1D and 2D textures have no z"));
+            return Err(err::invalid(id, api, "1D and 2D textures have no z"));
         }
     }
     if dest.resource.same(source.resource) && d.subresource == s.subresource {
         let dbox = Box3::new(at.0, at.1, at.2, at.0 + w, at.1 + h, at.2 + depth);
         if dbox.intersects(&sbox) {
-            return Err(invalid(id, api, "source and destination regions of one subresource intersect"));
+            return Err(err::invalid(id, api, "source and destination regions of one subresource intersect"));
         }
     }
     Ok(())
@@ -269,29 +274,29 @@ pub(crate) fn validate_copy_resource(api: &str, dest: &Resource, source: &Resour
     let id = MessageId::CopyResourceInvalidParameters;
     let (d, s) = (dest.desc(), source.desc());
     if dest.same(source) {
-        return Err(invalid(id, api, "source and destination are the same resource"));
+        return Err(err::invalid(id, api, "source and destination are the same resource"));
     }
     if d.dimension != s.dimension
         || d.width != s.width
         || d.height != s.height
         || d.depth_or_array_size != s.depth_or_array_size
     {
-        return Err(invalid(id, api, "resources differ in dimension or size"));
+        return Err(err::invalid(id, api, "resources differ in dimension or size"));
     }
     if d.mip_count() != s.mip_count() || d.sample_desc != s.sample_desc {
-        return Err(invalid(id, api, "resources differ in mip levels or samples"));
+        return Err(err::invalid(id, api, "resources differ in mip levels or samples"));
     }
     if !d.is_buffer() && !d.format.copy_compatible(s.format) {
-        return Err(invalid(id, api, format!("formats {} and {} are not of one copy group", s.format, d.format)));
+        return Err(err::invalid(id, api, format!("formats {} and {} are not of one copy group", s.format, d.format)));
     }
     if d.is_buffer() && dest.heap_type() == HeapType::Upload {
-        return Err(invalid(id, api, "an UPLOAD buffer cannot be a copy destination"));
+        return Err(err::invalid(id, api, "an UPLOAD buffer cannot be a copy destination"));
     }
     if s.is_buffer() && source.heap_type() == HeapType::Readback {
-        return Err(invalid(id, api, "a READBACK buffer cannot be a copy source"));
+        return Err(err::invalid(id, api, "a READBACK buffer cannot be a copy source"));
     }
     if dest.is_reserved() != source.is_reserved() && !d.is_buffer() {
-        return Err(invalid(id, api, "a reserved texture copies only to or from a reserved texture"));
+        return Err(err::invalid(id, api, "a reserved texture copies only to or from a reserved texture"));
     }
     Ok(())
 }
@@ -301,25 +306,29 @@ pub(crate) fn validate_copy_tiles(api: &str, t: &TileCopy<&Resource>) -> Result<
     let TileCopy { resource, start, size, buffer, buffer_offset, flags } = *t;
     let id = MessageId::CopyTilesInvalidParameters;
     if !resource.is_reserved() {
-        return Err(invalid(id, api, "the tiled resource is not a reserved resource"));
+        return Err(err::invalid(id, api, "the tiled resource is not a reserved resource"));
     }
     if !buffer.desc().is_buffer() {
-        return Err(invalid(id, api, "the linear side must be a buffer"));
+        return Err(err::invalid(id, api, "the linear side must be a buffer"));
     }
     let to_buffer = flags.contains(TileCopyFlags::SWIZZLED_TILED_RESOURCE_TO_LINEAR_BUFFER);
     let to_tiles = flags.contains(TileCopyFlags::LINEAR_BUFFER_TO_SWIZZLED_TILED_RESOURCE);
     if to_buffer == to_tiles {
-        return Err(invalid(id, api, "exactly one direction flag must be set"));
+        return Err(err::invalid(id, api, "exactly one direction flag must be set"));
     }
     if to_buffer && buffer.heap_type() == HeapType::Upload || to_tiles && buffer.heap_type() == HeapType::Readback {
-        return Err(invalid(id, api, format!("a {:?} buffer cannot be that side of the copy", buffer.heap_type())));
+        return Err(err::invalid(
+            id,
+            api,
+            format!("a {:?} buffer cannot be that side of the copy", buffer.heap_type()),
+        ));
     }
     if !resource.desc().is_buffer() {
         let mip = resource.desc().subresource(start.subresource).map_or(0, |s| s.mip);
         let (w, h, d) = resource.desc().mip_extent(mip);
         let (tw, th, td) = asyncmd_types::tile_shape(resource.desc());
         if w < tw || h < th || d < td {
-            return Err(invalid(
+            return Err(err::invalid(
                 id,
                 api,
                 format!("mip {mip} is smaller than a tile: packed mips cannot be copied as tiles"),
@@ -327,14 +336,18 @@ pub(crate) fn validate_copy_tiles(api: &str, t: &TileCopy<&Resource>) -> Result<
         }
     }
     let (tx, ty, tz) = subresource_tiles(resource.desc(), start.subresource).ok_or_else(|| {
-        invalid(MessageId::InvalidSubresourceIndex, api, format!("subresource {} is out of range", start.subresource))
+        err::invalid(
+            MessageId::InvalidSubresourceIndex,
+            api,
+            format!("subresource {} is out of range", start.subresource),
+        )
     })?;
     let tiles = if size.use_box {
         let inside = start.x.checked_add(size.width).is_some_and(|e| e <= tx)
             && start.y.checked_add(size.height as u32).is_some_and(|e| e <= ty)
             && start.z.checked_add(size.depth as u32).is_some_and(|e| e <= tz);
         if !inside {
-            return Err(invalid(
+            return Err(err::invalid(
                 id,
                 api,
                 format!(
@@ -346,14 +359,18 @@ pub(crate) fn validate_copy_tiles(api: &str, t: &TileCopy<&Resource>) -> Result<
         size.width as u64 * size.height as u64 * size.depth as u64
     } else {
         let first = asyncmd_types::linear_tile(resource.desc(), &start)
-            .ok_or_else(|| invalid(id, api, "the start coordinate is outside the resource"))?;
+            .ok_or_else(|| err::invalid(id, api, "the start coordinate is outside the resource"))?;
         if first + size.num_tiles as u64 > asyncmd_types::tile_count(resource.desc()) {
-            return Err(invalid(id, api, format!("{} tiles from the start run past the resource", size.num_tiles)));
+            return Err(err::invalid(
+                id,
+                api,
+                format!("{} tiles from the start run past the resource", size.num_tiles),
+            ));
         }
         size.num_tiles as u64
     };
     if buffer_offset.checked_add(tiles * TILE_SIZE_IN_BYTES).is_none_or(|e| e > buffer.desc().width) {
-        return Err(invalid(
+        return Err(err::invalid(
             id,
             api,
             format!("{tiles} tiles from offset {buffer_offset} exceed the buffer's {} bytes", buffer.desc().width),

@@ -2,62 +2,78 @@
 //! (the routes themselves are in `fallback::fill`).
 
 use super::{CommandList, DIRECT_COMPUTE};
+use crate::err;
 use crate::fallback::fill::Fill;
 use crate::fallback::plan::{plan_fill, DeviceFacts, FillFacts, FillRoute};
 use crate::resource::Resource;
 use asyncmd_ddi::{Command, FormatSupport};
 use asyncmd_types::{
-    encode_texel, AsyncCommandsImpl, Error, FillBufferDesc, Format, HeapType, MessageId, ResourceFlags, Result,
+    encode_texel, AsyncCommandsImpl, FillBufferDesc, Format, HeapType, MessageId, ResourceFlags, Result,
 };
 
-fn invalid(text: String) -> Error {
-    Error::invalid_arg(MessageId::FillBuffersInvalidParameters, format!("FillBuffers: {text}"))
-}
+const API: &str = "FillBuffers";
+const ID: MessageId = MessageId::FillBuffersInvalidParameters;
 
 impl CommandList {
     /// Checks one fill and returns what it writes (`None` when it writes nothing).
     fn validate_fill(&self, i: usize, f: &FillBufferDesc<&Resource>) -> Result<Option<Fill>> {
         let b = f.buffer;
         if !self.owns(b) || !b.desc().is_buffer() {
-            return Err(invalid(format!("fill {i}: the destination must be a buffer of this device")));
+            return Err(err::invalid(ID, API, format!("fill {i}: the destination must be a buffer of this device")));
         }
         if b.heap_type() == HeapType::Upload {
-            return Err(invalid(format!("fill {i}: an UPLOAD buffer cannot be written by the GPU")));
+            return Err(err::invalid(ID, API, format!("fill {i}: an UPLOAD buffer cannot be written by the GPU")));
         }
         let pattern: Vec<u8> = if f.format == Format::Unknown {
             let n = f.raw_pattern_size;
             if ![1, 2, 4, 8, 12, 16].contains(&n) {
-                return Err(invalid(format!("fill {i}: RawPatternSizeInBytes {n} is not 1, 2, 4, 8, 12 or 16")));
+                return Err(err::invalid(
+                    ID,
+                    API,
+                    format!("fill {i}: RawPatternSizeInBytes {n} is not 1, 2, 4, 8, 12 or 16"),
+                ));
             }
             if n == 12 && b.is_reserved() {
-                return Err(invalid(format!("fill {i}: 12-byte patterns are not allowed on reserved buffers")));
+                return Err(err::invalid(
+                    ID,
+                    API,
+                    format!("fill {i}: 12-byte patterns are not allowed on reserved buffers"),
+                ));
             }
             f.fill_value.bytes[..n as usize].to_vec()
         } else {
             if f.raw_pattern_size != 0 {
-                return Err(invalid(format!("fill {i}: RawPatternSizeInBytes must be 0 with a format")));
+                return Err(err::invalid(ID, API, format!("fill {i}: RawPatternSizeInBytes must be 0 with a format")));
             }
             if f.format.is_typeless() {
-                return Err(invalid(format!("fill {i}: typeless format {}", f.format)));
+                return Err(err::invalid(ID, API, format!("fill {i}: typeless format {}", f.format)));
             }
             if !self.device.ddi.format_caps(f.format).support.contains(FormatSupport::BUFFER) {
-                return Err(invalid(format!("fill {i}: {} does not support buffers", f.format)));
+                return Err(err::invalid(ID, API, format!("fill {i}: {} does not support buffers", f.format)));
             }
             let (bytes, n) = encode_texel(f.format, &f.fill_value)
-                .ok_or_else(|| invalid(format!("fill {i}: {} cannot be encoded", f.format)))?;
+                .ok_or_else(|| err::invalid(ID, API, format!("fill {i}: {} cannot be encoded", f.format)))?;
             if b.is_reserved() && ![1, 2, 4, 8, 16].contains(&n) {
-                return Err(invalid(format!("fill {i}: {}-byte elements are not allowed on reserved buffers", n)));
+                return Err(err::invalid(
+                    ID,
+                    API,
+                    format!("fill {i}: {}-byte elements are not allowed on reserved buffers", n),
+                ));
             }
             bytes[..n].to_vec()
         };
         let len = pattern.len() as u64;
         let align = len.min(4);
         if f.offset % align != 0 {
-            return Err(invalid(format!("fill {i}: Offset {} is not a multiple of {align}", f.offset)));
+            return Err(err::invalid(ID, API, format!("fill {i}: Offset {} is not a multiple of {align}", f.offset)));
         }
         let width = b.desc().width;
         if f.offset > width {
-            return Err(invalid(format!("fill {i}: Offset {} is past the buffer's {width} bytes", f.offset)));
+            return Err(err::invalid(
+                ID,
+                API,
+                format!("fill {i}: Offset {} is past the buffer's {width} bytes", f.offset),
+            ));
         }
         // Patterns that do not fit are skipped, never written in part.
         let patterns = (f.repeat_count as u64).min((width - f.offset) / len);

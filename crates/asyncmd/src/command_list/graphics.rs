@@ -3,6 +3,7 @@
 
 use super::{CommandList, Lists, Pass};
 use crate::descriptor::CpuDescriptorHandle;
+use crate::err;
 use crate::fallback::state::RootArg;
 use crate::objects::{PipelineState, RootSignature};
 use crate::resource::Resource;
@@ -12,12 +13,10 @@ use asyncmd_types::{
     RenderPassRenderTarget, ResourceFlags, Result, Viewport,
 };
 
-const GRAPHICS: Lists = Lists::DIRECT.or(Lists::BUNDLE);
-const ANY_SHADER: Lists = Lists::DIRECT.or(Lists::COMPUTE).or(Lists::BUNDLE);
+const GRAPHICS: Lists = Lists::DIRECT.union(Lists::BUNDLE);
+const ANY_SHADER: Lists = Lists::DIRECT.union(Lists::COMPUTE).union(Lists::BUNDLE);
 
-fn state_error(text: String) -> Error {
-    Error::invalid_arg(MessageId::StateSettingInvalid, text)
-}
+const STATE: MessageId = MessageId::StateSettingInvalid;
 
 fn check_rects(api: &str, rects: &[Rect]) -> Result<()> {
     match rects.iter().find(|r| r.left > r.right || r.top > r.bottom) {
@@ -45,7 +44,7 @@ impl CommandList {
             return;
         }
         if self.ty == asyncmd_types::CommandListType::Compute && matches!(pipeline.desc(), PipelineDesc::Graphics(_)) {
-            return self.remove(state_error("SetPipelineState: a graphics pipeline on a compute list".into()));
+            return self.remove(err::invalid(STATE, "SetPipelineState", "a graphics pipeline on a compute list"));
         }
         self.shadow.pipeline = Some(pipeline.clone());
         self.record(Command::SetPipelineState(pipeline.0.id));
@@ -86,7 +85,7 @@ impl CommandList {
 
     fn check_root_uav(api: &str, address: GpuAddress) -> Result<()> {
         if address.offset % 4 != 0 {
-            return Err(state_error(format!("{api}: address offset {} is not 4-byte aligned", address.offset)));
+            return Err(err::invalid(STATE, api, format!("address offset {} is not 4-byte aligned", address.offset)));
         }
         Ok(())
     }
@@ -97,21 +96,23 @@ impl CommandList {
         parameter: u32,
         want_constants: Option<(u32, usize)>,
     ) -> Result<()> {
-        let root = root.ok_or_else(|| state_error(format!("{api}: no root signature is set")))?;
+        let root = root.ok_or_else(|| err::invalid(STATE, api, "no root signature is set"))?;
         let p = root
             .desc()
             .parameters
             .get(parameter as usize)
-            .ok_or_else(|| state_error(format!("{api}: root parameter {parameter} does not exist")))?;
+            .ok_or_else(|| err::invalid(STATE, api, format!("root parameter {parameter} does not exist")))?;
         match (p, want_constants) {
             (RootParameter::Constants { count, .. }, Some((offset, n))) if offset as usize + n <= *count as usize => {
                 Ok(())
             }
-            (RootParameter::Constants { count, .. }, Some((offset, n))) => {
-                Err(state_error(format!("{api}: {n} constants at {offset} exceed parameter {parameter}'s {count}")))
-            }
+            (RootParameter::Constants { count, .. }, Some((offset, n))) => Err(err::invalid(
+                STATE,
+                api,
+                format!("{n} constants at {offset} exceed parameter {parameter}'s {count}"),
+            )),
             (RootParameter::Uav { .. }, None) => Ok(()),
-            _ => Err(state_error(format!("{api}: root parameter {parameter} is {p:?}"))),
+            _ => Err(err::invalid(STATE, api, format!("root parameter {parameter} is {p:?}"))),
         }
     }
 
@@ -180,7 +181,11 @@ impl CommandList {
             return;
         }
         if viewports.len() > 16 {
-            return self.remove(state_error(format!("RSSetViewports: {} viewports exceed 16", viewports.len())));
+            return self.remove(err::invalid(
+                STATE,
+                "RSSetViewports",
+                format!("{} viewports exceed 16", viewports.len()),
+            ));
         }
         self.shadow.viewports = Some(viewports.to_vec());
         self.record(Command::SetViewports(viewports.to_vec()));
@@ -192,7 +197,11 @@ impl CommandList {
             return;
         }
         if rects.len() > 16 {
-            return self.remove(state_error(format!("RSSetScissorRects: {} rectangles exceed 16", rects.len())));
+            return self.remove(err::invalid(
+                STATE,
+                "RSSetScissorRects",
+                format!("{} rectangles exceed 16", rects.len()),
+            ));
         }
         self.shadow.scissors = Some(rects.to_vec());
         self.record(Command::SetScissorRects(rects.to_vec()));
@@ -230,13 +239,13 @@ impl CommandList {
             return;
         }
         if rtvs.len() > asyncmd_types::SIMULTANEOUS_RENDER_TARGET_COUNT {
-            return self.remove(state_error(format!("{API}: {} render targets exceed 8", rtvs.len())));
+            return self.remove(err::invalid(STATE, API, format!("{} render targets exceed 8", rtvs.len())));
         }
         let mut captured = Vec::with_capacity(rtvs.len());
         for h in rtvs {
             match h.capture_rtv(API) {
                 Ok((c, res)) if res.desc().flags.contains(ResourceFlags::ALLOW_RENDER_TARGET) => captured.push(c),
-                Ok(_) => return self.remove(state_error(format!("{API}: a render target lacks ALLOW_RENDER_TARGET"))),
+                Ok(_) => return self.remove(err::invalid(STATE, API, "a render target lacks ALLOW_RENDER_TARGET")),
                 Err(e) => return self.remove(e),
             }
         }
@@ -244,7 +253,7 @@ impl CommandList {
             None => None,
             Some(Ok((c, res))) if res.desc().flags.contains(ResourceFlags::ALLOW_DEPTH_STENCIL) => Some(c),
             Some(Ok(_)) => {
-                return self.remove(state_error(format!("{API}: the depth-stencil target lacks ALLOW_DEPTH_STENCIL")))
+                return self.remove(err::invalid(STATE, API, "the depth-stencil target lacks ALLOW_DEPTH_STENCIL"))
             }
             Some(Err(e)) => return self.remove(e),
         };
@@ -355,9 +364,10 @@ impl CommandList {
         match self.pass {
             Pass::Open { .. } => return self.remove(err("a render pass is already open".into())),
             Pass::Suspended if !resuming => {
-                return self.remove(Error::fail(
+                return self.remove(err::fail(
                     MessageId::RenderPassInvalid,
-                    format!("{API}: the suspended pass must be resumed first"),
+                    API,
+                    "the suspended pass must be resumed first",
                 ))
             }
             _ => {}

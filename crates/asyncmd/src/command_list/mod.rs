@@ -23,35 +23,32 @@ use asyncmd_types::{ClearFlags, CommandListType, Error, MessageId, MessageSeveri
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-/// Which list types a command is legal on.
-#[derive(Clone, Copy)]
-pub(crate) struct Lists(u8);
+bitflags::bitflags! {
+    /// Which list types a command is legal on.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub(crate) struct Lists: u8 {
+        const DIRECT = 1;
+        const COMPUTE = 2;
+        const COPY = 4;
+        const BUNDLE = 8;
+    }
+}
 
 impl Lists {
-    pub(crate) const DIRECT: Lists = Lists(1);
-    pub(crate) const COMPUTE: Lists = Lists(2);
-    pub(crate) const COPY: Lists = Lists(4);
-    pub(crate) const BUNDLE: Lists = Lists(8);
-
-    pub(crate) const fn or(self, other: Lists) -> Lists {
-        Lists(self.0 | other.0)
-    }
-
     fn allows(self, ty: CommandListType) -> bool {
-        let bit = match ty {
-            CommandListType::Direct => 1,
-            CommandListType::Compute => 2,
-            CommandListType::Copy => 4,
-            CommandListType::Bundle => 8,
-        };
-        self.0 & bit != 0
+        self.contains(match ty {
+            CommandListType::Direct => Lists::DIRECT,
+            CommandListType::Compute => Lists::COMPUTE,
+            CommandListType::Copy => Lists::COPY,
+            CommandListType::Bundle => Lists::BUNDLE,
+        })
     }
 }
 
 /// Direct, compute and copy lists (copies, barriers).
-pub(crate) const ALL_QUEUES: Lists = Lists::DIRECT.or(Lists::COMPUTE).or(Lists::COPY);
+pub(crate) const ALL_QUEUES: Lists = Lists::DIRECT.union(Lists::COMPUTE).union(Lists::COPY);
 /// Direct and compute lists.
-pub(crate) const DIRECT_COMPUTE: Lists = Lists::DIRECT.or(Lists::COMPUTE);
+pub(crate) const DIRECT_COMPUTE: Lists = Lists::DIRECT.union(Lists::COMPUTE);
 
 /// Where a render pass stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -147,7 +147,7 @@ impl CommandList {
     /// compares as `op` says; `None` turns predication off.
     pub fn set_predication(&mut self, buffer: Option<(&Resource, u64)>, op: PredicationOp) {
         const API: &str = "SetPredication";
-        if !self.begin(API, DIRECT_COMPUTE.or(Lists::DIRECT), true) {
+        if !self.begin(API, DIRECT_COMPUTE.union(Lists::DIRECT), true) {
             return;
         }
         let err = |t: String| Error::invalid_arg(MessageId::PredicationInvalidParameters, format!("{API}: {t}"));

@@ -2,6 +2,7 @@
 //! route per subresource (the routes themselves are in `fallback::texture_clear`).
 
 use super::{CommandList, DIRECT_COMPUTE};
+use crate::err;
 use crate::fallback::plan::{plan_texture_clear, DeviceFacts, TextureClearFacts, TextureClearRoute};
 use crate::fallback::texture_clear::SubClear;
 use crate::resource::Resource;
@@ -14,9 +15,7 @@ use std::collections::HashMap;
 
 const API: &str = "ClearTextureSubresources";
 
-fn invalid(text: String) -> Error {
-    Error::invalid_arg(MessageId::ClearTextureSubresourcesInvalidParameters, format!("{API}: {text}"))
-}
+const ID: MessageId = MessageId::ClearTextureSubresourcesInvalidParameters;
 
 /// The box alignment of a plane in texels: its element size, and 2×2 for the luma plane of
 /// 4:2:0 video formats.
@@ -40,18 +39,22 @@ impl CommandList {
         let t = d.texture;
         let desc = t.desc();
         if !self.owns(t) || desc.is_buffer() {
-            return Err(invalid(format!("clear {i}: the destination must be a texture of this device")));
+            return Err(err::invalid(ID, API, format!("clear {i}: the destination must be a texture of this device")));
         }
         let rf = desc.format;
         let format = if d.format == Format::Unknown { rf } else { d.format };
         if format.is_typeless() {
-            return Err(invalid(format!("clear {i}: typeless format {format}; name a typed format")));
+            return Err(err::invalid(ID, API, format!("clear {i}: typeless format {format}; name a typed format")));
         }
         if !format.castable_from(rf) {
-            return Err(invalid(format!("clear {i}: {format} is not a format of the texture's {rf} family")));
+            return Err(err::invalid(
+                ID,
+                API,
+                format!("clear {i}: {format} is not a format of the texture's {rf} family"),
+            ));
         }
         if encode_clear(format, 0, &d.clear_value).is_none() {
-            return Err(invalid(format!("clear {i}: {format} cannot be cleared")));
+            return Err(err::invalid(ID, API, format!("clear {i}: {format} cannot be cleared")));
         }
         let count = desc.subresource_count();
         let subs = if d.subresource == ALL_SUBRESOURCES {
@@ -68,9 +71,13 @@ impl CommandList {
             && d.subresource == ALL_SUBRESOURCES
             && subs.clone().any(|s| desc.subresource_extent(s) != desc.subresource_extent(0))
         {
-            return Err(invalid(format!(
+            return Err(err::invalid(
+                ID,
+                API,
+                format!(
                 "clear {i}: a region with all subresources needs subresources of one size (one mip, planes of one size)"
-            )));
+            ),
+            ));
         }
         for s in subs {
             let (Some(sub), Some((w, h, depth))) = (desc.subresource(s), desc.subresource_extent(s)) else {
@@ -79,10 +86,14 @@ impl CommandList {
             let full = Box3::sized(w, h, depth);
             let region = d.region.unwrap_or(full);
             if !region.fits(w, h, depth) {
-                return Err(invalid(format!(
-                    "clear {i}: region {region:?} is not inside subresource {s} ({w}x{h}x{depth}; front and back \
+                return Err(err::invalid(
+                    ID,
+                    API,
+                    format!(
+                        "clear {i}: region {region:?} is not inside subresource {s} ({w}x{h}x{depth}; front and back \
                      select depth slices of 3D textures only)"
-                )));
+                    ),
+                ));
             }
             if region.is_empty() {
                 continue;
@@ -94,9 +105,11 @@ impl CommandList {
                 && aligned(region.right, bw, w)
                 && aligned(region.bottom, bh, h))
             {
-                return Err(invalid(format!(
-                    "clear {i}: region {region:?} is not aligned to {bw}x{bh} texels in subresource {s}"
-                )));
+                return Err(err::invalid(
+                    ID,
+                    API,
+                    format!("clear {i}: region {region:?} is not aligned to {bw}x{bh} texels in subresource {s}"),
+                ));
             }
             let ty = self.ty;
             self.tracker.access(t, &[s], BarrierAccess::COPY_DEST, ty, API)?;
@@ -197,9 +210,10 @@ impl CommandList {
             tracing::debug!(clear = i, subresource = c.subresource, ?route, "{API}: fallback route");
             match route {
                 TextureClearRoute::Rejected(why) => {
-                    return self.remove(Error::fail(
+                    return self.remove(err::fail(
                         MessageId::AsyncCommandsFallbackUnsupported,
-                        format!("{API}: clear {i}, subresource {}: {}", c.subresource, why.reason()),
+                        API,
+                        format!("clear {i}, subresource {}: {}", c.subresource, why.reason()),
                     ));
                 }
                 route => planned.push((route, c)),
