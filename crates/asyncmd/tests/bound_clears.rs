@@ -885,6 +885,27 @@ fn negative_zero_depth_is_stored_as_positive_zero_on_every_route() {
     }
 }
 
+/// D16 depth from the fallback's draws in a pass is the nearest 16-bit value on every device
+/// (lavapipe truncates the depth a draw writes; the draws output a depth it stores right).
+/// Expected values worked out by hand: round(d × 65535).
+#[test]
+fn d16_depth_from_draws_is_the_nearest_value_on_every_route() {
+    for (name, ctx) in async_contexts() {
+        for (depth, stored) in [(0.123f32, 8061u16), (0.777, 50921), (0.9999, 65528), (0.2, 13107)] {
+            let d = ds(&ctx, ResourceDesc::tex2d(Format::D16Unorm, 8, 4), DsvFlags::empty());
+            ctx.run(CommandListType::Direct, |l| {
+                to_target(l, &d);
+                let p = pass_depth(&d, BeginningAccess::Preserve, BeginningAccess::NoAccess);
+                l.begin_render_pass(&[], Some(&p), RenderPassFlags::empty());
+                l.clear_bound_depth_stencil_view(ClearFlags::DEPTH, depth, 0, None);
+                l.end_render_pass();
+                from_target(l, &d);
+            });
+            assert_eq!(ctx.read_subresource(&d.tex, 0), stored.to_le_bytes().repeat(8 * 4), "{name}, depth {depth}");
+        }
+    }
+}
+
 /// Found by the fuzzer: targets of different sample counts went into one Vulkan rendering
 /// instance (VUID-VkRenderingInfo-multisampledRenderToSingleSampled-06857). Bound clears of
 /// such targets clear each one (natively in and out of a pass, through legacy clears outside

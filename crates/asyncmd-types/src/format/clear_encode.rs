@@ -269,6 +269,25 @@ pub fn draw_clear_color(format: Format, value: &ClearData) -> ClearData {
     ClearData::from_floats(out)
 }
 
+/// The depth the bound clears' draws output for `depth` on a target of depth `format`. For
+/// D16 the stored value `k` as `(k + 1/4) / 65535`, which rounding and truncation both store
+/// as `k` (0 and 1 exactly at the ends); other formats: `depth` as it is. D24 has no such
+/// float (an `f32` holds half a unit of 2^-24 at best, and a device converting in `f32` rounds
+/// it again), so there the device's conversion decides.
+pub fn draw_clear_depth(format: Format, depth: f32) -> f32 {
+    if format.info().layout != Layout::D16 {
+        return depth;
+    }
+    let Some((bytes, _)) = encode_texel(Format::D16Unorm, &ClearData::from_depth_stencil(depth, 0)) else {
+        return depth;
+    };
+    match u16::from_le_bytes([bytes[0], bytes[1]]) {
+        0 => 0.0,
+        u16::MAX => 1.0,
+        k => ((f64::from(k) + 0.25) / 65535.0) as f32,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -538,5 +557,18 @@ mod tests {
         let v = ClearData::from_floats([0.3, 1.7, -2.0, 0.5]);
         assert_eq!(draw_clear_color(Format::R16G16B16A16Float, &v), v);
         assert_eq!(draw_clear_color(Format::R8G8B8A8UnormSrgb, &v), v);
+    }
+
+    #[test]
+    fn d16_draw_depths_land_on_the_stored_value_whether_a_device_rounds_or_truncates() {
+        for i in 0..=20000u32 {
+            let d = i as f32 / 20000.0;
+            let (bytes, _) = encode_texel(Format::D16Unorm, &ClearData::from_depth_stencil(d, 0)).unwrap();
+            let k = f64::from(u16::from_le_bytes([bytes[0], bytes[1]]));
+            let x = f64::from(draw_clear_depth(Format::D16Unorm, d)) * 65535.0;
+            assert_eq!((x.round(), x.trunc()), (k, k), "depth {d}");
+        }
+        assert_eq!(draw_clear_depth(Format::D32Float, 0.3), 0.3);
+        assert_eq!(draw_clear_depth(Format::D24UnormS8Uint, 0.3), 0.3);
     }
 }

@@ -5,7 +5,8 @@ mod codec;
 mod table;
 
 pub use clear_encode::{
-    draw_clear_color, encode_clear, stored_integers, view_clear_color, view_clear_depth, view_clear_exact, ClearElement,
+    draw_clear_color, draw_clear_depth, encode_clear, stored_integers, view_clear_color, view_clear_depth,
+    view_clear_exact, ClearElement,
 };
 pub use codec::{decode_texel, encode_texel, Texel};
 pub use table::Format;

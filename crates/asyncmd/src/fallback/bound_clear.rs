@@ -11,8 +11,8 @@ use asyncmd_ddi::{
     CLEAR_CONSTANT_COUNT,
 };
 use asyncmd_types::{
-    draw_clear_color, view_clear_color, Box3, ClearData, ClearFlags, Format, Rect, ResourceDesc, Result, SampleDesc,
-    ViewRange, Viewport,
+    draw_clear_color, draw_clear_depth, view_clear_color, Box3, ClearData, ClearFlags, Format, Rect, ResourceDesc,
+    Result, SampleDesc, ViewRange, Viewport,
 };
 
 /// The view of a bound output.
@@ -172,6 +172,7 @@ impl CommandList {
             // The device converts the draw's float: it is chosen so that any rounding the
             // device may use stores the value the other routes store.
             let v = draw_clear_color(t.format, &t.value).uints();
+            let depth = draw_clear_depth(t.format, depth);
             for (rect, first, count) in &t.boxes {
                 self.record(Command::SetScissorRects(vec![*rect]));
                 for slice in *first..first + count {
