@@ -129,7 +129,7 @@ struct Attachment {
 }
 
 impl VkCommandList {
-    fn rtv_key(res: &VkResource, v: &RenderTargetView) -> Result<(ViewKey, (u32, u32))> {
+    pub(crate) fn rtv_key(res: &VkResource, v: &RenderTargetView) -> Result<(ViewKey, (u32, u32))> {
         let range = v.desc.range(&res.desc).ok_or_else(|| fail("render target view does not fit".into()))?;
         let ty = res.attachment_view_type();
         let (w, h, _) = res.desc.mip_extent(range.mip);
@@ -146,7 +146,7 @@ impl VkCommandList {
         ))
     }
 
-    fn dsv_key(res: &VkResource, v: &DepthStencilView) -> Result<(ViewKey, (u32, u32))> {
+    pub(crate) fn dsv_key(res: &VkResource, v: &DepthStencilView) -> Result<(ViewKey, (u32, u32))> {
         let range = v.desc.range(&res.desc).ok_or_else(|| fail("depth-stencil view does not fit".into()))?;
         let ty = res.attachment_view_type();
         let (w, h, _) = res.desc.mip_extent(range.mip);

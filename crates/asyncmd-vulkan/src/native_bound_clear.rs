@@ -85,7 +85,21 @@ impl VkCommandList {
         let (aw, ah, layers) = self.gfx.area;
         let fits =
             |(r, first, count): &Region| r.right as u32 <= aw && r.bottom as u32 <= ah && first + count <= layers;
-        let (inside, outside): (Vec<Region>, Vec<Region>) = boxes.iter().partition(|b| !alone && (in_pass || fits(b)));
+        let (inside, mut outside): (Vec<Region>, Vec<Region>) =
+            boxes.iter().partition(|b| !alone && (in_pass || fits(b)));
+        if in_pass && alone {
+            // In a pass a clear reaches the area every bound output covers, as on every device,
+            // also where the targets are cleared one by one.
+            let (w, h, slices) = self.bound_area()?;
+            let area = Rect::new(0, 0, w as i32, h as i32);
+            outside = outside
+                .into_iter()
+                .filter_map(|(r, first, count)| {
+                    let (r, count) = (r.intersect(&area), count.min(slices.saturating_sub(first)));
+                    (!r.is_empty() && count > 0).then_some((r, first, count))
+                })
+                .collect();
+        }
         let rects: Vec<vk::ClearRect> = inside
             .iter()
             .filter_map(|(r, first, count)| {
@@ -135,6 +149,22 @@ impl VkCommandList {
         }
         self.memory_barrier(stages, writes, stages, reads | writes);
         Ok(())
+    }
+
+    /// The width, height and slices every bound output covers.
+    fn bound_area(&mut self) -> Result<(u32, u32, u32)> {
+        let mut area = (u32::MAX, u32::MAX, u32::MAX);
+        for v in self.gfx.rtvs.clone() {
+            let res = self.resource(v.resource)?;
+            let (key, (w, h)) = Self::rtv_key(&res, &v)?;
+            area = (area.0.min(w), area.1.min(h), area.2.min(key.4));
+        }
+        if let Some(v) = self.gfx.dsv {
+            let res = self.resource(v.resource)?;
+            let (key, (w, h)) = Self::dsv_key(&res, &v)?;
+            area = (area.0.min(w), area.1.min(h), area.2.min(key.4));
+        }
+        Ok(area)
     }
 
     /// Whether the `OMSetRenderTargets` targets differ in sample count.

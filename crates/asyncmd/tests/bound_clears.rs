@@ -1019,6 +1019,20 @@ fn native_clears_in_a_pass_reach_the_area_every_output_covers() {
         });
         assert_eq!(ctx.read_subresource(&big.tex, 0), model(&before, 8, (0, 0, 4, 2), &[255]), "{name}: big");
         assert_eq!(ctx.read_subresource(&small.tex, 0), vec![255; 8], "{name}: small");
+        // Also where the targets differ in sample count and are cleared one by one (the
+        // cross-device fuzzer's seed 103726: the Vulkan device cleared the big one whole).
+        let msaa = rt(&ctx, ResourceDesc::tex2d(Format::R8Unorm, 4, 2).with_samples(4, 0), None);
+        let before = ctx.read_subresource(&big.tex, 0);
+        ctx.run(CommandListType::Direct, |l| {
+            to_target(l, &big);
+            to_target(l, &msaa);
+            l.begin_render_pass(&[pass_target(&big), pass_target(&msaa)], None, RenderPassFlags::empty());
+            l.clear_bound_render_target_views(0b1, &[floats([0.0; 4])], None);
+            l.end_render_pass();
+            from_target(l, &big);
+            from_target(l, &msaa);
+        });
+        assert_eq!(ctx.read_subresource(&big.tex, 0), model(&before, 8, (0, 0, 4, 2), &[0]), "{name}: mixed samples");
     }
 }
 
