@@ -51,11 +51,11 @@ impl Internal {
             unsafe { d.destroy_shader_module(m, None) };
             p.map(|p| p[0]).map_err(|(_, e)| fail(e))
         };
-        let binary_occlusion = make(include_bytes!("../shaders/occlusion_binary.comp.spv"))?;
-        let predicate = make(include_bytes!("../shaders/predicate.comp.spv"))?;
-        let copy = make(include_bytes!("../shaders/copy.comp.spv"))?;
-        let copy_batch = make(include_bytes!("../shaders/copy_batch.comp.spv"))?;
-        let fill_batch = make(include_bytes!("../shaders/fill_batch.comp.spv"))?;
+        let binary_occlusion = make(include_bytes!("../shaders/meta/cs_occlusion_binary.comp.spv"))?;
+        let predicate = make(include_bytes!("../shaders/meta/cs_predicate_fold.comp.spv"))?;
+        let copy = make(include_bytes!("../shaders/meta/cs_copy_buffer.comp.spv"))?;
+        let copy_batch = make(include_bytes!("../shaders/meta/cs_copy_buffer_batch.comp.spv"))?;
+        let fill_batch = make(include_bytes!("../shaders/meta/cs_fill_batch.comp.spv"))?;
         let clear = match &core.push_descriptor {
             Some(push) => Some(Self::image_clear(core, push.clone())?),
             None => None,
@@ -86,7 +86,7 @@ impl Internal {
             )
         }
         .map_err(fail)?;
-        let m = module_from(core, include_bytes!("../shaders/clear_image.comp.spv"))?;
+        let m = module_from(core, include_bytes!("../shaders/meta/cs_clear_image.comp.spv"))?;
         let stage =
             vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::COMPUTE).module(m).name(c"main");
         let info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(layout)];

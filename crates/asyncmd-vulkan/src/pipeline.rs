@@ -11,15 +11,15 @@ use asyncmd_ddi::{ComparisonFunc, PipelineDesc, RootParameter, RootSignatureDesc
 use asyncmd_types::{Error, Format, MessageId, Result};
 use std::sync::Arc;
 
-/// The SPIR-V of each built-in shader, compiled from `shaders/` by `shaders/build.sh`.
+/// The SPIR-V of each built-in shader, compiled from `shaders/builtin/` by `shaders/build.sh`.
 pub(crate) fn spirv(id: ShaderId) -> &'static [u8] {
     match id {
-        ShaderId::ClearVs => include_bytes!("../shaders/clear.vert.spv"),
-        ShaderId::ClearPsFloat => include_bytes!("../shaders/clear_float.frag.spv"),
-        ShaderId::ClearPsUint => include_bytes!("../shaders/clear_uint.frag.spv"),
-        ShaderId::ClearPsSint => include_bytes!("../shaders/clear_sint.frag.spv"),
-        ShaderId::ClearPsDepth => include_bytes!("../shaders/clear_depth.frag.spv"),
-        ShaderId::FillCs => include_bytes!("../shaders/fill.comp.spv"),
+        ShaderId::ClearVs => include_bytes!("../shaders/builtin/vs_clear.vert.spv"),
+        ShaderId::ClearPsFloat => include_bytes!("../shaders/builtin/ps_clear_float.frag.spv"),
+        ShaderId::ClearPsUint => include_bytes!("../shaders/builtin/ps_clear_uint.frag.spv"),
+        ShaderId::ClearPsSint => include_bytes!("../shaders/builtin/ps_clear_sint.frag.spv"),
+        ShaderId::ClearPsDepth => include_bytes!("../shaders/builtin/ps_clear_depth.frag.spv"),
+        ShaderId::FillCs => include_bytes!("../shaders/builtin/cs_fill.comp.spv"),
     }
 }
 

@@ -4,18 +4,25 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn shader_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders")
+/// The built-in shaders' folder and the device kernels' folder.
+fn shader_dirs() -> [PathBuf; 2] {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
+    [root.join("builtin"), root.join("meta")]
+}
+
+/// Every file of the shader folders.
+fn files() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> =
+        shader_dirs().iter().flat_map(|d| std::fs::read_dir(d).unwrap().map(|e| e.unwrap().path())).collect();
+    v.sort();
+    v
 }
 
 fn sources() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(shader_dir())
-        .unwrap()
-        .map(|e| e.unwrap().path())
+    files()
+        .into_iter()
         .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("vert" | "frag" | "comp")))
-        .collect();
-    v.sort();
-    v
+        .collect()
 }
 
 #[test]
@@ -26,8 +33,7 @@ fn every_source_has_spirv_and_every_spirv_a_source() {
         let spv = PathBuf::from(format!("{}.spv", s.display()));
         assert!(spv.exists(), "{} has no SPIR-V: run shaders/build.sh", s.display());
     }
-    for e in std::fs::read_dir(shader_dir()).unwrap() {
-        let p = e.unwrap().path();
+    for p in files() {
         if p.extension().and_then(|e| e.to_str()) == Some("spv") {
             let src = p.with_extension("");
             assert!(src.exists(), "{} has no source", p.display());
@@ -52,7 +58,7 @@ fn shaders_match_their_sources() {
             Command::new("glslc").args(["--target-env=vulkan1.3", "-O", "-o"]).arg(&out).arg(&src).status().unwrap();
         assert!(status.success(), "glslc failed on {name}");
         let fresh = std::fs::read(&out).unwrap();
-        let committed = std::fs::read(shader_dir().join(format!("{name}.spv"))).unwrap();
+        let committed = std::fs::read(PathBuf::from(format!("{}.spv", src.display()))).unwrap();
         assert!(fresh == committed, "{name}.spv is stale: run crates/asyncmd-vulkan/shaders/build.sh");
     }
     let _ = std::fs::remove_dir_all(&out_dir);

@@ -1,5 +1,6 @@
 // ShaderId::FillCs: dword i of the destination gets pattern dword (i mod length), for i below
 // the count; 256 threads per group (FILL_THREADS_PER_GROUP).
+// The device bounds the count and the length it pushes by the root UAV's buffer (`Root::arguments`).
 #version 450
 #extension GL_EXT_buffer_reference : require
 
