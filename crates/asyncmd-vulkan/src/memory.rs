@@ -23,6 +23,8 @@ pub(crate) enum Kind {
         /// The unsigned-integer format of the texel size a compute clear writes raw texels
         /// through, where the image allows it (storage usage, mutable format).
         clear_format: Option<vk::Format>,
+        /// The image's usage (its flags', and what the device added for its own clears).
+        usage: vk::ImageUsageFlags,
     },
 }
 
@@ -203,6 +205,18 @@ impl VkResource {
                 | asyncmd_types::Layout::B4G4R4A4
         );
         let mut clear_format = None;
+        if desc.is_msaa() {
+            // Copies reach no sample of a multisampled image, so a partial clear of one is an
+            // attachment clear: made possible where the D3D12 flags ask for no attachment.
+            let attachment = if desc.format.has_depth() {
+                vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
+            } else {
+                vk::ImageUsageFlags::COLOR_ATTACHMENT
+            };
+            if !usage.contains(attachment) && properties(usage | attachment, flags).is_ok() {
+                usage |= attachment;
+            }
+        }
         if core.compute_clears() && plain && !desc.is_msaa() && desc.dimension == ResourceDimension::Texture2D {
             let raw = raw_uint_format(info.bytes_per_block as u32);
             let (u, f) = (usage | vk::ImageUsageFlags::STORAGE, flags | vk::ImageCreateFlags::MUTABLE_FORMAT);
@@ -269,7 +283,7 @@ impl VkResource {
         let res = Self {
             core: core.clone(),
             desc: *desc,
-            kind: Kind::Image { image, format, views: Mutex::new(HashMap::new()), clear_format },
+            kind: Kind::Image { image, format, views: Mutex::new(HashMap::new()), clear_format, usage },
             allocation: Mutex::new(Some(allocation)),
             reserved: false,
             sparse_size: 0,
@@ -329,7 +343,7 @@ impl VkResource {
         let res = Self {
             core: core.clone(),
             desc: *desc,
-            kind: Kind::Image { image, format, views: Mutex::new(HashMap::new()), clear_format: None },
+            kind: Kind::Image { image, format, views: Mutex::new(HashMap::new()), clear_format: None, usage },
             allocation: Mutex::new(None),
             reserved: true,
             sparse_size: 0,
@@ -583,11 +597,20 @@ impl VkResource {
     /// The usage a view of `format` has: the image's, with storage only on the compute clear's
     /// own view where the image is storage-capable for it alone.
     fn usage_of_view(&self, format: vk::Format) -> vk::ImageUsageFlags {
-        let usage = image_usage(&self.desc);
-        match self.clear_format() {
-            Some(raw) if raw == format => usage | vk::ImageUsageFlags::STORAGE,
-            _ => usage,
+        let Kind::Image { usage, clear_format, .. } = self.kind else { return vk::ImageUsageFlags::empty() };
+        match clear_format {
+            Some(raw) if raw == format => usage,
+            // Storage is the compute clear's own view's alone.
+            _ => usage & !vk::ImageUsageFlags::STORAGE | image_usage(&self.desc) & vk::ImageUsageFlags::STORAGE,
         }
+    }
+
+    /// Whether the image can be a colour or a depth-stencil attachment (its flags ask for it,
+    /// or the device made a multisampled one so for its own clears).
+    pub(crate) fn attachment_capable(&self, depth: bool) -> bool {
+        let want =
+            if depth { vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT } else { vk::ImageUsageFlags::COLOR_ATTACHMENT };
+        matches!(self.kind, Kind::Image { usage, .. } if usage.contains(want))
     }
 
     /// The Vulkan format of a view format on this image.

@@ -220,10 +220,10 @@ impl VkCommandList {
     ) -> Result<()> {
         let rect = [Rect::new(region.left as i32, region.top as i32, region.right as i32, region.bottom as i32)];
         let depth = format.has_depth();
-        let flag = if depth { ResourceFlags::ALLOW_DEPTH_STENCIL } else { ResourceFlags::ALLOW_RENDER_TARGET };
-        if !res.desc.flags.contains(flag) || depth && self.ty != CommandListType::Direct {
+        if !res.attachment_capable(depth) || depth && self.ty != CommandListType::Direct {
             return Err(fail(format!(
-                "a partial region of an MSAA {format} texture needs a direct list and {flag:?} on the Vulkan device"
+                "a partial region of an MSAA {format} texture needs a direct list and an image this device can \
+                 render to"
             )));
         }
         if depth {

@@ -711,6 +711,54 @@ fn msaa_clears_take_the_closest_value_a_view_clear_can() {
     }
 }
 
+/// Found by the cross-device fuzzer (seed 117770): a partial region of a multisampled texture
+/// without `ALLOW_RENDER_TARGET` closed the native Vulkan list with `DeviceUnsupported` (copies
+/// reach no sample; the clear is an attachment clear, which the image did not allow). Every
+/// route clears it; the region's texels resolve to the value, the rest keeps the first one.
+#[test]
+fn a_partial_region_of_a_multisampled_texture_without_target_flags_clears_on_every_route() {
+    for (name, ctx) in async_contexts() {
+        let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 8, 4).with_samples(4, 0);
+        let tex = ctx.texture(&desc, BarrierLayout::Common);
+        let (white, red) = (ClearData::from_floats([1.0; 4]), ClearData::from_floats([1.0, 0.0, 0.0, 1.0]));
+        let region = Some(Box3::new(2, 1, 0, 6, 3, 1));
+        if ctx.device.async_commands_impl() == AsyncCommandsImpl::Fallback {
+            // The spec's fallback copies a region into such a texture only with programmable
+            // sample positions, and refuses it elsewhere.
+            let r = ctx.record(CommandListType::Direct, |l| {
+                barrier(l, &tex, BarrierLayout::Common, BarrierLayout::CopyDest);
+                l.clear_texture_subresources(&[clear(&tex, 0, red, region)]);
+                barrier(l, &tex, BarrierLayout::CopyDest, BarrierLayout::Common);
+            });
+            if let Err(e) = r {
+                assert_eq!(e.id, MessageId::AsyncCommandsFallbackUnsupported, "{name}: {}", e.text);
+                continue;
+            }
+        }
+        ctx.run(CommandListType::Direct, |l| {
+            barrier(l, &tex, BarrierLayout::Common, BarrierLayout::CopyDest);
+            l.clear_texture_subresources(&[clear(&tex, 0, white, None)]);
+            l.barrier(&[BarrierGroup::Global(vec![GlobalBarrier {
+                sync_before: BarrierSync::ALL,
+                sync_after: BarrierSync::ALL,
+                access_before: BarrierAccess::COMMON,
+                access_after: BarrierAccess::COMMON,
+            }])]);
+            l.clear_texture_subresources(&[clear(&tex, 0, red, region)]);
+            barrier(l, &tex, BarrierLayout::CopyDest, BarrierLayout::Common);
+        });
+        let got = resolved(&ctx, &tex);
+        for y in 0..4u32 {
+            for x in 0..8u32 {
+                let inside = (2..6).contains(&x) && (1..3).contains(&y);
+                let want = if inside { [255, 0, 0, 255] } else { [255; 4] };
+                let i = ((y * 8 + x) * 4) as usize;
+                assert_eq!(got[i..i + 4], want, "{name}: texel ({x}, {y})");
+            }
+        }
+    }
+}
+
 #[test]
 fn bad_descriptions_are_invalid_arguments() {
     let ctx = Ctx::new(opted_in(&reference_adapter(ReferenceConfig::default())));
