@@ -1,0 +1,432 @@
+//! Command lists: commands are kept as they come and recorded into a Vulkan command buffer at
+//! `Close`, on a driver thread (`threads.rs` says why no other thread calls the driver).
+//!
+//! Recording is split by Vulkan concern: `transfer.rs` (copies, resolves), `barrier.rs`,
+//! `rendering.rs` (attachment clears), `query.rs` (queries, predication); draws, dispatches and
+//! render passes are in `graphics.rs`, the native Async Commands in `native*.rs`.
+
+use crate::core::Core;
+use crate::device::Tables;
+use crate::memory::VkResource;
+use crate::sync;
+use ash::vk;
+use asyncmd_ddi::{Command, CommandListDdi, Executable, ResourceId};
+use asyncmd_types::{CommandListType, Error, MessageId, Result};
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+mod barrier;
+mod query;
+mod rendering;
+mod transfer;
+
+/// A closed list: command buffers ready to submit, and everything they use.
+pub(crate) struct Recorded {
+    core: Arc<Core>,
+    pub(crate) ty: CommandListType,
+    pool: vk::CommandPool,
+    /// Query resets first, then the list's commands.
+    buffers: Vec<vk::CommandBuffer>,
+    _keep: Vec<Arc<VkResource>>,
+    _keep_queries: Vec<Arc<crate::device::VkQueryHeap>>,
+    /// A bundle's commands, replayed into the lists that execute it.
+    pub(crate) bundle: Vec<Command>,
+    _keep_pipelines: Vec<Arc<crate::pipeline::VkPipeline>>,
+    _keep_roots: Vec<Arc<crate::pipeline::VkRootSignature>>,
+}
+
+impl Recorded {
+    pub(crate) fn command_buffers(&self) -> Vec<vk::CommandBuffer> {
+        self.buffers.clone()
+    }
+}
+
+impl Drop for Recorded {
+    fn drop(&mut self) {
+        // On a driver thread (`threads.rs`), with everything the list held.
+        let held = (
+            std::mem::take(&mut self._keep),
+            std::mem::take(&mut self._keep_queries),
+            std::mem::take(&mut self.bundle),
+            std::mem::take(&mut self._keep_pipelines),
+            std::mem::take(&mut self._keep_roots),
+        );
+        let (device, pool) = (&self.core.device, self.pool);
+        crate::threads::on_driver(move || {
+            // SAFETY: queues keep an Arc of a submitted list until the GPU has finished it.
+            unsafe { device.destroy_command_pool(pool, None) };
+            drop(held);
+        })
+    }
+}
+
+/// A command list of the Vulkan device.
+pub(crate) struct VkCommandList {
+    pub(crate) core: Arc<Core>,
+    pub(crate) tables: Arc<Tables>,
+    pub(crate) ty: CommandListType,
+    pool: vk::CommandPool,
+    prologue: vk::CommandBuffer,
+    pub(crate) cb: vk::CommandBuffer,
+    keep: HashMap<u64, Arc<VkResource>>,
+    /// Temporary buffers the list's commands use.
+    pub(crate) scratch: Vec<Arc<VkResource>>,
+    /// Conditional rendering is on.
+    predicated: bool,
+    queries: HashMap<u64, Arc<crate::device::VkQueryHeap>>,
+    resets: HashSet<(u64, u32)>,
+    /// Slots in the order this list first wrote them (the prologue resets them).
+    reset_order: Vec<(u64, u32)>,
+    /// Each query resolve: heap, first slot, count. A slot first written after a resolve that
+    /// reads it is reset where it is written, not in the prologue.
+    query_reads: Vec<(u64, u32, u32)>,
+    /// A legacy transfer was recorded: the next one needs a barrier first.
+    transfer_pending: bool,
+    bundle: Vec<Command>,
+    error: Option<Error>,
+    pub(crate) gfx: crate::graphics::Graphics,
+    /// Commands since the last `Close` or `Reset`, recorded into Vulkan at `Close`.
+    pub(crate) deferred: crate::deferred::Deferred,
+}
+
+fn fail(text: String) -> Error {
+    Error::fail(MessageId::DeviceUnsupported, text)
+}
+
+impl VkCommandList {
+    pub(crate) fn new(core: &Arc<Core>, tables: &Arc<Tables>, ty: CommandListType) -> Result<Self> {
+        let mut list = Self {
+            core: core.clone(),
+            tables: tables.clone(),
+            ty,
+            pool: vk::CommandPool::null(),
+            prologue: vk::CommandBuffer::null(),
+            cb: vk::CommandBuffer::null(),
+            keep: HashMap::new(),
+            scratch: Vec::new(),
+            predicated: false,
+            queries: HashMap::new(),
+            resets: HashSet::new(),
+            reset_order: Vec::new(),
+            query_reads: Vec::new(),
+            transfer_pending: false,
+            bundle: Vec::new(),
+            error: None,
+            gfx: Default::default(),
+            deferred: Default::default(),
+        };
+        list.begin()?;
+        Ok(list)
+    }
+
+    /// Whether this list's queue family runs compute shaders.
+    /// Whether copies recorded here may run as compute dispatches, so that copy barriers must
+    /// cover the compute stage (which a transfer-only family may not name).
+    pub(crate) fn copies_in_compute(&self) -> bool {
+        self.core.compute_copies() && self.family_has_compute()
+    }
+
+    pub(crate) fn family_has_compute(&self) -> bool {
+        let f = self.family();
+        f == self.core.families.direct || f == self.core.families.compute
+    }
+
+    fn family(&self) -> u32 {
+        match self.ty {
+            CommandListType::Compute => self.core.families.compute,
+            CommandListType::Copy => self.core.families.copy,
+            _ => self.core.families.direct,
+        }
+    }
+
+    fn begin(&mut self) -> Result<()> {
+        let d = &self.core.device;
+        let oom = |e: vk::Result| Error::out_of_memory(format!("CreateCommandList: {e}"));
+        // SAFETY: a new pool and primary command buffer owned by this list (then by its
+        // `Recorded`), begun for one submission.
+        unsafe {
+            self.pool = d
+                .create_command_pool(&vk::CommandPoolCreateInfo::default().queue_family_index(self.family()), None)
+                .map_err(oom)?;
+            let cbs = d
+                .allocate_command_buffers(
+                    &vk::CommandBufferAllocateInfo::default().command_pool(self.pool).command_buffer_count(2),
+                )
+                .map_err(oom)?;
+            self.prologue = cbs[0];
+            self.cb = cbs[1];
+            d.begin_command_buffer(self.cb, &simultaneous_use()).map_err(oom)?;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn resource(&mut self, id: ResourceId) -> Result<Arc<VkResource>> {
+        if let Some(r) = self.keep.get(&id.0) {
+            return Ok(r.clone());
+        }
+        let r = self.tables.resources.get(id.0).ok_or_else(|| fail(format!("unknown resource {id:?}")))?;
+        self.keep.insert(id.0, r.clone());
+        Ok(r)
+    }
+
+    pub(crate) fn buffer_of(&mut self, id: ResourceId) -> Result<vk::Buffer> {
+        self.resource(id)?.buffer().ok_or_else(|| fail("a texture where a buffer was expected".into()))
+    }
+
+    pub(crate) fn image_of(&mut self, id: ResourceId) -> Result<(Arc<VkResource>, vk::Image)> {
+        let r = self.resource(id)?;
+        let image = r.image().ok_or_else(|| fail("a buffer where a texture was expected".into()))?;
+        Ok((r, image))
+    }
+
+    /// Legacy copies, clears and resolves complete one before the next: a barrier between them.
+    fn serialize(&mut self) {
+        if self.transfer_pending {
+            let b = [sync::serialize_transfers(self.copies_in_compute())];
+            // SAFETY: recording into this list's open command buffer.
+            unsafe {
+                self.core.device.cmd_pipeline_barrier2(self.cb, &vk::DependencyInfo::default().memory_barriers(&b))
+            };
+        }
+        self.transfer_pending = true;
+    }
+
+    pub(crate) fn record_command(&mut self, c: Command) -> Result<()> {
+        debug_assert!(crate::threads::on_pooled_thread(), "a driver call off the driver threads");
+        if self.ty == CommandListType::Bundle {
+            self.bundle.push(c);
+            return Ok(());
+        }
+        let inside = matches!(
+            c,
+            Command::DrawInstanced { .. }
+                | Command::SetPipelineState(_)
+                | Command::SetGraphicsRootSignature(_)
+                | Command::SetComputeRootSignature(_)
+                | Command::SetGraphicsRootConstants { .. }
+                | Command::SetComputeRootConstants { .. }
+                | Command::SetGraphicsRootUav { .. }
+                | Command::SetComputeRootUav { .. }
+                | Command::SetViewports(_)
+                | Command::SetScissorRects(_)
+                | Command::SetPrimitiveTopology(_)
+                | Command::SetBlendFactor(_)
+                | Command::SetStencilRef(_)
+                | Command::ExecuteBundle(_)
+                | Command::EndRenderPass
+                | Command::ClearBoundRenderTargetViews { .. }
+                | Command::ClearBoundDepthStencilView { .. }
+        );
+        if !inside {
+            self.end_lazy_rendering();
+        }
+        match c {
+            Command::SetPipelineState(id) => self.set_pipeline(id.0),
+            Command::SetGraphicsRootSignature(id) => self.set_root_signature(id.0, false),
+            Command::SetComputeRootSignature(id) => self.set_root_signature(id.0, true),
+            Command::SetGraphicsRootConstants { parameter, offset, values } => {
+                self.set_root_constants(parameter, offset, &values, false);
+                Ok(())
+            }
+            Command::SetComputeRootConstants { parameter, offset, values } => {
+                self.set_root_constants(parameter, offset, &values, true);
+                Ok(())
+            }
+            Command::SetGraphicsRootUav { parameter, address } => self.set_root_uav(parameter, address, false),
+            Command::SetComputeRootUav { parameter, address } => self.set_root_uav(parameter, address, true),
+            Command::SetViewports(v) => {
+                self.gfx.viewports = v;
+                Ok(())
+            }
+            Command::SetScissorRects(r) => {
+                self.gfx.scissors = r;
+                Ok(())
+            }
+            // The topology type is fixed by the pipeline; list topologies are all the clear
+            // shaders use.
+            Command::SetPrimitiveTopology(_) => Ok(()),
+            Command::SetBlendFactor(f) => {
+                self.gfx.blend = f;
+                Ok(())
+            }
+            Command::SetStencilRef(s) => {
+                self.gfx.stencil_ref = s;
+                Ok(())
+            }
+            Command::SetRenderTargets { rtvs, dsv } => {
+                self.set_render_targets(rtvs, dsv);
+                Ok(())
+            }
+            Command::BeginRenderPass { render_targets, depth_stencil, flags } => {
+                self.begin_render_pass(&render_targets, depth_stencil.as_ref(), flags)
+            }
+            Command::EndRenderPass => self.end_render_pass(),
+            Command::DrawInstanced { vertex_count, instance_count, start_vertex, start_instance } => {
+                self.draw(vertex_count, instance_count, start_vertex, start_instance)
+            }
+            Command::Dispatch { x, y, z } => self.dispatch(x, y, z),
+            Command::SetPredication(p) => self.set_predication(p),
+            Command::CopyBufferRegion(r) => self.copy_buffer(&r),
+            Command::CopyTiles(t) => self.copy_tiles(&t),
+            Command::CopyTextureRegion { dest, dest_x, dest_y, dest_z, source, source_box } => {
+                self.copy_texture(&dest, (dest_x, dest_y, dest_z), &source, source_box)
+            }
+            Command::CopyResource { dest, source } => self.copy_resource(dest, source),
+            Command::Barrier(groups) => self.barrier(&groups),
+            Command::ClearRenderTargetView { view, color, rects } => self.clear_rtv(&view, color, &rects),
+            Command::ClearDepthStencilView { view, flags, depth, stencil, rects } => {
+                self.clear_dsv(&view, flags, depth, stencil, &rects)
+            }
+            Command::BeginQuery { heap, ty, index } => self.query(heap.0, ty, index, true),
+            Command::EndQuery { heap, ty, index } => self.query(heap.0, ty, index, false),
+            Command::ResolveQueryData(q) => self.resolve_query(&q),
+            Command::ResolveSubresourceRegion(r) => self.resolve(&r),
+            Command::ExecuteBundle(exe) => {
+                let bundle = exe
+                    .0
+                    .downcast::<Recorded>()
+                    .map_err(|_| fail("ExecuteBundle: not a bundle of this device".into()))?;
+                for c in bundle.bundle.clone() {
+                    self.record_command(c)?;
+                }
+                Ok(())
+            }
+            other if other.is_async() => self.native(other),
+            other => Err(fail(format!("{}: not yet implemented on the Vulkan device", other.name()))),
+        }
+    }
+}
+
+impl CommandListDdi for VkCommandList {
+    fn record(&mut self, command: Command) {
+        if self.error.is_some() {
+            return;
+        }
+        if !self.deferred.push(&self.tables, &mut self.keep, &mut self.queries, command) {
+            self.error = Some(Error::out_of_memory("Close: no memory for the list's commands"));
+        }
+    }
+
+    fn close(&mut self) -> Result<Executable> {
+        crate::threads::on_driver(|| {
+            self.replay();
+            self.close_here()
+        })
+    }
+
+    fn reset(&mut self) {
+        crate::threads::on_driver(|| self.reset_here())
+    }
+}
+
+impl VkCommandList {
+    /// Records the pending commands into the command buffer; the first error stops it.
+    fn replay(&mut self) {
+        let mut commands = self.deferred.take_commands();
+        for c in commands.drain(..) {
+            if self.error.is_some() {
+                break;
+            }
+            if let Err(e) = self.record_command(c) {
+                self.error = Some(e);
+            }
+        }
+        self.deferred.recorded(commands);
+    }
+
+    fn close_here(&mut self) -> Result<Executable> {
+        if let Some(e) = self.error.take() {
+            self.reset();
+            return Err(e);
+        }
+        self.end_lazy_rendering();
+        self.end_conditional();
+        let d = self.core.device.clone();
+        let oom = |e: vk::Result| Error::out_of_memory(format!("Close: {e}"));
+        // SAFETY: ends this list's command buffer; records the prologue into the pool's first
+        // buffer; both then belong to the returned `Recorded`.
+        let buffers = unsafe {
+            d.end_command_buffer(self.cb).map_err(oom)?;
+            let prologue = self.prologue;
+            if self.reset_order.is_empty() {
+                d.free_command_buffers(self.pool, &[prologue]);
+                vec![self.cb]
+            } else {
+                d.begin_command_buffer(prologue, &simultaneous_use()).map_err(oom)?;
+                for (heap, index) in &self.reset_order {
+                    if let Some(h) = self.queries.get(heap) {
+                        d.cmd_reset_query_pool(prologue, h.pool, *index, 1);
+                    }
+                }
+                d.end_command_buffer(prologue).map_err(oom)?;
+                vec![prologue, self.cb]
+            }
+        };
+        let recorded = Recorded {
+            core: self.core.clone(),
+            ty: self.ty,
+            pool: std::mem::replace(&mut self.pool, vk::CommandPool::null()),
+            buffers,
+            _keep: self.keep.drain().map(|(_, v)| v).chain(self.scratch.drain(..)).collect(),
+            _keep_queries: self.queries.drain().map(|(_, v)| v).collect(),
+            bundle: std::mem::take(&mut self.bundle),
+            _keep_pipelines: std::mem::take(&mut self.gfx.keep_pipelines),
+            _keep_roots: std::mem::take(&mut self.gfx.keep_roots),
+        };
+        self.gfx = Default::default();
+        self.resets.clear();
+        self.reset_order.clear();
+        self.query_reads.clear();
+        self.transfer_pending = false;
+        Ok(Executable(Arc::new(recorded)))
+    }
+
+    fn reset_here(&mut self) {
+        if self.pool != vk::CommandPool::null() {
+            // SAFETY: the pool was never submitted (it is still this list's).
+            unsafe { self.core.device.destroy_command_pool(self.pool, None) };
+            self.pool = vk::CommandPool::null();
+        }
+        self.keep.clear();
+        self.scratch.clear();
+        self.predicated = false;
+        self.queries.clear();
+        self.resets.clear();
+        self.reset_order.clear();
+        self.query_reads.clear();
+        self.bundle.clear();
+        self.transfer_pending = false;
+        self.error = None;
+        self.gfx = Default::default();
+        self.deferred.clear();
+        if let Err(e) = self.begin() {
+            self.error = Some(e);
+        }
+    }
+}
+
+impl Drop for VkCommandList {
+    fn drop(&mut self) {
+        // On a driver thread (`threads.rs`), with everything the list held.
+        crate::threads::on_driver(|| {
+            if self.pool != vk::CommandPool::null() {
+                // SAFETY: an open pool is never submitted.
+                unsafe { self.core.device.destroy_command_pool(self.pool, None) };
+            }
+            drop((
+                std::mem::take(&mut self.keep),
+                std::mem::take(&mut self.scratch),
+                std::mem::take(&mut self.queries),
+                std::mem::take(&mut self.bundle),
+                std::mem::take(&mut self.gfx),
+                std::mem::take(&mut self.deferred),
+            ));
+        })
+    }
+}
+
+/// How a list's command buffers begin: D3D12 executes a closed list any number of times, also
+/// while an earlier execution is still pending (the same list twice in one submission too).
+fn simultaneous_use() -> vk::CommandBufferBeginInfo<'static> {
+    vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::SIMULTANEOUS_USE)
+}
