@@ -14,7 +14,6 @@ mod deferred;
 mod device;
 mod format;
 mod gate;
-mod graphics;
 mod instance;
 mod internal;
 mod memory;

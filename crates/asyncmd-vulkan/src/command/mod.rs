@@ -2,8 +2,9 @@
 //! `Close`, on a driver thread (`threads.rs` says why no other thread calls the driver).
 //!
 //! Recording is split by Vulkan concern: `transfer.rs` (copies, resolves), `barrier.rs`,
-//! `rendering.rs` (attachment clears), `query.rs` (queries, predication); draws, dispatches and
-//! render passes are in `graphics.rs`, the native Async Commands in `native*.rs`.
+//! `rendering.rs` (rendering instances, passes, draws), `attachment_clear.rs` (view clears),
+//! `dispatch.rs`, `state.rs` (pipelines, root arguments), `query.rs` (queries, predication);
+//! the native Async Commands are in `native*.rs`.
 
 use crate::core::Core;
 use crate::device::Tables;
@@ -15,9 +16,12 @@ use asyncmd_types::{CommandListType, Error, MessageId, Result};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+mod attachment_clear;
 mod barrier;
+mod dispatch;
 mod query;
 mod rendering;
+mod state;
 mod transfer;
 
 /// A closed list: command buffers ready to submit, and everything they use.
@@ -84,7 +88,7 @@ pub(crate) struct VkCommandList {
     transfer_pending: bool,
     bundle: Vec<Command>,
     error: Option<Error>,
-    pub(crate) gfx: crate::graphics::Graphics,
+    pub(crate) gfx: state::Graphics,
     /// Commands since the last `Close` or `Reset`, recorded into Vulkan at `Close`.
     pub(crate) deferred: crate::deferred::Deferred,
 }
