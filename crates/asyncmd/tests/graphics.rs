@@ -535,11 +535,8 @@ fn fill_shader_dispatch_writes_the_pattern() {
         let buf = ctx.default_buffer(&[0xAA; 64]);
         let (root, pso) = fill_pipeline(&ctx);
         ctx.run(CommandListType::Compute, |l| {
-            l.set_compute_root_signature(&root);
-            l.set_pipeline_state(&pso);
-            l.set_compute_root_32bit_constants(0, &[0x0403_0201, 0x0807_0605, 0x0C0B_0A09, 0, 3, 10], 0);
-            l.set_compute_root_unordered_access_view(1, buf.gpu_address(8));
-            l.dispatch(1, 1, 1);
+            let constants = [0x0403_0201, 0x0807_0605, 0x0C0B_0A09, 0, 3, 10];
+            dispatch_fill(l, (&root, &pso), &constants, buf.gpu_address(8), 1)
         });
         let out = ctx.read_buffer(&buf);
         assert_eq!(&out[..8], &[0xAA; 8]);
@@ -560,11 +557,7 @@ fn a_statistics_query_after_a_dispatch_in_one_list() {
             ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::PipelineStatistics, count: 1 }).unwrap();
         let out = ctx.buffer(HeapType::Readback, 88);
         ctx.run(CommandListType::Direct, |l| {
-            l.set_compute_root_signature(&root);
-            l.set_pipeline_state(&pso);
-            l.set_compute_root_32bit_constants(0, &[0x0101_0101, 0, 0, 0, 1, 16], 0);
-            l.set_compute_root_unordered_access_view(1, buf.gpu_address(0));
-            l.dispatch(1, 1, 1);
+            dispatch_fill(l, (&root, &pso), &[0x0101_0101, 0, 0, 0, 1, 16], buf.gpu_address(0), 1);
             l.begin_query(&q, QueryType::PipelineStatistics, 0);
             l.end_query(&q, QueryType::PipelineStatistics, 0);
             l.resolve_query_data(&q, QueryType::PipelineStatistics, 0, 1, &out, 0);

@@ -417,12 +417,8 @@ fn the_fill_shader_writes_nothing_outside_its_buffer() {
         let buffers: Vec<_> = (0..4).map(|_| ctx.default_buffer(&[0xAA; 64])).collect();
         let target = &buffers[1];
         ctx.run(CommandListType::Compute, |l| {
-            l.set_compute_root_signature(&root);
-            l.set_pipeline_state(&pso);
             // A 9-dword pattern (the shader holds 4) and 4096 dwords, for 1024 threads.
-            l.set_compute_root_32bit_constants(0, &[0x11, 0x22, 0x33, 0x44, 9, 4096], 0);
-            l.set_compute_root_unordered_access_view(1, target.gpu_address(16));
-            l.dispatch(4, 1, 1);
+            dispatch_fill(l, (&root, &pso), &[0x11, 0x22, 0x33, 0x44, 9, 4096], target.gpu_address(16), 4);
             // Past the end, and with no room for a whole dword.
             l.set_compute_root_unordered_access_view(1, buffers[2].gpu_address(64));
             l.dispatch(1, 1, 1);
@@ -506,11 +502,7 @@ fn a_dispatch_needs_the_pipelines_root_signature_bound() {
         // A second root signature of the same description is the same one to D3D12.
         let (same, _) = fill_pipeline(&ctx);
         ctx.run(CommandListType::Compute, |l| {
-            l.set_compute_root_signature(&same);
-            l.set_pipeline_state(&pso);
-            l.set_compute_root_32bit_constants(0, &[0x0101_0101, 0, 0, 0, 1, 16], 0);
-            l.set_compute_root_unordered_access_view(1, buf.gpu_address(0));
-            l.dispatch(1, 1, 1);
+            dispatch_fill(l, (&same, &pso), &[0x0101_0101, 0, 0, 0, 1, 16], buf.gpu_address(0), 1)
         });
         assert_eq!(ctx.read_buffer(&buf), vec![1; 64], "{name}");
         // A root UAV address that is not dword-aligned.

@@ -373,6 +373,22 @@ pub fn fill_pipeline_on(device: &Device) -> Result<(RootSignature, PipelineState
     Ok((root, pso))
 }
 
+/// Records a dispatch of the built-in fill shader: `root` and `pso` bound, the constants
+/// (pattern, length, count) set and the destination bound as the root UAV.
+pub fn dispatch_fill(
+    l: &mut CommandList,
+    (root, pso): (&RootSignature, &PipelineState),
+    constants: &[u32],
+    dest: asyncmd::ddi::GpuAddress,
+    groups: u32,
+) {
+    l.set_compute_root_signature(root);
+    l.set_pipeline_state(pso);
+    l.set_compute_root_32bit_constants(0, constants, 0);
+    l.set_compute_root_unordered_access_view(1, dest);
+    l.dispatch(groups, 1, 1);
+}
+
 /// A reserved resource with its first `tiles` tiles mapped to a new heap.
 pub fn mapped_reserved(ctx: &Ctx, desc: &ResourceDesc, layout: BarrierLayout, tiles: u32) -> (Resource, Heap) {
     let res = ctx.device.create_reserved_resource(desc, layout).unwrap();
