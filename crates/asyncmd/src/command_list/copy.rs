@@ -487,16 +487,21 @@ impl CommandList {
     /// Validates and tracks a tile copy (legacy or async); the DDI form, or `None` when the list
     /// was removed.
     pub(super) fn checked_tile_copy(&mut self, api: &str, t: &TileCopy<&Resource>) -> Option<TileCopy> {
+        let r = self.validated_tile_copy(api, t);
+        r.map_err(|e| self.remove(e)).ok()
+    }
+
+    /// A tile copy validated and tracked, with ids.
+    pub(super) fn validated_tile_copy(&mut self, api: &str, t: &TileCopy<&Resource>) -> Result<TileCopy> {
         let access = if t.flags.contains(TileCopyFlags::LINEAR_BUFFER_TO_SWIZZLED_TILED_RESOURCE) {
             BarrierAccess::COPY_DEST
         } else {
             BarrierAccess::COPY_SOURCE
         };
-        let r = validate_copy_tiles(api, t).and_then(|_| {
-            let ty = self.ty;
-            self.tracker.access(t.resource, &[t.start.subresource], access, ty, api)
-        });
-        self.check(r).then(|| t.map(|x| x.id()))
+        validate_copy_tiles(api, t)?;
+        let ty = self.ty;
+        self.tracker.access(t.resource, &[t.start.subresource], access, ty, api)?;
+        Ok(t.map(|x| x.id()))
     }
 
     /// `CopyTiles`: copies tiles between a reserved resource and a linear buffer.

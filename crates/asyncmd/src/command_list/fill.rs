@@ -7,9 +7,7 @@ use crate::fallback::fill::Fill;
 use crate::fallback::plan::{plan_fill, DeviceFacts, FillFacts, FillRoute};
 use crate::resource::Resource;
 use asyncmd_ddi::{Command, FormatSupport};
-use asyncmd_types::{
-    encode_texel, AsyncCommandsImpl, FillBufferDesc, Format, HeapType, MessageId, ResourceFlags, Result,
-};
+use asyncmd_types::{encode_texel, FillBufferDesc, Format, HeapType, MessageId, ResourceFlags, Result};
 
 const API: &str = "FillBuffers";
 const ID: MessageId = MessageId::FillBuffersInvalidParameters;
@@ -84,28 +82,32 @@ impl CommandList {
     /// `FillBuffers`: writes each fill's pattern `RepeatCount` times from its offset, in the
     /// COPY / COPY_DEST scope whatever the route. Overlapping fills land in any order.
     pub fn fill_buffers(&mut self, fills: &[FillBufferDesc<&Resource>]) {
-        const API: &str = "FillBuffers";
-        let Some(imp) = self.begin_async(API, DIRECT_COMPUTE) else { return };
-        let planned: Result<Vec<Option<Fill>>> =
-            fills.iter().enumerate().map(|(i, f)| self.validate_fill(i, f)).collect();
-        let planned = match planned {
-            Ok(p) => p,
-            Err(e) => return self.remove(e),
-        };
-        if imp == AsyncCommandsImpl::Native {
-            let ids = fills
-                .iter()
-                .map(|f| FillBufferDesc {
-                    buffer: f.buffer.id(),
-                    offset: f.offset,
-                    fill_value: f.fill_value,
-                    format: f.format,
-                    raw_pattern_size: f.raw_pattern_size,
-                    repeat_count: f.repeat_count,
-                })
-                .collect();
-            return self.record(Command::FillBuffers(ids));
-        }
+        self.async_command(
+            API,
+            DIRECT_COMPUTE,
+            None,
+            |l| fills.iter().enumerate().map(|(i, f)| l.validate_fill(i, f)).collect::<Result<Vec<Option<Fill>>>>(),
+            |_| {
+                Command::FillBuffers(
+                    fills
+                        .iter()
+                        .map(|f| FillBufferDesc {
+                            buffer: f.buffer.id(),
+                            offset: f.offset,
+                            fill_value: f.fill_value,
+                            format: f.format,
+                            raw_pattern_size: f.raw_pattern_size,
+                            repeat_count: f.repeat_count,
+                        })
+                        .collect(),
+                )
+            },
+            Self::lower_fills,
+        );
+    }
+
+    /// The fallback's fills: each planned on its route, runs of one route recorded together.
+    fn lower_fills(&mut self, planned: Vec<Option<Fill>>) {
         // Every fill is planned before anything is recorded; runs of one route go together.
         let device = DeviceFacts::of(self.device.ddi.capabilities());
         let mut runs: Vec<(FillRoute, Vec<Fill>)> = Vec::new();

@@ -4,6 +4,7 @@
 //! list: later calls are ignored and [`CommandList::close`] returns the error, which also goes
 //! to the device's info queue.
 
+mod async_cmd;
 mod async_copy;
 mod barrier;
 mod bound_clear;

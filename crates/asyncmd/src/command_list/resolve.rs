@@ -88,11 +88,18 @@ impl CommandList {
     /// Validates and tracks a resolve (legacy or async); the DDI form, or `None` when the list
     /// was removed.
     pub(super) fn checked_resolve(&mut self, api: &str, r: &Resolve<&Resource>) -> Option<Resolve> {
+        let checked = self.validated_resolve(api, r);
+        checked.map_err(|e| self.remove(e)).ok()
+    }
+
+    /// A resolve validated and tracked, with ids.
+    pub(super) fn validated_resolve(&mut self, api: &str, r: &Resolve<&Resource>) -> Result<Resolve> {
         let ddi = self.device.ddi.clone();
         let min_max = ddi.capabilities().resolve_min_max;
         let caps = move |f: Format| ddi.format_caps(f);
-        let checked = validate_resolve(api, &caps, min_max, r).and_then(|_| self.track_resolve(api, r));
-        self.check(checked).then(|| r.map(|x| x.id()))
+        validate_resolve(api, &caps, min_max, r)?;
+        self.track_resolve(api, r)?;
+        Ok(r.map(|x| x.id()))
     }
 
     /// `ResolveSubresourceRegion`: combines the samples of a multisampled region into a

@@ -179,28 +179,40 @@ impl CommandList {
     /// them for `ALL_SUBRESOURCES`) and region, in the COPY / COPY_DEST scope whatever the
     /// route. No render-target, depth-stencil or UAV flag is needed.
     pub fn clear_texture_subresources(&mut self, clears: &[ClearTextureDesc<&Resource>]) {
-        let Some(imp) = self.begin_async(API, DIRECT_COMPUTE) else { return };
-        let native = imp == AsyncCommandsImpl::Native;
-        let mut parts = Vec::new();
-        for (i, d) in clears.iter().enumerate() {
-            let wanted = (!native).then_some(&mut parts);
-            if let Err(e) = self.validate_texture_clear(i, d, wanted) {
-                return self.remove(e);
-            }
-        }
-        if native {
-            let ids = clears
-                .iter()
-                .map(|d| ClearTextureDesc {
-                    texture: d.texture.id(),
-                    subresource: d.subresource,
-                    clear_value: d.clear_value,
-                    format: d.format,
-                    region: d.region,
-                })
-                .collect();
-            return self.record(Command::ClearTextureSubresources(ids));
-        }
+        self.async_command(
+            API,
+            DIRECT_COMPUTE,
+            None,
+            |l| {
+                // The fallback's parts (one per subresource) are resolved only where it runs.
+                let lowered = l.device.async_impl != AsyncCommandsImpl::Native;
+                let mut parts = Vec::new();
+                for (i, d) in clears.iter().enumerate() {
+                    l.validate_texture_clear(i, d, lowered.then_some(&mut parts))?;
+                }
+                Ok(parts)
+            },
+            |_| {
+                Command::ClearTextureSubresources(
+                    clears
+                        .iter()
+                        .map(|d| ClearTextureDesc {
+                            texture: d.texture.id(),
+                            subresource: d.subresource,
+                            clear_value: d.clear_value,
+                            format: d.format,
+                            region: d.region,
+                        })
+                        .collect(),
+                )
+            },
+            Self::lower_texture_clears,
+        );
+    }
+
+    /// The fallback's texture clears: every subresource planned, then each recorded on its
+    /// route.
+    fn lower_texture_clears(&mut self, parts: Vec<(usize, SubClear)>) {
         // Every subresource is planned before anything is recorded.
         let device = DeviceFacts::of(self.device.ddi.capabilities());
         let mut planned = Vec::with_capacity(parts.len());

@@ -1,0 +1,63 @@
+//! The one path every Async Command takes: the gate (the list records, its type allows the
+//! API, the device has the Async Commands), ownership of the resources, validation into the
+//! resolved description, then the native DDI command or the fallback's lowering of it.
+
+use super::{CommandList, Lists};
+use crate::resource::Resource;
+use asyncmd_ddi::Command;
+use asyncmd_types::{AsyncCommandsImpl, Error, MessageId, Result};
+
+impl CommandList {
+    /// Whether an async command may be recorded: `begin` passes and the device implements the
+    /// Async Commands natively or through the fallback. Returns the implementation.
+    pub(crate) fn begin_async(&mut self, api: &str, lists: Lists) -> Option<AsyncCommandsImpl> {
+        if !self.begin(api, lists, false) {
+            return None;
+        }
+        self.async_impl_or_remove(api)
+    }
+
+    /// The device's Async Commands implementation; on a device without them, removes the list
+    /// with `Fail` and returns `None`.
+    pub(crate) fn async_impl_or_remove(&mut self, api: &str) -> Option<AsyncCommandsImpl> {
+        match self.device.async_impl {
+            AsyncCommandsImpl::NotSupported => {
+                self.remove(Error::fail(
+                    MessageId::AsyncCommandsNotSupported,
+                    format!("{api}: the device does not support the Async Commands (Impl is NOT_SUPPORTED; opt in to the fallback before creating the device)"),
+                ));
+                None
+            }
+            i => Some(i),
+        }
+    }
+
+    /// Records Async Command `api`: `owned` (the message id of a foreign resource, and the
+    /// resources) are checked, `validate` turns the call into its resolved description `D` (an
+    /// error removes the list), and `D` goes to the driver as `native(D)` or to the fallback's
+    /// `lower`.
+    pub(crate) fn async_command<D>(
+        &mut self,
+        api: &str,
+        lists: Lists,
+        owned: Option<(MessageId, &[&Resource])>,
+        validate: impl FnOnce(&mut Self) -> Result<D>,
+        native: impl FnOnce(D) -> Command,
+        lower: impl FnOnce(&mut Self, D),
+    ) {
+        let Some(imp) = self.begin_async(api, lists) else { return };
+        if let Some((id, resources)) = owned {
+            if !self.owns_all(id, api, resources) {
+                return;
+            }
+        }
+        let resolved = match validate(self) {
+            Ok(d) => d,
+            Err(e) => return self.remove(e),
+        };
+        match imp {
+            AsyncCommandsImpl::Native => self.record(native(resolved)),
+            _ => lower(self, resolved),
+        }
+    }
+}
