@@ -30,6 +30,7 @@ mod fence;
 mod objects;
 mod queue;
 mod resource;
+mod track;
 
 pub use allocator::CommandAllocator;
 pub use command_list::CommandList;

@@ -85,14 +85,15 @@ impl CommandQueue {
             }
             executables.push(exe);
         }
-        let checked = crate::debug::layouts::check_submission(lists.iter().map(|l| (l.ty(), l.tracker())), q.ty);
+        let checked =
+            crate::track::layouts::check_submission(lists.iter().map(|l| (l.ty(), l.tracker.layouts())), q.ty);
         let updates = match checked {
             Ok(u) => u,
             Err(e) => return q.device.fail(e),
         };
         let mut last = q.last.lock().unwrap_or_else(PoisonError::into_inner);
         q.ddi.execute(&executables).or_else(|e| q.device.fail(e))?;
-        crate::debug::layouts::apply(updates);
+        crate::track::layouts::apply(updates);
         *last += 1;
         q.ddi.signal(q.progress.id(), *last)?;
         for list in lists {

@@ -4,6 +4,7 @@
 use super::{CommandList, ALL_QUEUES};
 use crate::err;
 use crate::resource::Resource;
+use crate::track::Scope;
 use asyncmd_ddi::Command;
 use asyncmd_types::{
     access_legal_on, sync_legal_on, BarrierAccess, BarrierGroup, BarrierLayout, BarrierSubresourceRange, BarrierSync,
@@ -110,10 +111,8 @@ impl CommandList {
                         if !b.resource.desc().is_buffer() {
                             return Err(err::invalid(ID, API, "a buffer barrier names a texture"));
                         }
-                        self.ledger.set(
-                            b.resource.id(),
-                            crate::fallback::ledger::Scope { sync: b.sync_after, access: b.access_after },
-                        );
+                        self.tracker
+                            .buffer_barrier(b.resource.id(), Scope { sync: b.sync_after, access: b.access_after });
                         if b.offset != 0 || (b.size != u64::MAX && b.size != b.resource.desc().width) {
                             return Err(err::invalid(ID, API, format!(
                                 "a buffer barrier covers the whole buffer: offset 0 and size {} or UINT64_MAX, not {}+{}",
@@ -169,11 +168,8 @@ impl CommandList {
                             return Err(err::invalid(ID, API, "LayoutAfter UNDEFINED is only legal from UNDEFINED"));
                         }
                         let subs = range_subresources(b.resource.desc(), &b.subresources)?;
-                        self.ledger.set(
-                            b.resource.id(),
-                            crate::fallback::ledger::Scope { sync: b.sync_after, access: b.access_after },
-                        );
-                        self.tracker.transition(b.resource, &subs, b.layout_before, b.layout_after)?;
+                        let scope = Scope { sync: b.sync_after, access: b.access_after };
+                        self.tracker.texture_barrier(b.resource, &subs, (b.layout_before, b.layout_after), scope)?;
                     }
                 }
             }

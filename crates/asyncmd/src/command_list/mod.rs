@@ -17,8 +17,8 @@ mod resolve;
 mod texture_clear;
 
 use crate::allocator::CommandAllocator;
-use crate::debug::layouts::LayoutTracker;
 use crate::device::{Device, DeviceShared};
+use crate::track::Tracker;
 use asyncmd_ddi::{Command, CommandListDdi, Executable, QueryHeapId};
 use asyncmd_types::{ClearFlags, CommandListType, Error, MessageId, MessageSeverity, QueryType, Result};
 use std::sync::atomic::Ordering;
@@ -78,12 +78,10 @@ pub struct CommandList {
     pub(crate) allocator: CommandAllocator,
     status: Status,
     error: Option<Error>,
-    tracker: LayoutTracker,
+    pub(crate) tracker: Tracker,
     pass: Pass,
     queries: Vec<(QueryHeapId, QueryType, u32)>,
     pub(crate) shadow: crate::fallback::state::Shadow,
-    /// Scopes of touched resources, for the fallback.
-    pub(crate) ledger: crate::fallback::ledger::Ledger,
     /// The last upload chunk of this recording: its pattern, buffer and length.
     pub(crate) last_chunk: Option<(Vec<u8>, crate::resource::Resource, u64)>,
     /// Private MSAA textures of this recording (texture clears), reused between calls.
@@ -103,11 +101,10 @@ impl CommandList {
             allocator: allocator.clone(),
             status: Status::Recording,
             error: None,
-            tracker: LayoutTracker::default(),
+            tracker: Tracker::default(),
             pass: Pass::None,
             queries: Vec::new(),
             shadow: Default::default(),
-            ledger: Default::default(),
             last_chunk: None,
             private_textures: Vec::new(),
         })
@@ -215,7 +212,6 @@ impl CommandList {
         self.pass = Pass::None;
         self.queries.clear();
         self.shadow = Default::default();
-        self.ledger.clear();
         self.last_chunk = None;
         self.private_textures.clear();
         Ok(())
@@ -229,10 +225,6 @@ impl CommandList {
             }
             Status::Failed(e) => Err(Error::invalid_arg(e.id, format!("the command list was removed: {}", e.text))),
         }
-    }
-
-    pub(crate) fn tracker(&self) -> &LayoutTracker {
-        &self.tracker
     }
 
     pub(crate) fn allocator(&self) -> &CommandAllocator {

@@ -163,7 +163,7 @@ impl CommandList {
             depth_stencil: c.depth_stencil(),
             view_target: desc.flags.contains(flag) && renderable,
             simultaneous_access: desc.flags.contains(ResourceFlags::ALLOW_SIMULTANEOUS_ACCESS),
-            known_layout: self.tracker.known(c.texture.id(), c.subresource),
+            known_layout: self.tracker.layout(c.texture.id(), c.subresource),
             exact: c.depth_stencil() || view_clear_exact(c.format, &c.value),
             encodable: encode_clear(c.format, c.plane, &c.value).is_some(),
             copyable: samples == 1 && plane.is_some(),

@@ -1,8 +1,6 @@
 //! The debug layer: the info queue every error and warning goes to, and record-time
 //! validation helpers.
 
-pub(crate) mod layouts;
-
 use asyncmd_types::{Error, MessageCategory, MessageId, MessageSeverity};
 use std::sync::{Mutex, PoisonError};
 

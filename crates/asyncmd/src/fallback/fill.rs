@@ -1,13 +1,13 @@
 //! The two FillBuffers routes: the compute dispatch and copies from a CPU-filled upload chunk
 //! (staged through VRAM on discrete devices for large fills), and what they emit.
 
-use super::ledger::Scope;
 use super::plan::UPLOAD_CHUNK;
 use super::pools::size_class;
 use crate::command_list::CommandList;
 use crate::device::Device;
 use crate::objects::{PipelineState, RootSignature};
 use crate::resource::Resource;
+use crate::track::Scope;
 use asyncmd_ddi::{
     Command, ComputePipelineDesc, PipelineDesc, RootParameter, RootSignatureDesc, ShaderId, FILL_CONSTANT_COUNT,
     FILL_THREADS_PER_GROUP,
@@ -127,9 +127,9 @@ impl CommandList {
     /// state is restored.
     pub(crate) fn fill_compute(&mut self, fills: &[Fill]) -> Result<()> {
         let (root, pso) = self.fill_pipeline()?;
-        let ledger = &self.ledger;
+        let tracker = &self.tracker;
         let to_compute =
-            Self::buffer_barriers(fills, |f| ledger.scope_or(f.buffer.id(), Scope::COPY_DEST), COMPUTE_UAV);
+            Self::buffer_barriers(fills, |f| tracker.scope_or(f.buffer.id(), Scope::COPY_DEST), COMPUTE_UAV);
         self.record(Command::Barrier(vec![to_compute]));
         self.record(Command::SetComputeRootSignature(root.id()));
         self.record(Command::SetPipelineState(pso.0.id));
@@ -149,7 +149,7 @@ impl CommandList {
         let back = Self::buffer_barriers(fills, |_| COMPUTE_UAV, Scope::COPY_DEST);
         self.record(Command::Barrier(vec![back]));
         for f in fills {
-            self.ledger.set(f.buffer.id(), Scope::COPY_DEST);
+            self.tracker.set_scope(f.buffer.id(), Scope::COPY_DEST);
         }
         self.restore_compute_state();
         Ok(())

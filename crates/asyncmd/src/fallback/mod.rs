@@ -5,10 +5,8 @@
 pub(crate) mod bound_clear;
 pub(crate) mod copy;
 pub(crate) mod fill;
-pub(crate) mod ledger;
 pub mod plan;
 pub mod pools;
 pub mod pso_cache;
-pub(crate) mod ptr_table;
 pub(crate) mod state;
 pub(crate) mod texture_clear;

@@ -2,12 +2,12 @@
 //! the encoded value, a legacy view clear in place between transitions, and a legacy view
 //! clear of a private MSAA texture copied into the target.
 
-use super::ledger::Scope;
 use super::plan::UPLOAD_CHUNK;
 use crate::allocator::TileKey;
 use crate::command_list::CommandList;
 use crate::device::Device;
 use crate::resource::Resource;
+use crate::track::Scope;
 use asyncmd_ddi::{Command, DepthStencilView, RenderTargetView};
 use asyncmd_types::{
     align_up, encode_clear, view_clear_color, view_clear_depth, BarrierAccess, BarrierGroup, BarrierLayout,
@@ -229,15 +229,15 @@ impl CommandList {
     /// COPY_DEST in the layout it started in.
     pub(crate) fn clear_in_place(&mut self, c: &SubClear) -> Result<()> {
         let id = c.texture.id();
-        let layout = self.tracker().known(id, c.subresource).ok_or_else(|| internal("unknown layout"))?;
-        let scope = self.ledger.scope_or(id, Scope::COPY_DEST);
+        let layout = self.tracker.layout(id, c.subresource).ok_or_else(|| internal("unknown layout"))?;
+        let scope = self.tracker.scope_or(id, Scope::COPY_DEST);
         let target = view_scope(c.depth_stencil());
         self.record(texture_barrier(&c.texture, c.subresource, (scope.sync, scope.access, layout), target));
         let texture = c.texture.clone();
         self.view_clear(c, &texture, false)?;
         let back = (BarrierSync::COPY, BarrierAccess::COPY_DEST, layout);
         self.record(texture_barrier(&c.texture, c.subresource, target, back));
-        self.ledger.set(id, Scope::COPY_DEST);
+        self.tracker.set_scope(id, Scope::COPY_DEST);
         Ok(())
     }
 

@@ -1,4 +1,4 @@
-//! Per-subresource layout tracking for the debug layer.
+//! Per-subresource layouts of one list, and the submission's check of them (the debug layer).
 //!
 //! A command list knows the layouts its own barriers set. Where it touches a subresource
 //! before any barrier of its own, it records what it expects (the barrier's `LayoutBefore`, or
@@ -26,9 +26,9 @@ struct Tracked {
     first: Vec<Option<FirstUse>>,
 }
 
-/// Layouts one command list sets and expects.
+/// Layouts one command list sets and expects, per subresource.
 #[derive(Default)]
-pub(crate) struct LayoutTracker {
+pub(crate) struct Layouts {
     entries: HashMap<ResourceId, Tracked>,
 }
 
@@ -41,7 +41,7 @@ pub(crate) fn layout_permits(layout: BarrierLayout, access: BarrierAccess, ty: C
     layout.legal_on(ty) && layout.allows(access)
 }
 
-impl LayoutTracker {
+impl Layouts {
     /// The tracked state of `res`, after checking that every index in `subs` names one of its
     /// subresources (callers validate first; this keeps a missed check an error, not a panic).
     fn entry(&mut self, res: &Resource, subs: &[u32], api: &str) -> Result<Option<&mut Tracked>> {
@@ -142,7 +142,7 @@ pub(crate) type LayoutUpdates = Vec<(Arc<ResourceShared>, Vec<(usize, BarrierLay
 
 /// Checks the lists of one submission in order against the current layouts.
 pub(crate) fn check_submission<'a>(
-    lists: impl Iterator<Item = (CommandListType, &'a LayoutTracker)>,
+    lists: impl Iterator<Item = (CommandListType, &'a Layouts)>,
     queue: CommandListType,
 ) -> Result<LayoutUpdates> {
     let mut pending: HashMap<ResourceId, (Arc<ResourceShared>, Vec<BarrierLayout>)> = HashMap::new();
