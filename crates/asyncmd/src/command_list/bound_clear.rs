@@ -111,11 +111,13 @@ impl CommandList {
             BoundClearRoute::Rejected(why) => {
                 self.remove(err::fail(MessageId::AsyncCommandsFallbackUnsupported, api, why.reason()))
             }
-            BoundClearRoute::Legacy => self.bound_clear_legacy(&targets, flags, depth, stencil),
+            BoundClearRoute::Legacy => self.lowering().bound_clear_legacy(&targets, flags, depth, stencil),
             BoundClearRoute::Draws => {
                 let (bound, dsv_format) = self.bound_formats();
                 let planes = ds.map(|(f, _, _)| (f.contains(ClearFlags::DEPTH), f.contains(ClearFlags::STENCIL)));
-                if let Err(e) = self.bound_clear_draws(&targets, planes, depth, stencil, bound, dsv_format, area) {
+                if let Err(e) =
+                    self.lowering().bound_clear_draws(&targets, planes, depth, stencil, bound, dsv_format, area)
+                {
                     self.remove(e);
                 }
             }

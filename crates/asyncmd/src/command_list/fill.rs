@@ -135,7 +135,7 @@ impl CommandList {
         }
         for (route, run) in runs {
             let r = match route {
-                FillRoute::Compute => self.fill_compute(&run),
+                FillRoute::Compute => self.lowering().fill_compute(&run),
                 FillRoute::Upload { .. } => run.iter().try_for_each(|f| {
                     let staged = plan_fill(
                         &FillFacts {
@@ -148,7 +148,7 @@ impl CommandList {
                         },
                         &device,
                     ) == FillRoute::Upload { staged: true };
-                    self.fill_upload(f, staged)
+                    self.lowering().fill_upload(f, staged)
                 }),
             };
             if let Err(e) = r {

@@ -18,6 +18,7 @@ mod texture_clear;
 
 use crate::allocator::CommandAllocator;
 use crate::device::{Device, DeviceShared};
+use crate::fallback::lowering::{FallbackState, Lowering};
 use crate::track::Tracker;
 use asyncmd_ddi::{Command, CommandListDdi, Executable, QueryHeapId};
 use asyncmd_types::{ClearFlags, CommandListType, Error, MessageId, MessageSeverity, QueryType, Result};
@@ -82,10 +83,8 @@ pub struct CommandList {
     pass: Pass,
     queries: Vec<(QueryHeapId, QueryType, u32)>,
     pub(crate) shadow: crate::fallback::state::Shadow,
-    /// The last upload chunk of this recording: its pattern, buffer and length.
-    pub(crate) last_chunk: Option<(Vec<u8>, crate::resource::Resource, u64)>,
-    /// Private MSAA textures of this recording (texture clears), reused between calls.
-    pub(crate) private_textures: crate::fallback::texture_clear::PrivateTextures,
+    /// The fallback's state of this recording.
+    fallback: FallbackState,
 }
 
 impl CommandList {
@@ -105,8 +104,7 @@ impl CommandList {
             pass: Pass::None,
             queries: Vec::new(),
             shadow: Default::default(),
-            last_chunk: None,
-            private_textures: Vec::new(),
+            fallback: FallbackState::default(),
         })
     }
 
@@ -212,8 +210,7 @@ impl CommandList {
         self.pass = Pass::None;
         self.queries.clear();
         self.shadow = Default::default();
-        self.last_chunk = None;
-        self.private_textures.clear();
+        self.fallback.reset();
         Ok(())
     }
 
@@ -298,6 +295,18 @@ impl CommandList {
                 self.remove(e);
                 false
             }
+        }
+    }
+
+    /// The list's parts, lent to the fallback for one lowering.
+    pub(crate) fn lowering(&mut self) -> Lowering<'_> {
+        Lowering {
+            ddi: &mut *self.ddi,
+            device: &self.device,
+            allocator: &self.allocator,
+            tracker: &mut self.tracker,
+            shadow: &mut self.shadow,
+            state: &mut self.fallback,
         }
     }
 

@@ -234,9 +234,9 @@ impl CommandList {
         let mut staging = HashMap::new();
         for (route, c) in planned {
             let r = match route {
-                TextureClearRoute::PatternCopy { staged } => self.clear_by_pattern(&c, staged, &mut staging),
-                TextureClearRoute::InPlace => self.clear_in_place(&c),
-                TextureClearRoute::MsaaCopy => self.clear_through_msaa(&c),
+                TextureClearRoute::PatternCopy { staged } => self.lowering().clear_by_pattern(&c, staged, &mut staging),
+                TextureClearRoute::InPlace => self.lowering().clear_in_place(&c),
+                TextureClearRoute::MsaaCopy => self.lowering().clear_through_msaa(&c),
                 // Rejections removed the list above.
                 TextureClearRoute::Rejected(_) => Ok(()),
             };

@@ -2,8 +2,8 @@
 //! from the bind-time capture, or runtime draws (one full-viewport triangle per region and
 //! array slice, with a scissor) followed by the restore of the app's graphics state.
 
+use super::lowering::Lowering;
 use super::pso_cache::{ClearOutput, ClearPsoKey, OutputClass};
-use crate::command_list::CommandList;
 use crate::device::Device;
 use crate::objects::{PipelineState, RootSignature};
 use asyncmd_ddi::{
@@ -90,7 +90,7 @@ pub(crate) fn clamp_depth(depth: f32) -> f32 {
     }
 }
 
-impl CommandList {
+impl Lowering<'_> {
     /// Legacy view clears of every region of `targets`, through private views narrowed to the
     /// regions' slices. Colour values take the float a view clear takes (integers above 2^24
     /// may round, subnormals flush: the spec's inexact legacy route).

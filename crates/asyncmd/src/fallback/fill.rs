@@ -1,9 +1,9 @@
 //! The two FillBuffers routes: the compute dispatch and copies from a CPU-filled upload chunk
 //! (staged through VRAM on discrete devices for large fills), and what they emit.
 
+use super::lowering::Lowering;
 use super::plan::UPLOAD_CHUNK;
 use super::pools::size_class;
-use crate::command_list::CommandList;
 use crate::device::Device;
 use crate::objects::{PipelineState, RootSignature};
 use crate::resource::Resource;
@@ -75,7 +75,7 @@ pub(crate) fn chunk_bytes(pattern: &[u8], len: u64) -> Vec<u8> {
 pub(crate) const COMPUTE_UAV: Scope =
     Scope { sync: asyncmd_types::BarrierSync::COMPUTE_SHADING, access: asyncmd_types::BarrierAccess::UNORDERED_ACCESS };
 
-impl CommandList {
+impl Lowering<'_> {
     /// The device's fill root signature and pipeline, made on first use.
     fn fill_pipeline(&self) -> Result<(RootSignature, PipelineState)> {
         if let Some(p) = self.device.fill_pipeline.get() {
@@ -196,12 +196,12 @@ impl CommandList {
     /// last chunk when the pattern repeats; staged through a VRAM block when `staged`.
     pub(crate) fn fill_upload(&mut self, f: &Fill, staged: bool) -> Result<()> {
         let len = chunk_len(f.pattern.len() as u64, f.bytes);
-        let chunk = match &self.last_chunk {
+        let chunk = match &self.state.last_chunk {
             Some((pattern, chunk, chunk_len)) if *pattern == f.pattern && *chunk_len >= len => chunk.clone(),
             _ => {
                 let chunk = self.fallback_buffer(HeapType::Upload, len)?;
                 chunk.write(0, &chunk_bytes(&f.pattern, len))?;
-                self.last_chunk = Some((f.pattern.clone(), chunk.clone(), len));
+                self.state.last_chunk = Some((f.pattern.clone(), chunk.clone(), len));
                 chunk
             }
         };

@@ -5,6 +5,7 @@
 pub(crate) mod bound_clear;
 pub(crate) mod copy;
 pub(crate) mod fill;
+pub(crate) mod lowering;
 pub mod plan;
 pub mod pools;
 pub mod pso_cache;

@@ -1,7 +1,7 @@
 //! Graphics and compute state as the app set it (the shadow), the summary a bundle adds to it,
 //! and its restore after the fallback's own draws and dispatches.
 
-use crate::command_list::CommandList;
+use super::lowering::Lowering;
 use crate::descriptor::{CapturedDsv, CapturedRtv};
 use crate::objects::{PipelineState, RootSignature};
 use asyncmd_ddi::Command;
@@ -82,13 +82,13 @@ impl Shadow {
     }
 }
 
-impl CommandList {
+impl Lowering<'_> {
     /// Sets the app's graphics state again after the runtime's draws: root signature and
     /// arguments, pipeline, viewports, scissors, topology and (when the draws changed it) the
     /// stencil reference. State the app never set is set to its empty value.
     pub(crate) fn restore_graphics_state(&mut self, stencil_ref: bool) {
         // Recording reads no shadow: move it out for the replay rather than copy it.
-        let s = std::mem::take(&mut self.shadow);
+        let s = std::mem::take(self.shadow);
         if let Some(root) = &s.graphics_root {
             self.record(Command::SetGraphicsRootSignature(root.id()));
             self.replay_root_args(&s.graphics_args, false);
@@ -102,13 +102,13 @@ impl CommandList {
         if stencil_ref {
             self.record(Command::SetStencilRef(s.stencil_ref.unwrap_or(0)));
         }
-        self.shadow = s;
+        *self.shadow = s;
     }
 
     /// Rebinds the app's compute root signature, root arguments and pipeline after the
     /// runtime's dispatches.
     pub(crate) fn restore_compute_state(&mut self) {
-        let s = std::mem::take(&mut self.shadow);
+        let s = std::mem::take(self.shadow);
         if let Some(sig) = &s.compute_root {
             self.record(Command::SetComputeRootSignature(sig.id()));
             self.replay_root_args(&s.compute_args, true);
@@ -116,7 +116,7 @@ impl CommandList {
         if let Some(p) = &s.pipeline {
             self.record(Command::SetPipelineState(p.0.id));
         }
-        self.shadow = s;
+        *self.shadow = s;
     }
 
     /// Records the root arguments the app set, graphics or compute.

@@ -2,9 +2,9 @@
 //! the encoded value, a legacy view clear in place between transitions, and a legacy view
 //! clear of a private MSAA texture copied into the target.
 
+use super::lowering::Lowering;
 use super::plan::UPLOAD_CHUNK;
 use crate::allocator::TileKey;
-use crate::command_list::CommandList;
 use crate::device::Device;
 use crate::resource::Resource;
 use crate::track::Scope;
@@ -129,7 +129,7 @@ fn texture_barrier(
 /// Private textures of one recording, by description.
 pub(crate) type PrivateTextures = Vec<(ResourceDesc, Resource)>;
 
-impl CommandList {
+impl Lowering<'_> {
     /// The pattern-copy route: a tile of the encoded value (cached in the allocator by pattern
     /// and footprint) copied over the region; staged through a VRAM block of this call when
     /// `staged` (`staging` holds the blocks this call made).
@@ -258,7 +258,7 @@ impl CommandList {
         let copy_source = (BarrierSync::COPY, BarrierAccess::COPY_SOURCE, BarrierLayout::CopySource);
         // Private textures wait in COPY_SOURCE between uses, in this list or (pooled after
         // their allocator's reset) in later ones, whether or not a list that used them ran.
-        let private = match self.private_textures.iter().find(|(d, _)| *d == pdesc) {
+        let private = match self.state.private_textures.iter().find(|(d, _)| *d == pdesc) {
             Some((_, r)) => r.clone(),
             None => {
                 let r = match self.device.pools.take_texture(&pdesc) {
@@ -270,7 +270,7 @@ impl CommandList {
                     )?,
                 };
                 self.allocator.own(r.clone());
-                self.private_textures.push((pdesc, r.clone()));
+                self.state.private_textures.push((pdesc, r.clone()));
                 r
             }
         };
