@@ -1,5 +1,6 @@
 //! Id-keyed object tables, shared by device implementations.
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -37,6 +38,16 @@ impl<T> Table<T> {
     /// The item with this id.
     pub fn get(&self, id: u64) -> Option<Arc<T>> {
         self.items.lock().unwrap_or_else(PoisonError::into_inner).get(&id).cloned()
+    }
+
+    /// Holds item `id` in `held` unless it is there already: a command list keeps what its
+    /// commands name with one lookup of this (locked) table per object it does not hold yet.
+    pub fn hold_in(&self, held: &mut HashMap<u64, Arc<T>>, id: u64) {
+        if let Entry::Vacant(slot) = held.entry(id) {
+            if let Some(item) = self.get(id) {
+                slot.insert(item);
+            }
+        }
     }
 
     /// Forgets an item; it lives on while others hold it.

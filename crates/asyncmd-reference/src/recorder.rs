@@ -38,34 +38,22 @@ impl RefCommandList {
         Self { shared, ty, commands: Vec::new(), objects: Objects::default() }
     }
 
+    /// Holds what `command` names: one table lookup per object the list does not hold yet
+    /// (the tables are locked maps; most commands name objects the list already holds).
     fn keep_alive(&mut self, command: &Command) {
         let shared = &self.shared;
         let objects = &mut self.objects;
-        command.for_each_resource(|id| {
-            if let Some(r) = shared.resources.get(id.0) {
-                objects.resources.entry(id.0).or_insert(r);
-            }
-        });
+        command.for_each_resource(|id| shared.resources.hold_in(&mut objects.resources, id.0));
         match command {
-            Command::SetPipelineState(id) => {
-                if let Some(p) = shared.pipelines.get(id.0) {
-                    objects.pipelines.entry(id.0).or_insert(p);
-                }
-            }
+            Command::SetPipelineState(id) => shared.pipelines.hold_in(&mut objects.pipelines, id.0),
             Command::SetGraphicsRootSignature(id) | Command::SetComputeRootSignature(id) => {
-                if let Some(r) = shared.root_signatures.get(id.0) {
-                    objects.root_signatures.entry(id.0).or_insert(r);
-                }
+                shared.root_signatures.hold_in(&mut objects.root_signatures, id.0)
             }
             Command::BeginQuery { heap, .. } | Command::EndQuery { heap, .. } => {
-                if let Some(h) = shared.query_heaps.get(heap.0) {
-                    objects.query_heaps.entry(heap.0).or_insert(h);
-                }
+                shared.query_heaps.hold_in(&mut objects.query_heaps, heap.0)
             }
             Command::ResolveQueryData(q) | Command::ResolveQueryDataAsync(q) => {
-                if let Some(h) = shared.query_heaps.get(q.heap.0) {
-                    objects.query_heaps.entry(q.heap.0).or_insert(h);
-                }
+                shared.query_heaps.hold_in(&mut objects.query_heaps, q.heap.0)
             }
             Command::ExecuteBundle(exe) => {
                 if let Ok(bundle) = exe.0.clone().downcast::<RecordedList>() {

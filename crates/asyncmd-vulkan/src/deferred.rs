@@ -5,7 +5,6 @@ use crate::device::{Tables, VkQueryHeap};
 use crate::memory::VkResource;
 use crate::pipeline::{VkPipeline, VkRootSignature};
 use asyncmd_ddi::Command;
-use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -32,17 +31,17 @@ impl Deferred {
         if self.commands.try_reserve(1).is_err() {
             return false;
         }
-        c.for_each_resource(|id| hold(resources, id.0, |i| tables.resources.get(i)));
+        c.for_each_resource(|id| tables.resources.hold_in(resources, id.0));
         match &c {
-            Command::SetPipelineState(id) => hold(&mut self.pipelines, id.0, |i| tables.pipelines.get(i)),
+            Command::SetPipelineState(id) => tables.pipelines.hold_in(&mut self.pipelines, id.0),
             Command::SetGraphicsRootSignature(id) | Command::SetComputeRootSignature(id) => {
-                hold(&mut self.roots, id.0, |i| tables.root_signatures.get(i))
+                tables.root_signatures.hold_in(&mut self.roots, id.0)
             }
             Command::BeginQuery { heap, .. } | Command::EndQuery { heap, .. } => {
-                hold(queries, heap.0, |i| tables.query_heaps.get(i))
+                tables.query_heaps.hold_in(queries, heap.0)
             }
             Command::ResolveQueryData(q) | Command::ResolveQueryDataAsync(q) => {
-                hold(queries, q.heap.0, |i| tables.query_heaps.get(i))
+                tables.query_heaps.hold_in(queries, q.heap.0)
             }
             _ => {}
         }
@@ -79,14 +78,5 @@ impl Deferred {
     /// Root signature `id`, likewise.
     pub(crate) fn root(&self, tables: &Tables, id: u64) -> Option<Arc<VkRootSignature>> {
         self.roots.get(&id).cloned().or_else(|| tables.root_signatures.get(id))
-    }
-}
-
-/// Holds object `id` in `held` unless it is there already (one table lookup per new object).
-fn hold<T>(held: &mut HashMap<u64, Arc<T>>, id: u64, find: impl FnOnce(u64) -> Option<Arc<T>>) {
-    if let Entry::Vacant(slot) = held.entry(id) {
-        if let Some(object) = find(id) {
-            slot.insert(object);
-        }
     }
 }
