@@ -425,6 +425,13 @@ fn the_fill_shader_writes_nothing_outside_its_buffer() {
             l.set_compute_root_unordered_access_view(1, buffers[3].gpu_address(1 << 40));
             l.dispatch(1, 1, 1);
         });
+        // A texture bound as the root UAV: it has no address, nothing is written.
+        let tex = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 4, 4), BarrierLayout::Common);
+        let before = ctx.read_subresource(&tex, 0);
+        ctx.run(CommandListType::Compute, |l| {
+            dispatch_fill(l, (&root, &pso), &[0x11, 0x22, 0x33, 0x44, 4, 16], tex.gpu_address(0), 1)
+        });
+        assert_eq!(ctx.read_subresource(&tex, 0), before, "{name}: a texture as the root UAV");
         let mut want = vec![0xAA; 16];
         want.extend([0x11u32, 0x22, 0x33, 0x44].iter().cycle().take(12).flat_map(|d| d.to_le_bytes()));
         assert_eq!(ctx.read_buffer(target), want, "{name}: the pattern's length is taken as 4");

@@ -15,7 +15,8 @@ impl Exec<'_> {
             let length = root.constant(0, 4).clamp(1, 4) as usize;
             let count = (root.constant(0, 5) as u64).min(threads);
             if let Some(Some(address)) = root.uavs.get(1).copied() {
-                if let Some(buffer) = self.resource(address.resource) {
+                // A texture has no address: the shader writes nothing through one.
+                if let Some(buffer) = self.resource(address.resource).filter(|r| r.desc.is_buffer()) {
                     let mut data = buffer.write();
                     // Dword i takes pattern dword i mod length: the pattern's bytes repeated,
                     // over the whole dwords that fit in the buffer.

@@ -197,8 +197,9 @@ impl VkCommandList {
         if pipeline.compute {
             return Err(fail("DrawInstanced: a compute pipeline is bound".into()));
         }
-        let arguments = self.gfx.graphics.arguments(&pipeline, "DrawInstanced")?.into_owned();
         self.ensure_rendering()?;
+        // Borrowed (no copy per draw): only the fill shader's arguments are rewritten.
+        let arguments = self.gfx.graphics.arguments(&pipeline, "DrawInstanced")?;
         let d = self.core.device.clone();
         // D3D12's y axis points up in clip space: a negative-height viewport matches it.
         let viewport = self.gfx.viewports.first().map_or(vk::Viewport::default(), |v| vk::Viewport {

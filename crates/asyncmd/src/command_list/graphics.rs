@@ -75,10 +75,12 @@ impl CommandList {
     /// shaders read their arguments where that signature puts them.
     fn check_pipeline_root(api: &str, pipeline: Option<&PipelineState>, bound: Option<&RootSignature>) -> Result<()> {
         match (pipeline, bound) {
-            (Some(p), Some(b)) if p.0.root.desc() != b.desc() => Err(Error::invalid_arg(
-                MessageId::DrawInvalid,
-                format!("{api}: the bound root signature is not the one the pipeline state was created with"),
-            )),
+            (Some(p), Some(b)) if !std::sync::Arc::ptr_eq(&p.0.root.0, &b.0) && p.0.root.desc() != b.desc() => {
+                Err(Error::invalid_arg(
+                    MessageId::DrawInvalid,
+                    format!("{api}: the bound root signature is not the one the pipeline state was created with"),
+                ))
+            }
             _ => Ok(()),
         }
     }

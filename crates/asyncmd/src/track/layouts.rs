@@ -5,6 +5,7 @@
 //! an access the layout must allow); the submission checks those expectations against the
 //! layouts the earlier submissions left, then applies the list's final layouts.
 
+use super::Tracker;
 use crate::resource::{Resource, ResourceShared};
 use asyncmd_ddi::ResourceId;
 use asyncmd_types::{BarrierAccess, BarrierLayout, CommandListType, Error, MessageId, Result};
@@ -98,39 +99,6 @@ impl Layouts {
         Ok(())
     }
 
-    /// An access to subresources `subs` by command `api` on a list of type `ty`.
-    pub(crate) fn access(
-        &mut self,
-        res: &Resource,
-        subs: &[u32],
-        access: BarrierAccess,
-        ty: CommandListType,
-        api: &str,
-    ) -> Result<()> {
-        let Some(t) = self.entry(res, subs, api)? else { return Ok(()) };
-        for &s in subs {
-            let s = s as usize;
-            match t.known.get(s).copied().flatten() {
-                Some(k) if !layout_permits(k, access, ty) => {
-                    return Err(Error::invalid_arg(
-                        MessageId::InvalidSubresourceLayout,
-                        format!(
-                            "{api}: subresource {s} is in layout {k:?}, which does not allow {access:?} on a {} list",
-                            ty.name()
-                        ),
-                    ));
-                }
-                Some(_) => {}
-                None => {
-                    if t.first[s].is_none() {
-                        t.first[s] = Some(FirstUse::Access(access));
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
     /// Forgets everything (list reset).
     pub(crate) fn clear(&mut self) {
         self.entries.clear();
@@ -202,5 +170,41 @@ pub(crate) fn apply(updates: LayoutUpdates) {
                 *slot = l;
             }
         }
+    }
+}
+
+impl Tracker {
+    /// An access to subresources `subs` by command `api` on a list of type `ty`, checked
+    /// against the layouts the list knows.
+    pub(crate) fn access(
+        &mut self,
+        res: &Resource,
+        subs: &[u32],
+        access: BarrierAccess,
+        ty: CommandListType,
+        api: &str,
+    ) -> Result<()> {
+        let Some(t) = self.layouts.entry(res, subs, api)? else { return Ok(()) };
+        for &s in subs {
+            let s = s as usize;
+            match t.known.get(s).copied().flatten() {
+                Some(k) if !layout_permits(k, access, ty) => {
+                    return Err(Error::invalid_arg(
+                        MessageId::InvalidSubresourceLayout,
+                        format!(
+                            "{api}: subresource {s} is in layout {k:?}, which does not allow {access:?} on a {} list",
+                            ty.name()
+                        ),
+                    ));
+                }
+                Some(_) => {}
+                None => {
+                    if t.first[s].is_none() {
+                        t.first[s] = Some(FirstUse::Access(access));
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 }

@@ -8,7 +8,7 @@ pub(crate) mod ptr_table;
 
 use crate::resource::Resource;
 use asyncmd_ddi::ResourceId;
-use asyncmd_types::{BarrierAccess, BarrierLayout, BarrierSync, CommandListType, Result};
+use asyncmd_types::{BarrierAccess, BarrierLayout, BarrierSync, Result};
 use layouts::Layouts;
 use ptr_table::PtrTable;
 
@@ -47,19 +47,6 @@ impl Tracker {
     /// A buffer barrier ending in `scope` (buffers have no layout).
     pub(crate) fn buffer_barrier(&mut self, buffer: ResourceId, scope: Scope) {
         self.scopes.insert(buffer.0, scope);
-    }
-
-    /// An access to subresources `subs` by command `api` on a list of type `ty`, checked
-    /// against the layouts the list knows.
-    pub(crate) fn access(
-        &mut self,
-        res: &Resource,
-        subs: &[u32],
-        access: BarrierAccess,
-        ty: CommandListType,
-        api: &str,
-    ) -> Result<()> {
-        self.layouts.access(res, subs, access, ty, api)
     }
 
     /// The layout the list's own barriers left a subresource in, if they set one.
