@@ -163,20 +163,6 @@ impl PipelineState {
         let d = &device.shared;
         let err =
             |t: String| Error::invalid_arg(MessageId::CreatePipelineStateInvalid, format!("CreatePipelineState: {t}"));
-        let (root_id, shaders) = match desc {
-            PipelineDesc::Graphics(g) => (g.root_signature, [Some(g.vs), g.ps]),
-            PipelineDesc::Compute(c) => (c.root_signature, [Some(c.cs), None]),
-        };
-        let Some(root) = RootSignature::find(d, root_id) else {
-            return d.fail(err(format!("root signature {} is not a live root signature of this device", root_id.0)));
-        };
-        if let Some(s) = shaders.into_iter().flatten().find(|s| !s.fits_root(&root.desc().parameters)) {
-            return d.fail(err(format!(
-                "the root signature does not give {s:?} its interface (asyncmd_ddi::shader: parameter 0 its \
-                 constants{})",
-                if s == ShaderId::FillCs { ", parameter 1 a root UAV" } else { "" }
-            )));
-        }
         match desc {
             PipelineDesc::Graphics(g) => {
                 if !g.vs.is_vertex() || g.ps.is_some_and(|p| !p.is_pixel()) {
@@ -197,6 +183,21 @@ impl PipelineState {
                     return d.fail(err("a compute pipeline needs a compute shader".into()));
                 }
             }
+        }
+        // After the stage checks: a shader in the wrong slot is named as that.
+        let (root_id, shaders) = match desc {
+            PipelineDesc::Graphics(g) => (g.root_signature, [Some(g.vs), g.ps]),
+            PipelineDesc::Compute(c) => (c.root_signature, [Some(c.cs), None]),
+        };
+        let Some(root) = RootSignature::find(d, root_id) else {
+            return d.fail(err(format!("root signature {} is not a live root signature of this device", root_id.0)));
+        };
+        if let Some(s) = shaders.into_iter().flatten().find(|s| !s.fits_root(&root.desc().parameters)) {
+            return d.fail(err(format!(
+                "the root signature does not give {s:?} its interface (asyncmd_ddi::shader: parameter 0 its \
+                 constants{})",
+                if s == ShaderId::FillCs { ", parameter 1 a root UAV" } else { "" }
+            )));
         }
         let id = d.ddi.create_pipeline(desc).or_else(|e| d.fail(e))?;
         Ok(PipelineState(Arc::new(PipelineShared { device: d.clone(), id, desc: desc.clone(), root })))

@@ -461,6 +461,28 @@ fn a_pipeline_needs_a_root_signature_that_fits_its_shaders() {
             let e = assert_error(r, ErrorCode::InvalidArg, MessageId::CreatePipelineStateInvalid);
             assert!(e.text.contains("FillCs"), "{name}, {parameters:?}: {}", e.text);
         }
+        // A shader in the wrong slot is named as that, whatever the root signature.
+        let clear_root = device
+            .create_root_signature(&RootSignatureDesc {
+                parameters: vec![RootParameter::Constants { shader_register: 0, count: 6 }],
+            })
+            .unwrap();
+        let r = device
+            .create_pipeline_state(&PipelineDesc::Graphics(asyncmd::ddi::GraphicsPipelineDesc {
+                root_signature: clear_root.id(),
+                vs: ShaderId::FillCs,
+                ps: None,
+                write_masks: [asyncmd::ddi::ColorWriteMask::ALL; 8],
+                depth_stencil: Default::default(),
+                rtv_formats: vec![],
+                dsv_format: Format::Unknown,
+                sample_desc: SampleDesc { count: 1, quality: 0 },
+                sample_mask: u32::MAX,
+                topology_type: asyncmd::ddi::PrimitiveTopologyType::Triangle,
+            }))
+            .map(drop);
+        let e = assert_error(r, ErrorCode::InvalidArg, MessageId::CreatePipelineStateInvalid);
+        assert!(e.text.contains("do not match their slots"), "{name}: {}", e.text);
         // Counts whose sum wraps to 64 in 32 bits.
         let wraps = vec![
             RootParameter::Constants { shader_register: 0, count: u32::MAX },
