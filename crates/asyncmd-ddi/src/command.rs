@@ -3,10 +3,10 @@
 
 use crate::{Executable, GpuAddress, PipelineId, PrimitiveTopology, QueryHeapId, ResourceId, RootSignatureId};
 use asyncmd_types::{
-    BarrierGroup, Box3, BufferCopyRegion, ClearData, ClearFlags, ClearTextureDesc, DepthStencilViewDesc,
-    FillBufferDesc, Format, PredicationOp, QueryType, Rect, RenderPassDepthStencil, RenderPassFlags,
-    RenderPassRenderTarget, RenderTargetViewDesc, ResolveMode, TextureCopyDesc, TextureCopyLocation, TileCopyFlags,
-    TileRegionSize, TiledResourceCoordinate, Viewport,
+    BarrierGroup, Box3, BufferCopyRegion, ClearData, ClearFlags, DepthStencilViewDesc, Format, PredicationOp,
+    QueryType, Rect, RenderPassDepthStencil, RenderPassFlags, RenderPassRenderTarget, RenderTargetViewDesc,
+    ResolveMode, ResolvedFill, SubresourceClear, TextureCopyDesc, TextureCopyLocation, TileCopyFlags, TileRegionSize,
+    TiledResourceCoordinate, Viewport,
 };
 
 /// A render-target view as the device sees it: the resource and the view description,
@@ -309,10 +309,12 @@ pub enum Command {
     ResolveSubresourceRegionAsync(Resolve),
     /// Native `ResolveQueryDataAsync`.
     ResolveQueryDataAsync(QueryResolve),
-    /// Native `FillBuffers`.
-    FillBuffers(Vec<FillBufferDesc<ResourceId>>),
-    /// Native `ClearTextureSubresources`.
-    ClearTextureSubresources(Vec<ClearTextureDesc<ResourceId>>),
+    /// Native `FillBuffers`, resolved: each fill's pattern bytes and the bytes it covers
+    /// (fills that write nothing are left out).
+    FillBuffers(Vec<ResolvedFill<ResourceId>>),
+    /// Native `ClearTextureSubresources`, resolved: one part per subresource written, with
+    /// its encoded element, view-clear value and region.
+    ClearTextureSubresources(Vec<SubresourceClear<ResourceId>>),
     /// Native `ClearBoundRenderTargetViews`.
     ClearBoundRenderTargetViews {
         /// Selected slots.

@@ -13,9 +13,7 @@ use crate::command::VkCommandList;
 use crate::memory::VkResource;
 use ash::vk;
 use asyncmd_ddi::{Command, ResourceId};
-use asyncmd_types::{
-    encode_texel, BufferCopyRegion, Error, FillBufferDesc, Format, HeapType, MessageId, ResourceDesc, Result,
-};
+use asyncmd_types::{BufferCopyRegion, Error, HeapType, MessageId, ResolvedFill, ResourceDesc, Result};
 use std::sync::Arc;
 
 fn fail(text: String) -> Error {
@@ -126,23 +124,12 @@ impl VkCommandList {
         Ok(())
     }
 
-    fn fill_buffers(&mut self, fills: &[FillBufferDesc<ResourceId>]) -> Result<()> {
-        // (buffer, offset, pattern, bytes) of each fill that writes something.
-        let mut parts = Vec::new();
+    fn fill_buffers(&mut self, fills: &[ResolvedFill<ResourceId>]) -> Result<()> {
+        // (buffer, offset, pattern, bytes) of each fill; validation resolved the pattern and
+        // left out fills that write nothing.
+        let mut parts = Vec::with_capacity(fills.len());
         for f in fills {
-            let buffer = self.resource(f.buffer)?;
-            let pattern: Vec<u8> = if f.format == Format::Unknown {
-                f.fill_value.bytes[..(f.raw_pattern_size as usize).min(16)].to_vec()
-            } else {
-                let (b, n) = encode_texel(f.format, &f.fill_value).ok_or_else(|| fail("FillBuffers: format".into()))?;
-                b[..n].to_vec()
-            };
-            let len = pattern.len() as u64;
-            let fit = buffer.desc.width.saturating_sub(f.offset) / len.max(1);
-            let bytes = (f.repeat_count as u64).min(fit) * len;
-            if bytes > 0 {
-                parts.push((buffer, f.offset, pattern, bytes));
-            }
+            parts.push((self.resource(f.buffer)?, f.offset, f.pattern, f.bytes));
         }
         if parts.is_empty() {
             return Ok(());
@@ -158,18 +145,13 @@ impl VkCommandList {
             let mut table = Vec::with_capacity(parts.len() * 32);
             let mut largest = 0u64;
             for (buffer, offset, pattern, bytes) in &parts {
-                let dwords: Vec<u8> = match pattern.len() {
-                    1 | 2 => pattern.iter().copied().cycle().take(4).collect(),
-                    _ => pattern.clone(),
-                };
-                let mut p = [0u8; 16];
-                p[..dwords.len()].copy_from_slice(&dwords);
-                table.extend(p);
+                let (dwords, n) = pattern.dwords().ok_or_else(|| fail("FillBuffers: pattern length".into()))?;
+                dwords.iter().for_each(|d| table.extend(d.to_le_bytes()));
                 table.extend((buffer.address() + offset).to_le_bytes());
                 let count = bytes / 4;
                 largest = largest.max(count);
                 table.extend((count.min(u32::MAX as u64) as u32).to_le_bytes());
-                table.extend(((dwords.len() / 4) as u32).to_le_bytes());
+                table.extend(n.to_le_bytes());
             }
             let t = self.table(&table)?;
             let internal = self.core.internal.get().ok_or_else(|| fail("internal pipelines missing".into()))?;
@@ -188,9 +170,8 @@ impl VkCommandList {
                 self.transfer_barrier();
             }
             let d = self.core.device.clone();
-            if pattern.len() <= 4 && offset % 4 == 0 && bytes % 4 == 0 {
-                let word: Vec<u8> = pattern.iter().copied().cycle().take(4).collect();
-                let data = u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
+            let word = pattern.dwords().filter(|&(_, n)| n == 1 && offset % 4 == 0 && bytes % 4 == 0);
+            if let Some(([data, ..], _)) = word {
                 // NVIDIA fills a wrong range above 4096 bytes from an offset that is not
                 // 16-aligned: fill up to the next 16-byte boundary first.
                 let mut spans = vec![(offset, bytes)];
@@ -205,9 +186,9 @@ impl VkCommandList {
                 continue;
             }
             // Other patterns: copies from a chunk of whole patterns.
-            let len = pattern.len() as u64;
+            let len = pattern.as_bytes().len() as u64;
             let chunk = (1u64 << 20).min(bytes).max(len) / len * len;
-            let bytes_of_chunk = asyncmd_types::repeat_bytes(&pattern, chunk as usize);
+            let bytes_of_chunk = asyncmd_types::repeat_bytes(pattern.as_bytes(), chunk as usize);
             let src = self.table(&bytes_of_chunk)?.buffer().unwrap_or_default();
             let mut done = 0;
             let mut regions = Vec::new();

@@ -9,7 +9,7 @@
 use crate::command::VkCommandList;
 use ash::vk;
 use asyncmd_ddi::{DepthStencilView, RenderTargetView};
-use asyncmd_types::{stored_integers, Box3, ClearData, ClearFlags, Rect, Result};
+use asyncmd_types::{draw_clear_color, stored_integers, Box3, ClearData, ClearFlags, Rect, Result};
 
 /// A region of a bound target: (rectangle, first slice in the view, slice count).
 type Region = (Rect, u32, u32);
@@ -33,8 +33,11 @@ impl VkCommandList {
             let Some(range) = view.desc.range(&res.desc) else { continue };
             let (w, h, _) = res.desc.mip_extent(range.mip);
             // The union has the same bits for floats, uints and sints; integer formats take the
-            // bits they store.
-            let value = vk::ClearColorValue { uint32: stored_integers(view.desc.format, &values[slot]).uints() };
+            // bits they store, normalized ones the level D3D rounds to (see `driver_floats`).
+            let format = view.desc.format;
+            let value = vk::ClearColorValue {
+                uint32: stored_integers(format, &draw_clear_color(format, &values[slot])).uints(),
+            };
             let attachment = vk::ClearAttachment {
                 aspect_mask: vk::ImageAspectFlags::COLOR,
                 color_attachment: slot as u32,

@@ -17,12 +17,12 @@ use crate::memory::VkResource;
 use ash::vk;
 use asyncmd_ddi::{DepthStencilView, RenderTargetView, ResourceId};
 use asyncmd_types::{
-    decode_texel, encode_clear, encode_texel, view_clear_color, view_clear_depth, view_clear_exact, Box3, ClearData,
-    ClearFlags, ClearTextureDesc, CommandListType, ComponentClass, DepthStencilViewDesc, DsvDimension, DsvFlags, Error,
-    Format, Layout, MessageId, Rect, RenderTargetViewDesc, ResourceDimension, ResourceFlags, Result, RtvDimension,
-    Swizzle, ALL_SUBRESOURCES,
+    Box3, ClearFlags, CommandListType, ComponentClass, DepthStencilViewDesc, DsvDimension, DsvFlags, Error, Format,
+    Layout, MessageId, Rect, RenderTargetViewDesc, ResourceDimension, ResourceFlags, Result, RtvDimension,
+    SubresourceClear, Swizzle, ViewClearValue,
 };
 use std::collections::HashSet;
+use std::sync::Arc;
 
 const API: &str = "ClearTextureSubresources";
 
@@ -34,9 +34,9 @@ fn fail(text: String) -> Error {
 }
 
 /// The value `vkCmdClearColorImage` takes for `format`, where it writes what the D3D encoding
-/// does: the stored low bits for integer formats, floats where no rounding can differ.
+/// does: the stored integers for integer formats, floats where no rounding can differ.
 /// `inexact`: take the driver's rounding anyway (MSAA, which copies cannot reach).
-fn color_value(format: Format, value: &ClearData, inexact: bool) -> Option<vk::ClearColorValue> {
+fn color_value(format: Format, view: &ViewClearValue, inexact: bool) -> Option<vk::ClearColorValue> {
     let info = format.info();
     let by_value = match info.layout {
         Layout::Channels { swizzle, .. } => swizzle == Swizzle::Rgba || swizzle == Swizzle::Bgra,
@@ -47,62 +47,49 @@ fn color_value(format: Format, value: &ClearData, inexact: bool) -> Option<vk::C
         return None;
     }
     match info.class {
-        ComponentClass::Uint | ComponentClass::Sint => {
-            // The stored low bits, sign-extended for SINT: the union's bits are the same.
-            let (bytes, _) = encode_texel(format, value)?;
-            Some(vk::ClearColorValue { uint32: decode_texel(format, &bytes)?.uints() })
-        }
+        ComponentClass::Uint | ComponentClass::Sint => Some(vk::ClearColorValue { uint32: view.integers }),
         // The driver converts floats with its own rounding: only where every D3D-conforming
         // rounding agrees (the rest are copies of the encoded value).
         ComponentClass::Float | ComponentClass::Unorm | ComponentClass::Snorm | ComponentClass::Srgb
-            if inexact || view_clear_exact(format, value) =>
+            if inexact || view.exact =>
         {
-            Some(vk::ClearColorValue { float32: value.floats() })
+            Some(vk::ClearColorValue { float32: crate::command::driver_floats(format, view.color) })
         }
         _ => None,
     }
 }
 
 impl VkCommandList {
-    pub(crate) fn clear_texture_subresources(&mut self, clears: &[ClearTextureDesc<ResourceId>]) -> Result<()> {
+    pub(crate) fn clear_texture_subresources(&mut self, clears: &[SubresourceClear<ResourceId>]) -> Result<()> {
         let mut written = HashSet::new();
-        for d in clears {
-            let (res, _) = self.image_of(d.texture)?;
-            let count = res.desc.subresource_count();
-            let subs = if d.subresource == ALL_SUBRESOURCES { 0..count } else { d.subresource..d.subresource + 1 };
-            for s in subs {
-                let Some((w, h, depth)) = res.desc.subresource_extent(s) else { continue };
-                let full = Box3::sized(w, h, depth);
-                let region = d.region.unwrap_or(full);
-                if region.is_empty() {
-                    continue;
+        let mut last = None;
+        for c in clears {
+            // Parts come per texture: look each texture up once.
+            let res = match &last {
+                Some((id, res)) if *id == c.texture => Arc::clone(res),
+                _ => {
+                    let (res, _) = self.image_of(c.texture)?;
+                    last = Some((c.texture, Arc::clone(&res)));
+                    res
                 }
-                if !written.insert((d.texture, s)) {
-                    self.transfer_barrier();
-                    written.clear();
-                    written.insert((d.texture, s));
-                }
-                if self.is_predicated() {
-                    self.clear_predicated(&res, d, s, region)?;
-                } else {
-                    self.clear_subresource(&res, d, s, region, region == full)?;
-                }
+            };
+            if !written.insert((c.texture, c.subresource)) {
+                self.transfer_barrier();
+                written.clear();
+                written.insert((c.texture, c.subresource));
+            }
+            if self.is_predicated() {
+                self.clear_predicated(&res, c)?;
+            } else {
+                self.clear_subresource(&res, c)?;
             }
         }
         Ok(())
     }
 
-    fn clear_subresource(
-        &mut self,
-        res: &VkResource,
-        d: &ClearTextureDesc<ResourceId>,
-        s: u32,
-        region: Box3,
-        whole: bool,
-    ) -> Result<()> {
+    fn clear_subresource(&mut self, res: &VkResource, c: &SubresourceClear<ResourceId>) -> Result<()> {
         let rf = res.desc.format;
-        let format = if d.format == Format::Unknown { rf } else { d.format };
-        let sub = res.desc.subresource(s).ok_or_else(|| fail(format!("subresource {s} out of range")))?;
+        let (format, sub, region, whole) = (c.format, c, c.region, c.whole);
         let three_d = res.desc.dimension == ResourceDimension::Texture3D;
         let aspect = plane_aspect(rf, sub.plane);
         let range = vk::ImageSubresourceRange {
@@ -116,20 +103,15 @@ impl VkCommandList {
         let dev = self.core.device.clone();
         // A depth view of a typeless texture: the image itself holds colour there.
         if whole && format.has_depth() && rf.has_depth() && self.ty == CommandListType::Direct {
-            let value = vk::ClearDepthStencilValue {
-                depth: view_clear_depth(&d.clear_value),
-                stencil: d.clear_value.uints()[1] & 0xff,
-            };
+            let value = vk::ClearDepthStencilValue { depth: c.view.depth, stencil: c.view.stencil as u32 };
             // SAFETY: a live image in GENERAL with TRANSFER_DST usage, on a graphics queue.
             unsafe { dev.cmd_clear_depth_stencil_image(self.cb, image, vk::ImageLayout::GENERAL, &value, &[range]) };
             return Ok(());
         }
         if let (Some(raw), true) = (res.clear_format(), self.family_has_compute()) {
             // Where compute wins: one dispatch stores the encoded texel as raw bits.
-            let element = encode_clear(format, sub.plane, &d.clear_value)
-                .ok_or_else(|| fail(format!("{format} has no encoding")))?;
             let mut bytes = [0u8; 16];
-            bytes[..element.as_bytes().len()].copy_from_slice(element.as_bytes());
+            bytes[..c.element.as_bytes().len()].copy_from_slice(c.element.as_bytes());
             let words =
                 std::array::from_fn(|i| u32::from_le_bytes(bytes[i * 4..i * 4 + 4].try_into().unwrap_or_default()));
             let view =
@@ -141,19 +123,17 @@ impl VkCommandList {
             }
         }
         if whole && res.view_format(format) == res.view_format(rf) {
-            if let Some(value) = color_value(format, &d.clear_value, res.desc.is_msaa()) {
+            if let Some(value) = color_value(format, &c.view, res.desc.is_msaa()) {
                 // SAFETY: a live uncompressed colour image in GENERAL with TRANSFER_DST usage.
                 unsafe { dev.cmd_clear_color_image(self.cb, image, vk::ImageLayout::GENERAL, &value, &[range]) };
                 return Ok(());
             }
         }
         if res.desc.is_msaa() {
-            return self.clear_msaa_region(res, d.texture, format, sub.plane, sub.slice, &d.clear_value, region);
+            return self.clear_msaa_region(res, c);
         }
-        self.clear_by_copy(res, format, s, region).and_then(|(len, regions)| {
-            let element = encode_clear(format, sub.plane, &d.clear_value)
-                .ok_or_else(|| fail(format!("{format} has no encoding")))?;
-            let bytes = asyncmd_types::repeat_bytes(element.as_bytes(), len as usize);
+        self.clear_by_copy(res, format, c.subresource, region).and_then(|(len, regions)| {
+            let bytes = asyncmd_types::repeat_bytes(c.element.as_bytes(), len as usize);
             let buffer = self.table(&bytes)?.buffer().unwrap_or_default();
             // SAFETY: a live image in GENERAL and a row buffer kept by this list; every region
             // reads the rows from offset 0 and writes inside the subresource.
@@ -207,17 +187,8 @@ impl VkCommandList {
 
     /// A region of an MSAA subresource: copies cannot reach its samples, so a view clear of
     /// the attachment writes it (the closest value a view clear takes).
-    #[allow(clippy::too_many_arguments)] // one subresource's clear, spelled out
-    fn clear_msaa_region(
-        &mut self,
-        res: &VkResource,
-        id: ResourceId,
-        format: Format,
-        plane: u32,
-        slice: u32,
-        value: &ClearData,
-        region: Box3,
-    ) -> Result<()> {
+    fn clear_msaa_region(&mut self, res: &VkResource, c: &SubresourceClear<ResourceId>) -> Result<()> {
+        let (id, format, plane, slice, region) = (c.texture, c.format, c.plane, c.slice, c.region);
         let rect = [Rect::new(region.left as i32, region.top as i32, region.right as i32, region.bottom as i32)];
         let depth = format.has_depth();
         if !res.attachment_capable(depth) || depth && self.ty != CommandListType::Direct {
@@ -236,7 +207,7 @@ impl VkCommandList {
                 },
             };
             let flags = if plane == 0 { ClearFlags::DEPTH } else { ClearFlags::STENCIL };
-            return self.clear_dsv(&view, flags, view_clear_depth(value), value.uints()[1] as u8, &rect);
+            return self.clear_dsv(&view, flags, c.view.depth, c.view.stencil, &rect);
         }
         let view = RenderTargetView {
             resource: id,
@@ -245,22 +216,15 @@ impl VkCommandList {
                 dimension: RtvDimension::Texture2DMsArray { first_slice: slice, array_size: 1 },
             },
         };
-        self.clear_rtv(&view, view_clear_color(format, value), &rect)
+        self.clear_rtv(&view, c.view.color, &rect)
     }
 
     /// A clear under predication: conditional rendering reaches attachment clears and
     /// dispatches, not transfers, so the region is cleared through a view of its subresource,
     /// where the texture can be an attachment and the view clear writes the exact value.
-    fn clear_predicated(
-        &mut self,
-        res: &VkResource,
-        d: &ClearTextureDesc<ResourceId>,
-        s: u32,
-        region: Box3,
-    ) -> Result<()> {
+    fn clear_predicated(&mut self, res: &VkResource, c: &SubresourceClear<ResourceId>) -> Result<()> {
         let rf = res.desc.format;
-        let format = if d.format == Format::Unknown { rf } else { d.format };
-        let sub = res.desc.subresource(s).ok_or_else(|| fail(format!("subresource {s} out of range")))?;
+        let (format, sub, region) = (c.format, c, c.region);
         let refuse = || {
             fail(format!(
                 "a predicated clear of a {format} texture that is no attachment, or of a value a view clear \
@@ -285,11 +249,10 @@ impl VkCommandList {
                 dimension,
             };
             let flags = if sub.plane == 0 { ClearFlags::DEPTH } else { ClearFlags::STENCIL };
-            let value = &d.clear_value;
-            let view = DepthStencilView { resource: d.texture, desc };
-            return self.clear_dsv(&view, flags, view_clear_depth(value), value.uints()[1] as u8, &rect);
+            let view = DepthStencilView { resource: c.texture, desc };
+            return self.clear_dsv(&view, flags, c.view.depth, c.view.stencil, &rect);
         }
-        let value = color_value(format, &d.clear_value, res.desc.is_msaa()).ok_or_else(refuse)?;
+        let value = color_value(format, &c.view, res.desc.is_msaa()).ok_or_else(refuse)?;
         if !res.desc.flags.contains(ResourceFlags::ALLOW_RENDER_TARGET) {
             return Err(refuse());
         }
@@ -303,7 +266,7 @@ impl VkCommandList {
             (_, true) => RtvDimension::Texture2DMsArray { first_slice: slice, array_size: 1 },
             (_, false) => RtvDimension::Texture2DArray { mip, first_slice: slice, array_size: 1, plane: sub.plane },
         };
-        let view = RenderTargetView { resource: d.texture, desc: RenderTargetViewDesc { format, dimension } };
+        let view = RenderTargetView { resource: c.texture, desc: RenderTargetViewDesc { format, dimension } };
         self.clear_rtv_value(&view, value, &rect)
     }
 }

@@ -8,8 +8,8 @@ use super::surface::Surface;
 use super::Exec;
 use asyncmd_ddi::{Command, DepthStencilView, RenderTargetView, ResourceId};
 use asyncmd_types::{
-    clip_boxes, encode_clear, encode_texel, Box3, ClearData, ClearFlags, ClearTextureDesc, CopyLocationKind, Format,
-    ResourceDimension, TextureCopyKind, TextureCopyLocation, ALL_SUBRESOURCES,
+    clip_boxes, encode_texel, fill_repeating, Box3, ClearData, ClearFlags, CopyLocationKind, ResolvedFill,
+    ResourceDimension, SubresourceClear, TextureCopyKind, TextureCopyLocation,
 };
 
 /// Writes `value` into every element (block, all samples) of `bbox` (in texels) of a surface:
@@ -126,15 +126,16 @@ impl Exec<'_> {
             Command::CopyTilesAsync(t) => crate::tiles::copy_tiles(self, t),
             Command::ResolveSubresourceRegionAsync(r) => self.resolve(r),
             Command::ResolveQueryDataAsync(q) => self.resolve_query_data(q),
-            Command::FillBuffers(fills) => parallel(
-                fills,
-                |f| f.buffer,
-                |f| f.repeat_count as u64 * f.raw_pattern_size.max(4) as u64,
-                |f| this.fill(f),
+            Command::FillBuffers(fills) => parallel(fills, |f| f.buffer, |f| f.bytes, |f| this.fill(f)),
+            Command::ClearTextureSubresources(clears) => parallel(
+                clears,
+                |c| c.texture,
+                |c| {
+                    let (w, h, d) = c.region.extent();
+                    w as u64 * h as u64 * d as u64 * c.element.as_bytes().len() as u64
+                },
+                |c| this.clear_texture(c),
             ),
-            Command::ClearTextureSubresources(clears) => {
-                parallel(clears, |d| d.texture, |d| this.bytes_of(d.texture), |d| this.clear_texture(d))
-            }
             Command::ClearBoundRenderTargetViews { mask, values, regions } => {
                 let selected: Vec<(usize, RenderTargetView)> =
                     self.state.rtvs.iter().copied().enumerate().filter(|(slot, _)| mask & (1 << slot) != 0).collect();
@@ -154,34 +155,15 @@ impl Exec<'_> {
         }
     }
 
-    fn fill(&self, f: &asyncmd_types::FillBufferDesc<asyncmd_ddi::ResourceId>) {
+    fn fill(&self, f: &ResolvedFill<ResourceId>) {
         let Some(buffer) = self.resource(f.buffer) else { return };
-        let pattern: Vec<u8> = if f.format == Format::Unknown {
-            f.fill_value.bytes[..(f.raw_pattern_size as usize).min(16)].to_vec()
-        } else {
-            match encode_texel(f.format, &f.fill_value) {
-                Some((b, n)) => b[..n].to_vec(),
-                None => return,
-            }
-        };
-        if pattern.is_empty() {
-            return;
-        }
         let mut data = buffer.write();
-        let len = pattern.len();
-        let start = usize::try_from(f.offset).unwrap_or(usize::MAX);
-        // A pattern that does not fit is skipped, never written in part.
-        let count = (f.repeat_count as usize).min(data.len().saturating_sub(start) / len);
-        if count > 0 {
-            let span = &mut data[start..start + count * len];
-            span[..len].copy_from_slice(&pattern);
-            // Doubling copies: a few large moves instead of one per pattern.
-            let mut done = len;
-            while done < span.len() {
-                let n = done.min(span.len() - done);
-                span.copy_within(..n, done);
-                done += n;
-            }
+        let span = usize::try_from(f.offset).ok().zip(usize::try_from(f.bytes).ok()).and_then(|(start, n)| {
+            let end = start.checked_add(n)?;
+            data.get_mut(start..end)
+        });
+        if let Some(span) = span {
+            fill_repeating(span, f.pattern.as_bytes());
         }
         buffer.scrub_unmapped(&mut data);
     }
@@ -191,22 +173,10 @@ impl Exec<'_> {
         self.resource(id).map_or(0, |r| r.read().len() as u64)
     }
 
-    fn clear_texture(&self, d: &ClearTextureDesc<asyncmd_ddi::ResourceId>) {
-        let Some(res) = self.resource(d.texture) else { return };
-        let format = if d.format == Format::Unknown { res.desc.format } else { d.format };
-        let subs: Vec<u32> = if d.subresource == ALL_SUBRESOURCES {
-            (0..res.desc.subresource_count()).collect()
-        } else {
-            vec![d.subresource]
-        };
-        let mut data = res.write();
-        for sub in subs {
-            let Some(s) = Surface::subresource(&res, sub) else { continue };
-            let plane = res.desc.subresource(sub).map_or(0, |x| x.plane);
-            let Some(value) = encode_clear(format, plane, &d.clear_value) else { continue };
-            let bbox = d.region.unwrap_or_else(|| s.full_box());
-            fill_box(&mut data, &s, &bbox, value.as_bytes());
-        }
+    fn clear_texture(&self, c: &SubresourceClear<ResourceId>) {
+        let Some(res) = self.resource(c.texture) else { return };
+        let Some(s) = Surface::subresource(&res, c.subresource) else { return };
+        fill_box(&mut res.write(), &s, &c.region, c.element.as_bytes());
     }
 
     /// Inside a render pass, bound clears reach only the area every bound output covers (the

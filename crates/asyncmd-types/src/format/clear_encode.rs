@@ -10,7 +10,8 @@
 use super::{decode_texel, encode_texel, ComponentClass, Format, Layout, Swizzle};
 use crate::ClearData;
 
-/// The bytes of one element (texel, block or packed pair) of a cleared plane.
+/// The bytes of one element (texel, block or packed pair) of a cleared plane, or of one
+/// `FillBuffers` pattern: 1 to 16 bytes written over and over.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ClearElement {
     bytes: [u8; 16],
@@ -24,9 +25,30 @@ impl ClearElement {
         ClearElement { bytes: b, len: bytes.len() as u8 }
     }
 
+    /// An element of `bytes`; `None` unless 1 to 16 bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Option<Self> {
+        (1..=16).contains(&bytes.len()).then(|| ClearElement::new(bytes))
+    }
+
     /// The element's bytes.
     pub fn as_bytes(&self) -> &[u8] {
         &self.bytes[..self.len as usize]
+    }
+
+    /// The element as whole little-endian dwords and their count, as a shader that writes
+    /// dwords repeats it: a 1- or 2-byte element is repeated to fill one dword (written from a
+    /// dword-aligned offset, that keeps its phase). `None` for a length that is neither 1, 2
+    /// nor a multiple of 4.
+    pub fn dwords(&self) -> Option<([u32; 4], u32)> {
+        let len = self.len as usize;
+        let bytes: [u8; 16] = match len {
+            1 | 2 => std::array::from_fn(|i| if i < 4 { self.bytes[i % len] } else { 0 }),
+            _ if len % 4 == 0 => self.bytes,
+            _ => return None,
+        };
+        let count = len.div_ceil(4) as u32;
+        let dword = |i: usize| u32::from_le_bytes([bytes[4 * i], bytes[4 * i + 1], bytes[4 * i + 2], bytes[4 * i + 3]]);
+        Some((std::array::from_fn(dword), count))
     }
 }
 

@@ -5,7 +5,16 @@ use super::{fail, VkCommandList};
 use crate::memory::VkResource;
 use ash::vk;
 use asyncmd_ddi::{DepthStencilView, RenderTargetView};
-use asyncmd_types::{ClearFlags, Rect, ResourceDimension, Result};
+use asyncmd_types::{draw_clear_color, ClearData, ClearFlags, Format, Rect, ResourceDimension, Result};
+
+/// The floats a Vulkan colour clear takes to store `color` on `format` as D3D does. For
+/// UNORM and SNORM formats: the level D3D's conversion rounds to, nudged inside its rounding
+/// interval ([`draw_clear_color`]), because drivers take channels narrower than 8 bits
+/// through an 8-bit value (lavapipe's draws; the NVIDIA driver's clears of B5G6R5 stored red
+/// 29 for 0.9139, where D3D stores round(0.9139 × 31) = 28). Other formats: as they are.
+pub(crate) fn driver_floats(format: Format, color: [f32; 4]) -> [f32; 4] {
+    draw_clear_color(format, &ClearData::from_floats(color)).floats()
+}
 
 impl VkCommandList {
     /// Runs `f` inside a dynamic-rendering instance over one attachment view.
@@ -52,7 +61,7 @@ impl VkCommandList {
         let value = match view.desc.format.info().class {
             asyncmd_types::ComponentClass::Uint => vk::ClearColorValue { uint32: flushed.map(|c| c as u32) },
             asyncmd_types::ComponentClass::Sint => vk::ClearColorValue { int32: flushed.map(|c| c as i32) },
-            _ => vk::ClearColorValue { float32: flushed },
+            _ => vk::ClearColorValue { float32: driver_floats(view.desc.format, flushed) },
         };
         self.clear_rtv_value(view, value, rects)
     }
@@ -179,4 +188,26 @@ fn clear_rects(rects: &[Rect], w: u32, h: u32, layers: u32) -> Vec<vk::ClearRect
             layer_count: layers,
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::driver_floats;
+    use asyncmd_types::Format;
+
+    /// Red 0.9139 on B5G6R5: D3D stores round(0.9139 × 31) = 28; a driver that takes the
+    /// channel through 8 bits and keeps the high bits stored 29 from the raw float. From the
+    /// nudged level, rounding, truncation and that 8-bit path all store 28.
+    #[test]
+    fn narrow_normalized_channels_reach_d3ds_level_through_any_driver_conversion() {
+        let red = driver_floats(Format::B5G6R5Unorm, [f32::from_bits(0x3f69_f132), 1.43, f32::INFINITY, -0.0])[0];
+        let raw = f32::from_bits(0x3f69_f132);
+        assert_eq!(((raw * 255.0).round() as u32) >> 3, 29, "the raw float's 8-bit path");
+        assert_eq!((red * 31.0).round() as u32, 28);
+        assert_eq!((red * 31.0) as u32, 28);
+        assert_eq!(((red * 255.0).round() as u32) >> 3, 28);
+        assert_eq!(((red * 255.0) as u32) >> 3, 28);
+        let floats = [0.25, 0.5, 1.0, 0.0];
+        assert_eq!(driver_floats(Format::R32G32B32A32Float, floats), floats, "float formats as they are");
+    }
 }

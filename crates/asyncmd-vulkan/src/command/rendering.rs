@@ -248,7 +248,9 @@ impl VkCommandList {
         for t in targets.iter().filter(|t| t.beginning.binds()) {
             let load = if resuming { vk::AttachmentLoadOp::LOAD } else { load_op(&t.beginning) };
             let clear = match t.beginning {
-                BeginningAccess::Clear(v) => vk::ClearValue { color: vk::ClearColorValue { float32: v.floats() } },
+                BeginningAccess::Clear(v) => vk::ClearValue {
+                    color: vk::ClearColorValue { float32: super::driver_floats(t.view.desc.format, v.floats()) },
+                },
                 _ => vk::ClearValue::default(),
             };
             let suspending = flags.contains(RenderPassFlags::SUSPENDING_PASS);

@@ -3,18 +3,23 @@
 
 use super::{CommandList, DIRECT_COMPUTE};
 use crate::err;
-use crate::fallback::fill::Fill;
 use crate::fallback::plan::{plan_fill, DeviceFacts, FillFacts, FillRoute};
 use crate::resource::Resource;
 use asyncmd_ddi::{Command, FormatSupport};
-use asyncmd_types::{encode_texel, FillBufferDesc, Format, HeapType, MessageId, ResourceFlags, Result};
+use asyncmd_types::{
+    encode_texel, ClearElement, FillBufferDesc, Format, HeapType, MessageId, ResolvedFill, ResourceFlags, Result,
+};
 
 const API: &str = "FillBuffers";
 const ID: MessageId = MessageId::FillBuffersInvalidParameters;
 
 impl CommandList {
-    /// Checks one fill and returns what it writes (`None` when it writes nothing).
-    fn validate_fill(&self, i: usize, f: &FillBufferDesc<&Resource>) -> Result<Option<Fill>> {
+    /// Checks one fill and resolves what it writes (`None` when it writes nothing).
+    fn validate_fill<'r>(
+        &self,
+        i: usize,
+        f: &FillBufferDesc<&'r Resource>,
+    ) -> Result<Option<ResolvedFill<&'r Resource>>> {
         let b = f.buffer;
         if !self.owns(b) || !b.desc().is_buffer() {
             return Err(err::invalid(ID, API, format!("fill {i}: the destination must be a buffer of this device")));
@@ -22,7 +27,7 @@ impl CommandList {
         if b.heap_type() == HeapType::Upload {
             return Err(err::invalid(ID, API, format!("fill {i}: an UPLOAD buffer cannot be written by the GPU")));
         }
-        let pattern: Vec<u8> = if f.format == Format::Unknown {
+        let pattern = if f.format == Format::Unknown {
             let n = f.raw_pattern_size;
             if ![1, 2, 4, 8, 12, 16].contains(&n) {
                 return Err(err::invalid(
@@ -38,7 +43,7 @@ impl CommandList {
                     format!("fill {i}: 12-byte patterns are not allowed on reserved buffers"),
                 ));
             }
-            f.fill_value.bytes[..n as usize].to_vec()
+            ClearElement::from_bytes(&f.fill_value.bytes[..n as usize])
         } else {
             if f.raw_pattern_size != 0 {
                 return Err(err::invalid(ID, API, format!("fill {i}: RawPatternSizeInBytes must be 0 with a format")));
@@ -58,9 +63,11 @@ impl CommandList {
                     format!("fill {i}: {}-byte elements are not allowed on reserved buffers", n),
                 ));
             }
-            bytes[..n].to_vec()
+            ClearElement::from_bytes(&bytes[..n])
         };
-        let len = pattern.len() as u64;
+        let pattern =
+            pattern.ok_or_else(|| err::invalid(ID, API, format!("fill {i}: the pattern is not 1 to 16 bytes")))?;
+        let len = pattern.as_bytes().len() as u64;
         let align = len.min(4);
         if f.offset % align != 0 {
             return Err(err::invalid(ID, API, format!("fill {i}: Offset {} is not a multiple of {align}", f.offset)));
@@ -76,7 +83,7 @@ impl CommandList {
         // Patterns that do not fit are skipped, never written in part.
         let patterns = (f.repeat_count as u64).min((width - f.offset) / len);
         let bytes = patterns * len;
-        Ok((bytes > 0).then(|| Fill { buffer: b.clone(), offset: f.offset, pattern, bytes }))
+        Ok((bytes > 0).then_some(ResolvedFill { buffer: b, offset: f.offset, pattern, bytes }))
     }
 
     /// `FillBuffers`: writes each fill's pattern `RepeatCount` times from its offset, in the
@@ -86,32 +93,24 @@ impl CommandList {
             API,
             DIRECT_COMPUTE,
             None,
-            |l| fills.iter().enumerate().map(|(i, f)| l.validate_fill(i, f)).collect::<Result<Vec<Option<Fill>>>>(),
-            |_| {
-                Command::FillBuffers(
-                    fills
-                        .iter()
-                        .map(|f| FillBufferDesc {
-                            buffer: f.buffer.id(),
-                            offset: f.offset,
-                            fill_value: f.fill_value,
-                            format: f.format,
-                            raw_pattern_size: f.raw_pattern_size,
-                            repeat_count: f.repeat_count,
-                        })
-                        .collect(),
-                )
+            |l| {
+                let mut resolved = Vec::with_capacity(fills.len());
+                for (i, f) in fills.iter().enumerate() {
+                    resolved.extend(l.validate_fill(i, f)?);
+                }
+                Ok(resolved)
             },
+            |resolved| Command::FillBuffers(resolved.iter().map(|f| f.map(|b| b.id())).collect()),
             Self::lower_fills,
         );
     }
 
     /// The fallback's fills: each planned on its route, runs of one route recorded together.
-    fn lower_fills(&mut self, planned: Vec<Option<Fill>>) {
+    fn lower_fills(&mut self, planned: Vec<ResolvedFill<&Resource>>) {
         // Every fill is planned before anything is recorded; runs of one route go together.
         let device = DeviceFacts::of(self.device.ddi.capabilities());
-        let mut runs: Vec<(FillRoute, Vec<Fill>)> = Vec::new();
-        for f in planned.into_iter().flatten() {
+        let mut runs: Vec<(FillRoute, Vec<ResolvedFill<&Resource>>)> = Vec::new();
+        for f in planned {
             let facts = FillFacts {
                 list: self.ty,
                 heap: f.buffer.heap_type(),

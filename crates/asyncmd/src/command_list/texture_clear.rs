@@ -8,8 +8,8 @@ use crate::fallback::texture_clear::SubClear;
 use crate::resource::Resource;
 use asyncmd_ddi::{Command, FormatSupport};
 use asyncmd_types::{
-    encode_clear, view_clear_exact, AsyncCommandsImpl, BarrierAccess, Box3, ClearTextureDesc, Error, Format, Layout,
-    MessageId, ResourceDimension, ResourceFlags, Result, ALL_SUBRESOURCES,
+    encode_clear, BarrierAccess, Box3, ClearTextureDesc, Error, Format, Layout, MessageId, ResourceDimension,
+    ResourceFlags, Result, SubresourceClear, ViewClearValue, ALL_SUBRESOURCES,
 };
 use std::collections::HashMap;
 
@@ -28,13 +28,13 @@ fn box_alignment(format: Format, plane: u32) -> (u32, u32) {
 }
 
 impl CommandList {
-    /// Checks one clear; with `parts`, adds the subresources it writes there (none for empty
-    /// regions): only the fallback needs them.
-    fn validate_texture_clear(
+    /// Checks one clear and adds the subresources it writes to `parts` (none for empty
+    /// regions), resolved, with the clear's index.
+    fn validate_texture_clear<'r>(
         &mut self,
         i: usize,
-        d: &ClearTextureDesc<&Resource>,
-        mut parts: Option<&mut Vec<(usize, SubClear)>>,
+        d: &ClearTextureDesc<&'r Resource>,
+        parts: &mut Vec<(usize, SubClear<'r>)>,
     ) -> Result<()> {
         let t = d.texture;
         let desc = t.desc();
@@ -56,6 +56,7 @@ impl CommandList {
         if encode_clear(format, 0, &d.clear_value).is_none() {
             return Err(err::invalid(ID, API, format!("clear {i}: {format} cannot be cleared")));
         }
+        let view = ViewClearValue::of(format, &d.clear_value);
         let count = desc.subresource_count();
         let subs = if d.subresource == ALL_SUBRESOURCES {
             0..count
@@ -113,17 +114,24 @@ impl CommandList {
             }
             let ty = self.ty;
             self.tracker.access(t, &[s], BarrierAccess::COPY_DEST, ty, API)?;
-            let Some(parts) = parts.as_deref_mut() else { continue };
+            let element = encode_clear(format, sub.plane, &d.clear_value).ok_or_else(|| {
+                err::invalid(
+                    ID,
+                    API,
+                    format!("clear {i}: {format} has no plane {} to write in subresource {s}", sub.plane),
+                )
+            })?;
             parts.push((
                 i,
-                SubClear {
-                    texture: t.clone(),
+                SubresourceClear {
+                    texture: t,
                     subresource: s,
                     mip: sub.mip,
                     slice: sub.slice,
                     plane: sub.plane,
                     format,
-                    value: d.clear_value,
+                    element,
+                    view,
                     region,
                     whole: region == full,
                 },
@@ -164,8 +172,7 @@ impl CommandList {
             view_target: desc.flags.contains(flag) && renderable,
             simultaneous_access: desc.flags.contains(ResourceFlags::ALLOW_SIMULTANEOUS_ACCESS),
             known_layout: self.tracker.layout(c.texture.id(), c.subresource),
-            exact: c.depth_stencil() || view_clear_exact(c.format, &c.value),
-            encodable: encode_clear(c.format, c.plane, &c.value).is_some(),
+            exact: c.depth_stencil() || c.view.exact,
             copyable: samples == 1 && plane.is_some(),
             region_texels: w as u64 * h as u64 * d as u64,
             subresource_texels: sw as u64 * sh as u64 * sd as u64,
@@ -184,35 +191,20 @@ impl CommandList {
             DIRECT_COMPUTE,
             None,
             |l| {
-                // The fallback's parts (one per subresource) are resolved only where it runs.
-                let lowered = l.device.async_impl != AsyncCommandsImpl::Native;
-                let mut parts = Vec::new();
+                let mut parts = Vec::with_capacity(clears.len());
                 for (i, d) in clears.iter().enumerate() {
-                    l.validate_texture_clear(i, d, lowered.then_some(&mut parts))?;
+                    l.validate_texture_clear(i, d, &mut parts)?;
                 }
                 Ok(parts)
             },
-            |_| {
-                Command::ClearTextureSubresources(
-                    clears
-                        .iter()
-                        .map(|d| ClearTextureDesc {
-                            texture: d.texture.id(),
-                            subresource: d.subresource,
-                            clear_value: d.clear_value,
-                            format: d.format,
-                            region: d.region,
-                        })
-                        .collect(),
-                )
-            },
+            |parts| Command::ClearTextureSubresources(parts.iter().map(|(_, c)| c.map(|t| t.id())).collect()),
             Self::lower_texture_clears,
         );
     }
 
     /// The fallback's texture clears: every subresource planned, then each recorded on its
     /// route.
-    fn lower_texture_clears(&mut self, parts: Vec<(usize, SubClear)>) {
+    fn lower_texture_clears(&mut self, parts: Vec<(usize, SubClear<'_>)>) {
         // Every subresource is planned before anything is recorded.
         let device = DeviceFacts::of(self.device.ddi.capabilities());
         let mut planned = Vec::with_capacity(parts.len());

@@ -12,35 +12,19 @@ use asyncmd_ddi::{
     Command, ComputePipelineDesc, PipelineDesc, RootParameter, RootSignatureDesc, ShaderId, FILL_CONSTANT_COUNT,
     FILL_THREADS_PER_GROUP,
 };
-use asyncmd_types::{BarrierGroup, BarrierLayout, BufferBarrier, BufferCopyRegion, HeapType, ResourceDesc, Result};
+use asyncmd_types::{
+    BarrierGroup, BarrierLayout, BufferBarrier, BufferCopyRegion, ClearElement, HeapType, ResolvedFill, ResourceDesc,
+    Result,
+};
 
-/// One planned fill: the bytes of one pattern and how many bytes it covers.
-#[derive(Clone, Debug)]
-pub(crate) struct Fill {
-    pub(crate) buffer: crate::resource::Resource,
-    pub(crate) offset: u64,
-    pub(crate) pattern: Vec<u8>,
-    pub(crate) bytes: u64,
-}
+/// A fill the fallback lowers: the resolved description, naming the list's resources.
+pub(crate) type Fill<'r> = ResolvedFill<&'r Resource>;
 
-/// The pattern as dwords for the fill shader: 1- and 2-byte patterns are repeated to fill one
-/// dword (the route needs dword-aligned offsets, so the phase is kept).
-pub(crate) fn dword_pattern(pattern: &[u8]) -> Vec<u32> {
-    let bytes: Vec<u8> = match pattern.len() {
-        1 | 2 => pattern.iter().copied().cycle().take(4).collect(),
-        _ => pattern.to_vec(),
-    };
-    bytes.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
-}
-
-/// The fill shader's root constants for `dwords` dwords of `pattern`.
-pub(crate) fn fill_constants(pattern: &[u8], dwords: u32) -> [u32; 6] {
-    let p = dword_pattern(pattern);
-    let mut c = [0u32; 6];
-    c[..p.len()].copy_from_slice(&p);
-    c[4] = p.len() as u32;
-    c[5] = dwords;
-    c
+/// The fill shader's root constants for `dwords` dwords of `pattern`: the pattern as dwords
+/// (see [`ClearElement::dwords`]), their count, and the dwords to write.
+pub(crate) fn fill_constants(pattern: &ClearElement, dwords: u32) -> [u32; 6] {
+    let (p, n) = pattern.dwords().unwrap_or(([0; 4], 1));
+    [p[0], p[1], p[2], p[3], n, dwords]
 }
 
 /// Thread groups (x, y) of one fill dispatch covering `dwords` dwords.
@@ -53,8 +37,8 @@ pub(crate) fn fill_groups(dwords: u32) -> (u32, u32) {
 /// The dispatches of one compute fill of `bytes` bytes, as (byte offset, bytes): the shader
 /// counts dwords in 32 bits, so a larger fill takes several, each starting at a whole dword
 /// pattern.
-pub(crate) fn dispatch_pieces(pattern: &[u8], bytes: u64) -> impl Iterator<Item = (u64, u64)> {
-    let step = 4 * dword_pattern(pattern).len() as u64;
+pub(crate) fn dispatch_pieces(pattern: &ClearElement, bytes: u64) -> impl Iterator<Item = (u64, u64)> {
+    let step = 4 * pattern.dwords().map_or(1, |(_, n)| n) as u64;
     let max = u32::MAX as u64 * 4 / step * step;
     (0..bytes.div_ceil(max)).map(move |n| (n * max, (bytes - n * max).min(max)))
 }
@@ -195,13 +179,13 @@ impl Lowering<'_> {
     /// The upload route: copies from a chunk of whole patterns written on the CPU, reusing the
     /// last chunk when the pattern repeats; staged through a VRAM block when `staged`.
     pub(crate) fn fill_upload(&mut self, f: &Fill, staged: bool) -> Result<()> {
-        let len = chunk_len(f.pattern.len() as u64, f.bytes);
+        let len = chunk_len(f.pattern.as_bytes().len() as u64, f.bytes);
         let chunk = match &self.state.last_chunk {
             Some((pattern, chunk, chunk_len)) if *pattern == f.pattern && *chunk_len >= len => chunk.clone(),
             _ => {
                 let chunk = self.fallback_buffer(HeapType::Upload, len)?;
-                chunk.write(0, &chunk_bytes(&f.pattern, len))?;
-                self.state.last_chunk = Some((f.pattern.clone(), chunk.clone(), len));
+                chunk.write(0, &chunk_bytes(f.pattern.as_bytes(), len))?;
+                self.state.last_chunk = Some((f.pattern, chunk.clone(), len));
                 chunk
             }
         };
@@ -226,15 +210,19 @@ impl Lowering<'_> {
 mod tests {
     use super::*;
 
+    fn e(bytes: &[u8]) -> ClearElement {
+        ClearElement::from_bytes(bytes).expect("1 to 16 bytes")
+    }
+
     #[test]
     fn patterns_become_dwords_with_their_phase() {
-        assert_eq!(dword_pattern(&[0xAB]), vec![0xABAB_ABAB]);
-        assert_eq!(dword_pattern(&[1, 2]), vec![0x0201_0201]);
+        assert_eq!(fill_constants(&e(&[0xAB]), 3), [0xABAB_ABAB, 0, 0, 0, 1, 3]);
+        assert_eq!(fill_constants(&e(&[1, 2]), 3), [0x0201_0201, 0, 0, 0, 1, 3]);
         assert_eq!(
-            dword_pattern(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]),
-            vec![0x0403_0201, 0x0807_0605, 0x0C0B_0A09]
+            fill_constants(&e(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]), 6),
+            [0x0403_0201, 0x0807_0605, 0x0C0B_0A09, 0, 3, 6]
         );
-        assert_eq!(fill_constants(&[1, 2, 3, 4, 5, 6, 7, 8], 10), [0x0403_0201, 0x0807_0605, 0, 0, 2, 10]);
+        assert_eq!(fill_constants(&e(&[1, 2, 3, 4, 5, 6, 7, 8]), 10), [0x0403_0201, 0x0807_0605, 0, 0, 2, 10]);
     }
 
     #[test]
@@ -247,7 +235,7 @@ mod tests {
 
     #[test]
     fn large_fills_split_into_dispatches_of_whole_patterns() {
-        let pieces = |pattern: &[u8], bytes| dispatch_pieces(pattern, bytes).collect::<Vec<_>>();
+        let pieces = |pattern: &[u8], bytes| dispatch_pieces(&e(pattern), bytes).collect::<Vec<_>>();
         assert_eq!(pieces(&[1], 64), [(0, 64)]);
         assert_eq!(pieces(&[1], 0), []);
         // One dispatch writes at most u32::MAX dwords, rounded down to whole patterns:

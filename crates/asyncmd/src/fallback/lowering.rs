@@ -9,13 +9,14 @@ use crate::device::DeviceShared;
 use crate::resource::Resource;
 use crate::track::Tracker;
 use asyncmd_ddi::{Command, CommandListDdi};
+use asyncmd_types::ClearElement;
 use std::sync::Arc;
 
 /// The fallback's state of one recording, reset in one place when the list is.
 #[derive(Default)]
 pub(crate) struct FallbackState {
     /// The last upload chunk of this recording: its pattern, buffer and length.
-    pub(crate) last_chunk: Option<(Vec<u8>, Resource, u64)>,
+    pub(crate) last_chunk: Option<(ClearElement, Resource, u64)>,
     /// Private MSAA textures of this recording (texture clears), reused between calls.
     pub(crate) private_textures: PrivateTextures,
 }

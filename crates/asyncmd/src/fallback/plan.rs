@@ -100,8 +100,6 @@ pub enum ClearRejection {
     /// A partial region of a depth-stencil or MSAA subresource needs programmable sample
     /// positions to be copied.
     PartialWithoutSamplePositions,
-    /// The value cannot be encoded in the format.
-    NotEncodable,
     /// A copy cannot represent the region.
     NotCopyable,
 }
@@ -119,7 +117,6 @@ impl ClearRejection {
                 "a partial region of a depth-stencil or MSAA subresource cannot be copied on a device without \
                  programmable sample positions"
             }
-            ClearRejection::NotEncodable => "the clear value cannot be encoded in the format",
             ClearRejection::NotCopyable => "a copy cannot represent the format or region",
         }
     }
@@ -143,8 +140,6 @@ pub struct TextureClearFacts {
     pub known_layout: Option<BarrierLayout>,
     /// A legacy view clear writes exactly the encoded value.
     pub exact: bool,
-    /// The value has an encoding in the format.
-    pub encodable: bool,
     /// A copy can write the format and region.
     pub copyable: bool,
     /// Texels the region covers.
@@ -200,9 +195,7 @@ pub fn plan_texture_clear(f: &TextureClearFacts, d: &DeviceFacts) -> TextureClea
         };
     }
     let partial_copy_legal = !f.depth_stencil || d.programmable_sample_positions;
-    let copy = if !f.encodable {
-        Err(ClearRejection::NotEncodable)
-    } else if !f.copyable {
+    let copy = if !f.copyable {
         Err(ClearRejection::NotCopyable)
     } else if !whole && !partial_copy_legal {
         Err(ClearRejection::PartialWithoutSamplePositions)
@@ -309,7 +302,6 @@ mod tests {
             (ClearRejection::ProtectedMsaa, "protected MSAA"),
             (ClearRejection::UnrenderableMsaa, "cannot be rendered multisampled"),
             (ClearRejection::PartialWithoutSamplePositions, "without programmable sample positions"),
-            (ClearRejection::NotEncodable, "cannot be encoded"),
             (ClearRejection::NotCopyable, "a copy cannot represent"),
         ];
         for (r, cause) in texture {
@@ -380,7 +372,6 @@ mod tests {
             simultaneous_access: false,
             known_layout: Some(BarrierLayout::CopyDest),
             exact: true,
-            encodable: true,
             copyable: true,
             region_texels: 100,
             subresource_texels: 100,
@@ -451,10 +442,6 @@ mod tests {
         assert_eq!(plan_texture_clear(&big, &UMA), COPY);
         let rejected = |r| TextureClearRoute::Rejected(r);
         assert_eq!(
-            plan_texture_clear(&TextureClearFacts { encodable: false, ..compute }, &DISCRETE),
-            rejected(ClearRejection::NotEncodable)
-        );
-        assert_eq!(
             plan_texture_clear(&TextureClearFacts { copyable: false, ..compute }, &DISCRETE),
             rejected(ClearRejection::NotCopyable)
         );
@@ -469,7 +456,7 @@ mod tests {
 
     #[test]
     fn msaa_routes() {
-        let msaa = TextureClearFacts { samples: 4, exact: false, encodable: true, ..clear() };
+        let msaa = TextureClearFacts { samples: 4, exact: false, ..clear() };
         // In place even with an inexact value (the closest one).
         assert_eq!(plan_texture_clear(&msaa, &DISCRETE), TextureClearRoute::InPlace);
         let partial = TextureClearFacts { region_texels: 10, ..msaa };

@@ -10,11 +10,11 @@ use crate::resource::Resource;
 use crate::track::Scope;
 use asyncmd_ddi::{Command, DepthStencilView, RenderTargetView};
 use asyncmd_types::{
-    align_up, encode_clear, view_clear_color, view_clear_depth, BarrierAccess, BarrierGroup, BarrierLayout,
-    BarrierSubresourceRange, BarrierSync, Box3, ClearData, ClearElement, ClearFlags, DepthStencilViewDesc,
-    DsvDimension, DsvFlags, Error, Format, HeapType, MessageId, PlacedSubresourceFootprint, PlaneInfo, Rect,
-    RenderTargetViewDesc, ResourceDesc, ResourceDimension, ResourceFlags, Result, RtvDimension, SubresourceFootprint,
-    TextureBarrier, TextureBarrierFlags, TextureCopyLocation, TEXTURE_DATA_PITCH_ALIGNMENT,
+    align_up, BarrierAccess, BarrierGroup, BarrierLayout, BarrierSubresourceRange, BarrierSync, Box3, ClearElement,
+    ClearFlags, DepthStencilViewDesc, DsvDimension, DsvFlags, Error, Format, HeapType, MessageId,
+    PlacedSubresourceFootprint, PlaneInfo, Rect, RenderTargetViewDesc, ResourceDesc, ResourceDimension, ResourceFlags,
+    Result, RtvDimension, SubresourceClear, SubresourceFootprint, TextureBarrier, TextureBarrierFlags,
+    TextureCopyLocation, TEXTURE_DATA_PITCH_ALIGNMENT,
 };
 use std::collections::HashMap;
 
@@ -22,38 +22,9 @@ use std::collections::HashMap;
 /// tile of a few rows fits in one upload chunk.
 const TILE_MAX_WIDTH: u32 = 4096;
 
-/// One subresource of a validated clear.
-#[derive(Clone, Debug)]
-pub(crate) struct SubClear {
-    pub(crate) texture: Resource,
-    pub(crate) subresource: u32,
-    pub(crate) mip: u32,
-    pub(crate) slice: u32,
-    pub(crate) plane: u32,
-    /// The clear format (the texture's own when the call named none).
-    pub(crate) format: Format,
-    pub(crate) value: ClearData,
-    /// The region in the subresource's texels, not empty.
-    pub(crate) region: Box3,
-    /// The region covers the whole subresource.
-    pub(crate) whole: bool,
-}
-
-impl SubClear {
-    /// A plane of a depth or depth-stencil format.
-    pub(crate) fn depth_stencil(&self) -> bool {
-        self.format.has_depth()
-    }
-
-    /// The format of the views and private textures that clear this plane.
-    pub(crate) fn view_format(&self) -> Option<Format> {
-        if self.depth_stencil() {
-            self.format.depth_stencil_member()
-        } else {
-            Some(self.format)
-        }
-    }
-}
+/// A subresource clear the fallback lowers: the resolved description, naming the list's
+/// resources.
+pub(crate) type SubClear<'r> = SubresourceClear<&'r Resource>;
 
 /// The footprint of a tile covering (a first part of) a `w × h × d` region in a plane: at
 /// most [`TILE_MAX_WIDTH`] texels wide and one upload chunk in size.
@@ -139,7 +110,7 @@ impl Lowering<'_> {
         staged: bool,
         staging: &mut HashMap<TileKey, Resource>,
     ) -> Result<()> {
-        let element = encode_clear(c.format, c.plane, &c.value).ok_or_else(|| internal("no encoding"))?;
+        let element = c.element;
         let rf = c.texture.desc().format;
         let plane = rf.plane(c.plane).ok_or_else(|| internal("no such plane"))?;
         let format = if rf.plane_count() > 1 { plane.format } else { rf };
@@ -207,7 +178,7 @@ impl Lowering<'_> {
                 resource: resource.id(),
                 desc: DepthStencilViewDesc { format, flags: DsvFlags::empty(), dimension },
             };
-            let (depth, stencil) = (view_clear_depth(&c.value), c.value.uints()[1] as u8);
+            let (depth, stencil) = (c.view.depth, c.view.stencil);
             self.record(Command::ClearDepthStencilView { view, flags, depth, stencil, rects });
         } else {
             let dimension = match desc.dimension {
@@ -219,7 +190,7 @@ impl Lowering<'_> {
                 _ => RtvDimension::Texture2DArray { mip, first_slice: slice, array_size: 1, plane: 0 },
             };
             let view = RenderTargetView { resource: resource.id(), desc: RenderTargetViewDesc { format, dimension } };
-            self.record(Command::ClearRenderTargetView { view, color: view_clear_color(format, &c.value), rects });
+            self.record(Command::ClearRenderTargetView { view, color: c.view.color, rects });
         }
         Ok(())
     }
@@ -232,11 +203,10 @@ impl Lowering<'_> {
         let layout = self.tracker.layout(id, c.subresource).ok_or_else(|| internal("unknown layout"))?;
         let scope = self.tracker.scope_or(id, Scope::COPY_DEST);
         let target = view_scope(c.depth_stencil());
-        self.record(texture_barrier(&c.texture, c.subresource, (scope.sync, scope.access, layout), target));
-        let texture = c.texture.clone();
-        self.view_clear(c, &texture, false)?;
+        self.record(texture_barrier(c.texture, c.subresource, (scope.sync, scope.access, layout), target));
+        self.view_clear(c, c.texture, false)?;
         let back = (BarrierSync::COPY, BarrierAccess::COPY_DEST, layout);
-        self.record(texture_barrier(&c.texture, c.subresource, target, back));
+        self.record(texture_barrier(c.texture, c.subresource, target, back));
         self.tracker.set_scope(id, Scope::COPY_DEST);
         Ok(())
     }
@@ -346,8 +316,8 @@ mod tests {
         let p = plane(Format::Bc1Unorm);
         let t = tile_footprint(Format::Bc1Unorm, &p, (10, 6, 1));
         assert_eq!((t.width, t.height, t.row_pitch), (12, 8, 256));
-        let v = ClearData { bytes: [7; 16] };
-        let bytes = tile_bytes(&t, &p, &encode_clear(Format::Bc1Unorm, 0, &v).unwrap());
+        let v = asyncmd_types::ClearData { bytes: [7; 16] };
+        let bytes = tile_bytes(&t, &p, &asyncmd_types::encode_clear(Format::Bc1Unorm, 0, &v).unwrap());
         assert_eq!(bytes.len(), 2 * 256);
         assert!(bytes[..24].iter().all(|&b| b == 7) && bytes[24..256].iter().all(|&b| b == 0));
     }
