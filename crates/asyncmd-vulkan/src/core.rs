@@ -391,6 +391,9 @@ impl Core {
     }
 }
 
+/// What the loader reports of a `vkCreateDevice` the driver failed (Vulkan-Loader 1.3.239).
+const LOADER_CREATE_FAILURES: &[&str] = &["terminator_CreateDevice: Failed in ICD", "Failed to create device chain"];
+
 /// Device creations one at a time in the process.
 static CREATING: Mutex<()> = Mutex::new(());
 
@@ -399,6 +402,9 @@ static CREATING: Mutex<()> = Mutex::new(());
 /// the devices that many threads create at once (a test binary's parallel tests), and creates
 /// them one after another. Under the validation layer (slower, so more devices live at once)
 /// 1.5 s of retries were not enough for `bound_clears`' parallel tests: about 13 s in all.
+/// The loader reports each failed attempt through the messenger; an attempt the device then
+/// retries is no error of the app's, so those reports count as warnings (a creation that
+/// fails for good returns its error).
 fn create_device(i: &ash::Instance, physical: vk::PhysicalDevice, info: &vk::DeviceCreateInfo) -> Result<ash::Device> {
     const TRIES: u32 = 12;
     const LONGEST: std::time::Duration = std::time::Duration::from_secs(2);
@@ -406,8 +412,11 @@ fn create_device(i: &ash::Instance, physical: vk::PhysicalDevice, info: &vk::Dev
     for attempt in 1..=TRIES {
         let r = crate::gate::exclusive(|| {
             let _one = CREATING.lock().unwrap_or_else(PoisonError::into_inner);
-            // SAFETY: every pointer in `info` refers to the caller's locals, alive during the call.
-            unsafe { i.create_device(physical, info, None) }
+            let retried = if attempt < TRIES { LOADER_CREATE_FAILURES } else { &[] };
+            crate::instance::disproven(retried, || {
+                // SAFETY: every pointer in `info` refers to the caller's locals, alive during the call.
+                unsafe { i.create_device(physical, info, None) }
+            })
         });
         match r {
             Ok(device) => return Ok(device),

@@ -41,16 +41,17 @@ impl ValidationLog {
 const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
 
 thread_local! {
-    /// A message the call in progress on this thread is known not to deserve (see
+    /// Messages the call in progress on this thread is known not to deserve (see
     /// [`disproven`]).
-    static DISPROVEN: std::cell::Cell<Option<&'static str>> = const { std::cell::Cell::new(None) };
+    static DISPROVEN: std::cell::Cell<&'static [&'static str]> = const { std::cell::Cell::new(&[]) };
 }
 
-/// Runs `call` with the layer's `vuid` counted as a warning: for a call the device has
-/// proved valid where the layer cannot tell. The layer reports its messages on the calling
-/// thread, inside the call.
-pub(crate) fn disproven<R>(vuid: &'static str, call: impl FnOnce() -> R) -> R {
-    let before = DISPROVEN.with(|d| d.replace(Some(vuid)));
+/// Runs `call` with the messages that contain one of `texts` counted as warnings: for a call
+/// the device has proved valid where the layer cannot tell, or a failure the device handles
+/// itself. The layer and the loader report their messages on the calling thread, inside the
+/// call.
+pub(crate) fn disproven<R>(texts: &'static [&'static str], call: impl FnOnce() -> R) -> R {
+    let before = DISPROVEN.with(|d| d.replace(texts));
     let r = call();
     DISPROVEN.with(|d| d.set(before));
     r
@@ -97,7 +98,7 @@ unsafe extern "system" fn on_message(
     // another thread signals from the host (it says "most likely a validation bug"): the
     // application did nothing wrong, so it counts as a warning.
     let layer_bug = text.contains("UNASSIGNED-VkSemaphore-state-timeout")
-        || DISPROVEN.with(|d| d.get().is_some_and(|vuid| text.contains(vuid)));
+        || DISPROVEN.with(|d| d.get().iter().any(|t| text.contains(t)));
     let error = severity.contains(vk::DebugUtilsMessageSeverityFlagsEXT::ERROR) && !layer_bug;
     if error {
         tracing::error!("vulkan validation: {text}");

@@ -69,7 +69,7 @@ impl VkFence {
             // saw it on a thread of its own, and may still call it pending here.
             // SAFETY: a host signal on a live timeline semaphore, above its value and with no
             // signal pending (the slot holds every other signal back until it is done).
-            crate::instance::disproven("VUID-VkSemaphoreSignalInfo-value-03259", || unsafe {
+            crate::instance::disproven(&["VUID-VkSemaphoreSignalInfo-value-03259"], || unsafe {
                 self.core.device.signal_semaphore(&info)
             })
             .map_err(|e| Error::fail(MessageId::FenceInvalidOperation, format!("Signal: {e}")))?;
