@@ -3,10 +3,7 @@
 //! The native DDI and the fallback both consume them, so no device re-encodes a clear value
 //! or re-resolves a pattern.
 
-use crate::{
-    decode_texel, view_clear_color, view_clear_depth, view_clear_exact, Box3, ClearData, ClearElement, ComponentClass,
-    Format,
-};
+use crate::{view_clear_color, view_clear_depth, view_clear_exact, Box3, ClearData, ClearElement, Format};
 
 /// One `FillBuffers` fill that writes something: `bytes` bytes of `pattern` repeated from
 /// `offset`, whole patterns only (a pattern that does not fit was dropped by validation).
@@ -52,14 +49,9 @@ pub struct ViewClearValue {
 impl ViewClearValue {
     /// The view clear of `value` in `format`.
     pub fn of(format: Format, value: &ClearData) -> Self {
-        let integer = matches!(format.info().class, ComponentClass::Uint | ComponentClass::Sint);
-        let integers = crate::encode_texel(format, value)
-            .filter(|_| integer)
-            .and_then(|(bytes, _)| decode_texel(format, &bytes))
-            .map_or([0; 4], |t| t.uints());
         ViewClearValue {
             color: view_clear_color(format, value),
-            integers,
+            integers: crate::format::stored_integer_bits(format, value),
             depth: view_clear_depth(value),
             stencil: value.uints()[1] as u8,
             exact: view_clear_exact(format, value),

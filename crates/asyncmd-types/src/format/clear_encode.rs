@@ -242,6 +242,18 @@ pub fn view_clear_color(format: Format, value: &ClearData) -> [f32; 4] {
     out
 }
 
+/// The stored integer of each channel of a UINT or SINT `format` for `value`, as its 32 bits
+/// (sign-extended for SINT; channels the format lacks 0); zeros for other formats.
+pub(crate) fn stored_integer_bits(format: Format, value: &ClearData) -> [u32; 4] {
+    let mut out = [0u32; 4];
+    if matches!(format.info().class, ComponentClass::Uint | ComponentClass::Sint) {
+        for &c in stored_channels(format) {
+            out[c] = stored_integer(format, value, c) as u32;
+        }
+    }
+    out
+}
+
 /// The depth a legacy `ClearDepthStencilView` takes for `value`: clamped to [0, 1], NaN and
 /// -0 to +0 (what [`encode_clear`] stores).
 pub fn view_clear_depth(value: &ClearData) -> f32 {

@@ -1,6 +1,7 @@
 //! DXGI formats and the format table.
 
 mod clear_encode;
+pub(crate) use clear_encode::stored_integer_bits;
 mod codec;
 mod table;
 

@@ -53,7 +53,10 @@ impl CommandList {
                 format!("clear {i}: {format} is not a format of the texture's {rf} family"),
             ));
         }
-        if encode_clear(format, 0, &d.clear_value).is_none() {
+        // Each plane's element, encoded once for all of the clear's subresources.
+        let mut elements = [None; 4];
+        elements[0] = encode_clear(format, 0, &d.clear_value);
+        if elements[0].is_none() {
             return Err(err::invalid(ID, API, format!("clear {i}: {format} cannot be cleared")));
         }
         let view = ViewClearValue::of(format, &d.clear_value);
@@ -114,13 +117,20 @@ impl CommandList {
             }
             let ty = self.ty;
             self.tracker.access(t, &[s], BarrierAccess::COPY_DEST, ty, API)?;
-            let element = encode_clear(format, sub.plane, &d.clear_value).ok_or_else(|| {
-                err::invalid(
-                    ID,
-                    API,
-                    format!("clear {i}: {format} has no plane {} to write in subresource {s}", sub.plane),
-                )
-            })?;
+            let cached = elements.get(sub.plane as usize).copied().flatten();
+            let element = match cached.or_else(|| encode_clear(format, sub.plane, &d.clear_value)) {
+                Some(e) => e,
+                None => {
+                    return Err(err::invalid(
+                        ID,
+                        API,
+                        format!("clear {i}: {format} has no plane {} to write in subresource {s}", sub.plane),
+                    ))
+                }
+            };
+            if let Some(slot) = elements.get_mut(sub.plane as usize) {
+                *slot = Some(element);
+            }
             parts.push((
                 i,
                 SubresourceClear {
