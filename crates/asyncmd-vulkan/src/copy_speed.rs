@@ -49,7 +49,7 @@ pub(crate) fn measure(core: &Arc<Core>, size: u64) -> Result<(u64, u64)> {
     // SAFETY: valid create info; the pool is destroyed below.
     let pool = unsafe { d.create_query_pool(&info, None) }
         .map_err(|e| asyncmd_types::Error::out_of_memory(format!("Vulkan: {e}")))?;
-    let internal = core.internal.get();
+    let meta = core.meta.get();
     let (sb, db) = (src.buffer().unwrap_or_default(), dst.buffer().unwrap_or_default());
     // Each measured copy completes before the next starts, and writes are ordered.
     let all = [vk::MemoryBarrier2::default()
@@ -67,8 +67,8 @@ pub(crate) fn measure(core: &Arc<Core>, size: u64) -> Result<(u64, u64)> {
                 d.cmd_copy_buffer(cb, sb, db, &[vk::BufferCopy { src_offset: 0, dst_offset: 0, size }]);
                 d.cmd_pipeline_barrier2(cb, &vk::DependencyInfo::default().memory_barriers(&all));
                 d.cmd_write_timestamp2(cb, vk::PipelineStageFlags2::ALL_COMMANDS, pool, q + 1);
-                if let Some(i) = internal {
-                    i.dispatch(cb, i.copy, [src.address(), dst.address(), size / 16], groups(size / 16));
+                if let Some(m) = meta {
+                    m.copy_buffer.dispatch(cb, [src.address(), dst.address(), size / 16], groups(size / 16));
                 }
                 d.cmd_pipeline_barrier2(cb, &vk::DependencyInfo::default().memory_barriers(&all));
                 d.cmd_write_timestamp2(cb, vk::PipelineStageFlags2::ALL_COMMANDS, pool, q + 2);

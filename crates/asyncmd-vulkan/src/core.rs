@@ -45,7 +45,7 @@ pub(crate) struct Core {
     submitted: Mutex<HashMap<vk::Semaphore, Signalled>>,
     submitted_changed: Condvar,
     /// The device's own compute pipelines (made right after the device).
-    pub(crate) internal: std::sync::OnceLock<crate::internal::Internal>,
+    pub(crate) meta: std::sync::OnceLock<crate::meta::Meta>,
     /// Smallest buffer copy that runs as a compute copy (`None`: never), set once at open.
     pub(crate) compute_copy_min: std::sync::OnceLock<Option<u64>>,
     /// Set once any call returned `VK_ERROR_DEVICE_LOST`.
@@ -58,6 +58,13 @@ pub(crate) struct Core {
 }
 
 impl Core {
+    /// The device's own pipelines, made when it opened.
+    pub(crate) fn meta(&self) -> Result<&crate::meta::Meta> {
+        self.meta.get().ok_or_else(|| {
+            Error::fail(asyncmd_types::MessageId::DeviceUnsupported, "Vulkan: the device's pipelines are missing")
+        })
+    }
+
     pub(crate) fn new(instance: Arc<Instance>, physical: vk::PhysicalDevice) -> Result<Self> {
         let i = &instance.instance;
         // SAFETY: queries on a physical device of this instance.
@@ -208,7 +215,7 @@ impl Core {
             conditional,
             submitted: Mutex::new(HashMap::new()),
             submitted_changed: Condvar::new(),
-            internal: std::sync::OnceLock::new(),
+            meta: std::sync::OnceLock::new(),
             compute_copy_min: std::sync::OnceLock::new(),
             lost: Default::default(),
             one_time_fence: Mutex::new(None),
@@ -445,7 +452,7 @@ impl Drop for Core {
                 if let Some(f) = self.one_time_fence.get_mut().unwrap_or_else(PoisonError::into_inner).take() {
                     self.device.destroy_fence(f, None);
                 }
-                drop(self.internal.take());
+                drop(self.meta.take());
                 ManuallyDrop::drop(self.allocator.get_mut().unwrap_or_else(PoisonError::into_inner));
             }
             let device = self.device.clone();

@@ -113,8 +113,8 @@ impl VulkanDevice {
         })?;
         let info = adapter_info(index, &props);
         let core = Core::new(instance, physical)?;
-        let internal = crate::internal::Internal::new(&core)?;
-        let _ = core.internal.set(internal);
+        let meta = crate::meta::Meta::new(&core)?;
+        let _ = core.meta.set(meta);
         let core = Arc::new(core);
         let threshold = match options.compute_copies {
             ComputeCopies::Never => None,

@@ -100,11 +100,11 @@ impl VkCommandList {
                 table.extend([0u8; 12]);
             }
             let t = self.table(&table)?;
-            let internal = self.core.internal.get().ok_or_else(|| fail("internal pipelines missing".into()))?;
+            let meta = self.core.meta()?;
             let x = largest.div_ceil(256).clamp(1, 1024) as u32;
             for first in (0..regions.len()).step_by(65535) {
                 let rows = (regions.len() - first).min(65535) as u32;
-                internal.dispatch_2d(self.cb, internal.copy_batch, [t.address(), first as u64, 0], (x, rows));
+                meta.copy_buffer_batch.dispatch_2d(self.cb, [t.address(), first as u64, 0], (x, rows));
             }
             return Ok(());
         }
@@ -154,11 +154,11 @@ impl VkCommandList {
                 table.extend(n.to_le_bytes());
             }
             let t = self.table(&table)?;
-            let internal = self.core.internal.get().ok_or_else(|| fail("internal pipelines missing".into()))?;
+            let meta = self.core.meta()?;
             let x = largest.div_ceil(256).clamp(1, 1024) as u32;
             for first in (0..parts.len()).step_by(65535) {
                 let rows = (parts.len() - first).min(65535) as u32;
-                internal.dispatch_2d(self.cb, internal.fill_batch, [t.address(), first as u64, 0], (x, rows));
+                meta.fill_batch.dispatch_2d(self.cb, [t.address(), first as u64, 0], (x, rows));
             }
             return Ok(());
         }

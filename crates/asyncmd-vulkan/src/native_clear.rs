@@ -116,9 +116,10 @@ impl VkCommandList {
                 std::array::from_fn(|i| u32::from_le_bytes(bytes[i * 4..i * 4 + 4].try_into().unwrap_or_default()));
             let view =
                 res.view((raw, vk::ImageViewType::TYPE_2D, sub.mip, sub.slice, 1, vk::ImageAspectFlags::COLOR))?;
-            let internal = self.core.internal.get().ok_or_else(|| fail("internal pipelines missing".into()))?;
-            let (w, h, _) = region.extent();
-            if internal.clear_image(self.cb, view, words, (region.left, region.top), (w, h)) {
+            let meta = self.core.meta()?;
+            if let Some(clear) = &meta.image_clear {
+                let (w, h, _) = region.extent();
+                clear.record(self.cb, view, words, (region.left, region.top), (w, h));
                 return Ok(());
             }
         }

@@ -11,18 +11,6 @@ use asyncmd_ddi::{ComparisonFunc, PipelineDesc, RootParameter, RootSignatureDesc
 use asyncmd_types::{Error, Format, MessageId, Result};
 use std::sync::Arc;
 
-/// The SPIR-V of each built-in shader, compiled from `shaders/builtin/` by `shaders/build.sh`.
-pub(crate) fn spirv(id: ShaderId) -> &'static [u8] {
-    match id {
-        ShaderId::ClearVs => include_bytes!("../shaders/builtin/vs_clear.vert.spv"),
-        ShaderId::ClearPsFloat => include_bytes!("../shaders/builtin/ps_clear_float.frag.spv"),
-        ShaderId::ClearPsUint => include_bytes!("../shaders/builtin/ps_clear_uint.frag.spv"),
-        ShaderId::ClearPsSint => include_bytes!("../shaders/builtin/ps_clear_sint.frag.spv"),
-        ShaderId::ClearPsDepth => include_bytes!("../shaders/builtin/ps_clear_depth.frag.spv"),
-        ShaderId::FillCs => include_bytes!("../shaders/builtin/cs_fill.comp.spv"),
-    }
-}
-
 /// A root signature: where each parameter sits in push-constant space, and a pipeline layout
 /// for each bind point. D3D12 binds one root signature to both, but a layout whose push
 /// constants every stage sees must be pushed to every stage: lavapipe (22.3) then updates the
@@ -183,18 +171,6 @@ fn face(f: &StencilFace, read: u8, write: u8) -> vk::StencilOpState {
     }
 }
 
-fn module(core: &Core, id: ShaderId) -> Result<vk::ShaderModule> {
-    module_from(core, spirv(id))
-}
-
-/// A shader module from SPIR-V bytes.
-pub(crate) fn module_from(core: &Core, bytes: &[u8]) -> Result<vk::ShaderModule> {
-    let words: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
-    // SAFETY: the words are SPIR-V compiled by glslc for Vulkan 1.3.
-    unsafe { core.device.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&words), None) }
-        .map_err(|e| Error::out_of_memory(format!("CreatePipelineState: {e}")))
-}
-
 impl VkPipeline {
     pub(crate) fn new(core: &Arc<Core>, desc: &PipelineDesc, root: Arc<VkRootSignature>) -> Result<Self> {
         let d = &core.device;
@@ -213,7 +189,7 @@ impl VkPipeline {
         }
         let (pipeline, compute) = match desc {
             PipelineDesc::Compute(c) => {
-                let m = module(core, c.cs)?;
+                let m = crate::meta::shader_module(core, c.cs)?;
                 let stage = vk::PipelineShaderStageCreateInfo::default()
                     .stage(vk::ShaderStageFlags::COMPUTE)
                     .module(m)
@@ -226,8 +202,8 @@ impl VkPipeline {
                 (p.map_err(|(_, e)| fail(e))?[0], true)
             }
             PipelineDesc::Graphics(g) => {
-                let vs = module(core, g.vs)?;
-                let ps = match g.ps.map(|p| module(core, p)).transpose() {
+                let vs = crate::meta::shader_module(core, g.vs)?;
+                let ps = match g.ps.map(|p| crate::meta::shader_module(core, p)).transpose() {
                     Ok(p) => p,
                     Err(e) => {
                         // SAFETY: the module has no other user.

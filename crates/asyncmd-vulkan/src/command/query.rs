@@ -85,16 +85,15 @@ impl VkCommandList {
         };
         if q.ty == QueryType::BinaryOcclusion {
             // Occlusion counts may be any non-zero number: normalize them to 0 or 1.
-            let internal = self.core.internal.get().ok_or_else(|| fail("internal pipelines missing".into()))?;
+            let meta = self.core.meta()?;
             self.memory_barrier(
                 vk::PipelineStageFlags2::ALL_TRANSFER,
                 vk::AccessFlags2::TRANSFER_WRITE,
                 vk::PipelineStageFlags2::COMPUTE_SHADER,
                 vk::AccessFlags2::SHADER_STORAGE_READ | vk::AccessFlags2::SHADER_STORAGE_WRITE,
             );
-            internal.dispatch(
+            meta.occlusion_binary.dispatch(
                 self.cb,
-                internal.binary_occlusion,
                 [dest.address() + q.dest_offset, q.count as u64, 0],
                 q.count.div_ceil(64),
             );
@@ -128,14 +127,14 @@ impl VkCommandList {
             &asyncmd_types::ResourceDesc::buffer(4),
             asyncmd_types::HeapType::Default,
         )?);
-        let internal = self.core.internal.get().ok_or_else(|| fail("internal pipelines missing".into()))?;
+        let meta = self.core.meta()?;
         self.memory_barrier(
             vk::PipelineStageFlags2::ALL_COMMANDS,
             vk::AccessFlags2::MEMORY_WRITE,
             vk::PipelineStageFlags2::COMPUTE_SHADER,
             vk::AccessFlags2::SHADER_STORAGE_READ | vk::AccessFlags2::SHADER_STORAGE_WRITE,
         );
-        internal.dispatch(self.cb, internal.predicate, [source.address() + address.offset, folded.address(), 0], 1);
+        meta.predicate_fold.dispatch(self.cb, [source.address() + address.offset, folded.address(), 0], 1);
         self.memory_barrier(
             vk::PipelineStageFlags2::COMPUTE_SHADER,
             vk::AccessFlags2::SHADER_STORAGE_WRITE,

@@ -27,14 +27,14 @@ impl VkCommandList {
         let threshold = self.core.compute_copy_min.get().copied().flatten();
         if aligned && threshold.is_some_and(|t| r.size >= t) && self.family_has_compute() {
             let (s, d) = (self.resource(r.source)?, self.resource(r.dest)?);
-            let internal = self.core.internal.get().ok_or_else(|| fail("internal pipelines missing".into()))?;
+            let meta = self.core.meta()?;
             // One dispatch per 2^32 elements (the shader counts in 32 bits).
             let mut done = 0u64;
             while done < r.size {
                 let bytes = (r.size - done).min(1 << 36);
                 let count = bytes / 16;
                 let constants = [s.address() + r.source_offset + done, d.address() + r.dest_offset + done, count];
-                internal.dispatch(self.cb, internal.copy, constants, crate::copy_speed::groups(count));
+                meta.copy_buffer.dispatch(self.cb, constants, crate::copy_speed::groups(count));
                 done += bytes;
             }
             return Ok(());

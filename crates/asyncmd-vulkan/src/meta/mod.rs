@@ -1,0 +1,53 @@
+//! Every pipeline the device owns: the runtime's built-in shaders, which app pipelines name
+//! by [`ShaderId`](asyncmd_ddi::ShaderId) (`builtin`), and the device's own compute kernels
+//! for native paths and queries, one struct per operation: the buffer kernels on one
+//! push-constant layout (`kernel`), and the compute texture clear (`image_clear`). Made once
+//! when the device opens, destroyed with it.
+
+mod builtin;
+mod image_clear;
+mod kernel;
+
+pub(crate) use builtin::{module_from, shader_module};
+pub(crate) use image_clear::ImageClear;
+pub(crate) use kernel::{Kernel, KernelLayout};
+
+use crate::core::Core;
+use asyncmd_types::Result;
+
+/// The device's own pipelines.
+pub(crate) struct Meta {
+    /// Normalizes binary occlusion counts to 0 or 1 (`ResolveQueryData`).
+    pub(crate) occlusion_binary: Kernel,
+    /// Folds a 64-bit predicate to the 32 bits conditional rendering reads.
+    pub(crate) predicate_fold: Kernel,
+    /// One large buffer copy in 16-byte elements (`CopyBufferRegion` where compute wins).
+    pub(crate) copy_buffer: Kernel,
+    /// Every region of a `CopyBufferRegions` call, from a table in device memory.
+    pub(crate) copy_buffer_batch: Kernel,
+    /// Every fill of a `FillBuffers` call, from a table in device memory.
+    pub(crate) fill_batch: Kernel,
+    /// The compute texture clear, where the device has push descriptors.
+    pub(crate) image_clear: Option<ImageClear>,
+    /// The kernels' layout: declared last, so it is destroyed after them.
+    _layout: KernelLayout,
+}
+
+impl Meta {
+    pub(crate) fn new(core: &Core) -> Result<Self> {
+        let layout = KernelLayout::new(core)?;
+        let kernel = |spirv: &[u8]| Kernel::new(core, &layout, spirv);
+        Ok(Meta {
+            occlusion_binary: kernel(include_bytes!("../../shaders/meta/cs_occlusion_binary.comp.spv"))?,
+            predicate_fold: kernel(include_bytes!("../../shaders/meta/cs_predicate_fold.comp.spv"))?,
+            copy_buffer: kernel(include_bytes!("../../shaders/meta/cs_copy_buffer.comp.spv"))?,
+            copy_buffer_batch: kernel(include_bytes!("../../shaders/meta/cs_copy_buffer_batch.comp.spv"))?,
+            fill_batch: kernel(include_bytes!("../../shaders/meta/cs_fill_batch.comp.spv"))?,
+            image_clear: match &core.push_descriptor {
+                Some(push) => Some(ImageClear::new(core, push.clone())?),
+                None => None,
+            },
+            _layout: layout,
+        })
+    }
+}
