@@ -4,6 +4,7 @@
 //! Each call is validated with the legacy rules of its parts, then goes to the device's native
 //! DDI (`Impl` NATIVE) or through the fallback (`Impl` FALLBACK).
 
+use super::async_cmd::Gate;
 use super::copy::{validate_buffer_copy, validate_copy_locations, validate_copy_resource, validate_texture_copy};
 use super::query::validate_resolve_query_data;
 use super::ranges::{may_overlap, Range};
@@ -30,7 +31,7 @@ impl CommandList {
         let all: Vec<&Resource> = regions.iter().flat_map(|r| [r.dest, r.source]).collect();
         self.async_command(
             API,
-            ALL_QUEUES,
+            Gate::Outside(ALL_QUEUES),
             Some((OWNERSHIP, &all)),
             |l| {
                 regions
@@ -96,7 +97,7 @@ impl CommandList {
         const API: &str = "CopyTextureRegions";
         self.async_command(
             API,
-            ALL_QUEUES,
+            Gate::Outside(ALL_QUEUES),
             None,
             |l| {
                 let partial = l.partial_ds_msaa_copies();
@@ -132,7 +133,7 @@ impl CommandList {
         let all: Vec<&Resource> = pairs.iter().flat_map(|(d, s)| [*d, *s]).collect();
         self.async_command(
             API,
-            ALL_QUEUES,
+            Gate::Outside(ALL_QUEUES),
             Some((OWNERSHIP, &all)),
             |l| {
                 for (d, s) in pairs {
@@ -161,7 +162,7 @@ impl CommandList {
         let t = TileCopy { resource, start: *start, size: *size, buffer, buffer_offset, flags };
         self.async_command(
             API,
-            ALL_QUEUES,
+            Gate::Outside(ALL_QUEUES),
             Some((OWNERSHIP, &[resource, buffer])),
             |l| l.validated_tile_copy(API, &t),
             Command::CopyTilesAsync,
@@ -189,7 +190,7 @@ impl CommandList {
             Resolve { dest, dest_subresource, dest_x, dest_y, source, source_subresource, source_rect, format, mode };
         self.async_command(
             API,
-            Lists::DIRECT,
+            Gate::Outside(Lists::DIRECT),
             Some((OWNERSHIP, &[dest, source])),
             |l| l.validated_resolve(API, &r),
             Command::ResolveSubresourceRegionAsync,
@@ -212,7 +213,7 @@ impl CommandList {
         let q = QueryResolve { heap, ty, start, count, dest, dest_offset };
         self.async_command(
             API,
-            ALL_QUEUES,
+            Gate::Outside(ALL_QUEUES),
             Some((OWNERSHIP, &[dest])),
             |l| validate_resolve_query_data(API, l.ty, &q).map(|()| q.map(|h| h.0.id, |d| d.id())),
             Command::ResolveQueryDataAsync,

@@ -2,20 +2,39 @@
 //! bound outputs, native recording, and the plan that picks legacy clears or draws (the routes
 //! themselves are in `fallback::bound_clear`).
 
-use super::{CommandList, Lists, Pass};
+use super::async_cmd::Gate;
+use super::{CommandList, Pass};
 use crate::err;
 use crate::fallback::bound_clear::{clamp_depth, ClearTarget};
 use crate::fallback::plan::{plan_bound_clear, BoundClearFacts, BoundClearRoute};
 use asyncmd_ddi::Command;
 use asyncmd_types::{
-    AsyncCommandsImpl, Box3, ClearData, ClearFlags, CommandListType, ComponentClass, DsvFlags, Error, Format,
-    MessageId, MessageSeverity, SIMULTANEOUS_RENDER_TARGET_COUNT,
+    AsyncCommandsImpl, Box3, ClearData, ClearFlags, CommandListType, ComponentClass, DsvFlags, Format, MessageId,
+    MessageSeverity, Result, SIMULTANEOUS_RENDER_TARGET_COUNT,
 };
 
 const RTV_API: &str = "ClearBoundRenderTargetViews";
 const DSV_API: &str = "ClearBoundDepthStencilView";
 
 const ID: MessageId = MessageId::ClearBoundViewsInvalidParameters;
+
+/// A validated `ClearBoundRenderTargetViews`: the native command's values and regions per
+/// selected slot, and the fallback's targets (resolved only where it runs).
+#[derive(Default)]
+struct RtvClear {
+    mask: u8,
+    values: [ClearData; 8],
+    regions: [Option<Vec<Box3>>; 8],
+    targets: Vec<ClearTarget>,
+}
+
+/// A validated `ClearBoundDepthStencilView`: the depth clamped, the planes the bound view
+/// has, and the fallback's target (resolved only where it runs).
+struct DsvClear {
+    depth: f32,
+    planes: ClearFlags,
+    target: Option<ClearTarget>,
+}
 
 /// Whether a legacy `ClearRenderTargetView` writes exactly `value` into a target of `format`:
 /// float-like formats with four finite, non-subnormal floats.
@@ -25,23 +44,6 @@ fn legacy_rtv_exact(format: Format, value: &ClearData) -> bool {
 }
 
 impl CommandList {
-    /// Common start of the bound clears: the list may record them (direct lists and bundles,
-    /// inside or outside a pass, never while a pass is suspended) and the device has the Async
-    /// Commands.
-    fn begin_bound_clear(&mut self, api: &str) -> Option<AsyncCommandsImpl> {
-        if !self.begin(api, Lists::DIRECT.union(Lists::BUNDLE), true) {
-            return None;
-        }
-        if self.pass == Pass::Suspended {
-            self.remove(Error::fail(
-                MessageId::RenderPassInvalid,
-                format!("{api}: GPU work between a suspending EndRenderPass and the resuming BeginRenderPass"),
-            ));
-            return None;
-        }
-        self.async_impl_or_remove(api)
-    }
-
     /// Reports a selected output with nothing bound: the runtime skips it, the debug layer
     /// says so.
     fn report_unbound(&self, text: String) {
@@ -135,38 +137,64 @@ impl CommandList {
         values: &[ClearData],
         regions: Option<&[Option<&[Box3]>]>,
     ) {
-        let Some(imp) = self.begin_bound_clear(RTV_API) else { return };
+        self.async_command(
+            RTV_API,
+            Gate::LikeDraws,
+            None,
+            |l| l.validate_bound_rtvs(mask, values, regions),
+            |c| Command::ClearBoundRenderTargetViews { mask: c.mask, values: c.values, regions: c.regions },
+            |l, c| {
+                if c.mask == 0 || c.targets.is_empty() && l.ty != CommandListType::Bundle {
+                    return;
+                }
+                let exact = c.targets.iter().all(|t| legacy_rtv_exact(t.format, &t.value));
+                l.lower_bound_clear(RTV_API, c.targets, None, exact);
+            },
+        );
+    }
+
+    /// Checks a `ClearBoundRenderTargetViews` call against the bound targets: the native
+    /// command's values and regions, or for the fallback the selected targets resolved.
+    fn validate_bound_rtvs(
+        &mut self,
+        mask: u32,
+        values: &[ClearData],
+        regions: Option<&[Option<&[Box3]>]>,
+    ) -> Result<RtvClear> {
         if mask >> SIMULTANEOUS_RENDER_TARGET_COUNT != 0 {
-            return self.remove(err::invalid(ID, RTV_API, format!("RenderTargetMask {mask:#x} selects slots past 7")));
+            return Err(err::invalid(ID, RTV_API, format!("RenderTargetMask {mask:#x} selects slots past 7")));
         }
         let highest = (32 - mask.leading_zeros()) as usize;
         if values.len() < highest {
-            return self.remove(err::invalid(
+            return Err(err::invalid(
                 ID,
                 RTV_API,
                 format!("mask {mask:#x} needs {highest} clear values, {} given", values.len()),
             ));
         }
         if regions.is_some_and(|r| r.len() < highest) {
-            return self.remove(err::invalid(
+            return Err(err::invalid(
                 ID,
                 RTV_API,
                 format!("mask {mask:#x} needs {highest} region lists, {} given", regions.map_or(0, |r| r.len())),
             ));
         }
-        let selected = |slot: usize| mask & (1 << slot) != 0;
         let region = |slot: usize| regions.and_then(|r| r[slot]);
         let bundle = self.ty == CommandListType::Bundle;
-        let native = imp == AsyncCommandsImpl::Native;
-        let mut targets = Vec::new();
-        for slot in (0..SIMULTANEOUS_RENDER_TARGET_COUNT).filter(|&s| selected(s)) {
+        let native = self.device.async_impl == AsyncCommandsImpl::Native;
+        let mut clear = RtvClear { mask: mask as u8, ..RtvClear::default() };
+        for slot in (0..SIMULTANEOUS_RENDER_TARGET_COUNT).filter(|&s| mask & (1 << s) != 0) {
+            if native {
+                clear.values[slot] = values[slot];
+                clear.regions[slot] = region(slot).map(|b| b.to_vec());
+            }
             match self.shadow.rtvs.get(slot).and_then(|c| c.as_ref()) {
                 // Only the fallback needs the targets resolved.
                 Some(c) if !native => {
                     if let Some(mut t) = ClearTarget::rtv(slot as u8, c.view, &c.resource) {
                         // In range: the draws' integer outputs would saturate.
                         t.value = asyncmd_types::stored_integers(t.format, &values[slot]);
-                        targets.push(t.with_regions(region(slot)));
+                        clear.targets.push(t.with_regions(region(slot)));
                     }
                 }
                 Some(_) => {}
@@ -176,20 +204,7 @@ impl CommandList {
                 None => {}
             }
         }
-        if native {
-            let mut v = [ClearData::default(); 8];
-            let mut r: [Option<Vec<Box3>>; 8] = Default::default();
-            for slot in (0..SIMULTANEOUS_RENDER_TARGET_COUNT).filter(|&s| selected(s)) {
-                v[slot] = values[slot];
-                r[slot] = region(slot).map(|b| b.to_vec());
-            }
-            return self.record(Command::ClearBoundRenderTargetViews { mask: mask as u8, values: v, regions: r });
-        }
-        if mask == 0 || targets.is_empty() && !bundle {
-            return;
-        }
-        let exact = targets.iter().all(|t| legacy_rtv_exact(t.format, &t.value));
-        self.lower_bound_clear(RTV_API, targets, None, exact);
+        Ok(clear)
     }
 
     /// `ClearBoundDepthStencilView`: clears the planes `flags` selects of the bound
@@ -202,9 +217,31 @@ impl CommandList {
         stencil: u8,
         regions: Option<&[Box3]>,
     ) {
-        let Some(imp) = self.begin_bound_clear(DSV_API) else { return };
+        self.async_command(
+            DSV_API,
+            Gate::LikeDraws,
+            None,
+            |l| l.validate_bound_dsv(flags, depth, regions),
+            |c| Command::ClearBoundDepthStencilView {
+                flags,
+                depth: c.depth,
+                stencil,
+                regions: regions.map(|r| r.to_vec()),
+            },
+            |l, c| {
+                if c.target.is_none() && l.ty != CommandListType::Bundle || c.planes.is_empty() {
+                    return;
+                }
+                l.lower_bound_clear(DSV_API, c.target.into_iter().collect(), Some((c.planes, c.depth, stencil)), true);
+            },
+        );
+    }
+
+    /// Checks a `ClearBoundDepthStencilView` call against the bound view: the planes it
+    /// clears, the depth clamped, and for the fallback the target resolved.
+    fn validate_bound_dsv(&mut self, flags: ClearFlags, depth: f32, regions: Option<&[Box3]>) -> Result<DsvClear> {
         if flags.is_empty() || !ClearFlags::all().contains(flags) {
-            return self.remove(err::invalid(
+            return Err(err::invalid(
                 ID,
                 DSV_API,
                 format!("ClearFlags {:#x} must select depth, stencil or both", flags.bits()),
@@ -232,12 +269,12 @@ impl CommandList {
                 read_only.contains(ClearFlags::STENCIL) || c.view.desc.flags.contains(DsvFlags::READ_ONLY_STENCIL),
             );
             if planes.intersects(read_only) {
-                return self.remove(err::invalid(ID, DSV_API, "the bound depth-stencil view's plane is read-only"));
+                return Err(err::invalid(ID, DSV_API, "the bound depth-stencil view's plane is read-only"));
             }
             if matches!(self.pass, Pass::Open { .. }) {
                 let (d, s) = self.shadow.dsv_planes;
                 if planes.contains(ClearFlags::DEPTH) && !d || planes.contains(ClearFlags::STENCIL) && !s {
-                    return self.remove(err::invalid(
+                    return Err(err::invalid(
                         ID,
                         DSV_API,
                         "the render pass does not bind that plane (its beginning access is NO_ACCESS)",
@@ -247,14 +284,12 @@ impl CommandList {
         } else if !bundle {
             self.report_unbound(format!("{DSV_API}: no depth-stencil view is bound; nothing is cleared"));
         }
-        if imp == AsyncCommandsImpl::Native {
-            let regions = regions.map(|r| r.to_vec());
-            return self.record(Command::ClearBoundDepthStencilView { flags, depth, stencil, regions });
-        }
-        let target = dsv.and_then(|c| ClearTarget::dsv(c.view, &c.resource)).map(|t| t.with_regions(regions));
-        if target.is_none() && !bundle || planes.is_empty() {
-            return;
-        }
-        self.lower_bound_clear(DSV_API, target.into_iter().collect(), Some((planes, depth, stencil)), true);
+        let native = self.device.async_impl == AsyncCommandsImpl::Native;
+        let target = if native {
+            None
+        } else {
+            dsv.and_then(|c| ClearTarget::dsv(c.view, &c.resource)).map(|t| t.with_regions(regions))
+        };
+        Ok(DsvClear { depth, planes, target })
     }
 }

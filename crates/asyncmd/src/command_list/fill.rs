@@ -1,6 +1,7 @@
 //! `FillBuffers`: validation, native recording, and the plan that picks a fallback route per fill
 //! (the routes themselves are in `fallback::fill`).
 
+use super::async_cmd::Gate;
 use super::{CommandList, DIRECT_COMPUTE};
 use crate::err;
 use crate::fallback::plan::{plan_fill, DeviceFacts, FillFacts, FillRoute};
@@ -91,7 +92,7 @@ impl CommandList {
     pub fn fill_buffers(&mut self, fills: &[FillBufferDesc<&Resource>]) {
         self.async_command(
             API,
-            DIRECT_COMPUTE,
+            Gate::Outside(DIRECT_COMPUTE),
             None,
             |l| {
                 let mut resolved = Vec::with_capacity(fills.len());

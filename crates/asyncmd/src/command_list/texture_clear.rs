@@ -1,6 +1,7 @@
 //! `ClearTextureSubresources`: validation, native recording, and the plan that picks a fallback
 //! route per subresource (the routes themselves are in `fallback::texture_clear`).
 
+use super::async_cmd::Gate;
 use super::{CommandList, DIRECT_COMPUTE};
 use crate::err;
 use crate::fallback::plan::{plan_texture_clear, DeviceFacts, TextureClearFacts, TextureClearRoute};
@@ -198,7 +199,7 @@ impl CommandList {
     pub fn clear_texture_subresources(&mut self, clears: &[ClearTextureDesc<&Resource>]) {
         self.async_command(
             API,
-            DIRECT_COMPUTE,
+            Gate::Outside(DIRECT_COMPUTE),
             None,
             |l| {
                 let mut parts = Vec::with_capacity(clears.len());
