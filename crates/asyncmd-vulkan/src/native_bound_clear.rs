@@ -63,7 +63,7 @@ impl VkCommandList {
         if aspect.is_empty() {
             return Ok(());
         }
-        let depth = if depth.is_nan() { 0.0 } else { depth.clamp(0.0, 1.0) };
+        let depth = crate::command::driver_depth(view.desc.format, depth);
         let attachment = vk::ClearAttachment {
             aspect_mask: aspect,
             color_attachment: 0,

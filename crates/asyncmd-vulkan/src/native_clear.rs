@@ -103,7 +103,8 @@ impl VkCommandList {
         let dev = self.core.device.clone();
         // A depth view of a typeless texture: the image itself holds colour there.
         if whole && format.has_depth() && rf.has_depth() && self.ty == CommandListType::Direct {
-            let value = vk::ClearDepthStencilValue { depth: c.view.depth, stencil: c.view.stencil as u32 };
+            let depth = crate::command::driver_depth(format, c.view.depth);
+            let value = vk::ClearDepthStencilValue { depth, stencil: c.view.stencil as u32 };
             // SAFETY: a live image in GENERAL with TRANSFER_DST usage, on a graphics queue.
             unsafe { dev.cmd_clear_depth_stencil_image(self.cb, image, vk::ImageLayout::GENERAL, &value, &[range]) };
             return Ok(());

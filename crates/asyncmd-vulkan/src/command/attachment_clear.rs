@@ -5,7 +5,9 @@ use super::{fail, VkCommandList};
 use crate::memory::VkResource;
 use ash::vk;
 use asyncmd_ddi::{DepthStencilView, RenderTargetView};
-use asyncmd_types::{draw_clear_color, ClearData, ClearFlags, Format, Rect, ResourceDimension, Result};
+use asyncmd_types::{
+    draw_clear_color, draw_clear_depth, ClearData, ClearFlags, Format, Rect, ResourceDimension, Result,
+};
 
 /// The floats a Vulkan colour clear takes to store `color` on `format` as D3D does. For
 /// UNORM and SNORM formats: the level D3D's conversion rounds to, nudged inside its rounding
@@ -14,6 +16,16 @@ use asyncmd_types::{draw_clear_color, ClearData, ClearFlags, Format, Rect, Resou
 /// 29 for 0.9139, where D3D stores round(0.9139 × 31) = 28). Other formats: as they are.
 pub(crate) fn driver_floats(format: Format, color: [f32; 4]) -> [f32; 4] {
     draw_clear_color(format, &ClearData::from_floats(color)).floats()
+}
+
+/// The depth a Vulkan depth clear takes to store `depth` on a view of depth `format` as D3D
+/// does: clamped to [0, 1] (NaN as 0), and for D16 D3D's nearest level as
+/// `(k + 1/4) / 65535` ([`draw_clear_depth`]), which rounding and truncation both store as
+/// `k`. The NVIDIA driver stored 6553 for 0.1 (0.1f × 65535 is 6553.5001, which D3D rounds to
+/// 6554; cross-device seed 30575).
+pub(crate) fn driver_depth(format: Format, depth: f32) -> f32 {
+    let depth = if depth.is_nan() { 0.0 } else { depth.clamp(0.0, 1.0) };
+    draw_clear_depth(format, depth)
 }
 
 impl VkCommandList {
@@ -128,7 +140,7 @@ impl VkCommandList {
         }
         // A stencil-only clear leaves depth alone, whatever value came with it; Vulkan takes
         // depths in [0, 1] only.
-        let depth = if flags.contains(ClearFlags::DEPTH) && !depth.is_nan() { depth.clamp(0.0, 1.0) } else { 0.0 };
+        let depth = if flags.contains(ClearFlags::DEPTH) { driver_depth(view.desc.format, depth) } else { 0.0 };
         let value = vk::ClearDepthStencilValue { depth, stencil: stencil as u32 };
         self.serialize();
         let (w, h, _) = res.desc.mip_extent(range.mip);
@@ -192,7 +204,7 @@ fn clear_rects(rects: &[Rect], w: u32, h: u32, layers: u32) -> Vec<vk::ClearRect
 
 #[cfg(test)]
 mod tests {
-    use super::driver_floats;
+    use super::{driver_depth, driver_floats};
     use asyncmd_types::Format;
 
     /// Red 0.9139 on B5G6R5: D3D stores round(0.9139 × 31) = 28; a driver that takes the
@@ -207,6 +219,10 @@ mod tests {
         assert_eq!((red * 31.0) as u32, 28);
         assert_eq!(((red * 255.0).round() as u32) >> 3, 28);
         assert_eq!(((red * 255.0) as u32) >> 3, 28);
+        assert_eq!((driver_depth(Format::D16Unorm, 0.1) * 65535.0) as u32, 6554, "truncation");
+        assert_eq!((driver_depth(Format::D16Unorm, 0.1) * 65535.0).round() as u32, 6554, "rounding");
+        assert_eq!(driver_depth(Format::D16Unorm, f32::NAN), 0.0);
+        assert_eq!(driver_depth(Format::D32Float, 2.0), 1.0);
         let floats = [0.25, 0.5, 1.0, 0.0];
         assert_eq!(driver_floats(Format::R32G32B32A32Float, floats), floats, "float formats as they are");
     }

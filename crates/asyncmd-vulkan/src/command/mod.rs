@@ -17,7 +17,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 mod attachment_clear;
-pub(crate) use attachment_clear::driver_floats;
+pub(crate) use attachment_clear::{driver_depth, driver_floats};
 mod barrier;
 mod dispatch;
 mod query;

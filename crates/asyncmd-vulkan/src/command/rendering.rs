@@ -269,7 +269,7 @@ impl VkCommandList {
                 (if resuming { vk::AttachmentLoadOp::LOAD } else { load_op(b) }, store_op(e))
             };
             let depth = match ds.depth_beginning {
-                BeginningAccess::Clear(v) => v.floats()[0],
+                BeginningAccess::Clear(v) => super::driver_depth(ds.view.desc.format, v.floats()[0]),
                 _ => 0.0,
             };
             let stencil = match ds.stencil_beginning {
