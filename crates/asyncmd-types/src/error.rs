@@ -137,6 +137,11 @@ message_ids! {
     ExecuteBundleInvalid => Execution,
     /// Invalid `ExecuteCommandLists` parameters.
     ExecuteCommandListsInvalid => Execution,
+    /// A command buffer used against its rules: a secondary buffer submitted or recorded into
+    /// after it ended, a buffer of another queue, mixed semantics in one submission.
+    CommandBufferInvalid => Execution,
+    /// A command buffer's `transfer` between resources without the transfer usage it needs.
+    TransferUsageInvalid => ResourceManipulation,
     /// An invalid fence operation.
     FenceInvalidOperation => Execution,
     /// Invalid CPU access to a resource (map of a default heap, out of range).

@@ -50,6 +50,25 @@ bitflags::bitflags! {
     }
 }
 
+bitflags::bitflags! {
+    /// What a command buffer's `transfer` may do with a resource.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub struct ResourceUsage: u32 {
+        /// The resource may be a transfer's source.
+        const TRANSFER_SOURCE = 0x1;
+        /// The resource may be a transfer's destination.
+        const TRANSFER_DESTINATION = 0x2;
+        /// Both: what a resource has unless its description says otherwise.
+        const DEFAULT = Self::TRANSFER_SOURCE.bits() | Self::TRANSFER_DESTINATION.bits();
+    }
+}
+
+impl Default for ResourceUsage {
+    fn default() -> Self {
+        ResourceUsage::DEFAULT
+    }
+}
+
 /// Multisampling of a texture (`DXGI_SAMPLE_DESC`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SampleDesc {
@@ -101,6 +120,10 @@ pub struct ResourceDesc {
     pub layout: TextureLayout,
     /// Usage flags.
     pub flags: ResourceFlags,
+    /// What command buffers' `transfer` may do with the resource (not a D3D12 field: the
+    /// command-buffer layer checks it on every device, as Vulkan needs it). Ignored by the
+    /// D3D12-shaped core.
+    pub usage: ResourceUsage,
 }
 
 impl ResourceDesc {
@@ -117,6 +140,7 @@ impl ResourceDesc {
             sample_desc: SampleDesc::default(),
             layout: TextureLayout::RowMajor,
             flags: ResourceFlags::empty(),
+            usage: ResourceUsage::DEFAULT,
         }
     }
 
@@ -133,6 +157,7 @@ impl ResourceDesc {
             sample_desc: SampleDesc::default(),
             layout: TextureLayout::Unknown,
             flags: ResourceFlags::empty(),
+            usage: ResourceUsage::DEFAULT,
         }
     }
 
@@ -171,6 +196,12 @@ impl ResourceDesc {
     /// This description with `flags` added.
     pub fn with_flags(mut self, flags: ResourceFlags) -> Self {
         self.flags |= flags;
+        self
+    }
+
+    /// This description with transfer usage `usage` (in place of the default, both).
+    pub fn with_usage(mut self, usage: ResourceUsage) -> Self {
+        self.usage = usage;
         self
     }
 

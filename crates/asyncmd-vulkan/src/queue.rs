@@ -148,14 +148,61 @@ struct Worker {
     /// Submissions not yet known complete, with what they use.
     in_flight: VecDeque<InFlight>,
     waits: Vec<(Arc<VkFence>, u64)>,
+    /// A command buffer holding one full memory barrier, run first in every submission of
+    /// lists: a submission starts once the work before it on the queue is done and visible,
+    /// so that no barrier is needed between submissions. Made at the first submission.
+    boundary: Option<(vk::CommandPool, vk::CommandBuffer)>,
 }
 
 impl Worker {
+    /// The boundary command buffer (see `boundary`), made on first use.
+    fn boundary(&mut self) -> Result<vk::CommandBuffer> {
+        if let Some((_, cb)) = self.boundary {
+            return Ok(cb);
+        }
+        let d = &self.core.device;
+        let oom = |e: vk::Result| Error::out_of_memory(format!("ExecuteCommandLists: {e}"));
+        let info = vk::CommandPoolCreateInfo::default().queue_family_index(self.family);
+        // SAFETY: a new pool of this queue's family, owned by the worker.
+        let pool = unsafe { d.create_command_pool(&info, None) }.map_err(oom)?;
+        let recorded = (|| {
+            let alloc = vk::CommandBufferAllocateInfo::default().command_pool(pool).command_buffer_count(1);
+            // SAFETY: one primary command buffer from the worker's pool, recorded once and
+            // submitted any number of times (simultaneous use).
+            unsafe {
+                let cb = d.allocate_command_buffers(&alloc)?[0];
+                let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::SIMULTANEOUS_USE);
+                d.begin_command_buffer(cb, &begin)?;
+                let all = [vk::MemoryBarrier2::default()
+                    .src_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+                    .src_access_mask(vk::AccessFlags2::MEMORY_WRITE)
+                    .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+                    .dst_access_mask(vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE)];
+                d.cmd_pipeline_barrier2(cb, &vk::DependencyInfo::default().memory_barriers(&all));
+                d.end_command_buffer(cb)?;
+                Ok(cb)
+            }
+        })();
+        match recorded {
+            Ok(cb) => {
+                self.boundary = Some((pool, cb));
+                Ok(cb)
+            }
+            Err(e) => {
+                // SAFETY: nothing submitted uses the pool.
+                unsafe { d.destroy_command_pool(pool, None) };
+                Err(oom(e))
+            }
+        }
+    }
+
     /// Submits command buffers (with the pending waits, and a signal), keeping `lists` and the
     /// semaphores alive until the GPU has passed the submission.
     fn submit(&mut self, lists: Vec<Arc<Recorded>>, signal: Option<(Arc<VkFence>, u64)>) -> Result<()> {
         let d = self.core.device.clone();
-        let command_buffers: Vec<vk::CommandBuffer> = lists.iter().flat_map(|l| l.command_buffers()).collect();
+        let boundary = if lists.is_empty() { None } else { Some(self.boundary()?) };
+        let command_buffers: Vec<vk::CommandBuffer> =
+            boundary.into_iter().chain(lists.iter().flat_map(|l| l.command_buffers())).collect();
         let fences: Vec<Arc<VkFence>> =
             self.waits.iter().map(|(f, _)| f.clone()).chain(signal.iter().map(|(f, _)| f.clone())).collect();
         let waits: Vec<_> = self
@@ -241,6 +288,7 @@ impl VkQueue {
             submitted: 0,
             in_flight: VecDeque::new(),
             waits: Vec::new(),
+            boundary: None,
         };
         let (sender, receiver) = channel::<Job>();
         let stop = Arc::new(AtomicBool::new(false));
@@ -282,6 +330,11 @@ impl VkQueue {
                 worker.progress.driver_wait(last, Duration::from_secs(60));
                 for (fence, value) in worker.in_flight.iter().filter_map(|f| f.3.as_ref()) {
                     fence.driver_wait(*value, Duration::from_secs(5));
+                }
+                if let Some((pool, _)) = worker.boundary.take() {
+                    // SAFETY: the progress semaphore passed every submission that used it (or
+                    // the device is lost, where waiting longer changes nothing).
+                    unsafe { worker.core.device.destroy_command_pool(pool, None) };
                 }
             });
         })?;

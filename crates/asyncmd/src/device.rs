@@ -36,6 +36,8 @@ pub(crate) struct DeviceShared {
     >,
     /// Set by `RemoveDevice`.
     removed: std::sync::atomic::AtomicBool,
+    /// Resources created and not yet destroyed (the app's and the runtime's own).
+    pub(crate) live_resources: std::sync::atomic::AtomicUsize,
 }
 
 impl DeviceShared {
@@ -51,6 +53,7 @@ impl DeviceShared {
             clear_psos: Default::default(),
             root_signatures: Default::default(),
             removed: Default::default(),
+            live_resources: Default::default(),
         }
     }
 
@@ -147,7 +150,13 @@ impl Device {
         self.shared.removed_reason("GetDeviceRemovedReason")
     }
 
-    /// Whether two handles are the same device.
+    /// Resources of this device alive now: the app's, and those the runtime holds (the
+    /// fallback's pools, what command buffers keep alive). For debugging lifetimes.
+    pub fn live_resource_count(&self) -> usize {
+        self.shared.live_resources.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Whether two handles name the same device.
     pub fn same(&self, other: &Device) -> bool {
         Arc::ptr_eq(&self.shared, &other.shared)
     }

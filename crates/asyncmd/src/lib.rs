@@ -18,6 +18,7 @@
 //! ```
 
 mod allocator;
+pub mod command_buffer;
 mod command_list;
 pub mod config;
 mod debug;
@@ -33,6 +34,7 @@ mod resource;
 mod track;
 
 pub use allocator::CommandAllocator;
+pub use command_buffer::{CommandBuffer, Level, Semantics, Tracked};
 pub use command_list::CommandList;
 pub use config::{DeveloperConfig, ForceFallbackGuard};
 pub use debug::{InfoQueue, Message};

@@ -14,17 +14,19 @@ use std::time::Duration;
 /// handed to the GPU and abandons waits that nothing can satisfy any more (a fence whose signal
 /// was never submitted): dropping a queue never blocks on work that cannot complete.
 pub(crate) struct QueueShared {
-    device: Arc<DeviceShared>,
+    pub(crate) device: Arc<DeviceShared>,
     ty: CommandListType,
     ddi: Box<dyn QueueDdi>,
     /// Signalled after every submission; tells allocators when the GPU is done.
-    progress: Fence,
+    pub(crate) progress: Fence,
     last: Mutex<u64>,
+    /// Command buffers in flight and the parts of executed ones.
+    pub(crate) buffers: Mutex<crate::command_buffer::Recycler>,
 }
 
 /// A command queue (`ID3D12CommandQueue`). Cloning shares it.
 #[derive(Clone)]
-pub struct CommandQueue(Arc<QueueShared>);
+pub struct CommandQueue(pub(crate) Arc<QueueShared>);
 
 /// One range of `UpdateTileMappings`.
 #[derive(Clone)]
@@ -48,7 +50,14 @@ impl CommandQueue {
         }
         let ddi = d.ddi.create_queue(ty).or_else(|e| d.fail(e))?;
         let progress = Fence::create(device, 0)?;
-        Ok(CommandQueue(Arc::new(QueueShared { device: d.clone(), ty, ddi, progress, last: Mutex::new(0) })))
+        Ok(CommandQueue(Arc::new(QueueShared {
+            device: d.clone(),
+            ty,
+            ddi,
+            progress,
+            last: Mutex::new(0),
+            buffers: Mutex::default(),
+        })))
     }
 
     /// The queue's type.
@@ -56,10 +65,25 @@ impl CommandQueue {
         self.0.ty
     }
 
+    /// The device the queue belongs to.
+    pub fn device(&self) -> Device {
+        Device::from_shared(self.0.device.clone())
+    }
+
+    pub(crate) fn same(&self, other: &CommandQueue) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
     /// `ExecuteCommandLists`: runs closed lists in order. Every list must be closed without
     /// error, match the queue's type, and find its textures in the layouts its barriers expect;
     /// otherwise nothing runs and the error says why.
     pub fn execute_command_lists(&self, lists: &[&CommandList]) -> Result<()> {
+        self.execute(lists).map(|_| ())
+    }
+
+    /// [`CommandQueue::execute_command_lists`], returning the value [`CommandQueue::fence`]
+    /// reaches when the GPU has executed the lists.
+    pub(crate) fn execute(&self, lists: &[&CommandList]) -> Result<u64> {
         let q = &self.0;
         if let Err(e) = q.device.removed_reason("ExecuteCommandLists") {
             return q.device.fail(e);
@@ -99,7 +123,7 @@ impl CommandQueue {
         for list in lists {
             list.allocator().submitted(&q.progress, *last);
         }
-        Ok(())
+        Ok(*last)
     }
 
     /// `Signal`: sets `fence` to `value` once the work submitted so far has completed. As with

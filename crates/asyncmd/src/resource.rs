@@ -20,6 +20,7 @@ pub(crate) struct ResourceShared {
 impl Drop for ResourceShared {
     fn drop(&mut self) {
         self.device.ddi.destroy_resource(self.id);
+        self.device.live_resources.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
     }
 }
 
@@ -96,6 +97,7 @@ impl Resource {
         let id = shared.ddi.create_resource(desc, &info).or_else(|e| shared.fail(e))?;
         let tracked = !desc.is_buffer() && !desc.flags.contains(ResourceFlags::ALLOW_SIMULTANEOUS_ACCESS);
         let layouts = if tracked { vec![initial_layout; desc.subresource_count() as usize] } else { Vec::new() };
+        shared.live_resources.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
         Ok(Resource {
             shared: Arc::new(ResourceShared {
                 device: shared.clone(),

@@ -85,6 +85,8 @@ pub struct CommandList {
     pub(crate) shadow: crate::fallback::state::Shadow,
     /// The fallback's state of this recording.
     fallback: FallbackState,
+    /// Commands recorded while the list was closed (ignored, and reported).
+    late_records: u32,
 }
 
 impl CommandList {
@@ -105,6 +107,7 @@ impl CommandList {
             queries: Vec::new(),
             shadow: Default::default(),
             fallback: FallbackState::default(),
+            late_records: 0,
         })
     }
 
@@ -151,6 +154,16 @@ impl CommandList {
     /// Whether the list is open for recording and not removed.
     pub fn is_recording(&self) -> bool {
         matches!(self.status, Status::Recording) && self.error.is_none()
+    }
+
+    /// Whether the list is open (recording, or removed and not closed yet).
+    pub(crate) fn is_open(&self) -> bool {
+        matches!(self.status, Status::Recording)
+    }
+
+    /// Commands recorded while the list was closed since its last reset.
+    pub(crate) fn late_records(&self) -> u32 {
+        self.late_records
     }
 
     /// `Close`: ends recording. Returns the error that removed the list, if one did.
@@ -211,6 +224,7 @@ impl CommandList {
         self.queries.clear();
         self.shadow = Default::default();
         self.fallback.reset();
+        self.late_records = 0;
         Ok(())
     }
 
@@ -250,6 +264,7 @@ impl CommandList {
     /// closed list, reports the misuse) and returns false.
     pub(crate) fn begin(&mut self, api: &str, lists: Lists, in_pass: bool) -> bool {
         if !matches!(self.status, Status::Recording) {
+            self.late_records = self.late_records.saturating_add(1);
             self.device.info_queue.push(
                 MessageSeverity::Error,
                 MessageId::CommandListClosed,

@@ -1,0 +1,350 @@
+//! Command buffers: one-time recordings made by a queue and consumed by submission, with the
+//! objects they use kept alive until the GPU has executed them.
+//!
+//! A command buffer is recording as soon as [`CommandQueue::create_command_buffer`] returns
+//! it, records every command a command list of the queue's type has (it dereferences to a
+//! [`CommandList`]), and ends with [`CommandBuffer::submit`], which hands it to the queue and
+//! returns the value [`CommandQueue::fence`] reaches once the GPU has executed it. The queue
+//! owns it from then on, and recycles its memory for later buffers once that value has passed:
+//! creating a command buffer every frame is cheap, and no fence needs checking before recording.
+//!
+//! Inside one submission (one buffer, or the buffers of one [`CommandQueue::submit_all`]),
+//! commands start in order and may overlap: a command that depends on an earlier one needs a
+//! barrier. Between two submissions on one queue no barrier is needed.
+//!
+//! Submitting twice, or recording after submitting, cannot be written: `submit` takes the
+//! buffer by value.
+//!
+//! ```compile_fail
+//! # fn f(queue: &asyncmd::CommandQueue) -> asyncmd::Result<()> {
+//! use asyncmd::command_buffer::{Level, Semantics};
+//! let buffer = queue.create_command_buffer(Semantics::Legacy, Level::Primary)?;
+//! buffer.submit()?;
+//! buffer.submit()?; // error[E0382]: use of moved value: `buffer`
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Memory the CPU writes and reads
+//!
+//! An upload buffer written with [`Resource::write`] is seen by every submission made after the
+//! write, with no barrier. The danger is the other direction: overwriting data a submission
+//! still in flight reads. With several frames in flight, give each frame its own part of the
+//! buffer (frame `i` writes part `i % frames`) and, before reusing a part, wait for the fence
+//! value of the frame that last used it. A readback buffer is read after a CPU wait
+//! ([`CommandQueue::wait_for`]) on the value of the submission that copied into it.
+
+mod recycler;
+mod tracked;
+mod transfer;
+
+pub(crate) use recycler::Recycler;
+pub use tracked::Tracked;
+
+use crate::command_list::CommandList;
+use crate::fence::Fence;
+use crate::queue::CommandQueue;
+use crate::resource::Resource;
+use asyncmd_types::{CommandListType, Error, MessageId, Result};
+use recycler::Parts;
+use std::marker::PhantomData;
+use std::sync::PoisonError;
+use std::time::Duration;
+
+/// How a command buffer treats hazards, lifetimes and state (spec 001): the runtime tracks
+/// them (`Legacy`), or leaves them to the app (`Fast`). Chosen per buffer at creation; the
+/// buffers of one submission share one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Semantics {
+    /// The runtime tracks hazards, lifetimes and state.
+    Legacy,
+    /// The app does: its own barriers, fences and references.
+    Fast,
+}
+
+/// Whether a command buffer is submitted to its queue or executed by other buffers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Level {
+    /// Submitted to the queue that made it.
+    Primary,
+    /// A bundle: executed by primary buffers of a direct queue, any number of times.
+    Secondary,
+}
+
+/// A command buffer (see the [module](self)). `Send`: one thread records it at a time, and
+/// many threads may record their own buffers and submit them to one queue at once.
+pub struct CommandBuffer {
+    queue: CommandQueue,
+    parts: Option<Parts>,
+    semantics: Semantics,
+    level: Level,
+    tracked: Vec<Tracked>,
+    /// A primary executed this secondary buffer: its recording has ended.
+    ended: bool,
+    /// Recorded by one thread at a time: not `Sync`.
+    _not_sync: PhantomData<std::cell::Cell<()>>,
+}
+
+impl std::fmt::Debug for CommandBuffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CommandBuffer")
+            .field("semantics", &self.semantics)
+            .field("level", &self.level)
+            .field("recording", &self.is_recording())
+            .field("tracked", &self.tracked.len())
+            .finish()
+    }
+}
+
+impl std::ops::Deref for CommandBuffer {
+    type Target = CommandList;
+
+    fn deref(&self) -> &CommandList {
+        match &self.parts {
+            Some(p) => &p.list,
+            None => unreachable!("only submit takes a command buffer's parts, and it consumes the buffer"),
+        }
+    }
+}
+
+impl std::ops::DerefMut for CommandBuffer {
+    fn deref_mut(&mut self) -> &mut CommandList {
+        match &mut self.parts {
+            Some(p) => &mut p.list,
+            None => unreachable!("only submit takes a command buffer's parts, and it consumes the buffer"),
+        }
+    }
+}
+
+fn invalid(text: String) -> Error {
+    Error::invalid_arg(MessageId::CommandBufferInvalid, text)
+}
+
+impl CommandBuffer {
+    /// Whether the buffer records: until it is submitted, or for a secondary buffer until a
+    /// primary executes it. Commands recorded after that are ignored and make the next use of
+    /// the buffer fail with `InvalidArg`.
+    pub fn is_recording(&self) -> bool {
+        !self.ended && self.parts.as_ref().is_some_and(|p| p.list.is_recording())
+    }
+
+    /// The buffer's semantics.
+    pub fn semantics(&self) -> Semantics {
+        self.semantics
+    }
+
+    /// Whether the buffer is primary or secondary.
+    pub fn level(&self) -> Level {
+        self.level
+    }
+
+    /// The queue that made the buffer.
+    pub fn queue(&self) -> &CommandQueue {
+        &self.queue
+    }
+
+    /// Keeps `object` alive until the queue has executed this buffer (for a secondary buffer:
+    /// every submission of a primary that executes it). Tracking orders no work: another
+    /// queue that uses the object still waits for the fence.
+    pub fn track(&mut self, object: impl Into<Tracked>) {
+        self.tracked.push(object.into());
+    }
+
+    /// What this buffer keeps alive so far.
+    pub fn tracked_resources(&self) -> &[Tracked] {
+        &self.tracked
+    }
+
+    /// Ends recording and hands the buffer to its queue; returns the value the queue's fence
+    /// reaches once the GPU has executed it. Errors: the list was removed by an earlier
+    /// command (its error), a secondary buffer (`InvalidArg`).
+    pub fn submit(self) -> Result<u64> {
+        let queue = self.queue.clone();
+        queue.submit_all(vec![self])
+    }
+
+    /// Executes a secondary buffer here, as if its commands were recorded at this point (no
+    /// synchronization of its own). The first execution ends its recording; it can be executed
+    /// again, by this or other primary buffers of a direct queue. Errors (`InvalidArg`): not a
+    /// secondary buffer, one of another device, one recorded into after it ended, or one whose
+    /// recording failed (its error).
+    pub fn execute(&mut self, secondary: &mut CommandBuffer) -> Result<()> {
+        if self.level != Level::Primary || secondary.level != Level::Secondary {
+            return Err(invalid("CommandBuffer::execute: a primary buffer executes secondary buffers".into()));
+        }
+        if !self.queue.device().same(&secondary.queue.device()) {
+            return Err(invalid("CommandBuffer::execute: the secondary buffer belongs to another device".into()));
+        }
+        let Some(sp) = secondary.parts.as_mut() else {
+            return Err(invalid("CommandBuffer::execute: the secondary buffer has no recording".into()));
+        };
+        if sp.list.late_records() > 0 {
+            return Err(invalid(format!(
+                "CommandBuffer::execute: {} command(s) were recorded into the secondary buffer after it ended",
+                sp.list.late_records()
+            )));
+        }
+        if !secondary.ended {
+            secondary.ended = true;
+            sp.list.close()?;
+        }
+        let allocator = sp.allocator.clone();
+        let Some(parts) = self.parts.as_mut() else {
+            return Err(invalid("CommandBuffer::execute: the primary buffer has no recording".into()));
+        };
+        parts.list.execute_bundle(&sp.list);
+        self.tracked.push(Tracked::Secondary(allocator));
+        self.tracked.extend(secondary.tracked.iter().cloned());
+        Ok(())
+    }
+
+    /// Keeps `resources` alive with this buffer.
+    fn track_all(&mut self, resources: &[&Resource]) {
+        self.tracked.extend(resources.iter().map(|r| Tracked::Resource((*r).clone())));
+    }
+}
+
+impl Drop for CommandBuffer {
+    fn drop(&mut self) {
+        // A primary dropped unsubmitted: the GPU never saw it, so its parts are free at once.
+        let Some(mut parts) = self.parts.take() else { return };
+        if self.level == Level::Primary {
+            if parts.list.is_open() {
+                let _ = parts.list.close();
+            }
+            self.queue.0.buffers.lock().unwrap_or_else(PoisonError::into_inner).give_back(parts);
+        }
+    }
+}
+
+impl CommandQueue {
+    /// A command buffer recording at once: primary buffers are submitted to this queue,
+    /// secondary ones executed by primaries (secondary buffers only on direct queues:
+    /// `InvalidArg` elsewhere). Reuses the memory of executed buffers.
+    pub fn create_command_buffer(&self, semantics: Semantics, level: Level) -> Result<CommandBuffer> {
+        let device = self.device();
+        let parts = match level {
+            Level::Secondary => {
+                if self.ty() != CommandListType::Direct {
+                    return Err(invalid(format!(
+                        "CreateCommandBuffer: secondary buffers are made by direct queues, not a {} queue",
+                        self.ty().name()
+                    )));
+                }
+                let allocator = device.create_command_allocator(CommandListType::Bundle)?;
+                let list = device.create_command_list(CommandListType::Bundle, &allocator)?;
+                Parts { allocator, list }
+            }
+            Level::Primary => {
+                let free = self.0.buffers.lock().unwrap_or_else(PoisonError::into_inner).take_free();
+                match free {
+                    Some(mut p) => {
+                        p.allocator.reset()?;
+                        p.list.reset(&p.allocator)?;
+                        p
+                    }
+                    None => {
+                        let allocator = device.create_command_allocator(self.ty())?;
+                        let list = device.create_command_list(self.ty(), &allocator)?;
+                        Parts { allocator, list }
+                    }
+                }
+            }
+        };
+        Ok(CommandBuffer {
+            queue: self.clone(),
+            parts: Some(parts),
+            semantics,
+            level,
+            tracked: Vec::new(),
+            ended: false,
+            _not_sync: PhantomData,
+        })
+    }
+
+    /// Submits primary buffers in order, as one submission; returns the value the queue's
+    /// fence reaches once the GPU has executed them all. Releases what earlier submissions
+    /// tracked, where the GPU is done with it. Errors (nothing runs): no buffer, a buffer of
+    /// another queue, a secondary buffer, mixed semantics (`InvalidArg`), or a buffer whose
+    /// list an earlier command removed (its error).
+    pub fn submit_all(&self, mut buffers: Vec<CommandBuffer>) -> Result<u64> {
+        const API: &str = "CommandQueue::SubmitAll";
+        let d = &self.0.device;
+        let Some(first) = buffers.first() else {
+            return d.fail(invalid(format!("{API}: no command buffers")));
+        };
+        let semantics = first.semantics;
+        for (i, b) in buffers.iter().enumerate() {
+            let why = if !b.queue.same(self) {
+                "was made by another queue"
+            } else if b.level != Level::Primary {
+                "is a secondary buffer (a primary executes it)"
+            } else if b.semantics != semantics {
+                "has other semantics than the first (legacy and fast buffers are not mixed)"
+            } else {
+                continue;
+            };
+            return d.fail(invalid(format!("{API}: buffer {i} {why}")));
+        }
+        let mut parts = Vec::with_capacity(buffers.len());
+        let mut tracked = Vec::new();
+        for b in &mut buffers {
+            if let Some(p) = b.parts.take() {
+                parts.push(p);
+            }
+            tracked.append(&mut b.tracked);
+        }
+        drop(buffers);
+        let closed = parts.iter_mut().enumerate().try_for_each(|(i, p)| {
+            p.list.close().map_err(|e| Error::new(e.code, e.id, format!("{API}: buffer {i}: {}", e.text)))
+        });
+        let submitted = closed.and_then(|()| {
+            let lists: Vec<&CommandList> = parts.iter().map(|p| &p.list).collect();
+            self.execute(&lists)
+        });
+        let mut released = Vec::new();
+        let mut recycler = self.0.buffers.lock().unwrap_or_else(PoisonError::into_inner);
+        recycler.retire(self.0.progress.completed_value(), &mut released);
+        let result = match submitted {
+            Ok(value) => {
+                recycler.submitted(value, parts, tracked);
+                Ok(value)
+            }
+            Err(e) => {
+                // Nothing ran: the parts are free again, and what the buffers tracked goes.
+                parts.into_iter().for_each(|p| recycler.give_back(p));
+                released.append(&mut tracked);
+                Err(e)
+            }
+        };
+        drop(recycler);
+        drop(released);
+        result
+    }
+
+    /// The fence every submission to this queue signals: [`CommandBuffer::submit`] returns the
+    /// value it reaches once that submission has executed.
+    pub fn fence(&self) -> &Fence {
+        &self.0.progress
+    }
+
+    /// Blocks until the queue's fence reaches `value` (`Fail` after `timeout`), then releases
+    /// what the executed submissions tracked.
+    pub fn wait_for(&self, value: u64, timeout: Duration) -> Result<()> {
+        let r = self.0.progress.wait(value, timeout);
+        let mut released = Vec::new();
+        self.0
+            .buffers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retire(self.0.progress.completed_value(), &mut released);
+        drop(released);
+        r
+    }
+
+    /// How many tracked objects submissions in flight on this queue keep alive (released
+    /// lazily: at the next submit or CPU wait after the GPU is done with them).
+    pub fn tracked_in_flight(&self) -> usize {
+        self.0.buffers.lock().unwrap_or_else(PoisonError::into_inner).in_flight()
+    }
+}

@@ -1,0 +1,83 @@
+//! What a command buffer can keep alive until the GPU has executed it.
+
+use crate::allocator::CommandAllocator;
+use crate::descriptor::DescriptorHeap;
+use crate::objects::{Heap, PipelineState, QueryHeap, RootSignature};
+use crate::resource::Resource;
+
+/// An object a command buffer keeps alive until the queue has passed its submission's fence
+/// ([`CommandBuffer::track`](super::CommandBuffer::track)).
+#[derive(Clone)]
+pub enum Tracked {
+    /// A buffer or texture.
+    Resource(Resource),
+    /// A pipeline state object.
+    Pipeline(PipelineState),
+    /// A root signature.
+    RootSignature(RootSignature),
+    /// A descriptor heap (the views in it).
+    DescriptorHeap(DescriptorHeap),
+    /// A query heap.
+    QueryHeap(QueryHeap),
+    /// A heap that reserved resources map tiles of.
+    Heap(Heap),
+    /// The memory of a secondary command buffer a primary executed (what the fallback made
+    /// for its commands lives there).
+    Secondary(CommandAllocator),
+}
+
+impl std::fmt::Debug for Tracked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Tracked::Resource(r) => write!(f, "Resource({:?})", r.id()),
+            Tracked::Pipeline(_) => write!(f, "Pipeline"),
+            Tracked::RootSignature(_) => write!(f, "RootSignature"),
+            Tracked::DescriptorHeap(_) => write!(f, "DescriptorHeap"),
+            Tracked::QueryHeap(_) => write!(f, "QueryHeap"),
+            Tracked::Heap(_) => write!(f, "Heap"),
+            Tracked::Secondary(_) => write!(f, "SecondaryCommandBuffer"),
+        }
+    }
+}
+
+impl From<Resource> for Tracked {
+    fn from(r: Resource) -> Self {
+        Tracked::Resource(r)
+    }
+}
+
+impl From<&Resource> for Tracked {
+    fn from(r: &Resource) -> Self {
+        Tracked::Resource(r.clone())
+    }
+}
+
+impl From<PipelineState> for Tracked {
+    fn from(p: PipelineState) -> Self {
+        Tracked::Pipeline(p)
+    }
+}
+
+impl From<RootSignature> for Tracked {
+    fn from(r: RootSignature) -> Self {
+        Tracked::RootSignature(r)
+    }
+}
+
+impl From<DescriptorHeap> for Tracked {
+    fn from(h: DescriptorHeap) -> Self {
+        Tracked::DescriptorHeap(h)
+    }
+}
+
+impl From<QueryHeap> for Tracked {
+    fn from(h: QueryHeap) -> Self {
+        Tracked::QueryHeap(h)
+    }
+}
+
+impl From<Heap> for Tracked {
+    fn from(h: Heap) -> Self {
+        Tracked::Heap(h)
+    }
+}

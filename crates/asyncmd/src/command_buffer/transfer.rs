@@ -1,0 +1,170 @@
+//! `transfer`: copies between buffers, textures and host memory that check the resources'
+//! transfer usage on every device and keep what they copy between alive with the buffer.
+
+use super::CommandBuffer;
+use crate::resource::Resource;
+use asyncmd_types::{
+    align_up, Error, HeapType, MessageId, PlacedSubresourceFootprint, ResourceDesc, ResourceUsage, Result,
+    TextureCopyLocation, TEXTURE_DATA_PITCH_ALIGNMENT,
+};
+
+fn usage_error(api: &str, role: &str, needs: &str) -> Error {
+    Error::invalid_arg(
+        MessageId::TransferUsageInvalid,
+        format!("{api}: the {role} was created without ResourceUsage::{needs}"),
+    )
+}
+
+fn check_usage(api: &str, source: Option<&Resource>, dest: &Resource) -> Result<()> {
+    if source.is_some_and(|s| !s.desc().usage.contains(ResourceUsage::TRANSFER_SOURCE)) {
+        return Err(usage_error(api, "source", "TRANSFER_SOURCE"));
+    }
+    if !dest.desc().usage.contains(ResourceUsage::TRANSFER_DESTINATION) {
+        return Err(usage_error(api, "destination", "TRANSFER_DESTINATION"));
+    }
+    Ok(())
+}
+
+fn invalid(api: &str, text: String) -> Error {
+    Error::invalid_arg(MessageId::CopyTextureRegionInvalidParameters, format!("{api}: {text}"))
+}
+
+impl CommandBuffer {
+    /// Copies `size` bytes from `source` at `source_offset` to `dest` at `dest_offset`, and
+    /// keeps both buffers alive until the copy has executed. `InvalidArg` when the source lacks
+    /// [`ResourceUsage::TRANSFER_SOURCE`] or the destination
+    /// [`ResourceUsage::TRANSFER_DESTINATION`]; other errors remove the list, as
+    /// `CopyBufferRegion`'s do, and surface at submit.
+    pub fn transfer_buffer(
+        &mut self,
+        source: &Resource,
+        source_offset: u64,
+        dest: &Resource,
+        dest_offset: u64,
+        size: u64,
+    ) -> Result<()> {
+        check_usage("CommandBuffer::transfer (buffer to buffer)", Some(source), dest)?;
+        self.copy_buffer_region(dest, dest_offset, source, source_offset, size);
+        self.track_all(&[source, dest]);
+        Ok(())
+    }
+
+    /// Copies the placed footprint `footprint` of buffer `source` into subresource
+    /// `subresource` of texture `dest` (in a layout copies write), tracking both.
+    pub fn transfer_buffer_to_texture(
+        &mut self,
+        source: &Resource,
+        footprint: PlacedSubresourceFootprint,
+        dest: &Resource,
+        subresource: u32,
+    ) -> Result<()> {
+        check_usage("CommandBuffer::transfer (buffer to texture)", Some(source), dest)?;
+        let to = TextureCopyLocation::subresource(dest, subresource);
+        self.copy_texture_region(&to, 0, 0, 0, &TextureCopyLocation::footprint(source, footprint), None);
+        self.track_all(&[source, dest]);
+        Ok(())
+    }
+
+    /// Copies subresource `subresource` of texture `source` into the placed footprint
+    /// `footprint` of buffer `dest`, tracking both.
+    pub fn transfer_texture_to_buffer(
+        &mut self,
+        source: &Resource,
+        subresource: u32,
+        dest: &Resource,
+        footprint: PlacedSubresourceFootprint,
+    ) -> Result<()> {
+        check_usage("CommandBuffer::transfer (texture to buffer)", Some(source), dest)?;
+        let to = TextureCopyLocation::footprint(dest, footprint);
+        self.copy_texture_region(&to, 0, 0, 0, &TextureCopyLocation::subresource(source, subresource), None);
+        self.track_all(&[source, dest]);
+        Ok(())
+    }
+
+    /// Copies `data` from host memory into buffer `dest` at `dest_offset`, through an upload
+    /// buffer this command buffer makes and keeps alive until the copy has executed.
+    pub fn transfer_host_to_buffer(&mut self, data: &[u8], dest: &Resource, dest_offset: u64) -> Result<()> {
+        const API: &str = "CommandBuffer::transfer (host to buffer)";
+        check_usage(API, None, dest)?;
+        if data.is_empty() {
+            return Ok(());
+        }
+        let staging = self.staging(data.len() as u64)?;
+        staging.write(0, data)?;
+        self.copy_buffer_region(dest, dest_offset, &staging, 0, data.len() as u64);
+        self.track_all(&[&staging, dest]);
+        Ok(())
+    }
+
+    /// Copies `data` from host memory into subresource `subresource` of texture `dest`: its
+    /// rows (of blocks) `row_pitch` bytes apart, slice after slice, each at least the
+    /// subresource's row size; `InvalidArg` when `data` is shorter than the subresource. Goes
+    /// through an upload buffer this command buffer makes and keeps alive.
+    pub fn transfer_host_to_texture(
+        &mut self,
+        data: &[u8],
+        row_pitch: u64,
+        dest: &Resource,
+        subresource: u32,
+    ) -> Result<()> {
+        const API: &str = "CommandBuffer::transfer (host to texture)";
+        check_usage(API, None, dest)?;
+        if dest.desc().is_buffer() {
+            return Err(invalid(API, "the destination is a buffer; transfer_host_to_buffer writes buffers".into()));
+        }
+        let fp = dest.desc().copyable_footprints(subresource, 1, 0).ok_or_else(|| {
+            invalid(API, format!("subresource {subresource} is out of range or has no copyable footprint"))
+        })?;
+        let (placed, rows, row) = (fp.layouts[0], fp.num_rows[0] as u64, fp.row_sizes[0]);
+        let slices = placed.footprint.depth as u64;
+        if row_pitch < row {
+            return Err(invalid(API, format!("row pitch {row_pitch} is less than the {row}-byte rows")));
+        }
+        let needed = rows
+            .checked_mul(slices)
+            .and_then(|n| n.checked_sub(1))
+            .and_then(|n| n.checked_mul(row_pitch))
+            .and_then(|n| n.checked_add(row))
+            .ok_or_else(|| invalid(API, "the subresource's size overflows".into()))?;
+        if (data.len() as u64) < needed {
+            return Err(invalid(
+                API,
+                format!(
+                    "{} bytes of data; subresource {subresource} needs {needed} at a {row_pitch}-byte pitch",
+                    data.len()
+                ),
+            ));
+        }
+        // Rows move to the pitch copies need (256-byte aligned).
+        let pitch = align_up(row, TEXTURE_DATA_PITCH_ALIGNMENT as u64);
+        let size =
+            rows.checked_mul(slices).and_then(|n| n.checked_mul(pitch)).ok_or_else(|| invalid(API, "size".into()))?;
+        let staging = self.staging(size)?;
+        let mut packed = Vec::new();
+        packed
+            .try_reserve_exact(size as usize)
+            .map_err(|_| Error::out_of_memory(format!("{API}: {size} bytes of staging memory cannot be reserved")))?;
+        packed.resize(size as usize, 0);
+        for (r, chunk) in packed.chunks_exact_mut(pitch as usize).enumerate() {
+            let from = r as u64 * row_pitch;
+            chunk[..row as usize].copy_from_slice(&data[from as usize..(from + row) as usize]);
+        }
+        staging.write(0, &packed)?;
+        let mut placed = placed;
+        placed.offset = 0;
+        placed.footprint.row_pitch = pitch as u32;
+        let to = TextureCopyLocation::subresource(dest, subresource);
+        self.copy_texture_region(&to, 0, 0, 0, &TextureCopyLocation::footprint(&staging, placed), None);
+        self.track_all(&[&staging, dest]);
+        Ok(())
+    }
+
+    /// An upload buffer of `size` bytes for one host transfer.
+    fn staging(&self, size: u64) -> Result<Resource> {
+        self.queue.device().create_committed_resource(
+            HeapType::Upload,
+            &ResourceDesc::buffer(size),
+            asyncmd_types::BarrierLayout::Undefined,
+        )
+    }
+}

@@ -1,0 +1,313 @@
+//! Command buffers (spec 002): made by a queue, consumed by submit, recycled; secondary
+//! buffers; tracked lifetimes; transfer usage; CPU memory; threads. Every test runs on the
+//! reference device and on Vulkan where a driver is installed.
+
+mod common;
+
+use asyncmd::types::*;
+use asyncmd::*;
+use common::*;
+use std::sync::Arc;
+
+fn primary(queue: &CommandQueue) -> CommandBuffer {
+    queue.create_command_buffer(Semantics::Legacy, Level::Primary).expect("command buffer")
+}
+
+fn secondary(queue: &CommandQueue) -> CommandBuffer {
+    queue.create_command_buffer(Semantics::Legacy, Level::Secondary).expect("secondary buffer")
+}
+
+#[test]
+fn a_buffer_records_at_once_and_each_submission_passes_a_later_fence_value() {
+    for (name, ctx) in contexts() {
+        let src = ctx.upload(&pattern(256, 1));
+        let dst = ctx.buffer(HeapType::Readback, 256);
+        let mut values = Vec::new();
+        for _ in 0..3 {
+            let mut b = primary(&ctx.direct);
+            assert!(b.is_recording(), "{name}");
+            assert_eq!((b.semantics(), b.level()), (Semantics::Legacy, Level::Primary));
+            b.copy_buffer_region(&dst, 0, &src, 0, 256);
+            values.push(b.submit().expect("submit"));
+        }
+        assert!(values.windows(2).all(|w| w[0] < w[1]), "{name}: {values:?}");
+        ctx.direct.wait_for(values[2], TIMEOUT).expect("wait");
+        assert!(ctx.direct.fence().completed_value() >= values[2], "{name}");
+        assert_eq!(dst.read_vec(0, 256).unwrap(), pattern(256, 1), "{name}");
+    }
+}
+
+/// Each copy reads what the one before wrote, in the submission before it, with no barrier:
+/// a queue starts a submission only once the one before has finished.
+#[test]
+fn a_dependent_copy_chain_split_across_submissions_needs_no_barrier() {
+    for (name, ctx) in contexts() {
+        let data = pattern(1 << 16, 7);
+        let size = data.len() as u64;
+        let chain: Vec<Resource> = (0..6).map(|_| ctx.buffer(HeapType::Default, size)).collect();
+        let source = ctx.upload(&data);
+        let mut b = primary(&ctx.direct);
+        b.copy_buffer_region(&chain[0], 0, &source, 0, size);
+        b.submit().expect("submit");
+        for pair in chain.windows(2) {
+            let mut b = primary(&ctx.direct);
+            b.copy_buffer_region(&pair[1], 0, &pair[0], 0, size);
+            b.submit().expect("submit");
+        }
+        let rb = ctx.buffer(HeapType::Readback, size);
+        let mut b = primary(&ctx.direct);
+        b.copy_buffer_region(&rb, 0, &chain[5], 0, size);
+        let last = b.submit().expect("submit");
+        ctx.direct.wait_for(last, TIMEOUT).expect("wait");
+        assert_eq!(rb.read_vec(0, size as usize).unwrap(), data, "{name}");
+    }
+}
+
+#[test]
+fn several_buffers_submit_in_order_as_one_submission() {
+    for (name, ctx) in contexts() {
+        let a = ctx.upload(&[1; 64]);
+        let b = ctx.upload(&[2; 64]);
+        let dst = ctx.buffer(HeapType::Readback, 64);
+        let mut first = primary(&ctx.direct);
+        first.copy_buffer_region(&dst, 0, &a, 0, 64);
+        let mut second = primary(&ctx.direct);
+        // Ordered after the first buffer's copy in the same submission: a barrier.
+        full_barrier(&mut second);
+        second.copy_buffer_region(&dst, 32, &b, 0, 32);
+        let value = ctx.direct.submit_all(vec![first, second]).expect("submit_all");
+        ctx.direct.wait_for(value, TIMEOUT).expect("wait");
+        let got = dst.read_vec(0, 64).unwrap();
+        assert_eq!(got[..32], [1; 32], "{name}");
+        assert_eq!(got[32..], [2; 32], "{name}");
+    }
+}
+
+#[test]
+fn misuse_of_submission_is_invalid_and_runs_nothing() {
+    for (name, ctx) in contexts() {
+        let other = ctx.device.create_command_queue(CommandListType::Direct).unwrap();
+        let before = ctx.direct.fence().completed_value();
+        let e = ctx.direct.submit_all(vec![primary(&other)]).unwrap_err();
+        assert_eq!((e.code, e.id), (ErrorCode::InvalidArg, MessageId::CommandBufferInvalid), "{name}");
+        assert!(e.text.contains("another queue"), "{name}: {}", e.text);
+        let fast = ctx.direct.create_command_buffer(Semantics::Fast, Level::Primary).unwrap();
+        let e = ctx.direct.submit_all(vec![primary(&ctx.direct), fast]).unwrap_err();
+        assert!(e.text.contains("semantics"), "{name}: {}", e.text);
+        let e = secondary(&ctx.direct).submit().unwrap_err();
+        assert!(e.text.contains("secondary"), "{name}: {}", e.text);
+        let e = ctx.direct.submit_all(Vec::new()).unwrap_err();
+        assert_eq!(e.id, MessageId::CommandBufferInvalid, "{name}");
+        // A list an earlier command removed: its error, and nothing runs.
+        let mut b = primary(&ctx.direct);
+        let tex = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 4, 4), BarrierLayout::Common);
+        b.copy_buffer_region(&tex, 0, &tex, 0, 4);
+        let e = b.submit().unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArg, "{name}");
+        assert!(e.text.contains("buffer 0"), "{name}: {}", e.text);
+        ctx.direct.wait_idle(TIMEOUT).unwrap();
+        assert_eq!(ctx.direct.fence().completed_value(), before, "{name}: nothing was submitted");
+        // Secondary buffers only on direct queues.
+        for q in [&ctx.compute, &ctx.copy] {
+            let e = q.create_command_buffer(Semantics::Legacy, Level::Secondary).unwrap_err();
+            assert_eq!((e.code, e.id), (ErrorCode::InvalidArg, MessageId::CommandBufferInvalid), "{name}");
+        }
+    }
+}
+
+/// A secondary buffer's fill dispatch, executed by two primaries, writes its buffer each time.
+#[test]
+fn a_secondary_buffer_runs_in_every_primary_that_executes_it() {
+    for (name, ctx) in contexts() {
+        let (root, pso) = fill_pipeline(&ctx);
+        let target = ctx.default_buffer(&[0; 256]);
+        let mut s = secondary(&ctx.direct);
+        assert!(s.is_recording(), "{name}");
+        dispatch_fill(&mut s, (&root, &pso), &[0x0102_0304, 0, 0, 0, 1, 64], target.gpu_address(0), 1);
+        let expected: Vec<u8> = [4u8, 3, 2, 1].repeat(64);
+        let mut first = primary(&ctx.direct);
+        first.execute(&mut s).expect("execute");
+        assert!(!s.is_recording(), "{name}: executing ends the secondary's recording");
+        let v = first.submit().expect("submit");
+        ctx.direct.wait_for(v, TIMEOUT).unwrap();
+        assert_eq!(ctx.read_buffer(&target), expected, "{name}: first primary");
+        let mut second = primary(&ctx.direct);
+        second.transfer_host_to_buffer(&[0; 256], &target, 0).expect("transfer");
+        full_barrier(&mut second);
+        second.execute(&mut s).expect("execute again");
+        second.execute(&mut s).expect("and again");
+        let v = second.submit().expect("submit");
+        ctx.direct.wait_for(v, TIMEOUT).unwrap();
+        assert_eq!(ctx.read_buffer(&target), expected, "{name}: second primary");
+        // Recording into the ended secondary: ignored, and its next use fails.
+        s.dispatch(1, 1, 1);
+        let mut third = primary(&ctx.direct);
+        let e = third.execute(&mut s).unwrap_err();
+        assert_eq!((e.code, e.id), (ErrorCode::InvalidArg, MessageId::CommandBufferInvalid), "{name}");
+        assert!(e.text.contains("after it ended"), "{name}: {}", e.text);
+        let e = third.execute(&mut primary(&ctx.direct)).unwrap_err();
+        assert_eq!(e.id, MessageId::CommandBufferInvalid, "{name}");
+    }
+}
+
+/// A staging buffer the app let go of right after recording stays alive until the copy has
+/// run (the bytes arrive), and is released lazily after the fence: at the next submit or CPU
+/// wait, not before.
+#[test]
+fn tracked_resources_live_until_the_fence_and_go_at_the_next_submit_or_wait() {
+    for (name, ctx) in contexts() {
+        let data = pattern(4096, 3);
+        let dst = ctx.buffer(HeapType::Readback, 4096);
+        let live_before = ctx.device.live_resource_count();
+        let mut b = primary(&ctx.direct);
+        {
+            let staging = ctx.upload(&data);
+            b.transfer_buffer(&staging, 0, &dst, 0, 4096).expect("transfer");
+            assert_eq!(b.tracked_resources().len(), 2, "{name}: source and destination are tracked");
+        }
+        // Handed over: the app keeps no handle.
+        let (root, pso) = fill_pipeline(&ctx);
+        b.track(root);
+        b.track(pso);
+        assert_eq!(b.tracked_resources().len(), 4, "{name}");
+        let value = b.submit().expect("submit");
+        assert_eq!(ctx.direct.tracked_in_flight(), 4, "{name}: the queue holds them");
+        // The staging buffer is one more live resource than before, until released.
+        assert_eq!(ctx.device.live_resource_count(), live_before + 1, "{name}");
+        ctx.direct.fence().wait(value, TIMEOUT).expect("fence");
+        assert_eq!(dst.read_vec(0, 4096).unwrap(), data, "{name}");
+        assert_eq!(ctx.direct.tracked_in_flight(), 4, "{name}: released lazily, not at the fence");
+        ctx.direct.wait_for(value, TIMEOUT).expect("wait");
+        assert_eq!(ctx.direct.tracked_in_flight(), 0, "{name}: released at the CPU wait");
+        assert_eq!(ctx.device.live_resource_count(), live_before, "{name}: the staging buffer is gone");
+        // And at the next submit.
+        let mut b = primary(&ctx.direct);
+        b.transfer_host_to_buffer(&data, &dst, 0).expect("host transfer");
+        let v = b.submit().unwrap();
+        ctx.direct.fence().wait(v, TIMEOUT).unwrap();
+        assert_eq!(ctx.direct.tracked_in_flight(), 2, "{name}");
+        primary(&ctx.direct).submit().unwrap();
+        assert_eq!(ctx.direct.tracked_in_flight(), 0, "{name}: released at the next submit");
+    }
+}
+
+#[test]
+fn transfers_check_usage_on_every_device() {
+    for (name, ctx) in contexts() {
+        let make = |usage| {
+            ctx.device
+                .create_committed_resource(
+                    HeapType::Default,
+                    &ResourceDesc::buffer(64).with_usage(usage),
+                    BarrierLayout::Undefined,
+                )
+                .unwrap()
+        };
+        let (src_only, dst_only, both) = (
+            make(ResourceUsage::TRANSFER_SOURCE),
+            make(ResourceUsage::TRANSFER_DESTINATION),
+            make(ResourceUsage::DEFAULT),
+        );
+        let mut b = primary(&ctx.direct);
+        let e = b.transfer_buffer(&dst_only, 0, &both, 0, 64).unwrap_err();
+        assert_eq!((e.code, e.id), (ErrorCode::InvalidArg, MessageId::TransferUsageInvalid), "{name}");
+        assert!(e.text.contains("TRANSFER_SOURCE"), "{name}: {}", e.text);
+        let e = b.transfer_buffer(&both, 0, &src_only, 0, 64).unwrap_err();
+        assert!(e.text.contains("TRANSFER_DESTINATION"), "{name}: {}", e.text);
+        let e = b.transfer_host_to_buffer(&[1; 8], &src_only, 0).unwrap_err();
+        assert_eq!(e.id, MessageId::TransferUsageInvalid, "{name}");
+        assert!(b.tracked_resources().is_empty(), "{name}: a refused transfer tracks nothing");
+        b.transfer_buffer(&src_only, 0, &dst_only, 0, 64).expect("allowed");
+        b.submit().expect("submit");
+    }
+}
+
+#[test]
+fn host_memory_reaches_textures_and_comes_back_after_a_wait() {
+    for (name, ctx) in contexts() {
+        let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 5, 3);
+        let tex = ctx.texture(&desc, BarrierLayout::Common);
+        // Rows of 20 bytes given 24 bytes apart.
+        let rows: Vec<u8> = (0..3).flat_map(|r| pattern(20, r).into_iter().chain([0xEE; 4])).collect();
+        let fp = desc.copyable_footprints(0, 1, 0).unwrap();
+        let rb = ctx.buffer(HeapType::Readback, fp.total_bytes);
+        let mut b = primary(&ctx.direct);
+        b.transfer_host_to_texture(&rows, 24, &tex, 0).expect("host to texture");
+        full_barrier(&mut b);
+        b.transfer_texture_to_buffer(&tex, 0, &rb, fp.layouts[0]).expect("texture to buffer");
+        let v = b.submit().unwrap();
+        ctx.direct.wait_for(v, TIMEOUT).unwrap();
+        let pitch = fp.layouts[0].footprint.row_pitch as usize;
+        let got = rb.read_vec(0, fp.total_bytes as usize).unwrap();
+        for r in 0..3 {
+            assert_eq!(got[r * pitch..r * pitch + 20], pattern(20, r as u32)[..], "{name}: row {r}");
+        }
+        // Too little data, a pitch below the row, a subresource out of range.
+        let mut b = primary(&ctx.direct);
+        for (data, pitch, sub) in [(&rows[..40], 24, 0), (&rows[..], 16, 0), (&rows[..], 24, 1)] {
+            let e = b.transfer_host_to_texture(data, pitch, &tex, sub).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidArg, "{name}: {}", e.text);
+        }
+        b.submit().unwrap();
+    }
+}
+
+/// An upload buffer written by the CPU between submissions: each submission sees the write
+/// made before it, with no barrier.
+#[test]
+fn each_submission_sees_the_cpu_writes_made_before_it() {
+    for (name, ctx) in contexts() {
+        let upload = ctx.buffer(HeapType::Upload, 16);
+        let rb = ctx.buffer(HeapType::Readback, 48);
+        let mut last = 0;
+        for i in 0..3u8 {
+            upload.write(0, &[i + 1; 16]).unwrap();
+            let mut b = primary(&ctx.direct);
+            b.copy_buffer_region(&rb, 16 * i as u64, &upload, 0, 16);
+            last = b.submit().unwrap();
+            // The next write must not race this submission's read of the buffer.
+            ctx.direct.wait_for(last, TIMEOUT).unwrap();
+        }
+        ctx.direct.wait_for(last, TIMEOUT).unwrap();
+        let got = rb.read_vec(0, 48).unwrap();
+        assert_eq!(got, [[1u8; 16], [2; 16], [3; 16]].concat(), "{name}");
+    }
+}
+
+#[test]
+fn many_threads_record_and_submit_to_one_queue() {
+    fn is_send<T: Send>() {}
+    is_send::<CommandBuffer>();
+    for (name, ctx) in contexts() {
+        let ctx = Arc::new(ctx);
+        let threads = 8;
+        let per_thread = 1000;
+        let src = ctx.upload(&[9; 64]);
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let (queue, src) = (ctx.direct.clone(), src.clone());
+                let dst = ctx.buffer(HeapType::Readback, 64);
+                std::thread::spawn(move || {
+                    let mut last = 0;
+                    for _ in 0..per_thread {
+                        let mut b = queue.create_command_buffer(Semantics::Legacy, Level::Primary).unwrap();
+                        b.transfer_buffer(&src, 0, &dst, 0, 64).unwrap();
+                        last = b.submit().unwrap();
+                    }
+                    queue.wait_for(last, TIMEOUT).unwrap();
+                    (t, dst.read_vec(0, 64).unwrap(), last)
+                })
+            })
+            .collect();
+        let mut values = Vec::new();
+        for h in handles {
+            let (t, bytes, last) = h.join().expect("thread");
+            assert_eq!(bytes, [9; 64], "{name}: thread {t}");
+            values.push(last);
+        }
+        let highest = values.iter().copied().max().unwrap();
+        assert!(highest >= (threads * per_thread) as u64, "{name}: every submission has its value");
+        assert!(ctx.direct.fence().completed_value() >= highest, "{name}");
+        assert_eq!(ctx.direct.tracked_in_flight(), 0, "{name}: all released by the waits");
+    }
+}
