@@ -25,17 +25,32 @@ pub(crate) struct Objects {
     pub(crate) bundles: Vec<Arc<RecordedList>>,
 }
 
+impl Objects {
+    /// Forgets every object, keeping the maps' storage.
+    fn clear(&mut self) {
+        self.resources.clear();
+        self.query_heaps.clear();
+        self.pipelines.clear();
+        self.root_signatures.clear();
+        self.bundles.clear();
+    }
+}
+
 /// A command list of the reference device.
 pub(crate) struct RefCommandList {
     shared: Arc<Shared>,
     ty: CommandListType,
     commands: Vec<Command>,
     objects: Objects,
+    /// The last recording closed, kept to take its storage back at the next reset once
+    /// nothing else holds it (the queue has run it): a list recorded again and again then
+    /// allocates nothing.
+    last: Option<Arc<RecordedList>>,
 }
 
 impl RefCommandList {
     pub(crate) fn new(shared: Arc<Shared>, ty: CommandListType) -> Self {
-        Self { shared, ty, commands: Vec::new(), objects: Objects::default() }
+        Self { shared, ty, commands: Vec::new(), objects: Objects::default(), last: None }
     }
 
     /// Holds what `command` names: one table lookup per object the list does not hold yet
@@ -72,16 +87,33 @@ impl CommandListDdi for RefCommandList {
     }
 
     fn close(&mut self) -> Result<Executable> {
-        let list = RecordedList {
-            ty: self.ty,
-            commands: std::mem::take(&mut self.commands),
-            objects: std::mem::take(&mut self.objects),
+        let (commands, objects) = (std::mem::take(&mut self.commands), std::mem::take(&mut self.objects));
+        // The last recording's allocation, where reset took its storage back and no one else
+        // holds it; otherwise a new one.
+        let list = match self.last.take() {
+            // Unique: no weak references are ever made, so the count alone says so.
+            Some(mut arc) if Arc::strong_count(&arc) == 1 => match Arc::get_mut(&mut arc) {
+                Some(l) => {
+                    (l.ty, l.commands, l.objects) = (self.ty, commands, objects);
+                    arc
+                }
+                None => Arc::new(RecordedList { ty: self.ty, commands, objects }),
+            },
+            _ => Arc::new(RecordedList { ty: self.ty, commands, objects }),
         };
-        Ok(Executable(Arc::new(list)))
+        self.last = Some(list.clone());
+        Ok(Executable(list))
     }
 
     fn reset(&mut self) {
         self.commands.clear();
-        self.objects = Objects::default();
+        self.objects.clear();
+        // Take the last recording's storage back where the queue is done with it.
+        if let Some(l) = self.last.as_mut().and_then(Arc::get_mut) {
+            l.commands.clear();
+            l.objects.clear();
+            std::mem::swap(&mut self.commands, &mut l.commands);
+            std::mem::swap(&mut self.objects, &mut l.objects);
+        }
     }
 }

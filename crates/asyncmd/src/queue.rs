@@ -88,7 +88,8 @@ impl CommandQueue {
         if let Err(e) = q.device.removed_reason("ExecuteCommandLists") {
             return q.device.fail(e);
         }
-        let mut executables = Vec::with_capacity(lists.len());
+        let mut executables: smallvec::SmallVec<[asyncmd_ddi::Executable; 4]> =
+            smallvec::SmallVec::with_capacity(lists.len());
         for (i, list) in lists.iter().enumerate() {
             let exe = list
                 .executable()

@@ -158,9 +158,9 @@ impl CommandBuffer {
     /// Ends recording and hands the buffer to its queue; returns the value the queue's fence
     /// reaches once the GPU has executed it. Errors: the list was removed by an earlier
     /// command (its error), a secondary buffer (`InvalidArg`).
-    pub fn submit(self) -> Result<u64> {
+    pub fn submit(mut self) -> Result<u64> {
         let queue = self.queue.clone();
-        queue.submit_all(vec![self])
+        queue.submit_buffers(std::slice::from_mut(&mut self))
     }
 
     /// Executes a secondary buffer here, as if its commands were recorded at this point (no
@@ -268,6 +268,12 @@ impl CommandQueue {
     /// another queue, a secondary buffer, mixed semantics (`InvalidArg`), or a buffer whose
     /// list an earlier command removed (its error).
     pub fn submit_all(&self, mut buffers: Vec<CommandBuffer>) -> Result<u64> {
+        self.submit_buffers(&mut buffers)
+    }
+
+    /// [`CommandQueue::submit_all`] over buffers it takes the parts of (what is left of them
+    /// drops as nothing).
+    fn submit_buffers(&self, buffers: &mut [CommandBuffer]) -> Result<u64> {
         const API: &str = "CommandQueue::SubmitAll";
         let d = &self.0.device;
         let Some(first) = buffers.first() else {
@@ -286,24 +292,23 @@ impl CommandQueue {
             };
             return d.fail(invalid(format!("{API}: buffer {i} {why}")));
         }
-        let mut parts = Vec::with_capacity(buffers.len());
-        let mut tracked = Vec::new();
-        for b in &mut buffers {
+        // Vectors of retired submissions, reused: a steady state allocates nothing.
+        let (mut parts, mut tracked) = self.0.buffers.lock().unwrap_or_else(PoisonError::into_inner).spare_vecs();
+        for b in buffers.iter_mut() {
             if let Some(p) = b.parts.take() {
                 parts.push(p);
             }
             tracked.append(&mut b.tracked);
         }
-        drop(buffers);
         let closed = parts.iter_mut().enumerate().try_for_each(|(i, p)| {
             p.list.close().map_err(|e| Error::new(e.code, e.id, format!("{API}: buffer {i}: {}", e.text)))
         });
         let submitted = closed.and_then(|()| {
-            let lists: Vec<&CommandList> = parts.iter().map(|p| &p.list).collect();
+            let lists: smallvec::SmallVec<[&CommandList; 4]> = parts.iter().map(|p| &p.list).collect();
             self.execute(&lists)
         });
-        let mut released = Vec::new();
         let mut recycler = self.0.buffers.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut released = recycler.released_vec();
         recycler.retire(self.0.progress.completed_value(), &mut released);
         let result = match submitted {
             Ok(value) => {
@@ -312,13 +317,14 @@ impl CommandQueue {
             }
             Err(e) => {
                 // Nothing ran: the parts are free again, and what the buffers tracked goes.
-                parts.into_iter().for_each(|p| recycler.give_back(p));
+                parts.drain(..).for_each(|p| recycler.give_back(p));
                 released.append(&mut tracked);
+                recycler.keep_vecs(parts, tracked);
                 Err(e)
             }
         };
         drop(recycler);
-        drop(released);
+        self.release(released);
         result
     }
 
@@ -332,14 +338,19 @@ impl CommandQueue {
     /// what the executed submissions tracked.
     pub fn wait_for(&self, value: u64, timeout: Duration) -> Result<()> {
         let r = self.0.progress.wait(value, timeout);
-        let mut released = Vec::new();
-        self.0
-            .buffers
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .retire(self.0.progress.completed_value(), &mut released);
-        drop(released);
+        let mut recycler = self.0.buffers.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut released = recycler.released_vec();
+        recycler.retire(self.0.progress.completed_value(), &mut released);
+        drop(recycler);
+        self.release(released);
         r
+    }
+
+    /// Drops released objects outside the recycler's lock (dropping a resource calls the
+    /// driver), then keeps the emptied vector for the next release.
+    fn release(&self, mut released: Vec<Tracked>) {
+        released.clear();
+        self.0.buffers.lock().unwrap_or_else(PoisonError::into_inner).keep_released_vec(released);
     }
 
     /// How many tracked objects submissions in flight on this queue keep alive (released

@@ -23,6 +23,11 @@ struct Pending {
 pub(crate) struct Recycler {
     pending: VecDeque<Pending>,
     free: Vec<Parts>,
+    /// Emptied vectors of retired submissions, reused by later ones.
+    spare_parts: Vec<Vec<Parts>>,
+    spare_tracked: Vec<Vec<Tracked>>,
+    /// The vector released objects gather in, between releases.
+    released: Vec<Tracked>,
 }
 
 impl Recycler {
@@ -38,6 +43,31 @@ impl Recycler {
             let Some(mut p) = self.pending.pop_front() else { break };
             released.append(&mut p.tracked);
             self.free.append(&mut p.parts);
+            self.keep_vecs(p.parts, p.tracked);
+        }
+    }
+
+    /// Empty vectors for a submission's parts and tracked objects.
+    pub(crate) fn spare_vecs(&mut self) -> (Vec<Parts>, Vec<Tracked>) {
+        (self.spare_parts.pop().unwrap_or_default(), self.spare_tracked.pop().unwrap_or_default())
+    }
+
+    /// Keeps emptied vectors for later submissions.
+    pub(crate) fn keep_vecs(&mut self, parts: Vec<Parts>, tracked: Vec<Tracked>) {
+        debug_assert!(parts.is_empty() && tracked.is_empty());
+        self.spare_parts.push(parts);
+        self.spare_tracked.push(tracked);
+    }
+
+    /// The (empty) vector to gather released objects in.
+    pub(crate) fn released_vec(&mut self) -> Vec<Tracked> {
+        std::mem::take(&mut self.released)
+    }
+
+    /// Takes the released vector back, emptied.
+    pub(crate) fn keep_released_vec(&mut self, released: Vec<Tracked>) {
+        if released.capacity() > self.released.capacity() {
+            self.released = released;
         }
     }
 

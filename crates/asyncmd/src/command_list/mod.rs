@@ -216,8 +216,9 @@ impl CommandList {
         Self::check_allocator(&self.device, self.ty, allocator)?;
         allocator.0.recording.store(true, Ordering::Release);
         self.allocator = allocator.clone();
-        self.ddi.reset();
+        // The recording goes first, so that the driver may take its storage back.
         self.status = Status::Recording;
+        self.ddi.reset();
         self.error = None;
         self.tracker.clear();
         self.pass = Pass::None;
