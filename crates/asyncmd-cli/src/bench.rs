@@ -8,6 +8,7 @@
 //! CPU time is the time to record it; both are the median of the runs after a warm-up.
 
 mod cases;
+pub mod command_buffers;
 mod report;
 mod sweeps;
 mod timing;
@@ -35,6 +36,18 @@ pub struct BenchOptions {
     pub json: Option<PathBuf>,
     /// Draw the ratios as an SVG plot here.
     pub plot: Option<PathBuf>,
+    /// What to measure: the Async Commands (default) or the command-buffer cycle.
+    pub suite: Suite,
+}
+
+/// What `asyncmd bench` measures.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Suite {
+    /// Every Async Command as Legacy, Fallback and Native, and the route sweeps.
+    #[default]
+    AsyncCommands,
+    /// The CPU cost of a command buffer's cycle against a list and allocator managed by hand.
+    CommandBuffers,
 }
 
 /// How much work a case does, from the options.
@@ -201,6 +214,19 @@ const MAX_DEFAULT_BYTES: u64 = 1 << 20;
 
 /// `asyncmd bench`: prints the report as Markdown tables, and writes JSON and a plot if asked.
 pub fn run(opts: BenchOptions) -> Result<()> {
+    if opts.suite == Suite::CommandBuffers {
+        let (device, rows) = command_buffers::measure(DeviceSpec::resolve(opts.device)?, opts.quick)?;
+        print!("{}", command_buffers::markdown(&device, &rows));
+        if let Some(path) = &opts.json {
+            let text = serde_json::to_string_pretty(&rows).map_err(|e| {
+                Error::fail(MessageId::CreateDeviceInvalidArgs, format!("bench: cannot write JSON: {e}"))
+            })?;
+            std::fs::write(path, text).map_err(|e| {
+                Error::fail(MessageId::CreateDeviceInvalidArgs, format!("bench: cannot write {}: {e}", path.display()))
+            })?;
+        }
+        return Ok(());
+    }
     if opts.count.is_some() || opts.size.is_some() {
         // What is not given keeps the cases' own values, up to these.
         let (n, b) = (opts.count.unwrap_or(MAX_DEFAULT_COUNT), opts.size.unwrap_or(MAX_DEFAULT_BYTES));

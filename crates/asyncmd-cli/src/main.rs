@@ -41,6 +41,9 @@ enum Command {
         /// Draw the GPU time ratios as an SVG plot in this file.
         #[arg(long)]
         plot: Option<std::path::PathBuf>,
+        /// What to measure.
+        #[arg(long, value_enum, default_value_t)]
+        suite: bench::Suite,
     },
     /// List the devices, their capabilities and the Async Commands implementation each gets.
     Info {
@@ -63,8 +66,8 @@ fn main() -> ExitCode {
         .init();
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Bench { device, api, count, size, quick, json, plot } => {
-            bench::run(bench::BenchOptions { device, apis: api, count, size, quick, json, plot })
+        Command::Bench { device, api, count, size, quick, json, plot, suite } => {
+            bench::run(bench::BenchOptions { device, apis: api, count, size, quick, json, plot, suite })
         }
         Command::Info { device } => info::run(device),
         Command::Config { setting } => config(setting),
