@@ -1,8 +1,8 @@
 //! `asyncmd bench --suite command-buffers`: the CPU cost of a command buffer's cycle (made by
 //! the queue, N commands recorded, submitted) against the same work recorded by hand on a
 //! command list and allocator the app keeps and resets itself, side by side on one device.
-//! The GPU's work is waited for between iterations and not timed: both sides reuse memory the
-//! GPU is done with.
+//! The GPU's work is waited for between cycles and not timed: both sides reuse memory the GPU
+//! is done with.
 
 use crate::devices::DeviceSpec;
 use asyncmd::types::{BarrierLayout, CommandListType, HeapType, ResourceDesc};
@@ -57,61 +57,74 @@ impl Work {
     }
 }
 
-/// Microseconds per cycle with command buffers, `iterations` cycles a run.
-fn with_command_buffers(queue: &CommandQueue, work: &Work, iterations: u32) -> Result<f64> {
-    let mut spent = Duration::ZERO;
-    for _ in 0..iterations {
-        let t = Instant::now();
-        let mut b = queue.create_command_buffer(Semantics::Fast, Level::Primary)?;
-        work.record(&mut b);
-        let value = b.submit()?;
-        spent += t.elapsed();
-        queue.wait_for(value, TIMEOUT)?;
-    }
-    Ok(spent.as_secs_f64() * 1e6 / iterations as f64)
+/// The app's own allocator, list and fence, for the cycles by hand.
+struct ByHand {
+    allocator: asyncmd::CommandAllocator,
+    list: asyncmd::CommandList,
+    fence: asyncmd::Fence,
+    value: u64,
 }
 
-/// The same by hand: one allocator and list, reset before each recording once the GPU is
-/// done, executed and signalled on an app fence.
-fn by_hand(device: &Device, queue: &CommandQueue, work: &Work, iterations: u32) -> Result<f64> {
-    let allocator = device.create_command_allocator(CommandListType::Direct)?;
-    let mut list = device.create_command_list(CommandListType::Direct, &allocator)?;
-    list.close()?;
-    let fence = device.create_fence(0)?;
-    let mut spent = Duration::ZERO;
-    for i in 1..=iterations as u64 {
-        let t = Instant::now();
-        allocator.reset()?;
-        list.reset(&allocator)?;
-        work.record(&mut list);
+impl ByHand {
+    fn new(device: &Device) -> Result<Self> {
+        let allocator = device.create_command_allocator(CommandListType::Direct)?;
+        let mut list = device.create_command_list(CommandListType::Direct, &allocator)?;
         list.close()?;
-        queue.execute_command_lists(&[&list])?;
-        queue.signal(&fence, i)?;
-        spent += t.elapsed();
-        fence.wait(i, TIMEOUT)?;
+        Ok(ByHand { allocator, list, fence: device.create_fence(0)?, value: 0 })
     }
-    Ok(spent.as_secs_f64() * 1e6 / iterations as f64)
+
+    /// One cycle: reset (the GPU is done), record, close, execute, signal. Returns the time
+    /// it took; waits for the GPU after, untimed.
+    fn cycle(&mut self, queue: &CommandQueue, work: &Work) -> Result<Duration> {
+        let t = Instant::now();
+        self.allocator.reset()?;
+        self.list.reset(&self.allocator)?;
+        work.record(&mut self.list);
+        self.list.close()?;
+        queue.execute_command_lists(&[&self.list])?;
+        self.value += 1;
+        queue.signal(&self.fence, self.value)?;
+        let spent = t.elapsed();
+        self.fence.wait(self.value, TIMEOUT)?;
+        Ok(spent)
+    }
 }
 
-/// Measures 1, 16 and 256 commands a cycle (`quick`: fewer runs and iterations).
+/// One command-buffer cycle: made by the queue, recorded, submitted. Returns the time it
+/// took; waits for the GPU after, untimed.
+fn buffer_cycle(queue: &CommandQueue, work: &Work) -> Result<Duration> {
+    let t = Instant::now();
+    let mut b = queue.create_command_buffer(Semantics::Fast, Level::Primary)?;
+    work.record(&mut b);
+    let value = b.submit()?;
+    let spent = t.elapsed();
+    queue.wait_for(value, TIMEOUT)?;
+    Ok(spent)
+}
+
+/// Measures 1, 16 and 256 commands a cycle (`quick`: fewer cycles). The two sides alternate
+/// cycle by cycle, so that the machine's drift touches both alike; each side's figure is the
+/// median of its cycles.
 pub fn measure(spec: DeviceSpec, quick: bool) -> Result<(String, Vec<CycleRow>)> {
     let device = DeviceFactory::new().create_device(&Adapter::new(spec.open_with_native(false)?))?;
     let name = device.capabilities().name.clone();
     let queue = device.create_command_queue(CommandListType::Direct)?;
-    let (runs, iterations) = if quick { (3, 20) } else { (9, 200) };
+    let cycles = if quick { 60 } else { 2000 };
     let mut rows = Vec::new();
     for commands in [1u32, 16, 256] {
         let work = Work::new(&device, commands)?;
+        let mut hand = ByHand::new(&device)?;
         // Warm-up: the queue's recycled buffers and the device's pools fill.
-        with_command_buffers(&queue, &work, 8)?;
-        by_hand(&device, &queue, &work, 8)?;
-        let (mut cb, mut hand) = (Vec::new(), Vec::new());
-        // Interleaved, so that the machine's drift touches both alike.
-        for _ in 0..runs {
-            cb.push(with_command_buffers(&queue, &work, iterations)?);
-            hand.push(by_hand(&device, &queue, &work, iterations)?);
+        for _ in 0..8 {
+            buffer_cycle(&queue, &work)?;
+            hand.cycle(&queue, &work)?;
         }
-        rows.push(CycleRow { commands, command_buffer_us: median(cb), by_hand_us: median(hand) });
+        let (mut cb, mut by_hand) = (Vec::with_capacity(cycles), Vec::with_capacity(cycles));
+        for _ in 0..cycles {
+            cb.push(buffer_cycle(&queue, &work)?.as_secs_f64() * 1e6);
+            by_hand.push(hand.cycle(&queue, &work)?.as_secs_f64() * 1e6);
+        }
+        rows.push(CycleRow { commands, command_buffer_us: median(cb), by_hand_us: median(by_hand) });
     }
     Ok((name, rows))
 }

@@ -15,7 +15,7 @@
 //! Submitting twice, or recording after submitting, cannot be written: `submit` takes the
 //! buffer by value.
 //!
-//! ```compile_fail
+//! ```compile_fail,E0382
 //! # fn f(queue: &asyncmd::CommandQueue) -> asyncmd::Result<()> {
 //! use asyncmd::command_buffer::{Level, Semantics};
 //! let buffer = queue.create_command_buffer(Semantics::Legacy, Level::Primary)?;
