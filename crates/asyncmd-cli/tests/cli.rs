@@ -139,6 +139,29 @@ fn bench_measures_every_api_as_legacy_fallback_and_native() {
 }
 
 #[test]
+fn bench_measures_the_command_buffer_cycle_against_one_by_hand() {
+    let cfg = temp_config("bench-cb");
+    let json = std::env::temp_dir().join(format!("asyncmd-bench-cb-{}.json", std::process::id()));
+    let out = asyncmd(&cfg)
+        .env_remove("ASYNCMD_DEVICE")
+        .args(["bench", "--quick", "--suite", "command-buffers", "--json"])
+        .arg(&json)
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("## Command buffers on asyncmd reference device"), "{text}");
+    let rows: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let commands: Vec<u64> = rows.as_array().unwrap().iter().map(|r| r["commands"].as_u64().unwrap()).collect();
+    assert_eq!(commands, [1, 16, 256]);
+    for r in rows.as_array().unwrap() {
+        assert!(r["command_buffer_us"].as_f64().unwrap() > 0.0 && r["by_hand_us"].as_f64().unwrap() > 0.0, "{r}");
+        assert!(text.contains(&format!("| {} |", r["commands"])), "{text}");
+    }
+    let out = asyncmd(&cfg).args(["bench", "--suite", "everything"]).output().unwrap();
+    assert!(!out.status.success());
+}
+
+#[test]
 fn bench_selects_apis_and_writes_json_and_a_plot() {
     let cfg = temp_config("bench-json");
     let dir = std::env::temp_dir().join(format!("asyncmd-bench-{}", std::process::id()));
