@@ -76,8 +76,9 @@ pub struct SubresourceClear<R> {
     pub format: Format,
     /// The value encoded for `format` and `plane`: what every element of the region holds after.
     pub element: ClearElement,
-    /// The value as a legacy view clear takes it.
-    pub view: ViewClearValue,
+    /// The value as the call gave it, for the view clears of routes that take one
+    /// ([`SubresourceClear::view`]).
+    pub value: ClearData,
     /// The region in the subresource's texels: inside it, aligned to its blocks, not empty.
     pub region: Box3,
     /// The region covers the whole subresource.
@@ -95,10 +96,15 @@ impl<R> SubresourceClear<R> {
             plane: self.plane,
             format: self.format,
             element: self.element,
-            view: self.view,
+            value: self.value,
             region: self.region,
             whole: self.whole,
         }
+    }
+
+    /// The value as a legacy view clear takes it (computed: most routes copy the element).
+    pub fn view(&self) -> ViewClearValue {
+        ViewClearValue::of(self.format, &self.value)
     }
 
     /// A plane of a depth or depth-stencil format.

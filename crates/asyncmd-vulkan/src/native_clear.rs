@@ -103,8 +103,8 @@ impl VkCommandList {
         let dev = self.core.device.clone();
         // A depth view of a typeless texture: the image itself holds colour there.
         if whole && format.has_depth() && rf.has_depth() && self.ty == CommandListType::Direct {
-            let depth = crate::command::driver_depth(format, c.view.depth);
-            let value = vk::ClearDepthStencilValue { depth, stencil: c.view.stencil as u32 };
+            let depth = crate::command::driver_depth(format, c.view().depth);
+            let value = vk::ClearDepthStencilValue { depth, stencil: c.view().stencil as u32 };
             // SAFETY: a live image in GENERAL with TRANSFER_DST usage, on a graphics queue.
             unsafe { dev.cmd_clear_depth_stencil_image(self.cb, image, vk::ImageLayout::GENERAL, &value, &[range]) };
             return Ok(());
@@ -125,7 +125,7 @@ impl VkCommandList {
             }
         }
         if whole && res.view_format(format) == res.view_format(rf) {
-            if let Some(value) = color_value(format, &c.view, res.desc.is_msaa()) {
+            if let Some(value) = color_value(format, &c.view(), res.desc.is_msaa()) {
                 // SAFETY: a live uncompressed colour image in GENERAL with TRANSFER_DST usage.
                 unsafe { dev.cmd_clear_color_image(self.cb, image, vk::ImageLayout::GENERAL, &value, &[range]) };
                 return Ok(());
@@ -209,7 +209,7 @@ impl VkCommandList {
                 },
             };
             let flags = if plane == 0 { ClearFlags::DEPTH } else { ClearFlags::STENCIL };
-            return self.clear_dsv(&view, flags, c.view.depth, c.view.stencil, &rect);
+            return self.clear_dsv(&view, flags, c.view().depth, c.view().stencil, &rect);
         }
         let view = RenderTargetView {
             resource: id,
@@ -218,7 +218,7 @@ impl VkCommandList {
                 dimension: RtvDimension::Texture2DMsArray { first_slice: slice, array_size: 1 },
             },
         };
-        self.clear_rtv(&view, c.view.color, &rect)
+        self.clear_rtv(&view, c.view().color, &rect)
     }
 
     /// A clear under predication: conditional rendering reaches attachment clears and
@@ -252,9 +252,9 @@ impl VkCommandList {
             };
             let flags = if sub.plane == 0 { ClearFlags::DEPTH } else { ClearFlags::STENCIL };
             let view = DepthStencilView { resource: c.texture, desc };
-            return self.clear_dsv(&view, flags, c.view.depth, c.view.stencil, &rect);
+            return self.clear_dsv(&view, flags, c.view().depth, c.view().stencil, &rect);
         }
-        let value = color_value(format, &c.view, res.desc.is_msaa()).ok_or_else(refuse)?;
+        let value = color_value(format, &c.view(), res.desc.is_msaa()).ok_or_else(refuse)?;
         if !res.desc.flags.contains(ResourceFlags::ALLOW_RENDER_TARGET) {
             return Err(refuse());
         }

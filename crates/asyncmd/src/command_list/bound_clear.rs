@@ -18,16 +18,6 @@ const DSV_API: &str = "ClearBoundDepthStencilView";
 
 const ID: MessageId = MessageId::ClearBoundViewsInvalidParameters;
 
-/// A validated `ClearBoundRenderTargetViews`: the native command's values and regions per
-/// selected slot, and the fallback's targets (resolved only where it runs).
-#[derive(Default)]
-struct RtvClear {
-    mask: u8,
-    values: [ClearData; 8],
-    regions: [Option<Vec<Box3>>; 8],
-    targets: Vec<ClearTarget>,
-}
-
 /// A validated `ClearBoundDepthStencilView`: the depth clamped, the planes the bound view
 /// has, and the fallback's target (resolved only where it runs).
 struct DsvClear {
@@ -142,25 +132,33 @@ impl CommandList {
             Gate::LikeDraws,
             None,
             |l| l.validate_bound_rtvs(mask, values, regions),
-            |c| Command::ClearBoundRenderTargetViews { mask: c.mask, values: c.values, regions: c.regions },
-            |l, c| {
-                if c.mask == 0 || c.targets.is_empty() && l.ty != CommandListType::Bundle {
+            |_| {
+                // Validation checked that every selected slot has a value and a region list.
+                let (mut v, mut r): ([ClearData; 8], [Option<Vec<Box3>>; 8]) = Default::default();
+                for slot in (0..SIMULTANEOUS_RENDER_TARGET_COUNT).filter(|&s| mask & (1 << s) != 0) {
+                    v[slot] = values[slot];
+                    r[slot] = regions.and_then(|r| r[slot]).map(|b| b.to_vec());
+                }
+                Command::ClearBoundRenderTargetViews { mask: mask as u8, values: v, regions: r }
+            },
+            |l, targets| {
+                if mask == 0 || targets.is_empty() && l.ty != CommandListType::Bundle {
                     return;
                 }
-                let exact = c.targets.iter().all(|t| legacy_rtv_exact(t.format, &t.value));
-                l.lower_bound_clear(RTV_API, c.targets, None, exact);
+                let exact = targets.iter().all(|t| legacy_rtv_exact(t.format, &t.value));
+                l.lower_bound_clear(RTV_API, targets, None, exact);
             },
         );
     }
 
-    /// Checks a `ClearBoundRenderTargetViews` call against the bound targets: the native
-    /// command's values and regions, or for the fallback the selected targets resolved.
+    /// Checks a `ClearBoundRenderTargetViews` call against the bound targets; for the
+    /// fallback, resolves the selected targets.
     fn validate_bound_rtvs(
         &mut self,
         mask: u32,
         values: &[ClearData],
         regions: Option<&[Option<&[Box3]>]>,
-    ) -> Result<RtvClear> {
+    ) -> Result<Vec<ClearTarget>> {
         if mask >> SIMULTANEOUS_RENDER_TARGET_COUNT != 0 {
             return Err(err::invalid(ID, RTV_API, format!("RenderTargetMask {mask:#x} selects slots past 7")));
         }
@@ -182,19 +180,15 @@ impl CommandList {
         let region = |slot: usize| regions.and_then(|r| r[slot]);
         let bundle = self.ty == CommandListType::Bundle;
         let native = self.device.async_impl == AsyncCommandsImpl::Native;
-        let mut clear = RtvClear { mask: mask as u8, ..RtvClear::default() };
+        let mut targets = Vec::new();
         for slot in (0..SIMULTANEOUS_RENDER_TARGET_COUNT).filter(|&s| mask & (1 << s) != 0) {
-            if native {
-                clear.values[slot] = values[slot];
-                clear.regions[slot] = region(slot).map(|b| b.to_vec());
-            }
             match self.shadow.rtvs.get(slot).and_then(|c| c.as_ref()) {
                 // Only the fallback needs the targets resolved.
                 Some(c) if !native => {
                     if let Some(mut t) = ClearTarget::rtv(slot as u8, c.view, &c.resource) {
                         // In range: the draws' integer outputs would saturate.
                         t.value = asyncmd_types::stored_integers(t.format, &values[slot]);
-                        clear.targets.push(t.with_regions(region(slot)));
+                        targets.push(t.with_regions(region(slot)));
                     }
                 }
                 Some(_) => {}
@@ -204,7 +198,7 @@ impl CommandList {
                 None => {}
             }
         }
-        Ok(clear)
+        Ok(targets)
     }
 
     /// `ClearBoundDepthStencilView`: clears the planes `flags` selects of the bound

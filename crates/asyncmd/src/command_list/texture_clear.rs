@@ -7,10 +7,10 @@ use crate::err;
 use crate::fallback::plan::{plan_texture_clear, DeviceFacts, TextureClearFacts, TextureClearRoute};
 use crate::fallback::texture_clear::SubClear;
 use crate::resource::Resource;
-use asyncmd_ddi::{Command, FormatSupport};
+use asyncmd_ddi::{Command, FormatSupport, ResourceId};
 use asyncmd_types::{
-    encode_clear, BarrierAccess, Box3, ClearTextureDesc, Error, Format, Layout, MessageId, ResourceDimension,
-    ResourceFlags, Result, SubresourceClear, ViewClearValue, ALL_SUBRESOURCES,
+    encode_clear, view_clear_exact, AsyncCommandsImpl, BarrierAccess, Box3, ClearTextureDesc, Error, Format, Layout,
+    MessageId, ResourceDimension, ResourceFlags, Result, SubresourceClear, ALL_SUBRESOURCES,
 };
 use std::collections::HashMap;
 
@@ -29,13 +29,13 @@ fn box_alignment(format: Format, plane: u32) -> (u32, u32) {
 }
 
 impl CommandList {
-    /// Checks one clear and adds the subresources it writes to `parts` (none for empty
-    /// regions), resolved, with the clear's index.
+    /// Checks one clear and hands each subresource it writes (none for empty regions),
+    /// resolved, to `part` with the clear's index.
     fn validate_texture_clear<'r>(
         &mut self,
         i: usize,
         d: &ClearTextureDesc<&'r Resource>,
-        parts: &mut Vec<(usize, SubClear<'r>)>,
+        part: &mut dyn FnMut(usize, SubClear<'r>),
     ) -> Result<()> {
         let t = d.texture;
         let desc = t.desc();
@@ -60,7 +60,6 @@ impl CommandList {
         if elements[0].is_none() {
             return Err(err::invalid(ID, API, format!("clear {i}: {format} cannot be cleared")));
         }
-        let view = ViewClearValue::of(format, &d.clear_value);
         let count = desc.subresource_count();
         let subs = if d.subresource == ALL_SUBRESOURCES {
             0..count
@@ -132,7 +131,7 @@ impl CommandList {
             if let Some(slot) = elements.get_mut(sub.plane as usize) {
                 *slot = Some(element);
             }
-            parts.push((
+            part(
                 i,
                 SubresourceClear {
                     texture: t,
@@ -142,11 +141,11 @@ impl CommandList {
                     plane: sub.plane,
                     format,
                     element,
-                    view,
+                    value: d.clear_value,
                     region,
                     whole: region == full,
                 },
-            ));
+            );
         }
         Ok(())
     }
@@ -183,7 +182,7 @@ impl CommandList {
             view_target: desc.flags.contains(flag) && renderable,
             simultaneous_access: desc.flags.contains(ResourceFlags::ALLOW_SIMULTANEOUS_ACCESS),
             known_layout: self.tracker.layout(c.texture.id(), c.subresource),
-            exact: c.depth_stencil() || c.view.exact,
+            exact: c.depth_stencil() || view_clear_exact(c.format, &c.value),
             copyable: samples == 1 && plane.is_some(),
             region_texels: w as u64 * h as u64 * d as u64,
             subresource_texels: sw as u64 * sh as u64 * sd as u64,
@@ -202,20 +201,31 @@ impl CommandList {
             Gate::Outside(DIRECT_COMPUTE),
             None,
             |l| {
-                let mut parts = Vec::with_capacity(clears.len());
-                for (i, d) in clears.iter().enumerate() {
-                    l.validate_texture_clear(i, d, &mut parts)?;
+                // The native command's parts name ids; the fallback's keep the resources.
+                let native = l.device.async_impl == AsyncCommandsImpl::Native;
+                let (mut ids, mut parts) = (Vec::new(), Vec::new());
+                if native {
+                    ids.reserve(clears.len());
+                } else {
+                    parts.reserve(clears.len());
                 }
-                Ok(parts)
+                for (i, d) in clears.iter().enumerate() {
+                    if native {
+                        l.validate_texture_clear(i, d, &mut |_, c| ids.push(c.map(|t| t.id())))?;
+                    } else {
+                        l.validate_texture_clear(i, d, &mut |i, c| parts.push((i, c)))?;
+                    }
+                }
+                Ok((ids, parts))
             },
-            |parts| Command::ClearTextureSubresources(parts.iter().map(|(_, c)| c.map(|t| t.id())).collect()),
+            |(ids, _)| Command::ClearTextureSubresources(ids),
             Self::lower_texture_clears,
         );
     }
 
     /// The fallback's texture clears: every subresource planned, then each recorded on its
     /// route.
-    fn lower_texture_clears(&mut self, parts: Vec<(usize, SubClear<'_>)>) {
+    fn lower_texture_clears(&mut self, (_, parts): (Vec<SubresourceClear<ResourceId>>, Vec<(usize, SubClear<'_>)>)) {
         // Every subresource is planned before anything is recorded.
         let device = DeviceFacts::of(self.device.ddi.capabilities());
         let mut planned = Vec::with_capacity(parts.len());

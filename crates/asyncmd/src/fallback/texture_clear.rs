@@ -178,7 +178,8 @@ impl Lowering<'_> {
                 resource: resource.id(),
                 desc: DepthStencilViewDesc { format, flags: DsvFlags::empty(), dimension },
             };
-            let (depth, stencil) = (c.view.depth, c.view.stencil);
+            let value = c.view();
+            let (depth, stencil) = (value.depth, value.stencil);
             self.record(Command::ClearDepthStencilView { view, flags, depth, stencil, rects });
         } else {
             let dimension = match desc.dimension {
@@ -190,7 +191,7 @@ impl Lowering<'_> {
                 _ => RtvDimension::Texture2DArray { mip, first_slice: slice, array_size: 1, plane: 0 },
             };
             let view = RenderTargetView { resource: resource.id(), desc: RenderTargetViewDesc { format, dimension } };
-            self.record(Command::ClearRenderTargetView { view, color: c.view.color, rects });
+            self.record(Command::ClearRenderTargetView { view, color: c.view().color, rects });
         }
         Ok(())
     }
