@@ -142,6 +142,8 @@ message_ids! {
     CommandBufferInvalid => Execution,
     /// A command buffer's `transfer` between resources without the transfer usage it needs.
     TransferUsageInvalid => ResourceManipulation,
+    /// A get-call on a command buffer with fast semantics, which keeps no shadow of its state.
+    StateNotShadowed => StateGetting,
     /// An invalid fence operation.
     FenceInvalidOperation => Execution,
     /// Invalid CPU access to a resource (map of a default heap, out of range).

@@ -4,6 +4,7 @@
 
 mod common;
 
+use asyncmd::command_buffer::BoundTargets;
 use asyncmd::types::*;
 use asyncmd::*;
 use common::*;
@@ -309,5 +310,59 @@ fn many_threads_record_and_submit_to_one_queue() {
         assert!(highest >= (threads * per_thread) as u64, "{name}: every submission has its value");
         assert!(ctx.direct.fence().completed_value() >= highest, "{name}");
         assert_eq!(ctx.direct.tracked_in_flight(), 0, "{name}: all released by the waits");
+    }
+}
+
+/// Legacy buffers shadow their state from the default state; fast buffers keep none.
+#[test]
+fn legacy_buffers_return_their_bound_state_and_fast_buffers_refuse() {
+    for (name, ctx) in contexts() {
+        let mut b = primary(&ctx.direct);
+        assert_eq!(b.pipeline_state().unwrap().map(|_| ()), None, "{name}: the default state");
+        assert_eq!(b.render_targets().unwrap(), BoundTargets::default(), "{name}");
+        assert!(b.viewports().unwrap().is_empty() && b.scissor_rects().unwrap().is_empty(), "{name}");
+        assert_eq!(b.primitive_topology().unwrap(), asyncmd::ddi::PrimitiveTopology::Undefined, "{name}");
+        let (root, pso) = fill_pipeline(&ctx);
+        b.set_compute_root_signature(&root);
+        b.set_pipeline_state(&pso);
+        let viewport =
+            Viewport { top_left_x: 0.0, top_left_y: 0.0, width: 8.0, height: 4.0, min_depth: 0.0, max_depth: 1.0 };
+        b.rs_set_viewports(&[viewport]);
+        b.rs_set_scissor_rects(&[Rect::new(1, 1, 7, 3)]);
+        b.ia_set_primitive_topology(asyncmd::ddi::PrimitiveTopology::TriangleList);
+        b.om_set_blend_factor([0.5; 4]);
+        b.om_set_stencil_ref(7);
+        let tex = ctx.texture(
+            &ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 8, 4).with_flags(ResourceFlags::ALLOW_RENDER_TARGET),
+            BarrierLayout::RenderTarget,
+        );
+        let heap = ctx.device.create_descriptor_heap(DescriptorHeapType::Rtv, 1).unwrap();
+        ctx.device.create_render_target_view(&tex, None, &heap.handle(0)).unwrap();
+        b.om_set_render_targets(&[heap.handle(0)], None);
+        assert!(b.pipeline_state().unwrap().is_some_and(|p| p.id() == pso.id()), "{name}");
+        assert!(b.compute_root_signature().unwrap().is_some_and(|r| r.id() == root.id()), "{name}");
+        assert!(b.graphics_root_signature().unwrap().is_none(), "{name}");
+        assert_eq!(b.viewports().unwrap(), [viewport], "{name}");
+        assert_eq!(b.scissor_rects().unwrap(), [Rect::new(1, 1, 7, 3)], "{name}");
+        assert_eq!(b.primitive_topology().unwrap(), asyncmd::ddi::PrimitiveTopology::TriangleList, "{name}");
+        assert_eq!((b.blend_factor().unwrap(), b.stencil_ref().unwrap()), ([0.5; 4], 7), "{name}");
+        let targets = b.render_targets().unwrap();
+        assert_eq!(targets.render_targets.len(), 1, "{name}");
+        assert_eq!(targets.render_targets[0].map(|v| v.resource), Some(tex.id()), "{name}");
+        assert!(targets.depth_stencil.is_none(), "{name}");
+        b.submit().unwrap();
+        // The next buffer (the same recycled list) starts from the default state again.
+        let b = primary(&ctx.direct);
+        assert!(b.pipeline_state().unwrap().is_none() && b.viewports().unwrap().is_empty(), "{name}");
+        let mut fast = ctx.direct.create_command_buffer(Semantics::Fast, Level::Primary).unwrap();
+        fast.set_pipeline_state(&pso);
+        for e in [
+            fast.pipeline_state().map(|_| ()).unwrap_err(),
+            fast.render_targets().map(|_| ()).unwrap_err(),
+            fast.viewports().map(|_| ()).unwrap_err(),
+            fast.primitive_topology().map(|_| ()).unwrap_err(),
+        ] {
+            assert_eq!((e.code, e.id), (ErrorCode::InvalidArg, MessageId::StateNotShadowed), "{name}: {}", e.text);
+        }
     }
 }

@@ -35,10 +35,12 @@
 //! ([`CommandQueue::wait_for`]) on the value of the submission that copied into it.
 
 mod recycler;
+mod state;
 mod tracked;
 mod transfer;
 
 pub(crate) use recycler::Recycler;
+pub use state::BoundTargets;
 pub use tracked::Tracked;
 
 use crate::command_list::CommandList;
