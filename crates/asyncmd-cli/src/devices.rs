@@ -34,16 +34,17 @@ impl std::str::FromStr for DeviceSpec {
 }
 
 impl DeviceSpec {
-    /// The `--device` value if given, else `ASYNCMD_DEVICE`, else the reference device.
+    /// The `--device` value if given, else `ASYNCMD_DEVICE` (an empty value counts as unset,
+    /// as shells leave `VAR=` behind), else the reference device.
     pub fn resolve(arg: Option<DeviceSpec>) -> Result<DeviceSpec> {
         if let Some(d) = arg {
             return Ok(d);
         }
         match std::env::var(DEVICE_ENV) {
-            Ok(v) => v
+            Ok(v) if !v.is_empty() => v
                 .parse()
                 .map_err(|e| Error::invalid_arg(MessageId::CreateDeviceInvalidArgs, format!("{DEVICE_ENV}: {e}"))),
-            Err(_) => Ok(DeviceSpec::Reference),
+            _ => Ok(DeviceSpec::Reference),
         }
     }
 

@@ -20,7 +20,7 @@ fn impl_name(i: AsyncCommandsImpl) -> &'static str {
 fn adapters(spec: Option<DeviceSpec>) -> asyncmd::Result<Vec<(String, Arc<dyn DeviceDdi>)>> {
     let spec = match spec {
         Some(s) => Some(s),
-        None if std::env::var(DEVICE_ENV).is_ok() => Some(DeviceSpec::resolve(None)?),
+        None if std::env::var(DEVICE_ENV).is_ok_and(|v| !v.is_empty()) => Some(DeviceSpec::resolve(None)?),
         None => None,
     };
     if let Some(s) = spec {

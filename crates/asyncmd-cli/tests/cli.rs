@@ -28,6 +28,15 @@ fn the_tests_do_not_inherit_the_callers_device_or_settings() {
     assert!(String::from_utf8(out).unwrap().contains("asyncmd reference device"));
 }
 
+#[test]
+fn an_empty_device_variable_counts_as_unset() {
+    let cfg = temp_config("empty-device");
+    let out = asyncmd(&cfg).env("ASYNCMD_DEVICE", "").arg("info").assert().success().get_output().stdout.clone();
+    assert!(String::from_utf8(out).unwrap().contains("asyncmd reference device"));
+    let out = asyncmd(&cfg).env("ASYNCMD_DEVICE", "gpu").arg("info").output().unwrap();
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("ASYNCMD_DEVICE"));
+}
+
 fn temp_config(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("asyncmd-cli-test-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
