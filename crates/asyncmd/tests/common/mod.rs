@@ -1,6 +1,8 @@
 //! Shared test harness: every available device, and helpers to upload, run and read back.
 #![allow(dead_code)]
 
+pub mod targets;
+
 use asyncmd::ddi::DeviceDdi;
 use asyncmd::types::*;
 use asyncmd::*;
