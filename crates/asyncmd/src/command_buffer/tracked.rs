@@ -40,44 +40,28 @@ impl std::fmt::Debug for Tracked {
     }
 }
 
-impl From<Resource> for Tracked {
-    fn from(r: Resource) -> Self {
-        Tracked::Resource(r)
-    }
-}
-
 impl From<&Resource> for Tracked {
     fn from(r: &Resource) -> Self {
         Tracked::Resource(r.clone())
     }
 }
 
-impl From<PipelineState> for Tracked {
-    fn from(p: PipelineState) -> Self {
-        Tracked::Pipeline(p)
-    }
+/// `From` for each object a command buffer tracks, into its variant.
+macro_rules! tracked_from {
+    ($($ty:ty => $variant:ident),* $(,)?) => {
+        $(impl From<$ty> for Tracked {
+            fn from(object: $ty) -> Self {
+                Tracked::$variant(object)
+            }
+        })*
+    };
 }
 
-impl From<RootSignature> for Tracked {
-    fn from(r: RootSignature) -> Self {
-        Tracked::RootSignature(r)
-    }
-}
-
-impl From<DescriptorHeap> for Tracked {
-    fn from(h: DescriptorHeap) -> Self {
-        Tracked::DescriptorHeap(h)
-    }
-}
-
-impl From<QueryHeap> for Tracked {
-    fn from(h: QueryHeap) -> Self {
-        Tracked::QueryHeap(h)
-    }
-}
-
-impl From<Heap> for Tracked {
-    fn from(h: Heap) -> Self {
-        Tracked::Heap(h)
-    }
+tracked_from! {
+    Resource => Resource,
+    PipelineState => Pipeline,
+    RootSignature => RootSignature,
+    DescriptorHeap => DescriptorHeap,
+    QueryHeap => QueryHeap,
+    Heap => Heap,
 }
