@@ -1,6 +1,7 @@
 //! Shared test harness: every available device, and helpers to upload, run and read back.
 #![allow(dead_code)]
 
+pub mod clears;
 pub mod targets;
 
 use asyncmd::ddi::DeviceDdi;
