@@ -96,6 +96,10 @@ pub trait DeviceDdi: FormatQuery + Send + Sync {
     /// Creates a root signature.
     fn create_root_signature(&self, desc: &RootSignatureDesc) -> Result<RootSignatureId>;
 
+    /// Destroys a root signature: what was recorded with it, and pipelines made with it, keep
+    /// what they need of it.
+    fn destroy_root_signature(&self, id: RootSignatureId);
+
     /// Creates a pipeline of built-in shaders.
     fn create_pipeline(&self, desc: &PipelineDesc) -> Result<PipelineId>;
 

@@ -145,6 +145,9 @@ impl DeviceDdi for SpyDevice {
     fn create_root_signature(&self, desc: &RootSignatureDesc) -> Result<RootSignatureId> {
         self.inner.create_root_signature(desc)
     }
+    fn destroy_root_signature(&self, id: RootSignatureId) {
+        self.inner.destroy_root_signature(id)
+    }
     fn create_pipeline(&self, desc: &PipelineDesc) -> Result<PipelineId> {
         self.inner.create_pipeline(desc)
     }

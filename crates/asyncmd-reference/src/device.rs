@@ -255,6 +255,10 @@ impl DeviceDdi for ReferenceDevice {
         Ok(RootSignatureId(self.shared.root_signatures.insert(desc.clone())))
     }
 
+    fn destroy_root_signature(&self, id: RootSignatureId) {
+        self.shared.root_signatures.remove(id.0);
+    }
+
     fn create_pipeline(&self, desc: &PipelineDesc) -> Result<PipelineId> {
         let root = match desc {
             PipelineDesc::Graphics(g) => g.root_signature,

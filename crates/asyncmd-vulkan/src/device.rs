@@ -387,6 +387,13 @@ impl DeviceDdi for VulkanDevice {
         })
     }
 
+    fn destroy_root_signature(&self, id: RootSignatureId) {
+        // Pipelines made with it and recorded lists hold it; its layouts go with the last.
+        crate::threads::on_driver(|| {
+            self.tables.root_signatures.remove(id.0);
+        })
+    }
+
     fn create_pipeline(&self, desc: &PipelineDesc) -> Result<PipelineId> {
         crate::threads::on_driver(|| {
             let root = match desc {

@@ -84,8 +84,15 @@ impl QueryHeap {
 }
 
 pub(crate) struct RootSignatureShared {
+    device: Arc<DeviceShared>,
     pub(crate) id: RootSignatureId,
     pub(crate) desc: RootSignatureDesc,
+}
+
+impl Drop for RootSignatureShared {
+    fn drop(&mut self) {
+        self.device.ddi.destroy_root_signature(self.id);
+    }
 }
 
 /// A root signature (`ID3D12RootSignature`).
@@ -111,7 +118,7 @@ impl RootSignature {
             ));
         }
         let id = d.ddi.create_root_signature(desc).or_else(|e| d.fail(e))?;
-        let root = RootSignature(Arc::new(RootSignatureShared { id, desc: desc.clone() }));
+        let root = RootSignature(Arc::new(RootSignatureShared { device: d.clone(), id, desc: desc.clone() }));
         let mut live = d.root_signatures.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         live.retain(|_, r| r.strong_count() > 0);
         live.insert(id, Arc::downgrade(&root.0));
