@@ -84,14 +84,16 @@ impl QueryHeap {
 }
 
 pub(crate) struct RootSignatureShared {
-    device: Arc<DeviceShared>,
+    /// The driver, not the device: the device's own caches hold root signatures, and a
+    /// reference back to it would keep it alive for ever.
+    ddi: Arc<dyn asyncmd_ddi::DeviceDdi>,
     pub(crate) id: RootSignatureId,
     pub(crate) desc: RootSignatureDesc,
 }
 
 impl Drop for RootSignatureShared {
     fn drop(&mut self) {
-        self.device.ddi.destroy_root_signature(self.id);
+        self.ddi.destroy_root_signature(self.id);
     }
 }
 
@@ -118,7 +120,7 @@ impl RootSignature {
             ));
         }
         let id = d.ddi.create_root_signature(desc).or_else(|e| d.fail(e))?;
-        let root = RootSignature(Arc::new(RootSignatureShared { device: d.clone(), id, desc: desc.clone() }));
+        let root = RootSignature(Arc::new(RootSignatureShared { ddi: d.ddi.clone(), id, desc: desc.clone() }));
         let mut live = d.root_signatures.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         live.retain(|_, r| r.strong_count() > 0);
         live.insert(id, Arc::downgrade(&root.0));
@@ -143,7 +145,9 @@ impl RootSignature {
 }
 
 pub(crate) struct PipelineShared {
-    device: Arc<DeviceShared>,
+    /// The driver, not the device (as for root signatures: the fill pipeline and the clear
+    /// pipeline cache are the device's own).
+    ddi: Arc<dyn asyncmd_ddi::DeviceDdi>,
     pub(crate) id: PipelineId,
     pub(crate) desc: PipelineDesc,
     /// The root signature the description names: draws and dispatches need it bound.
@@ -152,7 +156,7 @@ pub(crate) struct PipelineShared {
 
 impl Drop for PipelineShared {
     fn drop(&mut self) {
-        self.device.ddi.destroy_pipeline(self.id);
+        self.ddi.destroy_pipeline(self.id);
     }
 }
 
@@ -207,7 +211,7 @@ impl PipelineState {
             )));
         }
         let id = d.ddi.create_pipeline(desc).or_else(|e| d.fail(e))?;
-        Ok(PipelineState(Arc::new(PipelineShared { device: d.clone(), id, desc: desc.clone(), root })))
+        Ok(PipelineState(Arc::new(PipelineShared { ddi: d.ddi.clone(), id, desc: desc.clone(), root })))
     }
 
     /// The description.

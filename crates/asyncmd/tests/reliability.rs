@@ -566,3 +566,34 @@ fn a_root_signature_dropped_after_recording_still_serves_its_dispatch() {
         }
     }
 }
+
+/// The fallback's fill pipeline held a reference to its device, which held the pipeline: a
+/// device that had lowered a compute fill was never freed, and the singleton rule went on
+/// counting it (a device of other options on the same adapter was refused).
+#[test]
+fn a_device_that_ran_the_fallbacks_fill_is_freed_when_the_app_lets_go() {
+    let adapter = reference_adapter(ReferenceConfig::default());
+    let factory = asyncmd::DeviceFactory::new();
+    factory.async_commands_fallback().set_fallback_layer_enabled(true);
+    {
+        let device = factory.create_device(&adapter).unwrap();
+        assert_eq!(device.async_commands_impl(), AsyncCommandsImpl::Fallback);
+        let ctx = Ctx::new(device);
+        let desc = ResourceDesc::buffer(4096).with_flags(ResourceFlags::ALLOW_UNORDERED_ACCESS);
+        let target = ctx.device.create_committed_resource(HeapType::Default, &desc, BarrierLayout::Undefined).unwrap();
+        ctx.run(CommandListType::Direct, |l| {
+            l.fill_buffers(&[FillBufferDesc {
+                buffer: &target,
+                offset: 0,
+                fill_value: ClearData::from_uints([7, 0, 0, 0]),
+                format: Format::R32Uint,
+                raw_pattern_size: 0,
+                repeat_count: 1024,
+            }])
+        });
+        assert_eq!(ctx.read_buffer(&target), 7u32.to_le_bytes().repeat(1024));
+    }
+    factory.async_commands_fallback().set_fallback_layer_enabled(false);
+    let other = factory.create_device(&adapter).expect("the first device is gone, so other options are allowed");
+    assert_eq!(other.async_commands_impl(), AsyncCommandsImpl::NotSupported);
+}
