@@ -85,8 +85,8 @@ impl CommandAllocator {
         self.0.pipelines.lock().unwrap_or_else(PoisonError::into_inner).clear();
         let owned = std::mem::take(&mut *self.0.owned.lock().unwrap_or_else(PoisonError::into_inner));
         // The GPU is done with everything recorded here: the fallback's buffers go back to the
-        // pools.
-        d.pools.give_back(owned);
+        // pools, while the app holds the device (pooled buffers hold it).
+        d.give_back(owned);
         Ok(())
     }
 

@@ -38,6 +38,23 @@ pub(crate) struct DeviceShared {
     removed: std::sync::atomic::AtomicBool,
     /// Resources created and not yet destroyed (the app's and the runtime's own).
     pub(crate) live_resources: std::sync::atomic::AtomicUsize,
+    /// What the app's `Device` handles share, while one lives.
+    app: std::sync::Mutex<std::sync::Weak<AppHandle>>,
+}
+
+/// What the app's handles on a device share. When the last goes, the device empties the caches
+/// of objects that hold it (the fallback's pools of buffers, each holding its device), so that
+/// it is freed once the app's other objects are; until then it pools nothing more.
+pub(crate) struct AppHandle(std::sync::Weak<DeviceShared>);
+
+impl Drop for AppHandle {
+    fn drop(&mut self) {
+        if let Some(device) = self.0.upgrade() {
+            // Under the lock `give_back` pools under: nothing is pooled after this.
+            let _app = device.app.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            device.pools.clear();
+        }
+    }
 }
 
 impl DeviceShared {
@@ -54,6 +71,19 @@ impl DeviceShared {
             root_signatures: Default::default(),
             removed: Default::default(),
             live_resources: Default::default(),
+            app: Default::default(),
+        }
+    }
+
+    /// Gives the fallback's buffers of a reset allocator to the pools while the app holds a
+    /// handle on the device (pooled buffers hold the device); releases them otherwise.
+    pub(crate) fn give_back(&self, owned: Vec<crate::resource::Resource>) {
+        let app = self.app.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if app.strong_count() > 0 {
+            self.pools.give_back(owned);
+        } else {
+            drop(app);
+            drop(owned);
         }
     }
 
@@ -89,11 +119,27 @@ pub struct DeviceConfiguration {
 #[derive(Clone)]
 pub struct Device {
     pub(crate) shared: Arc<DeviceShared>,
+    /// The app's handles share this; the runtime's own handles have none.
+    _app: Option<Arc<AppHandle>>,
 }
 
 impl Device {
+    /// A handle for the runtime's own use: it does not count as the app's.
     pub(crate) fn from_shared(shared: Arc<DeviceShared>) -> Self {
-        Self { shared }
+        Self { shared, _app: None }
+    }
+
+    /// A handle for the app (what the factory returns).
+    pub(crate) fn for_app(shared: Arc<DeviceShared>) -> Self {
+        let handle = {
+            let mut app = shared.app.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            app.upgrade().unwrap_or_else(|| {
+                let h = Arc::new(AppHandle(Arc::downgrade(&shared)));
+                *app = Arc::downgrade(&h);
+                h
+            })
+        };
+        Self { shared, _app: Some(handle) }
     }
 
     /// `CheckFeatureSupport(D3D12_FEATURE_ASYNC_COMMANDS)`: the implementation chosen at creation.

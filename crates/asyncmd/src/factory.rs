@@ -140,7 +140,7 @@ impl DeviceFactory {
         if singleton {
             if let Some(existing) = table.iter().find(|(k, _)| *k == key).and_then(|(_, w)| w.upgrade()) {
                 if existing.options == options {
-                    return Ok(Device::from_shared(existing));
+                    return Ok(Device::for_app(existing));
                 }
                 return Err(Error::invalid_arg(
                     MessageId::CreateDeviceInvalidArgs,
@@ -158,6 +158,6 @@ impl DeviceFactory {
             table.push((key, Arc::downgrade(&shared)));
         }
         tracing::info!(impl_ = ?shared.async_impl, ?options, "created device on {}", adapter.capabilities().name);
-        Ok(Device::from_shared(shared))
+        Ok(Device::for_app(shared))
     }
 }

@@ -597,3 +597,41 @@ fn a_device_that_ran_the_fallbacks_fill_is_freed_when_the_app_lets_go() {
     let other = factory.create_device(&adapter).expect("the first device is gone, so other options are allowed");
     assert_eq!(other.async_commands_impl(), AsyncCommandsImpl::NotSupported);
 }
+
+/// The fallback's pools keep the buffers of reset allocators, and every buffer holds its
+/// device: a device whose allocators had given buffers back was never freed. The pools now
+/// empty when the app's last handle on the device goes.
+#[test]
+fn a_device_whose_pools_hold_buffers_is_freed_when_the_app_lets_go() {
+    let adapter = reference_adapter(ReferenceConfig::default());
+    let factory = asyncmd::DeviceFactory::new();
+    factory.async_commands_fallback().set_fallback_layer_enabled(true);
+    {
+        let device = factory.create_device(&adapter).unwrap();
+        let queue = device.create_command_queue(CommandListType::Direct).unwrap();
+        // No UAV flag: the upload route, whose chunk comes from the pools.
+        let target = device
+            .create_committed_resource(HeapType::Default, &ResourceDesc::buffer(4096), BarrierLayout::Undefined)
+            .unwrap();
+        let allocator = device.create_command_allocator(CommandListType::Direct).unwrap();
+        let mut list = device.create_command_list(CommandListType::Direct, &allocator).unwrap();
+        list.fill_buffers(&[FillBufferDesc {
+            buffer: &target,
+            offset: 0,
+            fill_value: ClearData::from_uints([9, 0, 0, 0]),
+            format: Format::R32Uint,
+            raw_pattern_size: 0,
+            repeat_count: 1024,
+        }]);
+        list.close().unwrap();
+        queue.execute_command_lists(&[&list]).unwrap();
+        queue.wait_idle(TIMEOUT).unwrap();
+        let live = device.live_resource_count();
+        // The chunk goes back to the pools: still alive, held by the device.
+        allocator.reset().unwrap();
+        assert_eq!(device.live_resource_count(), live, "the pooled chunk lives on");
+    }
+    factory.async_commands_fallback().set_fallback_layer_enabled(false);
+    let other = factory.create_device(&adapter).expect("the first device is gone, so other options are allowed");
+    assert_eq!(other.async_commands_impl(), AsyncCommandsImpl::NotSupported);
+}

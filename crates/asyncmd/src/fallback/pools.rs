@@ -80,6 +80,12 @@ impl BufferPools {
         }
     }
 
+    /// Releases everything kept (the app let go of the device).
+    pub(crate) fn clear(&self) {
+        let kept = std::mem::take(&mut *self.kept.lock().unwrap_or_else(PoisonError::into_inner));
+        drop(kept);
+    }
+
     /// Bytes kept now.
     pub(crate) fn kept_bytes(&self) -> u64 {
         self.kept.lock().unwrap_or_else(PoisonError::into_inner).bytes
