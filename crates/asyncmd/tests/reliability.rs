@@ -567,35 +567,47 @@ fn a_root_signature_dropped_after_recording_still_serves_its_dispatch() {
     }
 }
 
-/// The fallback's fill pipeline held a reference to its device, which held the pipeline: a
-/// device that had lowered a compute fill was never freed, and the singleton rule went on
-/// counting it (a device of other options on the same adapter was refused).
-#[test]
-fn a_device_that_ran_the_fallbacks_fill_is_freed_when_the_app_lets_go() {
+/// Runs `use_device` on a fallback device made by a factory, lets everything go, and shows the
+/// device was freed: the factory's singleton rule then allows a device of other options on the
+/// same adapter (it refuses one while the first lives).
+fn assert_freed_after(use_device: impl FnOnce(&asyncmd::Device)) {
     let adapter = reference_adapter(ReferenceConfig::default());
     let factory = asyncmd::DeviceFactory::new();
     factory.async_commands_fallback().set_fallback_layer_enabled(true);
     {
         let device = factory.create_device(&adapter).unwrap();
         assert_eq!(device.async_commands_impl(), AsyncCommandsImpl::Fallback);
-        let ctx = Ctx::new(device);
-        let desc = ResourceDesc::buffer(4096).with_flags(ResourceFlags::ALLOW_UNORDERED_ACCESS);
-        let target = ctx.device.create_committed_resource(HeapType::Default, &desc, BarrierLayout::Undefined).unwrap();
-        ctx.run(CommandListType::Direct, |l| {
-            l.fill_buffers(&[FillBufferDesc {
-                buffer: &target,
-                offset: 0,
-                fill_value: ClearData::from_uints([7, 0, 0, 0]),
-                format: Format::R32Uint,
-                raw_pattern_size: 0,
-                repeat_count: 1024,
-            }])
-        });
-        assert_eq!(ctx.read_buffer(&target), 7u32.to_le_bytes().repeat(1024));
+        use_device(&device);
     }
     factory.async_commands_fallback().set_fallback_layer_enabled(false);
     let other = factory.create_device(&adapter).expect("the first device is gone, so other options are allowed");
     assert_eq!(other.async_commands_impl(), AsyncCommandsImpl::NotSupported);
+}
+
+/// A fill of `value` over 1024 dwords of `buffer`.
+fn fill_u32(buffer: &asyncmd::Resource, value: u32) -> FillBufferDesc<&asyncmd::Resource> {
+    FillBufferDesc {
+        buffer,
+        offset: 0,
+        fill_value: ClearData::from_uints([value, 0, 0, 0]),
+        format: Format::R32Uint,
+        raw_pattern_size: 0,
+        repeat_count: 1024,
+    }
+}
+
+/// The fallback's fill pipeline held a reference to its device, which held the pipeline: a
+/// device that had lowered a compute fill was never freed, and the singleton rule went on
+/// counting it (a device of other options on the same adapter was refused).
+#[test]
+fn a_device_that_ran_the_fallbacks_fill_is_freed_when_the_app_lets_go() {
+    assert_freed_after(|device| {
+        let ctx = Ctx::new(device.clone());
+        let desc = ResourceDesc::buffer(4096).with_flags(ResourceFlags::ALLOW_UNORDERED_ACCESS);
+        let target = ctx.device.create_committed_resource(HeapType::Default, &desc, BarrierLayout::Undefined).unwrap();
+        ctx.run(CommandListType::Direct, |l| l.fill_buffers(&[fill_u32(&target, 7)]));
+        assert_eq!(ctx.read_buffer(&target), 7u32.to_le_bytes().repeat(1024));
+    });
 }
 
 /// The fallback's pools keep the buffers of reset allocators, and every buffer holds its
@@ -603,11 +615,7 @@ fn a_device_that_ran_the_fallbacks_fill_is_freed_when_the_app_lets_go() {
 /// empty when the app's last handle on the device goes.
 #[test]
 fn a_device_whose_pools_hold_buffers_is_freed_when_the_app_lets_go() {
-    let adapter = reference_adapter(ReferenceConfig::default());
-    let factory = asyncmd::DeviceFactory::new();
-    factory.async_commands_fallback().set_fallback_layer_enabled(true);
-    {
-        let device = factory.create_device(&adapter).unwrap();
+    assert_freed_after(|device| {
         let queue = device.create_command_queue(CommandListType::Direct).unwrap();
         // No UAV flag: the upload route, whose chunk comes from the pools.
         let target = device
@@ -615,14 +623,7 @@ fn a_device_whose_pools_hold_buffers_is_freed_when_the_app_lets_go() {
             .unwrap();
         let allocator = device.create_command_allocator(CommandListType::Direct).unwrap();
         let mut list = device.create_command_list(CommandListType::Direct, &allocator).unwrap();
-        list.fill_buffers(&[FillBufferDesc {
-            buffer: &target,
-            offset: 0,
-            fill_value: ClearData::from_uints([9, 0, 0, 0]),
-            format: Format::R32Uint,
-            raw_pattern_size: 0,
-            repeat_count: 1024,
-        }]);
+        list.fill_buffers(&[fill_u32(&target, 9)]);
         list.close().unwrap();
         queue.execute_command_lists(&[&list]).unwrap();
         queue.wait_idle(TIMEOUT).unwrap();
@@ -630,8 +631,5 @@ fn a_device_whose_pools_hold_buffers_is_freed_when_the_app_lets_go() {
         // The chunk goes back to the pools: still alive, held by the device.
         allocator.reset().unwrap();
         assert_eq!(device.live_resource_count(), live, "the pooled chunk lives on");
-    }
-    factory.async_commands_fallback().set_fallback_layer_enabled(false);
-    let other = factory.create_device(&adapter).expect("the first device is gone, so other options are allowed");
-    assert_eq!(other.async_commands_impl(), AsyncCommandsImpl::NotSupported);
+    });
 }
