@@ -103,8 +103,9 @@ impl VkCommandList {
         let dev = self.core.device.clone();
         // A depth view of a typeless texture: the image itself holds colour there.
         if whole && format.has_depth() && rf.has_depth() && self.ty == CommandListType::Direct {
-            let depth = crate::command::driver_depth(format, c.view().depth);
-            let value = vk::ClearDepthStencilValue { depth, stencil: c.view().stencil as u32 };
+            let view = c.view();
+            let depth = crate::command::driver_depth(format, view.depth);
+            let value = vk::ClearDepthStencilValue { depth, stencil: view.stencil as u32 };
             // SAFETY: a live image in GENERAL with TRANSFER_DST usage, on a graphics queue.
             unsafe { dev.cmd_clear_depth_stencil_image(self.cb, image, vk::ImageLayout::GENERAL, &value, &[range]) };
             return Ok(());
@@ -209,7 +210,8 @@ impl VkCommandList {
                 },
             };
             let flags = if plane == 0 { ClearFlags::DEPTH } else { ClearFlags::STENCIL };
-            return self.clear_dsv(&view, flags, c.view().depth, c.view().stencil, &rect);
+            let value = c.view();
+            return self.clear_dsv(&view, flags, value.depth, value.stencil, &rect);
         }
         let view = RenderTargetView {
             resource: id,
@@ -252,7 +254,8 @@ impl VkCommandList {
             };
             let flags = if sub.plane == 0 { ClearFlags::DEPTH } else { ClearFlags::STENCIL };
             let view = DepthStencilView { resource: c.texture, desc };
-            return self.clear_dsv(&view, flags, c.view().depth, c.view().stencil, &rect);
+            let value = c.view();
+            return self.clear_dsv(&view, flags, value.depth, value.stencil, &rect);
         }
         let value = color_value(format, &c.view(), res.desc.is_msaa()).ok_or_else(refuse)?;
         if !res.desc.flags.contains(ResourceFlags::ALLOW_RENDER_TARGET) {

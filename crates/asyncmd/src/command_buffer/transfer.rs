@@ -58,11 +58,9 @@ impl CommandBuffer {
         dest: &Resource,
         subresource: u32,
     ) -> Result<()> {
-        check_usage("CommandBuffer::transfer (buffer to texture)", Some(source), dest)?;
-        let to = TextureCopyLocation::subresource(dest, subresource);
-        self.copy_texture_region(&to, 0, 0, 0, &TextureCopyLocation::footprint(source, footprint), None);
-        self.track_all(&[source, dest]);
-        Ok(())
+        let (to, from) =
+            (TextureCopyLocation::subresource(dest, subresource), TextureCopyLocation::footprint(source, footprint));
+        self.transfer_texture_region("CommandBuffer::transfer (buffer to texture)", &to, &from)
     }
 
     /// Copies subresource `subresource` of texture `source` into the placed footprint
@@ -74,10 +72,22 @@ impl CommandBuffer {
         dest: &Resource,
         footprint: PlacedSubresourceFootprint,
     ) -> Result<()> {
-        check_usage("CommandBuffer::transfer (texture to buffer)", Some(source), dest)?;
-        let to = TextureCopyLocation::footprint(dest, footprint);
-        self.copy_texture_region(&to, 0, 0, 0, &TextureCopyLocation::subresource(source, subresource), None);
-        self.track_all(&[source, dest]);
+        let (to, from) =
+            (TextureCopyLocation::footprint(dest, footprint), TextureCopyLocation::subresource(source, subresource));
+        self.transfer_texture_region("CommandBuffer::transfer (texture to buffer)", &to, &from)
+    }
+
+    /// A whole-subresource `CopyTextureRegion` from `from` to `to` after the usage check,
+    /// tracking both resources.
+    fn transfer_texture_region(
+        &mut self,
+        api: &str,
+        to: &TextureCopyLocation<&Resource>,
+        from: &TextureCopyLocation<&Resource>,
+    ) -> Result<()> {
+        check_usage(api, Some(from.resource), to.resource)?;
+        self.copy_texture_region(to, 0, 0, 0, from, None);
+        self.track_all(&[from.resource, to.resource]);
         Ok(())
     }
 
@@ -137,8 +147,10 @@ impl CommandBuffer {
         }
         // Rows move to the pitch copies need (256-byte aligned).
         let pitch = align_up(row, TEXTURE_DATA_PITCH_ALIGNMENT as u64);
-        let size =
-            rows.checked_mul(slices).and_then(|n| n.checked_mul(pitch)).ok_or_else(|| invalid(API, "size".into()))?;
+        let size = rows
+            .checked_mul(slices)
+            .and_then(|n| n.checked_mul(pitch))
+            .ok_or_else(|| invalid(API, "the staging buffer's size overflows".into()))?;
         let staging = self.staging(size)?;
         let mut packed = Vec::new();
         packed
