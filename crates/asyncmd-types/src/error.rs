@@ -144,6 +144,19 @@ message_ids! {
     TransferUsageInvalid => ResourceManipulation,
     /// A get-call on a command buffer with fast semantics, which keeps no shadow of its state.
     StateNotShadowed => StateGetting,
+    /// Fast semantics, debug layer: an access races with an earlier one in its submission
+    /// (read-after-write, write-after-write or write-after-read) with no barrier between them;
+    /// legacy semantics would have inserted one. A warning.
+    HazardWithoutBarrier => ResourceManipulation,
+    /// Legacy semantics: a hazard inside a render pass, where no barrier can be inserted. A
+    /// warning; end the pass first.
+    HazardInRenderPass => ResourceManipulation,
+    /// Fast semantics, debug layer: an object was dropped while submitted work that uses it is
+    /// pending. Its memory stays valid until the work is done. A warning.
+    ObjectDroppedWhilePending => Cleanup,
+    /// Fast semantics, debug layer: the CPU reads a resource that submitted, unfinished work
+    /// writes (legacy semantics would have waited). A warning.
+    CpuReadOfPendingWrite => ResourceManipulation,
     /// An invalid fence operation.
     FenceInvalidOperation => Execution,
     /// Invalid CPU access to a resource (map of a default heap, out of range).

@@ -47,6 +47,11 @@ struct HeapShared {
 pub struct DescriptorHeap(Arc<HeapShared>);
 
 impl DescriptorHeap {
+    /// What tells this heap from others (its shared state's address).
+    pub(crate) fn identity(&self) -> u64 {
+        Arc::as_ptr(&self.0) as *const () as u64
+    }
+
     pub(crate) fn create(device: &Device, ty: DescriptorHeapType, count: u32) -> Result<DescriptorHeap> {
         if count == 0 || count > 1 << 20 {
             return device.shared.fail(Error::invalid_arg(

@@ -40,6 +40,8 @@ pub(crate) struct DeviceShared {
     pub(crate) live_resources: std::sync::atomic::AtomicUsize,
     /// What the app's `Device` handles share, while one lives.
     app: std::sync::Mutex<std::sync::Weak<AppHandle>>,
+    /// The debug layer's semantic checks are on (fast-semantics warnings).
+    pub(crate) debug_layer: std::sync::atomic::AtomicBool,
 }
 
 /// What the app's handles on a device share. When the last goes, the device empties the caches
@@ -72,7 +74,18 @@ impl DeviceShared {
             removed: Default::default(),
             live_resources: Default::default(),
             app: Default::default(),
+            debug_layer: Default::default(),
         }
+    }
+
+    /// Whether the debug layer's semantic checks are on.
+    pub(crate) fn debug_layer(&self) -> bool {
+        self.debug_layer.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// A warning of the debug layer.
+    pub(crate) fn warn(&self, id: MessageId, text: String) {
+        self.info_queue.push(asyncmd_types::MessageSeverity::Warning, id, text);
     }
 
     /// Gives the fallback's buffers of a reset allocator to the pools while the app holds a
@@ -168,6 +181,15 @@ impl Device {
     /// The debug layer's message queue.
     pub fn info_queue(&self) -> &InfoQueue {
         &self.shared.info_queue
+    }
+
+    /// Turns the debug layer's semantic checks on or off (off by default): with them on,
+    /// command buffers with fast semantics report, as warnings with their own message ids,
+    /// each missing barrier, each object dropped while pending work uses it and each CPU read
+    /// of a resource pending GPU writes. The API's validation runs either way. Lists recording
+    /// when it changes keep the setting they began with.
+    pub fn set_debug_layer(&self, enable: bool) {
+        self.shared.debug_layer.store(enable, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Bytes of fallback buffers the device keeps for reuse (at most

@@ -24,6 +24,11 @@ impl Drop for HeapShared {
 pub struct Heap(Arc<HeapShared>);
 
 impl Heap {
+    /// What tells this heap from others (its shared state's address).
+    pub(crate) fn identity(&self) -> u64 {
+        Arc::as_ptr(&self.0) as *const () as u64
+    }
+
     pub(crate) fn create(device: &Device, size: u64) -> Result<Heap> {
         let d = &device.shared;
         let id = d.ddi.create_heap(size).or_else(|e| d.fail(e))?;

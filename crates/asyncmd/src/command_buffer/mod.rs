@@ -36,17 +36,23 @@
 
 mod recycler;
 mod state;
-mod tracked;
 mod transfer;
 
+pub use crate::command_list::semantics::TrackingCosts;
+pub use crate::track::tracked::Tracked;
 pub(crate) use recycler::Recycler;
 pub use state::BoundTargets;
-pub use tracked::Tracked;
 
+use crate::command_list::semantics::Mode;
 use crate::command_list::CommandList;
 use crate::fence::Fence;
 use crate::queue::CommandQueue;
 use crate::resource::Resource;
+use crate::track::prefix::Prefix;
+use asyncmd_types::{
+    BarrierAccess, BarrierGroup, BarrierLayout, BarrierSubresourceRange, BarrierSync, TextureBarrier,
+    TextureBarrierFlags,
+};
 use asyncmd_types::{CommandListType, Error, MessageId, Result};
 use recycler::Parts;
 use std::marker::PhantomData;
@@ -80,7 +86,6 @@ pub struct CommandBuffer {
     parts: Option<Parts>,
     semantics: Semantics,
     level: Level,
-    tracked: Vec<Tracked>,
     /// A primary executed this secondary buffer: its recording has ended.
     ended: bool,
     /// Recorded by one thread at a time: not `Sync`.
@@ -93,7 +98,7 @@ impl std::fmt::Debug for CommandBuffer {
             .field("semantics", &self.semantics)
             .field("level", &self.level)
             .field("recording", &self.is_recording())
-            .field("tracked", &self.tracked.len())
+            .field("tracked", &self.tracked_resources().len())
             .finish()
     }
 }
@@ -135,6 +140,12 @@ impl CommandBuffer {
         self.semantics
     }
 
+    /// What tracking cost this buffer so far: barriers the runtime inserted, objects it keeps
+    /// alive, time spent (legacy semantics; zero for fast buffers).
+    pub fn tracking_costs(&self) -> TrackingCosts {
+        self.parts.as_ref().map(|p| p.list.tracking_costs()).unwrap_or_default()
+    }
+
     /// Whether the buffer is primary or secondary.
     pub fn level(&self) -> Level {
         self.level
@@ -149,12 +160,14 @@ impl CommandBuffer {
     /// every submission of a primary that executes it). Tracking orders no work: another
     /// queue that uses the object still waits for the fence.
     pub fn track(&mut self, object: impl Into<Tracked>) {
-        self.tracked.push(object.into());
+        if let Some(p) = self.parts.as_mut() {
+            p.list.keep_tracked(object.into());
+        }
     }
 
     /// What this buffer keeps alive so far.
     pub fn tracked_resources(&self) -> &[Tracked] {
-        &self.tracked
+        self.parts.as_ref().map_or(&[], |p| p.list.semantics.kept())
     }
 
     /// Ends recording and hands the buffer to its queue; returns the value the queue's fence
@@ -177,6 +190,13 @@ impl CommandBuffer {
         if !self.queue.device().same(&secondary.queue.device()) {
             return Err(invalid("CommandBuffer::execute: the secondary buffer belongs to another device".into()));
         }
+        if self.semantics != secondary.semantics {
+            return Err(invalid(format!(
+                "CommandBuffer::execute: a {:?} secondary buffer in a {:?} primary (a secondary buffer inherits \
+                 its primary's semantics)",
+                secondary.semantics, self.semantics
+            )));
+        }
         let Some(sp) = secondary.parts.as_mut() else {
             return Err(invalid("CommandBuffer::execute: the secondary buffer has no recording".into()));
         };
@@ -195,14 +215,16 @@ impl CommandBuffer {
             return Err(invalid("CommandBuffer::execute: the primary buffer has no recording".into()));
         };
         parts.list.execute_bundle(&sp.list);
-        self.tracked.push(Tracked::Secondary(allocator));
-        self.tracked.extend(secondary.tracked.iter().cloned());
+        parts.list.keep_tracked(Tracked::Secondary(allocator));
+        sp.list.semantics.kept().iter().for_each(|t| parts.list.keep_tracked(t.clone()));
         Ok(())
     }
 
     /// Keeps `resources` alive with this buffer.
     fn track_all(&mut self, resources: &[&Resource]) {
-        self.tracked.extend(resources.iter().map(|r| Tracked::Resource((*r).clone())));
+        for r in resources {
+            self.track(*r);
+        }
     }
 }
 
@@ -253,12 +275,16 @@ impl CommandQueue {
                 }
             }
         };
+        let mut parts = parts;
+        parts.list.set_semantics(match semantics {
+            Semantics::Legacy => Mode::Legacy,
+            Semantics::Fast => Mode::Fast { warn: device.shared.debug_layer() },
+        });
         Ok(CommandBuffer {
             queue: self.clone(),
             parts: Some(parts),
             semantics,
             level,
-            tracked: Vec::new(),
             ended: false,
             _not_sync: PhantomData,
         })
@@ -297,13 +323,21 @@ impl CommandQueue {
         // Vectors of retired submissions, reused: a steady state allocates nothing.
         let (mut parts, mut tracked) = self.0.buffers.lock().unwrap_or_else(PoisonError::into_inner).spare_vecs();
         for b in buffers.iter_mut() {
-            if let Some(p) = b.parts.take() {
+            if let Some(mut p) = b.parts.take() {
+                let costs = p.list.tracking_costs();
+                if costs != TrackingCosts::default() {
+                    tracing::debug!(?costs, "{API}: legacy tracking of a command buffer");
+                }
+                p.list.semantics.take_kept(&mut tracked);
                 parts.push(p);
             }
-            tracked.append(&mut b.tracked);
         }
         let closed = parts.iter_mut().enumerate().try_for_each(|(i, p)| {
             p.list.close().map_err(|e| Error::new(e.code, e.id, format!("{API}: buffer {i}: {}", e.text)))
+        });
+        let closed = closed.and_then(|()| match semantics {
+            Semantics::Legacy => self.add_prefixes(&mut parts),
+            Semantics::Fast => Ok(()),
         });
         let submitted = closed.and_then(|()| {
             let lists: smallvec::SmallVec<[&CommandList; 4]> = parts.iter().map(|p| &p.list).collect();
@@ -328,6 +362,86 @@ impl CommandQueue {
         drop(recycler);
         self.release(released);
         result
+    }
+
+    /// Legacy semantics: puts before each list the layout changes and barrier its first uses
+    /// need after the queue's earlier work and the earlier lists of the submission.
+    fn add_prefixes(&self, parts: &mut Vec<Parts>) -> Result<()> {
+        let prefixes = {
+            let lists: smallvec::SmallVec<[&CommandList; 4]> = parts.iter().map(|p| &p.list).collect();
+            crate::track::prefix::plan(&lists)
+        };
+        if prefixes.iter().all(|p| p.is_empty()) {
+            return Ok(());
+        }
+        let mut with = Vec::with_capacity(parts.len() * 2);
+        let mut result = Ok(());
+        for (p, prefix) in parts.drain(..).zip(prefixes) {
+            if !prefix.is_empty() && result.is_ok() {
+                match self.prefix_parts(&prefix) {
+                    Ok(pp) => with.push(pp),
+                    Err(e) => result = Err(e),
+                }
+            }
+            with.push(p);
+        }
+        *parts = with;
+        result
+    }
+
+    /// A closed list of one prefix's barriers.
+    fn prefix_parts(&self, prefix: &Prefix) -> Result<Parts> {
+        let free = self.0.buffers.lock().unwrap_or_else(PoisonError::into_inner).take_free();
+        let mut p = match free {
+            Some(mut p) => {
+                p.allocator.reset()?;
+                p.list.reset(&p.allocator)?;
+                p
+            }
+            None => {
+                let device = self.device();
+                let allocator = device.create_command_allocator(self.ty())?;
+                let list = device.create_command_list(self.ty(), &allocator)?;
+                Parts { allocator, list }
+            }
+        };
+        let textures: Vec<TextureBarrier<&Resource>> = prefix
+            .layouts
+            .iter()
+            .map(|(res, sub, from, to)| {
+                let discard = *from == BarrierLayout::Undefined;
+                TextureBarrier {
+                    sync_before: BarrierSync::ALL,
+                    sync_after: BarrierSync::ALL,
+                    access_before: if discard { BarrierAccess::NO_ACCESS } else { BarrierAccess::empty() },
+                    access_after: BarrierAccess::empty(),
+                    layout_before: *from,
+                    layout_after: *to,
+                    resource: res,
+                    subresources: BarrierSubresourceRange::index(*sub),
+                    flags: TextureBarrierFlags::empty(),
+                }
+            })
+            .collect();
+        let mut groups = Vec::with_capacity(2);
+        if let Some(g) = prefix.global {
+            groups.push(BarrierGroup::Global(vec![g]));
+        }
+        if !textures.is_empty() {
+            groups.push(BarrierGroup::Texture(textures));
+        }
+        p.list.barrier(&groups);
+        match p.list.close() {
+            Ok(()) => Ok(p),
+            Err(e) => {
+                self.0.buffers.lock().unwrap_or_else(PoisonError::into_inner).give_back(p);
+                Err(Error::new(
+                    e.code,
+                    e.id,
+                    format!("CommandQueue::SubmitAll: the barriers before a buffer: {}", e.text),
+                ))
+            }
+        }
     }
 
     /// The fence every submission to this queue signals: [`CommandBuffer::submit`] returns the

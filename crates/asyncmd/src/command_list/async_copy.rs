@@ -5,18 +5,22 @@
 //! DDI (`Impl` NATIVE) or through the fallback (`Impl` FALLBACK).
 
 use super::async_cmd::Gate;
-use super::copy::{validate_buffer_copy, validate_copy_locations, validate_copy_resource, validate_texture_copy};
+use super::copy::{
+    copy_accesses, validate_buffer_copy, validate_copy_locations, validate_copy_resource, validate_texture_copy,
+};
 use super::query::validate_resolve_query_data;
 use super::ranges::{may_overlap, Range};
+use super::semantics::Use;
 use super::{CommandList, Lists, ALL_QUEUES};
 use crate::err;
 use crate::fallback;
 use crate::objects::QueryHeap;
 use crate::resource::Resource;
+use crate::track::hazards::Access;
 use asyncmd_ddi::{Command, QueryResolve, Resolve, TileCopy};
 use asyncmd_types::{
-    BarrierAccess, BufferCopyRegion, Error, Format, MessageId, MessageSeverity, QueryType, Rect, ResolveMode, Result,
-    TextureCopyDesc, TileCopyFlags, TileRegionSize, TiledResourceCoordinate,
+    BufferCopyRegion, Error, Format, MessageId, MessageSeverity, QueryType, Rect, ResolveMode, Result, TextureCopyDesc,
+    TileCopyFlags, TileRegionSize, TiledResourceCoordinate,
 };
 
 /// Ownership errors of the async copies and resolves: one message id for all of them.
@@ -40,6 +44,14 @@ impl CommandList {
                         validate_buffer_copy(API, r.dest, r.dest_offset, r.source, r.source_offset, r.size)
                     })
                     .and_then(|_| l.check_region_overlaps(API, regions))?;
+                if l.tracks_uses() {
+                    let (write, read) = copy_accesses(true);
+                    let uses: Vec<Use> = regions
+                        .iter()
+                        .flat_map(|r| [Use::one(r.dest, 0, write), Use::one(r.source, 0, read)])
+                        .collect();
+                    l.uses(API, &uses)?;
+                }
                 Ok(regions
                     .iter()
                     .map(|r| BufferCopyRegion {
@@ -115,7 +127,7 @@ impl CommandList {
                         let at = (region.dest_x, region.dest_y, region.dest_z);
                         validate_texture_copy(partial, API, &dest, at, &source, region.source_box.as_ref())?;
                     }
-                    l.track_copy(API, &dest, &source)?;
+                    l.track_copy(API, &dest, &source, true)?;
                 }
                 Ok(descs
                     .iter()
@@ -138,8 +150,9 @@ impl CommandList {
             |l| {
                 for (d, s) in pairs {
                     validate_copy_resource(API, d, s)?;
-                    l.track_whole(API, d, BarrierAccess::COPY_DEST)?;
-                    l.track_whole(API, s, BarrierAccess::COPY_SOURCE)?;
+                    let (write, read) = copy_accesses(true);
+                    l.track_whole(API, d, write)?;
+                    l.track_whole(API, s, read)?;
                 }
                 Ok(pairs.iter().map(|(d, s)| (d.id(), s.id())).collect::<Vec<_>>())
             },
@@ -164,7 +177,7 @@ impl CommandList {
             API,
             Gate::Outside(ALL_QUEUES),
             Some((OWNERSHIP, &[resource, buffer])),
-            |l| l.validated_tile_copy(API, &t),
+            |l| l.validated_tile_copy(API, &t, true),
             Command::CopyTilesAsync,
             |l, t| l.record(fallback::copy::tiles(t)),
         );
@@ -192,7 +205,7 @@ impl CommandList {
             API,
             Gate::Outside(Lists::DIRECT),
             Some((OWNERSHIP, &[dest, source])),
-            |l| l.validated_resolve(API, &r),
+            |l| l.validated_resolve(API, &r, true),
             Command::ResolveSubresourceRegionAsync,
             |l, resolve| l.record(fallback::copy::resolve(resolve)),
         );
@@ -215,7 +228,11 @@ impl CommandList {
             API,
             Gate::Outside(ALL_QUEUES),
             Some((OWNERSHIP, &[dest])),
-            |l| validate_resolve_query_data(API, l.ty, &q).map(|()| q.map(|h| h.0.id, |d| d.id())),
+            |l| {
+                validate_resolve_query_data(API, l.ty, &q)?;
+                l.uses(API, &[Use::one(dest, 0, Access::COPY_WRITE.unordered())])?;
+                Ok(q.map(|h| h.0.id, |d| d.id()))
+            },
             Command::ResolveQueryDataAsync,
             |l, q| l.record(fallback::copy::query_data(q)),
         );

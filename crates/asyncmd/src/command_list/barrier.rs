@@ -100,6 +100,7 @@ impl CommandList {
                 BarrierGroup::Global(bs) => {
                     for b in bs {
                         check_sync_access(ty, b.sync_before, b.sync_after, b.access_before, b.access_after)?;
+                        self.app_global_barrier(b.sync_after, b.access_after);
                     }
                 }
                 BarrierGroup::Buffer(bs) => {
@@ -113,6 +114,7 @@ impl CommandList {
                         }
                         self.tracker
                             .buffer_barrier(b.resource.id(), Scope { sync: b.sync_after, access: b.access_after });
+                        self.app_barrier(b.resource.id(), None, b.sync_after, b.access_after);
                         if b.offset != 0 || (b.size != u64::MAX && b.size != b.resource.desc().width) {
                             return Err(err::invalid(ID, API, format!(
                                 "a buffer barrier covers the whole buffer: offset 0 and size {} or UINT64_MAX, not {}+{}",
@@ -170,6 +172,7 @@ impl CommandList {
                         let subs = range_subresources(b.resource.desc(), &b.subresources)?;
                         let scope = Scope { sync: b.sync_after, access: b.access_after };
                         self.tracker.texture_barrier(b.resource, &subs, (b.layout_before, b.layout_after), scope)?;
+                        self.app_barrier(b.resource.id(), Some(&subs), b.sync_after, b.access_after);
                     }
                 }
             }

@@ -131,7 +131,11 @@ impl CommandList {
             RTV_API,
             Gate::LikeDraws,
             None,
-            |l| l.validate_bound_rtvs(mask, values, regions),
+            |l| {
+                let targets = l.validate_bound_rtvs(mask, values, regions)?;
+                l.draw_targets(RTV_API);
+                Ok(targets)
+            },
             |_| {
                 // Validation checked that every selected slot has a value and a region list.
                 let (mut v, mut r): ([ClearData; 8], [Option<Vec<Box3>>; 8]) = Default::default();
@@ -215,7 +219,11 @@ impl CommandList {
             DSV_API,
             Gate::LikeDraws,
             None,
-            |l| l.validate_bound_dsv(flags, depth, regions),
+            |l| {
+                let clear = l.validate_bound_dsv(flags, depth, regions)?;
+                l.draw_targets(DSV_API);
+                Ok(clear)
+            },
             |c| Command::ClearBoundDepthStencilView {
                 flags,
                 depth: c.depth,

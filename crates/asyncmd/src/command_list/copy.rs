@@ -1,9 +1,11 @@
 //! Copies: `CopyBufferRegion`, `CopyTextureRegion`, `CopyResource`, `CopyTiles`, and the
 //! validation the async copies share with them.
 
+use super::semantics::Use;
 use super::{CommandList, ALL_QUEUES};
 use crate::err;
 use crate::resource::Resource;
+use crate::track::hazards::Access;
 use asyncmd_ddi::{Command, TileCopy};
 use asyncmd_types::{
     subresource_tiles, BarrierAccess, Box3, BufferCopyRegion, CopyLocationKind, Format, HeapType, MessageId,
@@ -379,6 +381,15 @@ pub(crate) fn validate_copy_tiles(api: &str, t: &TileCopy<&Resource>) -> Result<
     Ok(tiles)
 }
 
+/// A copy's destination and source accesses: a legacy copy's, or an Async Command's.
+pub(crate) fn copy_accesses(unordered: bool) -> (Access, Access) {
+    if unordered {
+        (Access::COPY_WRITE.unordered(), Access::COPY_READ.unordered())
+    } else {
+        (Access::COPY_WRITE, Access::COPY_READ)
+    }
+}
+
 impl CommandList {
     fn check_owned(&mut self, api: &str, resources: &[&Resource]) -> bool {
         self.owns_all(MessageId::CopyResourceInvalidParameters, api, resources)
@@ -390,13 +401,21 @@ impl CommandList {
         self.device.ddi.capabilities().programmable_sample_positions
     }
 
-    /// Tracks a texture copy's accesses for the debug layer's layout checks.
+    /// Tracks a texture copy's accesses: its uses (`unordered` for an Async Command's), then
+    /// the debug layer's layout checks.
     pub(crate) fn track_copy(
         &mut self,
         api: &str,
         dest: &TextureCopyLocation<&Resource>,
         source: &TextureCopyLocation<&Resource>,
+        unordered: bool,
     ) -> Result<()> {
+        let sub = |l: &TextureCopyLocation<&Resource>| match l.kind {
+            CopyLocationKind::Subresource(i) => i,
+            _ => 0,
+        };
+        let (write, read) = copy_accesses(unordered);
+        self.uses(api, &[Use::one(dest.resource, sub(dest), write), Use::one(source.resource, sub(source), read)])?;
         let ty = self.ty;
         if let CopyLocationKind::Subresource(i) = dest.kind {
             self.tracker.access(dest.resource, &[i], BarrierAccess::COPY_DEST, ty, api)?;
@@ -407,11 +426,12 @@ impl CommandList {
         Ok(())
     }
 
-    /// Tracks whole-resource accesses.
-    pub(crate) fn track_whole(&mut self, api: &str, res: &Resource, access: BarrierAccess) -> Result<()> {
+    /// Tracks whole-resource accesses: the use, then the layout checks.
+    pub(crate) fn track_whole(&mut self, api: &str, res: &Resource, access: Access) -> Result<()> {
+        self.uses(api, &[Use::all(res, access)])?;
         let subs: Vec<u32> = (0..res.layouts().len() as u32).collect();
         let ty = self.ty;
-        self.tracker.access(res, &subs, access, ty, api)
+        self.tracker.access(res, &subs, access.access, ty, api)
     }
 
     /// `CopyBufferRegion`: copies `size` bytes between buffers.
@@ -427,7 +447,10 @@ impl CommandList {
         if !self.begin(API, ALL_QUEUES, false) || !self.check_owned(API, &[dest, source]) {
             return;
         }
-        if !self.check(validate_buffer_copy(API, dest, dest_offset, source, source_offset, size)) {
+        let r = validate_buffer_copy(API, dest, dest_offset, source, source_offset, size).and_then(|()| {
+            self.uses(API, &[Use::one(dest, 0, Access::COPY_WRITE), Use::one(source, 0, Access::COPY_READ)])
+        });
+        if !self.check(r) {
             return;
         }
         self.record(Command::CopyBufferRegion(BufferCopyRegion {
@@ -455,7 +478,7 @@ impl CommandList {
         }
         let at = (dest_x, dest_y, dest_z);
         let r = validate_texture_copy(self.partial_ds_msaa_copies(), API, dest, at, source, source_box)
-            .and_then(|_| self.track_copy(API, dest, source));
+            .and_then(|_| self.track_copy(API, dest, source, false));
         if !self.check(r) {
             return;
         }
@@ -476,8 +499,8 @@ impl CommandList {
             return;
         }
         let r = validate_copy_resource(API, dest, source)
-            .and_then(|_| self.track_whole(API, dest, BarrierAccess::COPY_DEST))
-            .and_then(|_| self.track_whole(API, source, BarrierAccess::COPY_SOURCE));
+            .and_then(|_| self.track_whole(API, dest, Access::COPY_WRITE))
+            .and_then(|_| self.track_whole(API, source, Access::COPY_READ));
         if !self.check(r) {
             return;
         }
@@ -487,20 +510,27 @@ impl CommandList {
     /// Validates and tracks a tile copy (legacy or async); the DDI form, or `None` when the list
     /// was removed.
     pub(super) fn checked_tile_copy(&mut self, api: &str, t: &TileCopy<&Resource>) -> Option<TileCopy> {
-        let r = self.validated_tile_copy(api, t);
+        let r = self.validated_tile_copy(api, t, false);
         r.map_err(|e| self.remove(e)).ok()
     }
 
     /// A tile copy validated and tracked, with ids.
-    pub(super) fn validated_tile_copy(&mut self, api: &str, t: &TileCopy<&Resource>) -> Result<TileCopy> {
-        let access = if t.flags.contains(TileCopyFlags::LINEAR_BUFFER_TO_SWIZZLED_TILED_RESOURCE) {
-            BarrierAccess::COPY_DEST
+    pub(super) fn validated_tile_copy(
+        &mut self,
+        api: &str,
+        t: &TileCopy<&Resource>,
+        unordered: bool,
+    ) -> Result<TileCopy> {
+        let (write, read) = copy_accesses(unordered);
+        let (tiled, linear) = if t.flags.contains(TileCopyFlags::LINEAR_BUFFER_TO_SWIZZLED_TILED_RESOURCE) {
+            (write, read)
         } else {
-            BarrierAccess::COPY_SOURCE
+            (read, write)
         };
         validate_copy_tiles(api, t)?;
+        self.uses(api, &[Use::one(t.resource, t.start.subresource, tiled), Use::one(t.buffer, 0, linear)])?;
         let ty = self.ty;
-        self.tracker.access(t.resource, &[t.start.subresource], access, ty, api)?;
+        self.tracker.access(t.resource, &[t.start.subresource], tiled.access, ty, api)?;
         Ok(t.map(|x| x.id()))
     }
 

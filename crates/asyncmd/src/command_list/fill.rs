@@ -2,10 +2,12 @@
 //! (the routes themselves are in `fallback::fill`).
 
 use super::async_cmd::Gate;
+use super::semantics::Use;
 use super::{CommandList, DIRECT_COMPUTE};
 use crate::err;
 use crate::fallback::plan::{plan_fill, DeviceFacts, FillFacts, FillRoute};
 use crate::resource::Resource;
+use crate::track::hazards::Access;
 use asyncmd_ddi::{Command, FormatSupport};
 use asyncmd_types::{
     encode_texel, ClearElement, FillBufferDesc, Format, HeapType, MessageId, ResolvedFill, ResourceFlags, Result,
@@ -98,6 +100,11 @@ impl CommandList {
                 let mut resolved = Vec::with_capacity(fills.len());
                 for (i, f) in fills.iter().enumerate() {
                     resolved.extend(l.validate_fill(i, f)?);
+                }
+                if l.tracks_uses() {
+                    let write = Access::COPY_WRITE.unordered();
+                    let uses: Vec<Use> = resolved.iter().map(|f| Use::one(f.buffer, 0, write)).collect();
+                    l.uses(API, &uses)?;
                 }
                 Ok(resolved)
             },

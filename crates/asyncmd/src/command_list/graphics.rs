@@ -1,17 +1,22 @@
 //! Graphics and compute state, render targets, view clears, render passes, draws, dispatches
 //! and bundles.
 
+use super::semantics::{BoundTarget, Subs, Use};
 use super::{CommandList, Lists, Pass};
 use crate::descriptor::CpuDescriptorHandle;
+use crate::descriptor::{CapturedDsv, CapturedRtv};
 use crate::err;
 use crate::fallback::state::RootArg;
 use crate::objects::{PipelineState, RootSignature};
 use crate::resource::Resource;
+use crate::track::hazards::Access;
+use crate::track::tracked::Tracked;
 use asyncmd_ddi::{Command, GpuAddress, PipelineDesc, PrimitiveTopology, RootParameter};
 use asyncmd_types::{
     BarrierAccess, ClearFlags, DsvFlags, EndingAccess, Error, MessageId, Rect, RenderPassDepthStencil, RenderPassFlags,
     RenderPassRenderTarget, ResourceFlags, Result, Viewport,
 };
+use smallvec::SmallVec;
 
 const GRAPHICS: Lists = Lists::DIRECT.union(Lists::BUNDLE);
 const ANY_SHADER: Lists = Lists::DIRECT.union(Lists::COMPUTE).union(Lists::BUNDLE);
@@ -37,7 +42,56 @@ fn view_subresources(res: &Resource, mip: u32, first: u32, count: u32, planes: &
     planes.iter().flat_map(|&p| (first..first + count).map(move |s| desc.subresource_index(mip, s, p))).collect()
 }
 
+/// A render target's subresources, as draws write them.
+fn rtv_target(c: &CapturedRtv, res: Resource) -> BoundTarget {
+    let subs = c.view.desc.range(res.desc()).map_or_else(SmallVec::new, |r| {
+        view_subresources(&res, r.mip, r.first_slice, r.slices, &[r.plane]).into_iter().collect()
+    });
+    (res, subs, Access::DRAW_RENDER_TARGET)
+}
+
+/// A depth-stencil target's planes, as draws write them (or read them, where bound read-only).
+fn dsv_targets(c: &CapturedDsv, res: Resource, read_only: ClearFlags) -> Vec<BoundTarget> {
+    let Some(r) = c.view.desc.range(res.desc()) else { return Vec::new() };
+    let mut out = Vec::new();
+    let planes: &[(u32, ClearFlags, DsvFlags)] =
+        &[(0, ClearFlags::DEPTH, DsvFlags::READ_ONLY_DEPTH), (1, ClearFlags::STENCIL, DsvFlags::READ_ONLY_STENCIL)];
+    for &(plane, clear, dsv) in planes {
+        if plane == 1 && !res.desc().format.has_stencil() {
+            continue;
+        }
+        let read = read_only.contains(clear) || c.view.desc.flags.contains(dsv);
+        let access = if read { Access::DRAW_DEPTH_READ } else { Access::DRAW_DEPTH_STENCIL };
+        let subs = view_subresources(&res, r.mip, r.first_slice, r.slices, &[plane]).into_iter().collect();
+        out.push((res.clone(), subs, access));
+    }
+    out
+}
+
 impl CommandList {
+    /// The UAVs the bound root arguments name, as a draw or dispatch uses them.
+    fn shader_uavs(&mut self, api: &str, compute: bool) {
+        if !self.tracks_uses() {
+            return;
+        }
+        let (args, access) = if compute {
+            (&self.shadow.compute_args, Access::COMPUTE_UAV)
+        } else {
+            (&self.shadow.graphics_args, Access::DRAW_UAV)
+        };
+        let uavs: SmallVec<[asyncmd_ddi::ResourceId; 4]> = args
+            .iter()
+            .filter_map(|a| match a {
+                RootArg::Uav(address) => Some(address.resource),
+                _ => None,
+            })
+            .collect();
+        for id in uavs {
+            self.use_buffer_id(api, id, access);
+        }
+        self.flush_uses();
+    }
+
     /// `SetPipelineState`.
     pub fn set_pipeline_state(&mut self, pipeline: &PipelineState) {
         if !self.begin("SetPipelineState", ANY_SHADER, true) {
@@ -46,6 +100,7 @@ impl CommandList {
         if self.ty == asyncmd_types::CommandListType::Compute && matches!(pipeline.desc(), PipelineDesc::Graphics(_)) {
             return self.remove(err::invalid(STATE, "SetPipelineState", "a graphics pipeline on a compute list"));
         }
+        self.keep_object(&*pipeline.0, || Tracked::Pipeline(pipeline.clone()));
         self.shadow.pipeline = Some(pipeline.clone());
         self.record(Command::SetPipelineState(pipeline.0.id));
     }
@@ -55,6 +110,7 @@ impl CommandList {
         if !self.begin("SetGraphicsRootSignature", GRAPHICS, true) {
             return;
         }
+        self.keep_object(&*root.0, || Tracked::RootSignature(root.clone()));
         self.shadow.graphics_root = Some(root.clone());
         self.shadow.graphics_args = vec![RootArg::Unset; root.desc().parameters.len()];
         self.record(Command::SetGraphicsRootSignature(root.id()));
@@ -65,6 +121,7 @@ impl CommandList {
         if !self.begin("SetComputeRootSignature", ANY_SHADER, true) {
             return;
         }
+        self.keep_object(&*root.0, || Tracked::RootSignature(root.clone()));
         self.shadow.compute_root = Some(root.clone());
         self.shadow.compute_args = vec![RootArg::Unset; root.desc().parameters.len()];
         self.record(Command::SetComputeRootSignature(root.id()));
@@ -244,16 +301,27 @@ impl CommandList {
             return self.remove(err::invalid(STATE, API, format!("{} render targets exceed 8", rtvs.len())));
         }
         let mut captured = Vec::with_capacity(rtvs.len());
+        let mut targets = Vec::new();
         for h in rtvs {
             match h.capture_rtv(API) {
-                Ok((c, res)) if res.desc().flags.contains(ResourceFlags::ALLOW_RENDER_TARGET) => captured.push(c),
+                Ok((c, res)) if res.desc().flags.contains(ResourceFlags::ALLOW_RENDER_TARGET) => {
+                    if self.tracks_uses() {
+                        targets.push(rtv_target(&c, res));
+                    }
+                    captured.push(c)
+                }
                 Ok(_) => return self.remove(err::invalid(STATE, API, "a render target lacks ALLOW_RENDER_TARGET")),
                 Err(e) => return self.remove(e),
             }
         }
         let dsv = match dsv.map(|h| h.capture_dsv(API)) {
             None => None,
-            Some(Ok((c, res))) if res.desc().flags.contains(ResourceFlags::ALLOW_DEPTH_STENCIL) => Some(c),
+            Some(Ok((c, res))) if res.desc().flags.contains(ResourceFlags::ALLOW_DEPTH_STENCIL) => {
+                if self.tracks_uses() {
+                    targets.extend(dsv_targets(&c, res, ClearFlags::empty()));
+                }
+                Some(c)
+            }
             Some(Ok(_)) => {
                 return self.remove(err::invalid(STATE, API, "the depth-stencil target lacks ALLOW_DEPTH_STENCIL"))
             }
@@ -263,6 +331,7 @@ impl CommandList {
         let dsv_view = dsv.as_ref().map(|c| c.view);
         self.shadow.rtvs = captured.into_iter().map(Some).collect();
         self.shadow.dsv = dsv;
+        self.bind_targets(API, targets);
         self.record(Command::SetRenderTargets { rtvs: views, dsv: dsv_view });
     }
 
@@ -288,6 +357,7 @@ impl CommandList {
                 )
             })?;
             let subs = view_subresources(&res, range.mip, range.first_slice, range.slices, &[range.plane]);
+            self.uses(API, &[Use { resource: &res, subs: Subs::List(&subs), access: Access::CLEAR_RENDER_TARGET }])?;
             let ty = self.ty;
             self.tracker.access(&res, &subs, BarrierAccess::RENDER_TARGET, ty, API)?;
             Ok(c.view)
@@ -336,6 +406,7 @@ impl CommandList {
                 planes.push(1);
             }
             let subs = view_subresources(&res, range.mip, range.first_slice, range.slices, &planes);
+            self.uses(API, &[Use { resource: &res, subs: Subs::List(&subs), access: Access::CLEAR_DEPTH_STENCIL }])?;
             let ty = self.ty;
             self.tracker.access(&res, &subs, BarrierAccess::DEPTH_STENCIL_WRITE, ty, API)?;
             Ok(c.view)
@@ -379,15 +450,22 @@ impl CommandList {
         }
         let mut rts = Vec::with_capacity(render_targets.len());
         let mut bound = Vec::new();
+        let mut targets = Vec::new();
         for t in render_targets {
-            let (c, _) = match t.view.capture_rtv(API) {
+            let (c, res) = match t.view.capture_rtv(API) {
                 Ok(v) => v,
                 Err(e) => return self.remove(e),
             };
-            if let EndingAccess::Resolve { dest, .. } = t.ending {
+            if let EndingAccess::Resolve { dest, dest_subresource, .. } = t.ending {
                 if !self.owns(dest) {
                     return self.remove(err("a resolve destination belongs to another device".into()));
                 }
+                if self.tracks_uses() {
+                    targets.push((dest.clone(), smallvec::smallvec![dest_subresource], Access::RESOLVE_WRITE));
+                }
+            }
+            if self.tracks_uses() {
+                targets.push(rtv_target(&c, res));
             }
             let ending = t.ending.map(|r| r.id());
             if t.beginning.binds() {
@@ -398,10 +476,16 @@ impl CommandList {
         let ds = match depth_stencil {
             None => None,
             Some(ds) => {
-                let (c, _) = match ds.view.capture_dsv(API) {
+                let (c, res) = match ds.view.capture_dsv(API) {
                     Ok(v) => v,
                     Err(e) => return self.remove(e),
                 };
+                if self.tracks_uses() {
+                    let mut read_only = ClearFlags::empty();
+                    read_only.set(ClearFlags::DEPTH, flags.contains(RenderPassFlags::BIND_READ_ONLY_DEPTH));
+                    read_only.set(ClearFlags::STENCIL, flags.contains(RenderPassFlags::BIND_READ_ONLY_STENCIL));
+                    targets.extend(dsv_targets(&c, res, read_only));
+                }
                 self.shadow.dsv = (ds.depth_beginning.binds() || ds.stencil_beginning.binds()).then(|| c.clone());
                 self.shadow.dsv_planes = (ds.depth_beginning.binds(), ds.stencil_beginning.binds());
                 Some(RenderPassDepthStencil {
@@ -417,6 +501,11 @@ impl CommandList {
             self.shadow.dsv = None;
         }
         self.shadow.rtvs = bound;
+        // Before the pass opens: no barrier can go inside it.
+        self.bind_targets(API, targets);
+        if !self.is_recording() {
+            return;
+        }
         let mut read_only = ClearFlags::empty();
         read_only.set(ClearFlags::DEPTH, flags.contains(RenderPassFlags::BIND_READ_ONLY_DEPTH));
         read_only.set(ClearFlags::STENCIL, flags.contains(RenderPassFlags::BIND_READ_ONLY_STENCIL));
@@ -435,6 +524,7 @@ impl CommandList {
                 self.pass = if suspending { Pass::Suspended } else { Pass::None };
                 self.shadow.rtvs.clear();
                 self.shadow.dsv = None;
+                self.bind_targets(API, Vec::new());
                 self.record(Command::EndRenderPass);
             }
             _ => {
@@ -467,6 +557,10 @@ impl CommandList {
                 format!("{API}: the bound render targets and depth-stencil target differ in sample count"),
             ));
         }
+        if self.tracks_uses() {
+            self.draw_targets(API);
+            self.shader_uavs(API, false);
+        }
         self.record(Command::DrawInstanced { vertex_count, instance_count, start_vertex, start_instance });
     }
 
@@ -493,6 +587,7 @@ impl CommandList {
                 format!("{API}: ({x}, {y}, {z}) groups exceed 65535 in a dimension"),
             ));
         }
+        self.shader_uavs(API, true);
         self.record(Command::Dispatch { x, y, z });
     }
 

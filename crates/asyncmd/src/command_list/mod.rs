@@ -14,6 +14,7 @@ mod graphics;
 mod query;
 mod ranges;
 mod resolve;
+pub(crate) mod semantics;
 mod texture_clear;
 
 use crate::allocator::CommandAllocator;
@@ -87,6 +88,8 @@ pub struct CommandList {
     fallback: FallbackState,
     /// Commands recorded while the list was closed (ignored, and reported).
     late_records: u32,
+    /// Legacy or fast semantics, for the lists of command buffers.
+    pub(crate) semantics: semantics::SemanticsState,
 }
 
 impl CommandList {
@@ -108,6 +111,7 @@ impl CommandList {
             shadow: Default::default(),
             fallback: FallbackState::default(),
             late_records: 0,
+            semantics: Default::default(),
         })
     }
 
@@ -226,6 +230,7 @@ impl CommandList {
         self.shadow = Default::default();
         self.fallback.reset();
         self.late_records = 0;
+        self.semantics.reset();
         Ok(())
     }
 

@@ -1,8 +1,10 @@
 //! Queries, `ResolveQueryData` and predication.
 
+use super::semantics::Use;
 use super::{CommandList, Lists, ALL_QUEUES, DIRECT_COMPUTE};
 use crate::objects::QueryHeap;
 use crate::resource::Resource;
+use crate::track::hazards::Access;
 use asyncmd_ddi::{Command, QueryResolve};
 use asyncmd_types::{CommandListType, Error, HeapType, MessageId, PredicationOp, QueryHeapType, QueryType, Result};
 
@@ -138,7 +140,9 @@ impl CommandList {
             return self.remove(query_error(format!("{API}: the buffer belongs to another device")));
         }
         let q = QueryResolve { heap, ty, start, count, dest, dest_offset };
-        if self.check(validate_resolve_query_data(API, self.ty, &q)) {
+        let r = validate_resolve_query_data(API, self.ty, &q)
+            .and_then(|()| self.uses(API, &[Use::one(dest, 0, Access::COPY_WRITE)]));
+        if self.check(r) {
             self.record(Command::ResolveQueryData(q.map(|h| h.0.id, |d| d.id())));
         }
     }

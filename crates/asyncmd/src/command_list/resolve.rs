@@ -1,9 +1,11 @@
 //! `ResolveSubresourceRegion`.
 
+use super::semantics::Use;
 use super::{CommandList, Lists};
 use crate::resource::Resource;
+use crate::track::hazards::Access;
 use asyncmd_ddi::{Command, FormatSupport, Resolve};
-use asyncmd_types::{BarrierAccess, Error, Format, MessageId, Rect, ResolveMode, Result};
+use asyncmd_types::{Error, Format, MessageId, Rect, ResolveMode, Result};
 
 /// Checks a `ResolveSubresourceRegion`-shaped call (shared by the async form).
 pub(crate) fn validate_resolve(
@@ -71,16 +73,22 @@ pub(crate) fn validate_resolve(
 
 impl CommandList {
     /// Tracks a resolve's accesses for the debug layer (a decompress in place touches nothing).
-    fn track_resolve(&mut self, api: &str, r: &Resolve<&Resource>) -> Result<()> {
+    fn track_resolve(&mut self, api: &str, r: &Resolve<&Resource>, unordered: bool) -> Result<()> {
         let ty = self.ty;
-        let (da, sa) = if r.mode == ResolveMode::Decompress {
-            (BarrierAccess::COPY_DEST, BarrierAccess::COPY_SOURCE)
+        let (dest, source) = if r.mode == ResolveMode::Decompress {
+            (Access::COPY_WRITE, Access::COPY_READ)
         } else {
-            (BarrierAccess::RESOLVE_DEST, BarrierAccess::RESOLVE_SOURCE)
+            (Access::RESOLVE_WRITE, Access::RESOLVE_READ)
         };
+        let (dest, source) = if unordered { (dest.unordered(), source.unordered()) } else { (dest, source) };
+        let (da, sa) = (dest.access, source.access);
         if r.mode == ResolveMode::Decompress && r.dest.same(r.source) && r.dest_subresource == r.source_subresource {
             return Ok(());
         }
+        self.uses(
+            api,
+            &[Use::one(r.dest, r.dest_subresource, dest), Use::one(r.source, r.source_subresource, source)],
+        )?;
         self.tracker.access(r.dest, &[r.dest_subresource], da, ty, api)?;
         self.tracker.access(r.source, &[r.source_subresource], sa, ty, api)
     }
@@ -88,17 +96,17 @@ impl CommandList {
     /// Validates and tracks a resolve (legacy or async); the DDI form, or `None` when the list
     /// was removed.
     pub(super) fn checked_resolve(&mut self, api: &str, r: &Resolve<&Resource>) -> Option<Resolve> {
-        let checked = self.validated_resolve(api, r);
+        let checked = self.validated_resolve(api, r, false);
         checked.map_err(|e| self.remove(e)).ok()
     }
 
     /// A resolve validated and tracked, with ids.
-    pub(super) fn validated_resolve(&mut self, api: &str, r: &Resolve<&Resource>) -> Result<Resolve> {
+    pub(super) fn validated_resolve(&mut self, api: &str, r: &Resolve<&Resource>, unordered: bool) -> Result<Resolve> {
         let ddi = self.device.ddi.clone();
         let min_max = ddi.capabilities().resolve_min_max;
         let caps = move |f: Format| ddi.format_caps(f);
         validate_resolve(api, &caps, min_max, r)?;
-        self.track_resolve(api, r)?;
+        self.track_resolve(api, r, unordered)?;
         Ok(r.map(|x| x.id()))
     }
 

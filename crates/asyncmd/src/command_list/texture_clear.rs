@@ -2,11 +2,13 @@
 //! route per subresource (the routes themselves are in `fallback::texture_clear`).
 
 use super::async_cmd::Gate;
+use super::semantics::Use;
 use super::{CommandList, DIRECT_COMPUTE};
 use crate::err;
 use crate::fallback::plan::{plan_texture_clear, DeviceFacts, TextureClearFacts, TextureClearRoute};
 use crate::fallback::texture_clear::SubClear;
 use crate::resource::Resource;
+use crate::track::hazards::Access;
 use asyncmd_ddi::{Command, FormatSupport, ResourceId};
 use asyncmd_types::{
     encode_clear, view_clear_exact, AsyncCommandsImpl, BarrierAccess, Box3, ClearTextureDesc, Error, Format, Layout,
@@ -115,6 +117,7 @@ impl CommandList {
                     format!("clear {i}: region {region:?} is not aligned to {bw}x{bh} texels in subresource {s}"),
                 ));
             }
+            self.uses(API, &[Use::one(t, s, Access::COPY_WRITE.unordered())])?;
             let ty = self.ty;
             self.tracker.access(t, &[s], BarrierAccess::COPY_DEST, ty, API)?;
             let cached = elements.get(sub.plane as usize).copied().flatten();

@@ -103,6 +103,50 @@ impl Layouts {
     pub(crate) fn clear(&mut self) {
         self.entries.clear();
     }
+
+    /// Legacy semantics: the list's first use of a subresource fixes the layout it is in at
+    /// the list's start; the submission moves it there first.
+    fn assume(&mut self, res: &Resource, sub: u32, layout: BarrierLayout, api: &str) -> Result<()> {
+        let Some(t) = self.entry(res, &[sub], api)? else { return Ok(()) };
+        let s = sub as usize;
+        if t.known[s].is_none() {
+            t.known[s] = Some(layout);
+            t.first[s] = Some(FirstUse::Layout(layout));
+        }
+        Ok(())
+    }
+
+    /// Every resource the list touched with its subresources' layouts: what a submission's
+    /// prefix reads.
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (ResourceId, &Weak<ResourceShared>, Vec<SubLayout>)> {
+        self.entries.iter().map(|(id, t)| {
+            let subs = t
+                .first
+                .iter()
+                .zip(&t.known)
+                .enumerate()
+                .map(|(index, (f, k))| SubLayout {
+                    index,
+                    first: match f {
+                        Some(FirstUse::Layout(l)) => Some(*l),
+                        _ => None,
+                    },
+                    known: *k,
+                })
+                .collect();
+            (*id, &t.resource, subs)
+        })
+    }
+}
+
+/// One subresource's layouts in a list.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SubLayout {
+    pub(crate) index: usize,
+    /// The layout the list's first barrier or use expects it in.
+    pub(crate) first: Option<BarrierLayout>,
+    /// The layout the list leaves it in.
+    pub(crate) known: Option<BarrierLayout>,
 }
 
 /// The layout changes a submission makes, checked and ready to apply.
@@ -174,6 +218,12 @@ pub(crate) fn apply(updates: LayoutUpdates) {
 }
 
 impl Tracker {
+    /// Legacy semantics: fixes the layout a subresource is in at the list's start (its first
+    /// use in the list).
+    pub(crate) fn assume_layout(&mut self, res: &Resource, sub: u32, layout: BarrierLayout, api: &str) -> Result<()> {
+        self.layouts.assume(res, sub, layout, api)
+    }
+
     /// An access to subresources `subs` by command `api` on a list of type `ty`, checked
     /// against the layouts the list knows.
     pub(crate) fn access(

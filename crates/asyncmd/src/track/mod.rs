@@ -1,10 +1,16 @@
 //! One tracker per command list: the layout of every subresource the list touches, as its
 //! barriers set it and as the list first needs it (`layouts.rs`), and the sync and access each
 //! touched resource was last left in by the list's barriers and the fallback's own work.
-//! Barrier recording updates it once; the debug checks and the fallback read it.
+//! Barrier recording updates it once; the debug checks and the fallback read it. Lists of
+//! command buffers add the hazard state of each subresource (`hazards.rs`), what legacy
+//! semantics inserts barriers from, and the barriers a submission of them needs first
+//! (`prefix.rs`).
 
+pub(crate) mod hazards;
 pub(crate) mod layouts;
+pub(crate) mod prefix;
 pub(crate) mod ptr_table;
+pub(crate) mod tracked;
 
 use crate::resource::Resource;
 use asyncmd_ddi::ResourceId;

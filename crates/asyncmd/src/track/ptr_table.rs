@@ -46,6 +46,21 @@ impl<V> PtrTable<V> {
         self.find(key).and_then(|i| self.slots[i].as_ref().map(|(_, v)| v))
     }
 
+    /// The value for `key`, to change.
+    pub(crate) fn get_mut(&mut self, key: u64) -> Option<&mut V> {
+        self.find(key).and_then(|i| self.slots[i].as_mut().map(|(_, v)| v))
+    }
+
+    /// Every entry, in no order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (u64, &V)> {
+        self.slots.iter().flatten().map(|(k, v)| (*k, v))
+    }
+
+    /// Every entry, to change, in no order.
+    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = (u64, &mut V)> {
+        self.slots.iter_mut().flatten().map(|(k, v)| (*k, v))
+    }
+
     /// Inserts or replaces the value for `key`.
     pub(crate) fn insert(&mut self, key: u64, value: V) {
         if let Some(i) = self.find(key) {

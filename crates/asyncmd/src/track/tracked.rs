@@ -6,7 +6,7 @@ use crate::objects::{Heap, PipelineState, QueryHeap, RootSignature};
 use crate::resource::Resource;
 
 /// An object a command buffer keeps alive until the queue has passed its submission's fence
-/// ([`CommandBuffer::track`](super::CommandBuffer::track)).
+/// ([`CommandBuffer::track`](crate::command_buffer::CommandBuffer::track)).
 #[derive(Clone)]
 pub enum Tracked {
     /// A buffer or texture.
@@ -24,6 +24,25 @@ pub enum Tracked {
     /// The memory of a secondary command buffer a primary executed (what the fallback made
     /// for its commands lives there).
     Secondary(CommandAllocator),
+}
+
+impl Tracked {
+    /// What tells the object from others: the address of its shared state, so that a buffer
+    /// keeps each object once however often it is named.
+    pub(crate) fn key(&self) -> u64 {
+        fn addr<T>(arc: &std::sync::Arc<T>) -> u64 {
+            std::sync::Arc::as_ptr(arc) as *const () as u64
+        }
+        match self {
+            Tracked::Resource(r) => addr(&r.shared),
+            Tracked::Pipeline(p) => addr(&p.0),
+            Tracked::RootSignature(r) => addr(&r.0),
+            Tracked::DescriptorHeap(h) => h.identity(),
+            Tracked::QueryHeap(q) => addr(&q.0),
+            Tracked::Heap(h) => h.identity(),
+            Tracked::Secondary(a) => addr(&a.0),
+        }
+    }
 }
 
 impl std::fmt::Debug for Tracked {

@@ -1,0 +1,422 @@
+//! Legacy and fast semantics inside a list (spec 001). A plain command list leaves hazards,
+//! lifetimes and layouts to the app, as D3D12 does. A command buffer's list records with one
+//! of two rules:
+//! - **legacy**: every command declares what it reads and writes ([`Use`]); the list keeps
+//!   those objects alive, moves textures into layouts the command allows, and inserts the
+//!   barriers its hazards need, merged into one barrier call before the command;
+//! - **fast**: nothing of that; with the debug layer on, each hazard legacy semantics would
+//!   have fixed is reported as a warning.
+
+use super::CommandList;
+use crate::resource::Resource;
+use crate::track::hazards::{Access, Hazards, Need};
+use crate::track::layouts::layout_permits;
+use crate::track::ptr_table::PtrTable;
+use crate::track::tracked::Tracked;
+use crate::track::Scope;
+use asyncmd_ddi::{Command, ResourceId};
+use asyncmd_types::{
+    BarrierAccess, BarrierGroup, BarrierLayout, BarrierSubresourceRange, BarrierSync, BufferBarrier, CommandListType,
+    MessageId, ResourceDesc, ResourceFlags, Result, TextureBarrier, TextureBarrierFlags,
+};
+use std::time::{Duration, Instant};
+
+/// The rule a list records with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// A plain command list: the app's barriers, references and layouts.
+    #[default]
+    Plain,
+    /// A command buffer with legacy semantics.
+    Legacy,
+    /// A command buffer with fast semantics; `warn` when the debug layer was on at its start.
+    Fast { warn: bool },
+}
+
+/// What legacy semantics cost one command buffer so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TrackingCosts {
+    /// Barriers the runtime inserted (each buffer or subresource transition counts once).
+    pub barriers_inserted: u64,
+    /// Barrier calls those were merged into (one before each command that needed any).
+    pub barrier_groups: u64,
+    /// Objects the buffer keeps alive for its commands (each counted once).
+    pub objects_tracked: u64,
+    /// Time spent tracking.
+    pub tracking_time: Duration,
+}
+
+/// Which subresources a command touches.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Subs<'a> {
+    /// All of them.
+    All,
+    /// One.
+    One(u32),
+    /// These.
+    List(&'a [u32]),
+}
+
+/// One resource a command reads or writes, and how.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Use<'a> {
+    pub(crate) resource: &'a Resource,
+    pub(crate) subs: Subs<'a>,
+    pub(crate) access: Access,
+}
+
+impl<'a> Use<'a> {
+    /// `access` to subresource `sub` of `resource` (buffers: 0).
+    pub(crate) fn one(resource: &'a Resource, sub: u32, access: Access) -> Self {
+        Use { resource, subs: Subs::One(sub), access }
+    }
+
+    /// `access` to every subresource of `resource`.
+    pub(crate) fn all(resource: &'a Resource, access: Access) -> Self {
+        Use { resource, subs: Subs::All, access }
+    }
+}
+
+/// An output target draws write: the resource, the subresources, the access.
+pub(crate) type BoundTarget = (Resource, smallvec::SmallVec<[u32; 1]>, Access);
+
+/// A list's semantics and what it tracks for them.
+#[derive(Default)]
+pub(crate) struct SemanticsState {
+    pub(crate) mode: Mode,
+    hazards: Hazards,
+    /// What a legacy list keeps alive, once each.
+    kept: Vec<Tracked>,
+    kept_ids: PtrTable<()>,
+    /// The bound output targets draws write (legacy and warning fast lists).
+    targets: Vec<BoundTarget>,
+    /// No access since the last draw touched anything: draws need no new check.
+    targets_clean: bool,
+    costs: TrackingCosts,
+    textures: Vec<TextureBarrier<ResourceId>>,
+    buffers: Vec<BufferBarrier<ResourceId>>,
+}
+
+impl SemanticsState {
+    /// Forgets the recording (list reset), keeping the memory; the mode goes back to plain.
+    pub(crate) fn reset(&mut self) {
+        self.mode = Mode::Plain;
+        self.hazards.clear();
+        self.kept.clear();
+        self.kept_ids.clear();
+        self.targets.clear();
+        self.targets_clean = false;
+        self.costs = TrackingCosts::default();
+    }
+
+    /// The hazard state, for the submission's prefix.
+    pub(crate) fn hazards(&self) -> &Hazards {
+        &self.hazards
+    }
+
+    /// What the list keeps alive so far.
+    pub(crate) fn kept(&self) -> &[Tracked] {
+        &self.kept
+    }
+
+    /// Hands over what the list kept alive.
+    pub(crate) fn take_kept(&mut self, into: &mut Vec<Tracked>) {
+        into.append(&mut self.kept);
+        self.kept_ids.clear();
+    }
+
+    /// The costs so far.
+    pub(crate) fn costs(&self) -> TrackingCosts {
+        self.costs
+    }
+}
+
+/// Whether a resource's layouts are tracked (textures without simultaneous access).
+fn has_layouts(desc: &ResourceDesc) -> bool {
+    !desc.is_buffer() && !desc.flags.contains(ResourceFlags::ALLOW_SIMULTANEOUS_ACCESS)
+}
+
+/// The layout an access is made in when its texture must move: the one named after it.
+fn layout_for(access: BarrierAccess, ty: CommandListType) -> BarrierLayout {
+    use BarrierAccess as A;
+    use BarrierLayout as L;
+    if ty == CommandListType::Copy {
+        return L::Common;
+    }
+    let by_access = [
+        (A::COPY_DEST, L::CopyDest),
+        (A::COPY_SOURCE, L::CopySource),
+        (A::RESOLVE_DEST, L::ResolveDest),
+        (A::RESOLVE_SOURCE, L::ResolveSource),
+        (A::RENDER_TARGET, L::RenderTarget),
+        (A::DEPTH_STENCIL_WRITE, L::DepthStencilWrite),
+        (A::DEPTH_STENCIL_READ, L::DepthStencilRead),
+        (A::UNORDERED_ACCESS, L::UnorderedAccess),
+        (A::SHADER_RESOURCE, L::ShaderResource),
+    ];
+    by_access.iter().find(|(a, _)| access.contains(*a)).map_or(L::Common, |&(_, l)| l)
+}
+
+impl CommandList {
+    /// Sets the rule this list records with (command buffers, at the start of a recording).
+    pub(crate) fn set_semantics(&mut self, mode: Mode) {
+        self.semantics.mode = mode;
+    }
+
+    /// Whether commands must declare their uses: legacy lists, and fast lists that warn.
+    pub(crate) fn tracks_uses(&self) -> bool {
+        matches!(self.semantics.mode, Mode::Legacy | Mode::Fast { warn: true })
+    }
+
+    /// Keeps an object a command uses alive with a legacy list (each once).
+    pub(crate) fn keep_object<T>(&mut self, object: &T, tracked: impl FnOnce() -> Tracked) {
+        if self.semantics.mode != Mode::Legacy {
+            return;
+        }
+        let key = object as *const T as *const () as u64;
+        if self.semantics.kept_ids.get(key).is_none() {
+            self.semantics.kept_ids.insert(key, ());
+            self.semantics.kept.push(tracked());
+            self.semantics.costs.objects_tracked += 1;
+        }
+    }
+
+    /// Keeps `object` alive until the list's submission has executed, whatever the semantics
+    /// (`CommandBuffer::track`); each object once.
+    pub(crate) fn keep_tracked(&mut self, object: Tracked) {
+        let key = object.key();
+        if self.semantics.kept_ids.get(key).is_none() {
+            self.semantics.kept_ids.insert(key, ());
+            self.semantics.kept.push(object);
+            self.semantics.costs.objects_tracked += 1;
+        }
+    }
+
+    /// What command `api` reads and writes. Legacy lists keep the resources alive and insert
+    /// the layout changes and barriers the uses need before the command; fast lists that warn
+    /// report each hazard. Errors: a subresource out of range (callers validate first).
+    pub(crate) fn uses(&mut self, api: &str, uses: &[Use<'_>]) -> Result<()> {
+        let legacy = match self.semantics.mode {
+            Mode::Plain | Mode::Fast { warn: false } => return Ok(()),
+            Mode::Legacy => true,
+            Mode::Fast { warn: true } => false,
+        };
+        let start = Instant::now();
+        self.semantics.targets_clean = false;
+        for u in uses {
+            if legacy {
+                self.keep_object(&*u.resource.shared, || Tracked::Resource(u.resource.clone()));
+            }
+            let desc = u.resource.desc();
+            let count = if desc.is_buffer() { 1 } else { desc.subresource_count() };
+            match u.subs {
+                Subs::All => (0..count).try_for_each(|s| self.use_sub(api, u.resource, s, u.access))?,
+                Subs::One(s) => self.use_sub(api, u.resource, s, u.access)?,
+                Subs::List(subs) => subs.iter().try_for_each(|&s| self.use_sub(api, u.resource, s, u.access))?,
+            }
+        }
+        self.flush_barriers();
+        self.semantics.costs.tracking_time += start.elapsed();
+        Ok(())
+    }
+
+    /// A buffer's use by its id alone (root UAVs name buffers by GPU address): hazards only;
+    /// the barriers wait for [`CommandList::flush_uses`].
+    pub(crate) fn use_buffer_id(&mut self, api: &str, buffer: ResourceId, access: Access) {
+        if !self.tracks_uses() {
+            return;
+        }
+        self.semantics.targets_clean = false;
+        if let Some(need) = self.semantics.hazards.sub(buffer, 0).access(access) {
+            self.on_hazard(api, buffer, None, need, access);
+        }
+    }
+
+    /// Records the barriers gathered by [`CommandList::use_buffer_id`].
+    pub(crate) fn flush_uses(&mut self) {
+        self.flush_barriers();
+    }
+
+    fn use_sub(&mut self, api: &str, res: &Resource, sub: u32, access: Access) -> Result<()> {
+        let id = res.id();
+        let legacy = self.semantics.mode == Mode::Legacy;
+        if legacy && has_layouts(res.desc()) {
+            let ty = self.ty;
+            let known = match self.tracker.layout(id, sub) {
+                Some(k) => k,
+                None => {
+                    // The list's first use: assume the layout the texture is in now (or the
+                    // one the access is named after); the submission moves it there first.
+                    let now = res.layout(sub).filter(|&l| layout_permits(l, access.access, ty));
+                    let l = now.unwrap_or_else(|| layout_for(access.access, ty));
+                    self.tracker.assume_layout(res, sub, l, api)?;
+                    l
+                }
+            };
+            if !layout_permits(known, access.access, ty) {
+                let to = layout_for(access.access, ty);
+                let state = self.semantics.hazards.sub(id, sub);
+                let (sync_before, access_before) = state.pending_scope();
+                state.barrier(access.sync, access.access);
+                state.access(access);
+                self.push_texture(id, sub, (sync_before, access_before), (known, to), access);
+                let scope = Scope { sync: access.sync, access: access.access };
+                return self.tracker.texture_barrier(res, &[sub], (known, to), scope);
+            }
+        }
+        if let Some(need) = self.semantics.hazards.sub(id, sub).access(access) {
+            let layout = if has_layouts(res.desc()) { self.tracker.layout(id, sub) } else { None };
+            self.on_hazard(api, id, layout.map(|l| (sub, l)), need, access);
+        }
+        Ok(())
+    }
+
+    /// A hazard `access` has: a barrier before the command (legacy), or a warning (fast).
+    fn on_hazard(&mut self, api: &str, id: ResourceId, texture: Option<(u32, BarrierLayout)>, need: Need, a: Access) {
+        if self.semantics.mode != Mode::Legacy {
+            let what = texture.map_or("a buffer".to_string(), |(s, _)| format!("subresource {s} of a texture"));
+            self.device.warn(
+                MessageId::HazardWithoutBarrier,
+                format!(
+                    "{api}: {} hazard on {what} ({id:?}): no barrier from {:?} / {:?} to {:?} / {:?} \
+                     (legacy semantics would insert it)",
+                    need.kind.name(),
+                    need.sync_before,
+                    need.access_before,
+                    a.sync,
+                    a.access
+                ),
+            );
+            return;
+        }
+        if matches!(self.pass, super::Pass::Open { .. }) {
+            self.device.warn(
+                MessageId::HazardInRenderPass,
+                format!("{api}: {} hazard inside a render pass, where no barrier can go", need.kind.name()),
+            );
+            return;
+        }
+        let before = (need.sync_before, need.access_before);
+        match texture {
+            Some((sub, layout)) => self.push_texture(id, sub, before, (layout, layout), a),
+            None => {
+                self.semantics.buffers.push(BufferBarrier {
+                    sync_before: before.0,
+                    sync_after: a.sync,
+                    access_before: before.1,
+                    access_after: a.access,
+                    resource: id,
+                    offset: 0,
+                    size: u64::MAX,
+                });
+                self.tracker.buffer_barrier(id, Scope { sync: a.sync, access: a.access });
+            }
+        }
+    }
+
+    fn push_texture(
+        &mut self,
+        id: ResourceId,
+        sub: u32,
+        (sync_before, access_before): (BarrierSync, BarrierAccess),
+        (layout_before, layout_after): (BarrierLayout, BarrierLayout),
+        a: Access,
+    ) {
+        self.semantics.textures.push(TextureBarrier {
+            sync_before,
+            sync_after: a.sync,
+            access_before,
+            access_after: a.access,
+            layout_before,
+            layout_after,
+            resource: id,
+            subresources: BarrierSubresourceRange::index(sub),
+            flags: TextureBarrierFlags::empty(),
+        });
+    }
+
+    /// Records the barriers gathered for one command as one barrier call.
+    fn flush_barriers(&mut self) {
+        let s = &mut self.semantics;
+        if s.textures.is_empty() && s.buffers.is_empty() {
+            return;
+        }
+        let mut groups = Vec::with_capacity(2);
+        s.costs.barriers_inserted += (s.textures.len() + s.buffers.len()) as u64;
+        s.costs.barrier_groups += 1;
+        if !s.buffers.is_empty() {
+            groups.push(BarrierGroup::Buffer(std::mem::take(&mut s.buffers)));
+        }
+        if !s.textures.is_empty() {
+            groups.push(BarrierGroup::Texture(std::mem::take(&mut s.textures)));
+        }
+        self.record(Command::Barrier(groups));
+    }
+
+    /// The app's barrier on subresources of a resource: hazards up to it are covered for what
+    /// it names after.
+    pub(crate) fn app_barrier(
+        &mut self,
+        id: ResourceId,
+        subs: Option<&[u32]>,
+        sync: BarrierSync,
+        access: BarrierAccess,
+    ) {
+        if !self.tracks_uses() {
+            return;
+        }
+        self.semantics.targets_clean = false;
+        match subs {
+            None => self.semantics.hazards.sub(id, 0).barrier(sync, access),
+            Some(subs) => subs.iter().for_each(|&s| self.semantics.hazards.sub(id, s).barrier(sync, access)),
+        }
+    }
+
+    /// The app's global barrier.
+    pub(crate) fn app_global_barrier(&mut self, sync: BarrierSync, access: BarrierAccess) {
+        if self.tracks_uses() {
+            self.semantics.targets_clean = false;
+            self.semantics.hazards.barrier_all(sync, access);
+        }
+    }
+
+    /// Binds the output targets draws write: legacy lists move them into their layouts now.
+    pub(crate) fn bind_targets(&mut self, api: &str, targets: Vec<BoundTarget>) {
+        if !self.tracks_uses() {
+            return;
+        }
+        let r = (|| {
+            for (res, subs, access) in &targets {
+                self.uses(api, &[Use { resource: res, subs: Subs::List(subs), access: *access }])?;
+            }
+            Ok(())
+        })();
+        self.semantics.targets = targets;
+        if self.check(r) {
+            self.semantics.targets_clean = true;
+        }
+    }
+
+    /// A draw or bound clear writes the bound targets.
+    pub(crate) fn draw_targets(&mut self, api: &str) {
+        if !self.tracks_uses() || self.semantics.targets_clean {
+            return;
+        }
+        let targets = std::mem::take(&mut self.semantics.targets);
+        let r = (|| {
+            for (res, subs, access) in &targets {
+                self.uses(api, &[Use { resource: res, subs: Subs::List(subs), access: *access }])?;
+            }
+            Ok(())
+        })();
+        self.semantics.targets = targets;
+        if self.check(r) {
+            self.semantics.targets_clean = true;
+        }
+    }
+
+    /// The costs of this list's tracking so far.
+    pub(crate) fn tracking_costs(&self) -> TrackingCosts {
+        self.semantics.costs()
+    }
+}

@@ -1,0 +1,388 @@
+//! Hazards: how each subresource a list touches was last written and read, and what a new
+//! access needs before it. Legacy semantics turns each need into a barrier; fast semantics,
+//! with the debug layer on, reports it. The state machine is per subresource (buffers have
+//! one) and knows nothing of devices.
+//!
+//! A write must be made visible before a later access (read-after-write, write-after-write),
+//! and earlier reads must finish before a later write (write-after-read). Accesses of one
+//! [`Order`] class are ordered among themselves without barriers (the legacy copies, clears
+//! and resolves are serialized; draws write their targets in rasterization order), so only a
+//! change of class, or an unordered access (Async Commands, shader UAVs), needs one.
+
+use super::ptr_table::PtrTable;
+use asyncmd_ddi::ResourceId;
+use asyncmd_types::{BarrierAccess, BarrierSync};
+use smallvec::SmallVec;
+
+/// Commands whose accesses are ordered among themselves without barriers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Order {
+    /// Ordered by nothing: Async Commands, shader reads and writes.
+    Unordered,
+    /// The legacy copies, clears and resolves (serialized by the DDI contract).
+    Transfers,
+    /// Draws and bound clears writing their targets (rasterization order).
+    Raster,
+}
+
+/// One access a command makes to a subresource.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Access {
+    pub(crate) sync: BarrierSync,
+    pub(crate) access: BarrierAccess,
+    pub(crate) write: bool,
+    pub(crate) order: Order,
+}
+
+impl Access {
+    const fn new(sync: BarrierSync, access: BarrierAccess, write: bool, order: Order) -> Access {
+        Access { sync, access, write, order }
+    }
+
+    /// A legacy copy's source.
+    pub(crate) const COPY_READ: Access =
+        Access::new(BarrierSync::COPY, BarrierAccess::COPY_SOURCE, false, Order::Transfers);
+    /// A legacy copy's destination (also a query resolve's).
+    pub(crate) const COPY_WRITE: Access =
+        Access::new(BarrierSync::COPY, BarrierAccess::COPY_DEST, true, Order::Transfers);
+    /// A legacy resolve's source.
+    pub(crate) const RESOLVE_READ: Access =
+        Access::new(BarrierSync::RESOLVE, BarrierAccess::RESOLVE_SOURCE, false, Order::Transfers);
+    /// A legacy resolve's destination.
+    pub(crate) const RESOLVE_WRITE: Access =
+        Access::new(BarrierSync::RESOLVE, BarrierAccess::RESOLVE_DEST, true, Order::Transfers);
+    /// A legacy view clear of a render target.
+    pub(crate) const CLEAR_RENDER_TARGET: Access =
+        Access::new(BarrierSync::RENDER_TARGET, BarrierAccess::RENDER_TARGET, true, Order::Transfers);
+    /// A legacy view clear of a depth-stencil target.
+    pub(crate) const CLEAR_DEPTH_STENCIL: Access =
+        Access::new(BarrierSync::DEPTH_STENCIL, BarrierAccess::DEPTH_STENCIL_WRITE, true, Order::Transfers);
+    /// Draws (and bound clears) writing a render target.
+    pub(crate) const DRAW_RENDER_TARGET: Access =
+        Access::new(BarrierSync::RENDER_TARGET, BarrierAccess::RENDER_TARGET, true, Order::Raster);
+    /// Draws (and bound clears) writing a depth-stencil target.
+    pub(crate) const DRAW_DEPTH_STENCIL: Access =
+        Access::new(BarrierSync::DEPTH_STENCIL, BarrierAccess::DEPTH_STENCIL_WRITE, true, Order::Raster);
+    /// Draws reading a depth-stencil target bound read-only.
+    pub(crate) const DRAW_DEPTH_READ: Access =
+        Access::new(BarrierSync::DEPTH_STENCIL, BarrierAccess::DEPTH_STENCIL_READ, false, Order::Raster);
+    /// A dispatch's UAV.
+    pub(crate) const COMPUTE_UAV: Access =
+        Access::new(BarrierSync::COMPUTE_SHADING, BarrierAccess::UNORDERED_ACCESS, true, Order::Unordered);
+    /// A draw's UAV.
+    pub(crate) const DRAW_UAV: Access =
+        Access::new(BarrierSync::ALL_SHADING, BarrierAccess::UNORDERED_ACCESS, true, Order::Unordered);
+
+    /// The same access by an Async Command: ordered by nothing.
+    pub(crate) const fn unordered(self) -> Access {
+        Access { order: Order::Unordered, ..self }
+    }
+}
+
+/// Accesses merged since a point: their scopes, and the class they share.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Merged {
+    sync: BarrierSync,
+    access: BarrierAccess,
+    /// `None` where the accesses differ in class (ordered by nothing as a whole).
+    order: Option<Order>,
+}
+
+impl Merged {
+    fn of(a: Access) -> Merged {
+        Merged { sync: a.sync, access: a.access, order: Some(a.order) }
+    }
+
+    fn add(this: &mut Option<Merged>, a: Access) {
+        *this = Some(match *this {
+            None => Merged::of(a),
+            Some(m) => Merged {
+                sync: m.sync | a.sync,
+                access: m.access | a.access,
+                order: if m.order == Some(a.order) { m.order } else { None },
+            },
+        });
+    }
+
+    /// Whether `a` is ordered after these accesses without a barrier.
+    fn orders(&self, a: Access) -> bool {
+        a.order != Order::Unordered && self.order == Some(a.order)
+    }
+}
+
+/// A barrier an access needs: the scope it waits for (and flushes, for writes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Need {
+    pub(crate) sync_before: BarrierSync,
+    pub(crate) access_before: BarrierAccess,
+    /// The kinds of hazard, for reports.
+    pub(crate) kind: HazardKind,
+}
+
+/// What an access races with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum HazardKind {
+    /// A read of an earlier write.
+    ReadAfterWrite,
+    /// A write over an earlier write.
+    WriteAfterWrite,
+    /// A write over data an earlier access reads.
+    WriteAfterRead,
+}
+
+impl HazardKind {
+    /// How a report names it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            HazardKind::ReadAfterWrite => "read-after-write",
+            HazardKind::WriteAfterWrite => "write-after-write",
+            HazardKind::WriteAfterRead => "write-after-read",
+        }
+    }
+}
+
+/// One subresource's state in a list.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SubState {
+    /// The last writes (since the last write-ordering barrier).
+    write: Option<Merged>,
+    /// The scopes barriers have made those writes visible to.
+    visible: (BarrierSync, BarrierAccess),
+    /// Reads since the last write, not yet ordered before a later write.
+    reads: Option<Merged>,
+    /// Accesses before the list's first barrier on it: what the list needs of the state an
+    /// earlier list of its submission leaves.
+    first: Option<Merged>,
+    /// Whether one of those first accesses writes.
+    first_write: bool,
+    /// Whether a barrier has been placed on it (inserted or the app's).
+    fenced: bool,
+}
+
+impl SubState {
+    /// Records access `a`; returns the barrier it needs first (the state after is as if that
+    /// barrier had been placed).
+    pub(crate) fn access(&mut self, a: Access) -> Option<Need> {
+        if !self.fenced {
+            Merged::add(&mut self.first, a);
+            self.first_write |= a.write;
+        }
+        let visible = self.visible.0.contains(a.sync) && self.visible.1.contains(a.access);
+        let need = if a.write {
+            // Reads the write was made visible to chain it: waiting for them waits for it.
+            let chained = self.reads.is_some() && !self.visible.0.is_empty();
+            let after_write = self.write.filter(|w| !w.orders(a) && !visible && !chained);
+            let after_read = self.reads.filter(|r| !r.orders(a));
+            match (after_write, after_read) {
+                (None, None) => None,
+                (w, r) => Some(Need {
+                    sync_before: w.map_or(BarrierSync::empty(), |w| w.sync)
+                        | r.map_or(BarrierSync::empty(), |r| r.sync),
+                    access_before: w.map_or(BarrierAccess::NO_ACCESS, |w| w.access),
+                    kind: if w.is_some() { HazardKind::WriteAfterWrite } else { HazardKind::WriteAfterRead },
+                }),
+            }
+        } else {
+            self.write.filter(|w| !w.orders(a) && !visible).map(|w| Need {
+                sync_before: w.sync,
+                access_before: w.access,
+                kind: HazardKind::ReadAfterWrite,
+            })
+        };
+        if need.is_some() {
+            self.fenced = true;
+        }
+        if a.write {
+            self.write = Some(Merged::of(a));
+            self.visible = (BarrierSync::empty(), BarrierAccess::empty());
+            self.reads = None;
+        } else {
+            if need.is_some() {
+                self.visible = (self.visible.0 | a.sync, self.visible.1 | a.access);
+            }
+            Merged::add(&mut self.reads, a);
+        }
+        need
+    }
+
+    /// A barrier the app placed (or the runtime, for a layout change), whose after-scope is
+    /// `sync` / `access`: earlier writes become visible to it and earlier reads are done.
+    pub(crate) fn barrier(&mut self, sync: BarrierSync, access: BarrierAccess) {
+        self.fenced = true;
+        let all = sync.contains(BarrierSync::ALL);
+        let (sync, access) = if all { (BarrierSync::all(), BarrierAccess::all()) } else { (sync, access) };
+        self.visible = (self.visible.0 | sync, self.visible.1 | access);
+        self.reads = None;
+        if all {
+            self.write = None;
+        }
+    }
+
+    /// The scope of the accesses a barrier placed now waits for: the last writes and the reads
+    /// since (`NONE` / `NO_ACCESS` when there are none).
+    pub(crate) fn pending_scope(&self) -> (BarrierSync, BarrierAccess) {
+        let sync =
+            self.write.map_or(BarrierSync::empty(), |w| w.sync) | self.reads.map_or(BarrierSync::empty(), |r| r.sync);
+        let access = self.write.map_or(BarrierAccess::NO_ACCESS, |w| w.access);
+        if sync.is_empty() {
+            (BarrierSync::empty(), BarrierAccess::NO_ACCESS)
+        } else {
+            (sync, access)
+        }
+    }
+
+    /// The scope of the list's first accesses (before its first barrier), if it made any.
+    pub(crate) fn first_scope(&self) -> Option<(BarrierSync, BarrierAccess)> {
+        self.first.map(|f| (f.sync, f.access))
+    }
+
+    #[cfg(test)]
+    /// Whether the sub has pending accesses an access by a later list must wait for.
+    pub(crate) fn pending(&self) -> bool {
+        self.write.is_some() || self.reads.is_some()
+    }
+
+    /// The barrier the list's first accesses need after `earlier` (the state an earlier list of
+    /// the same submission left), and the state the two leave together.
+    pub(crate) fn after(&self, earlier: &SubState) -> (Option<Need>, SubState) {
+        let mut joined = *earlier;
+        let mut need: Option<Need> = None;
+        if let Some(f) = self.first {
+            let order = f.order.unwrap_or(Order::Unordered);
+            let as_access = Access { sync: f.sync, access: f.access, write: self.first_write, order };
+            need = joined.access(as_access);
+        }
+        let state = if self.fenced || self.write.is_some() {
+            SubState { first: joined.first, ..*self }
+        } else {
+            SubState { reads: merge(joined.reads, self.reads), ..joined }
+        };
+        (need, state)
+    }
+}
+
+/// The state of every subresource one list touches.
+#[derive(Default)]
+pub(crate) struct Hazards {
+    table: PtrTable<SmallVec<[SubState; 1]>>,
+}
+
+impl Hazards {
+    /// The state of subresource `sub` of `resource`.
+    pub(crate) fn sub(&mut self, resource: ResourceId, sub: u32) -> &mut SubState {
+        let i = sub as usize;
+        if self.table.get(resource.0).is_none() {
+            self.table.insert(resource.0, SmallVec::new());
+        }
+        let subs = match self.table.get_mut(resource.0) {
+            Some(s) => s,
+            None => unreachable!("inserted above"),
+        };
+        if subs.len() <= i {
+            subs.resize(i + 1, SubState::default());
+        }
+        &mut subs[i]
+    }
+
+    /// A global barrier: every subresource the list touched.
+    pub(crate) fn barrier_all(&mut self, sync: BarrierSync, access: BarrierAccess) {
+        for (_, subs) in self.table.iter_mut() {
+            subs.iter_mut().for_each(|s| s.barrier(sync, access));
+        }
+    }
+
+    /// Every resource the list touched, with its subresources' states.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (ResourceId, &[SubState])> {
+        self.table.iter().map(|(k, v)| (ResourceId(k), v.as_slice()))
+    }
+
+    /// Forgets everything (list reset), keeping the table's memory.
+    pub(crate) fn clear(&mut self) {
+        self.table.clear();
+    }
+}
+
+fn merge(a: Option<Merged>, b: Option<Merged>) -> Option<Merged> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(Merged {
+            sync: a.sync | b.sync,
+            access: a.access | b.access,
+            order: if a.order == b.order { a.order } else { None },
+        }),
+        (a, None) => a,
+        (None, b) => b,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn async_write() -> Access {
+        Access::COPY_WRITE.unordered()
+    }
+
+    #[test]
+    fn reads_after_reads_and_ordered_transfers_need_nothing() {
+        let mut s = SubState::default();
+        assert_eq!(s.access(Access::COPY_READ), None);
+        assert_eq!(s.access(Access::COPY_READ), None);
+        assert_eq!(s.access(Access::COPY_WRITE), None, "legacy copies are serialized");
+        assert_eq!(s.access(Access::COPY_READ), None);
+    }
+
+    #[test]
+    fn each_hazard_kind_needs_a_barrier_once() {
+        let mut s = SubState::default();
+        assert_eq!(s.access(async_write()), None, "the first access is the list's first use");
+        let raw = s.access(Access::COPY_READ).expect("read after an unordered write");
+        assert_eq!(raw.kind, HazardKind::ReadAfterWrite);
+        assert_eq!((raw.sync_before, raw.access_before), (BarrierSync::COPY, BarrierAccess::COPY_DEST));
+        assert_eq!(s.access(Access::COPY_READ), None, "the write is visible to copies now");
+        let war = s.access(Access::COMPUTE_UAV).expect("a write after reads");
+        assert_eq!(war.kind, HazardKind::WriteAfterRead);
+        assert_eq!(war.access_before, BarrierAccess::NO_ACCESS);
+        let waw = s.access(Access::COMPUTE_UAV).expect("UAV writes are unordered");
+        assert_eq!(waw.kind, HazardKind::WriteAfterWrite);
+    }
+
+    #[test]
+    fn a_visible_write_is_still_read_by_another_scope_only_after_a_barrier() {
+        let mut s = SubState::default();
+        s.access(async_write());
+        assert!(s.access(Access::COPY_READ).is_some());
+        let shader_read = Access {
+            sync: BarrierSync::COMPUTE_SHADING,
+            access: BarrierAccess::SHADER_RESOURCE,
+            write: false,
+            order: Order::Unordered,
+        };
+        assert!(s.access(shader_read).is_some(), "visible to copies is not visible to shaders");
+    }
+
+    #[test]
+    fn the_apps_barrier_covers_what_it_names() {
+        let mut s = SubState::default();
+        s.access(async_write());
+        s.barrier(BarrierSync::COPY, BarrierAccess::COPY_SOURCE);
+        assert_eq!(s.access(Access::COPY_READ), None);
+        let mut t = SubState::default();
+        t.access(Access::COMPUTE_UAV);
+        t.barrier(BarrierSync::ALL, BarrierAccess::empty());
+        assert_eq!(t.access(Access::COMPUTE_UAV), None);
+    }
+
+    #[test]
+    fn a_later_lists_first_use_waits_for_an_earlier_lists_write() {
+        let mut earlier = SubState::default();
+        earlier.access(Access::COMPUTE_UAV);
+        let mut later = SubState::default();
+        later.access(Access::COPY_READ);
+        let (need, joined) = later.after(&earlier);
+        assert_eq!(need.map(|n| n.kind), Some(HazardKind::ReadAfterWrite));
+        assert!(joined.pending());
+        let mut reader = SubState::default();
+        reader.access(Access::COPY_READ);
+        assert_eq!(reader.after(&SubState::default()).0, None, "nothing earlier: nothing to wait for");
+    }
+}
