@@ -15,10 +15,13 @@ pub(crate) struct ResourceShared {
     /// Layout of each subresource as of the last submission (textures whose layouts are
     /// tracked; empty otherwise).
     pub(crate) layouts: Mutex<Vec<BarrierLayout>>,
+    /// The last command-buffer work that uses it.
+    pub(crate) pending: crate::track::pending::PendingWork,
 }
 
 impl Drop for ResourceShared {
     fn drop(&mut self) {
+        self.pending.on_drop(&self.device, &format!("Resource {:?}", self.id));
         self.device.ddi.destroy_resource(self.id);
         self.device.live_resources.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
     }
@@ -107,6 +110,7 @@ impl Resource {
                 reserved,
                 protected,
                 layouts: Mutex::new(layouts),
+                pending: Default::default(),
             }),
         })
     }
@@ -167,6 +171,7 @@ impl Resource {
     /// Reads bytes from an UPLOAD or READBACK buffer.
     pub fn read(&self, offset: u64, out: &mut [u8]) -> Result<()> {
         self.check_host_access("Map (read)", offset, out.len())?;
+        self.shared.pending.before_cpu_read(&self.shared.device, "Map (read)")?;
         self.shared.device.ddi.read_buffer(self.shared.id, offset, out)
     }
 

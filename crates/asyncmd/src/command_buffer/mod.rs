@@ -348,6 +348,7 @@ impl CommandQueue {
         recycler.retire(self.0.progress.completed_value(), &mut released);
         let result = match submitted {
             Ok(value) => {
+                parts.iter().for_each(|p| p.list.semantics.mark_submitted(&self.0.progress, value));
                 recycler.submitted(value, parts, tracked);
                 Ok(value)
             }

@@ -8,9 +8,11 @@
 //!   have fixed is reported as a warning.
 
 use super::CommandList;
-use crate::resource::Resource;
+use crate::fence::Fence;
+use crate::resource::{Resource, ResourceShared};
 use crate::track::hazards::{Access, Hazards, Need};
 use crate::track::layouts::layout_permits;
+use crate::track::pending::Rule;
 use crate::track::ptr_table::PtrTable;
 use crate::track::tracked::Tracked;
 use crate::track::Scope;
@@ -19,6 +21,7 @@ use asyncmd_types::{
     BarrierAccess, BarrierGroup, BarrierLayout, BarrierSubresourceRange, BarrierSync, BufferBarrier, CommandListType,
     MessageId, ResourceDesc, ResourceFlags, Result, TextureBarrier, TextureBarrierFlags,
 };
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 /// The rule a list records with.
@@ -88,6 +91,10 @@ pub(crate) struct SemanticsState {
     /// What a legacy list keeps alive, once each.
     kept: Vec<Tracked>,
     kept_ids: PtrTable<()>,
+    /// Every resource a command names (legacy and warning fast lists), once each: what the
+    /// submission marks pending.
+    watched: Vec<Weak<ResourceShared>>,
+    watched_ids: PtrTable<()>,
     /// The bound output targets draws write (legacy and warning fast lists).
     targets: Vec<BoundTarget>,
     /// No access since the last draw touched anything: draws need no new check.
@@ -104,6 +111,8 @@ impl SemanticsState {
         self.hazards.clear();
         self.kept.clear();
         self.kept_ids.clear();
+        self.watched.clear();
+        self.watched_ids.clear();
         self.targets.clear();
         self.targets_clean = false;
         self.costs = TrackingCosts::default();
@@ -117,6 +126,19 @@ impl SemanticsState {
     /// What the list keeps alive so far.
     pub(crate) fn kept(&self) -> &[Tracked] {
         &self.kept
+    }
+
+    /// The submission that runs this list passes `value` on `fence`: the resources it names
+    /// wait for it (legacy CPU reads) or report it (fast drops and reads).
+    pub(crate) fn mark_submitted(&self, fence: &Fence, value: u64) {
+        let rule = match self.mode {
+            Mode::Legacy => Rule::Wait,
+            Mode::Fast { warn: true } => Rule::Warn,
+            _ => return,
+        };
+        for r in self.watched.iter().filter_map(Weak::upgrade) {
+            r.pending.submitted(fence, value, self.hazards.wrote(r.id), rule);
+        }
     }
 
     /// Hands over what the list kept alive.
@@ -206,6 +228,11 @@ impl CommandList {
         for u in uses {
             if legacy {
                 self.keep_object(&*u.resource.shared, || Tracked::Resource(u.resource.clone()));
+            }
+            let key = Arc::as_ptr(&u.resource.shared) as *const () as u64;
+            if self.semantics.watched_ids.get(key).is_none() {
+                self.semantics.watched_ids.insert(key, ());
+                self.semantics.watched.push(Arc::downgrade(&u.resource.shared));
             }
             let desc = u.resource.desc();
             let count = if desc.is_buffer() { 1 } else { desc.subresource_count() };

@@ -157,6 +157,8 @@ pub(crate) struct SubState {
     first_write: bool,
     /// Whether a barrier has been placed on it (inserted or the app's).
     fenced: bool,
+    /// Whether the list writes it.
+    wrote: bool,
 }
 
 impl SubState {
@@ -193,6 +195,7 @@ impl SubState {
             self.fenced = true;
         }
         if a.write {
+            self.wrote = true;
             self.write = Some(Merged::of(a));
             self.visible = (BarrierSync::empty(), BarrierAccess::empty());
             self.reads = None;
@@ -289,6 +292,11 @@ impl Hazards {
         for (_, subs) in self.table.iter_mut() {
             subs.iter_mut().for_each(|s| s.barrier(sync, access));
         }
+    }
+
+    /// Whether the list writes any subresource of `resource`.
+    pub(crate) fn wrote(&self, resource: ResourceId) -> bool {
+        self.table.get(resource.0).is_some_and(|subs| subs.iter().any(|s| s.wrote))
     }
 
     /// Every resource the list touched, with its subresources' states.

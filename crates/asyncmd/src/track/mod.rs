@@ -8,6 +8,7 @@
 
 pub(crate) mod hazards;
 pub(crate) mod layouts;
+pub(crate) mod pending;
 pub(crate) mod prefix;
 pub(crate) mod ptr_table;
 pub(crate) mod tracked;
