@@ -10,6 +10,7 @@
 mod cases;
 pub mod command_buffers;
 mod report;
+pub mod semantics;
 mod sweeps;
 mod timing;
 
@@ -48,6 +49,8 @@ pub enum Suite {
     AsyncCommands,
     /// The CPU cost of a command buffer's cycle against a list and allocator managed by hand.
     CommandBuffers,
+    /// Legacy against fast semantics against a plain list: CPU per command, GPU time, barriers.
+    Semantics,
 }
 
 /// How much work a case does, from the options.
@@ -212,20 +215,30 @@ const MAX_DEFAULT_COUNT: u64 = 256;
 /// RGBA8 textures).
 const MAX_DEFAULT_BYTES: u64 = 1 << 20;
 
+/// Writes `rows` as JSON to `path`, if one is given.
+fn write_json<T: serde::Serialize>(path: Option<&std::path::Path>, rows: &T) -> Result<()> {
+    let Some(path) = path else { return Ok(()) };
+    let text = serde_json::to_string_pretty(rows)
+        .map_err(|e| Error::fail(MessageId::CreateDeviceInvalidArgs, format!("bench: cannot write JSON: {e}")))?;
+    std::fs::write(path, text).map_err(|e| {
+        Error::fail(MessageId::CreateDeviceInvalidArgs, format!("bench: cannot write {}: {e}", path.display()))
+    })
+}
+
 /// `asyncmd bench`: prints the report as Markdown tables, and writes JSON and a plot if asked.
 pub fn run(opts: BenchOptions) -> Result<()> {
-    if opts.suite == Suite::CommandBuffers {
-        let (device, rows) = command_buffers::measure(DeviceSpec::resolve(opts.device)?, opts.quick)?;
-        print!("{}", command_buffers::markdown(&device, &rows));
-        if let Some(path) = &opts.json {
-            let text = serde_json::to_string_pretty(&rows).map_err(|e| {
-                Error::fail(MessageId::CreateDeviceInvalidArgs, format!("bench: cannot write JSON: {e}"))
-            })?;
-            std::fs::write(path, text).map_err(|e| {
-                Error::fail(MessageId::CreateDeviceInvalidArgs, format!("bench: cannot write {}: {e}", path.display()))
-            })?;
+    match opts.suite {
+        Suite::CommandBuffers => {
+            let (device, rows) = command_buffers::measure(DeviceSpec::resolve(opts.device)?, opts.quick)?;
+            print!("{}", command_buffers::markdown(&device, &rows));
+            return write_json(opts.json.as_deref(), &rows);
         }
-        return Ok(());
+        Suite::Semantics => {
+            let (device, rows) = semantics::measure(DeviceSpec::resolve(opts.device)?, opts.quick)?;
+            print!("{}", semantics::markdown(&device, &rows));
+            return write_json(opts.json.as_deref(), &rows);
+        }
+        Suite::AsyncCommands => {}
     }
     if opts.count.is_some() || opts.size.is_some() {
         // What is not given keeps the cases' own values, up to these.

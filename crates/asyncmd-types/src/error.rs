@@ -148,9 +148,9 @@ message_ids! {
     /// (read-after-write, write-after-write or write-after-read) with no barrier between them;
     /// legacy semantics would have inserted one. A warning.
     HazardWithoutBarrier => ResourceManipulation,
-    /// Legacy semantics: a hazard inside a render pass, where no barrier can be inserted. A
-    /// warning; end the pass first.
-    HazardInRenderPass => ResourceManipulation,
+    /// Legacy semantics: a hazard inside a render pass or a secondary buffer, where no barrier
+    /// can be inserted. A warning; end the pass first, or split the secondary buffer.
+    HazardNotFixable => ResourceManipulation,
     /// Fast semantics, debug layer: an object was dropped while submitted work that uses it is
     /// pending. Its memory stays valid until the work is done. A warning.
     ObjectDroppedWhilePending => Cleanup,

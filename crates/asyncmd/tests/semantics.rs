@@ -401,3 +401,49 @@ fn a_secondary_buffer_takes_its_primarys_semantics() {
         primary.execute(&mut secondary).expect("same semantics");
     }
 }
+
+/// A legacy secondary buffer takes no barriers; the primary that executes it orders its uses
+/// against what came before, and what comes after against them.
+#[test]
+fn a_legacy_secondary_buffers_uses_are_ordered_by_its_primary() {
+    for (name, ctx) in contexts() {
+        let pso = fill_pipeline(&ctx);
+        let desc = ResourceDesc::buffer(SIZE).with_flags(ResourceFlags::ALLOW_UNORDERED_ACCESS);
+        let a = ctx.device.create_committed_resource(HeapType::Default, &desc, BarrierLayout::Undefined).unwrap();
+        let src = ctx.upload(&pattern(SIZE as usize, 4));
+        let rb = ctx.buffer(HeapType::Readback, SIZE);
+        let dwords = (SIZE / 4) as u32;
+        let mut secondary = ctx.direct.create_command_buffer(Semantics::Legacy, Level::Secondary).unwrap();
+        let groups = dwords.div_ceil(asyncmd::ddi::FILL_THREADS_PER_GROUP);
+        dispatch_fill(&mut secondary, (&pso.0, &pso.1), &[9, 0, 0, 0, 1, dwords], a.gpu_address(0), groups);
+        let mut b = buffer(&ctx.direct, Semantics::Legacy);
+        b.copy_buffer_region(&a, 0, &src, 0, SIZE);
+        b.execute(&mut secondary).unwrap();
+        b.copy_buffer_region(&rb, 0, &a, 0, SIZE);
+        let costs = b.tracking_costs();
+        assert_eq!((costs.barriers_inserted, costs.barrier_groups), (2, 2), "{name}: before and after the secondary");
+        b.submit().unwrap();
+        let bytes = rb.read_vec(0, SIZE as usize).unwrap();
+        assert!(bytes.chunks(4).all(|c| c == 9u32.to_le_bytes()), "{name}: the secondary's dispatch wrote last");
+        let errors = validation_errors(&ctx);
+        assert!(errors.is_empty(), "{name}: {errors:?}");
+    }
+}
+
+/// A bound clear (ordered like draws, in the RENDER_TARGET scope) and a copy of its result,
+/// natively and through the fallback: the copy gets the layout change and the barrier.
+#[test]
+fn a_copy_after_a_bound_clear_waits_for_it_in_the_layout_it_needs() {
+    for (name, ctx) in async_contexts() {
+        let (tex, heap) = target(&ctx);
+        let mut b = buffer(&ctx.direct, Semantics::Legacy);
+        b.om_set_render_targets(&[heap.handle(0)], None);
+        b.clear_bound_render_target_views(1, &[ClearData::from_floats([1.0, 1.0, 0.0, 1.0])], None);
+        let (rb, pitch) = read_back(&ctx, &mut b, &tex);
+        assert_eq!(b.tracking_costs().barriers_inserted, 1, "{name}: RENDER_TARGET to COPY_SOURCE");
+        b.submit().unwrap();
+        assert_cleared(name, &rb, pitch, [255, 255, 0, 255]);
+        let errors = validation_errors(&ctx);
+        assert!(errors.is_empty(), "{name}: {errors:?}");
+    }
+}

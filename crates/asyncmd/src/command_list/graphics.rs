@@ -605,6 +605,10 @@ impl CommandList {
         }
         match bundle.executable() {
             Ok(exe) => {
+                self.absorb_bundle_uses(API, bundle);
+                if !self.is_recording() {
+                    return;
+                }
                 self.shadow.absorb_bundle(&bundle.shadow);
                 self.record(Command::ExecuteBundle(exe))
             }

@@ -267,7 +267,8 @@ impl CommandList {
     fn use_sub(&mut self, api: &str, res: &Resource, sub: u32, access: Access) -> Result<()> {
         let id = res.id();
         let legacy = self.semantics.mode == Mode::Legacy;
-        if legacy && has_layouts(res.desc()) {
+        // Secondary buffers take no barriers: the primary that executes one moves its textures.
+        if legacy && has_layouts(res.desc()) && self.ty != CommandListType::Bundle {
             let ty = self.ty;
             let known = match self.tracker.layout(id, sub) {
                 Some(k) => k,
@@ -316,10 +317,17 @@ impl CommandList {
             );
             return;
         }
-        if matches!(self.pass, super::Pass::Open { .. }) {
+        let inside = if self.ty == CommandListType::Bundle {
+            Some("a secondary buffer")
+        } else if matches!(self.pass, super::Pass::Open { .. }) {
+            Some("a render pass")
+        } else {
+            None
+        };
+        if let Some(inside) = inside {
             self.device.warn(
-                MessageId::HazardInRenderPass,
-                format!("{api}: {} hazard inside a render pass, where no barrier can go", need.kind.name()),
+                MessageId::HazardNotFixable,
+                format!("{api}: {} hazard inside {inside}, where no barrier can go", need.kind.name()),
             );
             return;
         }
@@ -440,6 +448,31 @@ impl CommandList {
         if self.check(r) {
             self.semantics.targets_clean = true;
         }
+    }
+
+    /// Before a secondary buffer runs here: each resource it uses, used here as its first
+    /// accesses there (legacy: the barriers and layouts those need; fast: the reports).
+    pub(crate) fn absorb_bundle_uses(&mut self, api: &str, bundle: &CommandList) {
+        if !self.tracks_uses() || !bundle.tracks_uses() {
+            return;
+        }
+        let resources: Vec<Resource> =
+            bundle.semantics.watched.iter().filter_map(Weak::upgrade).map(|shared| Resource { shared }).collect();
+        let mut by_handle: Vec<(&Resource, u32, Access)> = Vec::new();
+        for (id, subs) in bundle.semantics.hazards.iter() {
+            let res = resources.iter().find(|r| r.id() == id);
+            for (s, state) in subs.iter().enumerate() {
+                let Some(first) = state.first_access() else { continue };
+                match res {
+                    Some(res) => by_handle.push((res, s as u32, first)),
+                    None => self.use_buffer_id(api, id, first),
+                }
+            }
+        }
+        let uses: Vec<Use> = by_handle.iter().map(|&(r, s, a)| Use::one(r, s, a)).collect();
+        // One barrier call for all of them (`uses` records what `use_buffer_id` gathered too).
+        let r = self.uses(api, &uses);
+        self.check(r);
     }
 
     /// The costs of this list's tracking so far.

@@ -234,6 +234,12 @@ impl SubState {
         }
     }
 
+    /// The list's first accesses (before its first barrier) as one, if it made any: what an
+    /// earlier list's state must be ready for. Ordered by nothing, as a whole.
+    pub(crate) fn first_access(&self) -> Option<Access> {
+        self.first.map(|f| Access { sync: f.sync, access: f.access, write: self.first_write, order: Order::Unordered })
+    }
+
     /// The scope of the list's first accesses (before its first barrier), if it made any.
     pub(crate) fn first_scope(&self) -> Option<(BarrierSync, BarrierAccess)> {
         self.first.map(|f| (f.sync, f.access))
