@@ -158,5 +158,61 @@ fn bound_clears(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, copies, fills, texture_clears, bound_clears);
+/// One stream (64 × a root UAV, a dispatch into it, the app's barrier where asked, a copy of
+/// it) on a plain list, a fast command buffer and a legacy one (which inserts the barriers):
+/// what each semantics costs per recording, with nothing else on the machine's cores.
+fn semantics(c: &mut Criterion) {
+    use asyncmd::ddi::{ComputePipelineDesc, PipelineDesc, RootParameter, RootSignatureDesc, ShaderId};
+    let d = device(true);
+    let queue = d.create_command_queue(CommandListType::Direct).expect("queue");
+    let root = d
+        .create_root_signature(&RootSignatureDesc {
+            parameters: vec![
+                RootParameter::Constants { shader_register: 0, count: asyncmd::ddi::FILL_CONSTANT_COUNT },
+                RootParameter::Uav { shader_register: 0 },
+            ],
+        })
+        .expect("root signature");
+    let pso = d
+        .create_pipeline_state(&PipelineDesc::Compute(ComputePipelineDesc {
+            root_signature: root.id(),
+            cs: ShaderId::FillCs,
+        }))
+        .expect("pipeline");
+    let uavs: Vec<Resource> = (0..64).map(|_| buffer(&d, 4096, ResourceFlags::ALLOW_UNORDERED_ACCESS)).collect();
+    let dsts: Vec<Resource> = (0..64).map(|_| buffer(&d, 4096, ResourceFlags::empty())).collect();
+    let record = |l: &mut CommandList, barriers: bool| {
+        l.set_compute_root_signature(&root);
+        l.set_pipeline_state(&pso);
+        l.set_compute_root_32bit_constants(0, &[7, 0, 0, 0, 1, 1024], 0);
+        for (u, dst) in uavs.iter().zip(&dsts) {
+            l.set_compute_root_unordered_access_view(1, u.gpu_address(0));
+            l.dispatch(16, 1, 1);
+            if barriers {
+                l.barrier(&[BarrierGroup::Buffer(vec![BufferBarrier {
+                    sync_before: BarrierSync::COMPUTE_SHADING,
+                    sync_after: BarrierSync::COPY,
+                    access_before: BarrierAccess::UNORDERED_ACCESS,
+                    access_after: BarrierAccess::COPY_SOURCE,
+                    resource: u,
+                    offset: 0,
+                    size: u64::MAX,
+                }])]);
+            }
+            l.copy_buffer_region(dst, 0, u, 0, 4096);
+        }
+    };
+    bench(c, "semantics: dispatch stream, plain list", &d, CommandListType::Direct, |l| record(l, true));
+    for (semantics, barriers, name) in [(Semantics::Fast, true, "fast"), (Semantics::Legacy, false, "legacy")] {
+        c.bench_function(&format!("semantics: dispatch stream, {name} command buffer"), |b| {
+            b.iter_batched_ref(
+                || queue.create_command_buffer(semantics, Level::Primary).expect("command buffer"),
+                |cb| record(cb, barriers),
+                BatchSize::SmallInput,
+            )
+        });
+    }
+}
+
+criterion_group!(benches, copies, fills, texture_clears, bound_clears, semantics);
 criterion_main!(benches);

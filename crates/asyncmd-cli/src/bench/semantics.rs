@@ -270,12 +270,14 @@ impl Timer {
         let inserted = b.tracking_costs().barriers_inserted;
         let v = b.submit()?;
         self.queue.wait_for(v, TIMEOUT)?;
+        // As the plain list waits: the next recording starts with the device as idle.
+        self.queue.wait_idle(TIMEOUT)?;
         Ok(Run { cpu_us, gpu_ms: self.gpu_ms()?, barriers: placed + inserted })
     }
 }
 
-/// Measures each stream of `commands` commands (`quick`: few runs); the three ways alternate
-/// run by run.
+/// Measures each stream (`quick`: few runs); the three ways alternate run by run, in
+/// rotating order.
 pub fn measure(spec: DeviceSpec, quick: bool) -> Result<(String, Vec<SemanticsRow>)> {
     let factory = DeviceFactory::new();
     factory.async_commands_fallback().set_fallback_layer_enabled(true);
@@ -288,13 +290,17 @@ pub fn measure(spec: DeviceSpec, quick: bool) -> Result<(String, Vec<SemanticsRo
     for stream in [Stream::Copies, Stream::Draws, Stream::Dispatches] {
         let (mut raw, mut fast, mut legacy) = (Vec::new(), Vec::new(), Vec::new());
         for run in 0..runs + 3 {
-            let r = timer.raw(&scene, stream)?;
-            let f = timer.buffer(&scene, stream, Semantics::Fast)?;
-            let g = timer.buffer(&scene, stream, Semantics::Legacy)?;
-            if run >= 3 {
-                raw.push(r);
-                fast.push(f);
-                legacy.push(g);
+            // Each way goes first, second and third in turn: whichever follows another runs
+            // with the caches that one left.
+            for way in (0..3).map(|k| (k + run) % 3) {
+                let r = match way {
+                    0 => timer.raw(&scene, stream)?,
+                    1 => timer.buffer(&scene, stream, Semantics::Fast)?,
+                    _ => timer.buffer(&scene, stream, Semantics::Legacy)?,
+                };
+                if run >= 3 {
+                    [&mut raw, &mut fast, &mut legacy][way].push(r);
+                }
             }
         }
         let commands = stream.commands(scene.mids.len());
