@@ -447,3 +447,31 @@ fn a_copy_after_a_bound_clear_waits_for_it_in_the_layout_it_needs() {
         assert!(errors.is_empty(), "{name}: {errors:?}");
     }
 }
+
+/// `ClearTextureSubresources` of a texture left in RENDER_TARGET, then a copy of it, natively
+/// and through the fallback (whose in-place route moves it on its own and back): the clear
+/// gets a layout that allows it, the copy waits for it.
+#[test]
+fn a_texture_clear_and_a_copy_of_it_get_their_layouts_and_barrier() {
+    for (name, ctx) in async_contexts() {
+        let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 16, 16).with_flags(ResourceFlags::ALLOW_RENDER_TARGET);
+        let tex = ctx.texture(&desc, BarrierLayout::RenderTarget);
+        let mut b = buffer(&ctx.direct, Semantics::Legacy);
+        b.clear_texture_subresources(&[ClearTextureDesc {
+            texture: &tex,
+            subresource: 0,
+            clear_value: ClearData::from_floats([0.0, 0.0, 1.0, 1.0]),
+            format: Format::Unknown,
+            region: None,
+        }]);
+        let (rb, pitch) = read_back(&ctx, &mut b, &tex);
+        let costs = b.tracking_costs();
+        // The submission's prefix moves it from RENDER_TARGET to COPY_DEST; the buffer on.
+        assert_eq!(costs.barriers_inserted, 1, "{name}: COPY_DEST to COPY_SOURCE");
+        b.submit().unwrap();
+        assert_cleared(name, &rb, pitch, [0, 0, 255, 255]);
+        assert_eq!(tex.layout(0), Some(BarrierLayout::CopySource), "{name}");
+        let errors = validation_errors(&ctx);
+        assert!(errors.is_empty(), "{name}: {errors:?}");
+    }
+}
