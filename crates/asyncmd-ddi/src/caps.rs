@@ -26,6 +26,9 @@ pub struct Capabilities {
     pub resolve_min_max: bool,
     /// Timestamp ticks per second on direct and compute queues.
     pub timestamp_frequency: u64,
+    /// Copy queues run on their own engine (a transfer-only queue family: the DMA engines),
+    /// beside the direct and compute queues; `false` where one queue serves them all.
+    pub dedicated_copy_queue: bool,
 }
 
 /// The feature version of the native Async Commands DDI this crate describes.

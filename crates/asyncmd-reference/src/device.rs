@@ -34,6 +34,9 @@ pub struct ReferenceConfig {
     /// Bytes that resources, heaps and query heaps may hold at once; creation past it fails
     /// with `OutOfMemory`, as on a GPU whose memory is full.
     pub memory_budget: u64,
+    /// Copy queues run on their own worker, as a GPU's DMA engine (`false`: the device reports
+    /// one queue for everything, as lavapipe does).
+    pub dedicated_copy_queue: bool,
 }
 
 /// The default [`ReferenceConfig::memory_budget`]: 4 GiB, a small discrete GPU.
@@ -52,6 +55,7 @@ impl Default for ReferenceConfig {
             compute_fill_shader: true,
             protected_content: true,
             memory_budget: DEFAULT_MEMORY_BUDGET,
+            dedicated_copy_queue: true,
         }
     }
 }
@@ -123,6 +127,7 @@ impl ReferenceDevice {
             protected_content: config.protected_content,
             resolve_min_max: true,
             timestamp_frequency: 1_000_000_000,
+            dedicated_copy_queue: config.dedicated_copy_queue,
         };
         Self {
             shared: Arc::new(Shared {

@@ -265,7 +265,7 @@ impl BarrierLayout {
     pub fn legal_on(self, list: CommandListType) -> bool {
         use BarrierLayout as L;
         match list {
-            CommandListType::Copy => matches!(self, L::Common | L::Undefined),
+            CommandListType::Copy => matches!(self, L::Common | L::CopySource | L::CopyDest | L::Undefined),
             CommandListType::Compute => !matches!(
                 self,
                 L::RenderTarget

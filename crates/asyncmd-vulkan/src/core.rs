@@ -35,6 +35,9 @@ pub(crate) struct Core {
     allocator: Mutex<ManuallyDrop<Allocator>>,
     queues: HashMap<(u32, u32), Mutex<vk::Queue>>,
     pub(crate) families: Families,
+    /// The queue families every resource is shared by (`CONCURRENT`), where there are several;
+    /// empty where one family serves every queue (`EXCLUSIVE`).
+    pub(crate) sharing: Vec<u32>,
     pub(crate) props: vk::PhysicalDeviceProperties,
     pub(crate) features: Features,
     pub(crate) conditional: Option<ash::ext::conditional_rendering::Device>,
@@ -58,6 +61,22 @@ pub(crate) struct Core {
 }
 
 impl Core {
+    /// Buffer creation info shared as the device's queues need.
+    pub(crate) fn shared_buffer<'a>(&'a self, info: vk::BufferCreateInfo<'a>) -> vk::BufferCreateInfo<'a> {
+        match self.sharing.as_slice() {
+            [] => info.sharing_mode(vk::SharingMode::EXCLUSIVE),
+            families => info.sharing_mode(vk::SharingMode::CONCURRENT).queue_family_indices(families),
+        }
+    }
+
+    /// Image creation info shared as the device's queues need.
+    pub(crate) fn shared_image<'a>(&'a self, info: vk::ImageCreateInfo<'a>) -> vk::ImageCreateInfo<'a> {
+        match self.sharing.as_slice() {
+            [] => info.sharing_mode(vk::SharingMode::EXCLUSIVE),
+            families => info.sharing_mode(vk::SharingMode::CONCURRENT).queue_family_indices(families),
+        }
+    }
+
     /// The device's own pipelines, made when it opened.
     pub(crate) fn meta(&self) -> Result<&crate::meta::Meta> {
         self.meta.get().ok_or_else(|| {
@@ -97,8 +116,15 @@ impl Core {
                 "Vulkan: the device lacks timeline semaphores, buffer device address, synchronization2 or dynamic rendering",
             ));
         }
-        let families =
-            choose_families(&families_props).ok_or_else(|| Error::unsupported("Vulkan: no graphics queue family"))?;
+        let mut driver = vk::PhysicalDeviceDriverProperties::default();
+        let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut driver);
+        // SAFETY: the chained struct lives on this stack frame during the call.
+        unsafe { i.get_physical_device_properties2(physical, &mut props2) };
+        // vkd3d-proton's list of drivers that share images concurrently with a transfer-only
+        // family at no cost (RADV only on RDNA2 and later, which it tells by mesh shaders).
+        let transfer_shares = matches!(driver.driver_id, vk::DriverId::NVIDIA_PROPRIETARY | vk::DriverId::MESA_NVK);
+        let families = choose_families(&families_props, transfer_shares)
+            .ok_or_else(|| Error::unsupported("Vulkan: no graphics queue family"))?;
         let features = Features {
             conditional_rendering: has_ext(ash::ext::conditional_rendering::NAME),
             sample_locations: has_ext(ash::ext::sample_locations::NAME),
@@ -119,6 +145,9 @@ impl Core {
         let mut unique: Vec<u32> = vec![families.direct, families.compute, families.copy];
         unique.sort_unstable();
         unique.dedup();
+        // D3D12 gives no queue-family ownership to transfer: with several families, every
+        // resource is shared by all of them (`CONCURRENT`), as vkd3d-proton does.
+        let sharing = if unique.len() > 1 { unique.clone() } else { Vec::new() };
         // Compute lists may take a second queue of the graphics family.
         let count = |f: u32| if f == families.direct && families.compute == f { families.compute_index + 1 } else { 1 };
         let priorities = [1.0f32; 2];
@@ -210,6 +239,7 @@ impl Core {
             allocator: Mutex::new(ManuallyDrop::new(allocator)),
             queues,
             families,
+            sharing,
             props,
             features,
             conditional,

@@ -134,6 +134,8 @@ impl VulkanDevice {
             // Colour MIN/MAX resolves need a shader the device does not have yet.
             resolve_min_max: false,
             timestamp_frequency: (1e9 / props.limits.timestamp_period.max(f32::MIN_POSITIVE) as f64) as u64,
+            dedicated_copy_queue: core.families.copy != core.families.direct
+                && core.families.copy != core.families.compute,
         };
         let tables = Arc::new(Tables {
             resources: Table::default(),

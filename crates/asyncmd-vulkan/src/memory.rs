@@ -105,7 +105,7 @@ impl VkResource {
         let size = desc.width.checked_next_multiple_of(4).ok_or_else(|| {
             Error::out_of_memory(format!("CreateCommittedResource: a buffer of {} bytes", desc.width))
         })?;
-        let info = vk::BufferCreateInfo::default().size(size).usage(usage).sharing_mode(vk::SharingMode::EXCLUSIVE);
+        let info = core.shared_buffer(vk::BufferCreateInfo::default().size(size).usage(usage));
         // SAFETY: valid create info; the buffer is destroyed in `Drop` or below on failure.
         let buffer = unsafe { d.create_buffer(&info, None) }.map_err(|e| oom("CreateCommittedResource", e))?;
         // SAFETY: `buffer` is live.
@@ -251,8 +251,8 @@ impl VkResource {
             .tiling(vk::ImageTiling::OPTIMAL)
             .usage(usage)
             .flags(flags)
-            .sharing_mode(vk::SharingMode::EXCLUSIVE)
             .initial_layout(vk::ImageLayout::UNDEFINED);
+        let info = core.shared_image(info);
         // SAFETY: valid create info, checked against the format's properties.
         let image = unsafe { d.create_image(&info, None) }.map_err(|e| oom("CreateCommittedResource", e))?;
         // SAFETY: `image` is live.
@@ -303,7 +303,7 @@ impl VkResource {
             let usage = vk::BufferUsageFlags::TRANSFER_SRC
                 | vk::BufferUsageFlags::TRANSFER_DST
                 | vk::BufferUsageFlags::STORAGE_BUFFER;
-            let info = vk::BufferCreateInfo::default().size(desc.width).usage(usage).flags(sparse);
+            let info = core.shared_buffer(vk::BufferCreateInfo::default().size(desc.width).usage(usage).flags(sparse));
             // SAFETY: valid create info; destroyed in `Drop`.
             let buffer = unsafe { d.create_buffer(&info, None) }.map_err(|e| oom("CreateReservedResource", e))?;
             // SAFETY: `buffer` is live.
@@ -338,6 +338,7 @@ impl VkResource {
             .usage(usage)
             .flags(flags)
             .initial_layout(vk::ImageLayout::UNDEFINED);
+        let info = core.shared_image(info);
         // SAFETY: valid create info checked against the sparse format properties.
         let image = unsafe { d.create_image(&info, None) }.map_err(|e| oom("CreateReservedResource", e))?;
         let res = Self {

@@ -65,8 +65,9 @@ pub(crate) fn adapter_info(index: usize, props: &vk::PhysicalDeviceProperties) -
 /// Picks families: direct on graphics; compute on a second queue of the graphics family where
 /// it has one (D3D12 compute lists copy depth and stencil, which Vulkan allows only on
 /// graphics families), else on a compute-only family, else sharing the direct queue; copy on a
-/// transfer-only family with unit transfer granularity where one exists.
-pub(crate) fn choose_families(props: &[vk::QueueFamilyProperties]) -> Option<Families> {
+/// transfer-only family with unit transfer granularity where one exists and `transfer_shares`
+/// (the driver shares images with it concurrently and well), else with the compute lists.
+pub(crate) fn choose_families(props: &[vk::QueueFamilyProperties], transfer_shares: bool) -> Option<Families> {
     let has = |p: &vk::QueueFamilyProperties, f: vk::QueueFlags| p.queue_flags.contains(f) && p.queue_count > 0;
     let direct = props.iter().position(|p| has(p, vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE))? as u32;
     let compute_only =
@@ -86,6 +87,7 @@ pub(crate) fn choose_families(props: &[vk::QueueFamilyProperties]) -> Option<Fam
             has(p, vk::QueueFlags::TRANSFER)
                 && !p.queue_flags.intersects(vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE)
                 && unit(p)
+                && transfer_shares
         })
         .map_or(compute, |i| i as u32);
     Some(Families { direct, compute, compute_index, copy })
@@ -109,15 +111,19 @@ mod tests {
         let (g, c, t) = (vk::QueueFlags::GRAPHICS, vk::QueueFlags::COMPUTE, vk::QueueFlags::TRANSFER);
         // NVIDIA: 16 graphics queues, a compute-only and a transfer-only family.
         let nvidia = [family(g | c | t, 16), family(t, 2), family(c | t, 8)];
-        let f = choose_families(&nvidia).unwrap();
+        let f = choose_families(&nvidia, true).unwrap();
         assert_eq!((f.direct, f.compute, f.compute_index, f.copy), (0, 0, 1, 1));
+        // A driver that does not share images with its transfer family well: copies go with
+        // the compute lists.
+        let f = choose_families(&nvidia, false).unwrap();
+        assert_eq!((f.direct, f.compute, f.compute_index, f.copy), (0, 0, 1, 0));
         // One graphics queue: the compute-only family.
         let single = [family(g | c | t, 1), family(c | t, 4)];
-        let f = choose_families(&single).unwrap();
+        let f = choose_families(&single, true).unwrap();
         assert_eq!((f.direct, f.compute, f.compute_index, f.copy), (0, 1, 0, 1));
         // lavapipe: one family, one queue, shared by every list type.
-        let f = choose_families(&[family(g | c | t, 1)]).unwrap();
+        let f = choose_families(&[family(g | c | t, 1)], true).unwrap();
         assert_eq!((f.direct, f.compute, f.compute_index, f.copy), (0, 0, 0, 0));
-        assert!(choose_families(&[family(c | t, 1)]).is_none());
+        assert!(choose_families(&[family(c | t, 1)], true).is_none());
     }
 }

@@ -271,23 +271,34 @@ fn copy_queue_layout_rules() {
     for (name, ctx) in contexts() {
         let _ = name;
         let t = ctx.texture(&ResourceDesc::tex2d(Format::R8Unorm, 4, 4), BarrierLayout::Common);
-        // A copy list cannot change layouts.
+        // A copy list names only COMMON, COPY_SOURCE and COPY_DEST layouts.
+        let barrier = |after| TextureBarrier {
+            sync_before: BarrierSync::NONE,
+            sync_after: BarrierSync::COPY,
+            access_before: BarrierAccess::NO_ACCESS,
+            access_after: if after == BarrierLayout::RenderTarget {
+                BarrierAccess::COMMON
+            } else {
+                BarrierAccess::COPY_DEST
+            },
+            layout_before: BarrierLayout::Common,
+            layout_after: after,
+            resource: &t,
+            subresources: BarrierSubresourceRange::ALL,
+            flags: TextureBarrierFlags::empty(),
+        };
         let r = ctx.record(CommandListType::Copy, |l| {
-            l.barrier(&[BarrierGroup::Texture(vec![TextureBarrier {
-                sync_before: BarrierSync::NONE,
-                sync_after: BarrierSync::COPY,
-                access_before: BarrierAccess::NO_ACCESS,
-                access_after: BarrierAccess::COPY_DEST,
-                layout_before: BarrierLayout::Common,
-                layout_after: BarrierLayout::CopyDest,
-                resource: &t,
-                subresources: BarrierSubresourceRange::ALL,
-                flags: TextureBarrierFlags::empty(),
-            }])]);
+            l.barrier(&[BarrierGroup::Texture(vec![barrier(BarrierLayout::RenderTarget)])])
         });
-        assert_error(r, ErrorCode::InvalidArg, MessageId::IncompatibleBarrierValues);
-        // Copy queues see textures only in COMMON: one in COPY_DEST is refused at submission.
-        let c = ctx.texture(&ResourceDesc::tex2d(Format::R8Unorm, 4, 4), BarrierLayout::CopyDest);
+        let e = assert_error(r, ErrorCode::InvalidArg, MessageId::IncompatibleBarrierValues);
+        assert!(e.text.contains("RenderTarget"), "{}", e.text);
+        let r = ctx.record(CommandListType::Copy, |l| {
+            l.barrier(&[BarrierGroup::Texture(vec![barrier(BarrierLayout::CopyDest)])])
+        });
+        assert!(r.is_ok(), "{r:?}");
+        // A texture the direct queue left in RENDER_TARGET is refused by a copy list at submission.
+        let rt = ResourceDesc::tex2d(Format::R8Unorm, 4, 4).with_flags(ResourceFlags::ALLOW_RENDER_TARGET);
+        let c = ctx.texture(&rt, BarrierLayout::RenderTarget);
         let src = ctx.upload(&[1; 1024]);
         let fp = ctx.device.copyable_footprints(c.desc(), 0, 1, 0).unwrap().layouts[0];
         let mut list = ctx.list(CommandListType::Copy);

@@ -19,6 +19,7 @@ fn caps(enhanced: bool, native: bool) -> Capabilities {
         protected_content: false,
         resolve_min_max: true,
         timestamp_frequency: 1,
+        dedicated_copy_queue: true,
     }
 }
 

@@ -159,13 +159,6 @@ impl CommandList {
                                 ));
                             }
                         }
-                        if ty == CommandListType::Copy && b.layout_after != BarrierLayout::Common {
-                            return Err(err::invalid(
-                                ID,
-                                API,
-                                "copy lists cannot change layouts: everything stays COMMON",
-                            ));
-                        }
                         if b.layout_after == BarrierLayout::Undefined && b.layout_before != BarrierLayout::Undefined {
                             return Err(err::invalid(ID, API, "LayoutAfter UNDEFINED is only legal from UNDEFINED"));
                         }

@@ -35,10 +35,6 @@ pub(crate) struct Layouts {
 
 /// Whether a subresource in `layout` may be accessed with `access` on a list of type `ty`.
 pub(crate) fn layout_permits(layout: BarrierLayout, access: BarrierAccess, ty: CommandListType) -> bool {
-    if ty == CommandListType::Copy {
-        // Copy queues see every texture in COMMON.
-        return layout == BarrierLayout::Common;
-    }
     layout.legal_on(ty) && layout.allows(access)
 }
 

@@ -159,6 +159,7 @@ fn random_config(seed: u64) -> ReferenceConfig {
         compute_fill_shader: r.bool(),
         protected_content: r.bool(),
         memory_budget: FUZZ_BUDGET,
+        dedicated_copy_queue: true,
     }
 }
 
@@ -185,6 +186,7 @@ fn device(target: Target, seed: u64, vk: &VulkanDrivers) -> Option<Device> {
                 compute_fill_shader: caps.compute_fill_shader,
                 protected_content: caps.protected_content,
                 memory_budget: FUZZ_BUDGET,
+                dedicated_copy_queue: caps.dedicated_copy_queue,
             }));
             Arc::new(asyncmd::ddi::spy::SpyDevice::new(reference).limited_to(vulkan))
         }
