@@ -154,6 +154,8 @@ message_ids! {
     /// Fast semantics, debug layer: an object was dropped while submitted work that uses it is
     /// pending. Its memory stays valid until the work is done. A warning.
     ObjectDroppedWhilePending => Cleanup,
+    /// A streaming upload refused: its destination, range, subresource, layout or data size.
+    StreamingUploadInvalid => ResourceManipulation,
     /// Fast semantics, debug layer: the CPU reads a resource that submitted, unfinished work
     /// writes (legacy semantics would have waited). A warning.
     CpuReadOfPendingWrite => ResourceManipulation,

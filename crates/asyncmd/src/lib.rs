@@ -31,6 +31,7 @@ mod fence;
 mod objects;
 mod queue;
 mod resource;
+pub mod streaming;
 mod track;
 
 pub use allocator::CommandAllocator;
@@ -45,6 +46,7 @@ pub use fence::{Fence, MAX_FENCE_STEP};
 pub use objects::{Heap, PipelineState, QueryHeap, RootSignature};
 pub use queue::{CommandQueue, TileRangeMapping};
 pub use resource::Resource;
+pub use streaming::{StreamingUploader, UploadTicket};
 
 /// The driver interface, re-exported for device implementers and pipeline descriptions.
 pub use asyncmd_ddi as ddi;

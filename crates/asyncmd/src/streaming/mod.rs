@@ -1,0 +1,363 @@
+//! Streaming uploads (spec 004): host memory to buffers and textures through a ring of upload
+//! memory, copied on the copy queue (the DMA engines) while direct and compute queues render.
+//!
+//! [`StreamingUploader::upload_buffer`] and [`StreamingUploader::upload_texture`] write the
+//! data into the ring, record copies on the uploader's copy queue and return an
+//! [`UploadTicket`]: a fence and the value it reaches once the data is in place. A direct or
+//! compute queue waits for it on the GPU with [`CommandQueue::wait_ticket`] before reading; the
+//! CPU with [`UploadTicket::wait`]. Large uploads go in chunks; when the ring is full the next
+//! chunk waits for the oldest one the GPU still reads (the ring never grows). With a frame
+//! budget ([`StreamingUploader::begin_frame`]), at most that many bytes are copied per frame and
+//! the rest waits for the next frames, instead of one frame paying for a large upload.
+//!
+//! On a device with one queue for everything ([`Capabilities::dedicated_copy_queue`] false, as
+//! lavapipe), the uploader copies on a direct queue of its own, with the same API.
+//!
+//! [`Capabilities::dedicated_copy_queue`]: crate::ddi::Capabilities::dedicated_copy_queue
+
+mod plan;
+mod ring;
+
+use crate::command_buffer::{Level, Semantics};
+use crate::device::Device;
+use crate::fence::Fence;
+use crate::queue::CommandQueue;
+use crate::resource::Resource;
+use asyncmd_types::{
+    BarrierLayout, CommandListType, Error, HeapType, MessageId, PlacedSubresourceFootprint, ResourceDesc, Result,
+    SubresourceFootprint, TextureCopyLocation,
+};
+use plan::{Chunk, Target};
+use ring::Ring;
+use std::collections::VecDeque;
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+
+/// How long a full ring waits for the GPU to free its oldest chunk before `Fail`.
+const RING_WAIT: Duration = Duration::from_secs(60);
+
+/// Where an upload stands: the fence and the value it reaches once the data is in place.
+#[derive(Clone)]
+pub struct UploadTicket {
+    fence: Fence,
+    value: u64,
+}
+
+impl std::fmt::Debug for UploadTicket {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UploadTicket").field("value", &self.value).field("done", &self.is_done()).finish()
+    }
+}
+
+impl UploadTicket {
+    /// The uploader's fence.
+    pub fn fence(&self) -> &Fence {
+        &self.fence
+    }
+
+    /// The value the fence reaches once the upload is done.
+    pub fn value(&self) -> u64 {
+        self.value
+    }
+
+    /// Whether the upload is done.
+    pub fn is_done(&self) -> bool {
+        self.fence.completed_value() >= self.value
+    }
+
+    /// Blocks until the upload is done (`Fail` after `timeout`). An upload a frame budget holds
+    /// back is done only once later frames have copied it.
+    pub fn wait(&self, timeout: Duration) -> Result<()> {
+        self.fence.wait(self.value, timeout)
+    }
+}
+
+impl CommandQueue {
+    /// Work submitted to this queue after this call waits on the GPU until the upload of
+    /// `ticket` is done (`Wait` on its fence).
+    pub fn wait_ticket(&self, ticket: &UploadTicket) -> Result<()> {
+        self.wait(&ticket.fence, ticket.value)
+    }
+}
+
+/// An upload the frame budget held back: its data, and how far it got.
+struct Held {
+    target: Target,
+    data: Vec<u8>,
+    done: u64,
+    ticket: u64,
+}
+
+struct State {
+    ring: Ring,
+    /// The ring's memory.
+    memory: Resource,
+    /// The last ticket value handed out.
+    tickets: u64,
+    /// The frame's byte budget and what the frame copied so far.
+    budget: Option<u64>,
+    used: u64,
+    /// Uploads waiting for later frames, in order.
+    held: VecDeque<Held>,
+    /// Texture rows re-pitched for the ring.
+    scratch: Vec<u8>,
+    /// Bytes copied since the uploader was made.
+    uploaded: u64,
+}
+
+/// Uploads host memory to GPU resources on the copy queue (see the [module](self)). Shared by
+/// threads: uploads from several threads take the ring in turn.
+pub struct StreamingUploader {
+    device: Device,
+    queue: CommandQueue,
+    fence: Fence,
+    state: Mutex<State>,
+}
+
+impl std::fmt::Debug for StreamingUploader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamingUploader").field("queue", &self.queue.ty()).finish()
+    }
+}
+
+fn invalid(text: String) -> Error {
+    Error::invalid_arg(MessageId::StreamingUploadInvalid, text)
+}
+
+impl StreamingUploader {
+    /// An uploader with a ring of `ring_bytes` of upload memory (64 KiB to 16 GiB), on a copy
+    /// queue of its own (a direct queue where the device has one queue for everything).
+    pub fn new(device: &Device, ring_bytes: u64) -> Result<StreamingUploader> {
+        if !(plan::MIN_RING..=plan::MAX_RING).contains(&ring_bytes) {
+            return Err(invalid(format!(
+                "StreamingUploader::new: a ring of {ring_bytes} bytes (64 KiB to 16 GiB allowed)"
+            )));
+        }
+        let ring_bytes = ring_bytes.next_multiple_of(plan::ALIGN);
+        let ty =
+            if device.capabilities().dedicated_copy_queue { CommandListType::Copy } else { CommandListType::Direct };
+        let queue = device.create_command_queue(ty)?;
+        let fence = device.create_fence(0)?;
+        let memory = device.create_committed_resource(
+            HeapType::Upload,
+            &ResourceDesc::buffer(ring_bytes),
+            BarrierLayout::Undefined,
+        )?;
+        Ok(StreamingUploader {
+            device: device.clone(),
+            queue,
+            fence,
+            state: Mutex::new(State {
+                ring: Ring::new(ring_bytes),
+                memory,
+                tickets: 0,
+                budget: None,
+                used: 0,
+                held: VecDeque::new(),
+                scratch: Vec::new(),
+                uploaded: 0,
+            }),
+        })
+    }
+
+    /// The queue the uploader copies on.
+    pub fn queue(&self) -> &CommandQueue {
+        &self.queue
+    }
+
+    /// Bytes of data copied so far (held-back uploads count as they are copied).
+    pub fn uploaded_bytes(&self) -> u64 {
+        self.lock().uploaded
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Uploads `data` into `dest` (a buffer in a DEFAULT heap with
+    /// `ResourceUsage::TRANSFER_DESTINATION`) at `offset`. Errors (`InvalidArg`, nothing is
+    /// uploaded): another device's buffer, a texture, the wrong heap or usage, a range past the
+    /// end, no data.
+    pub fn upload_buffer(&self, dest: &Resource, offset: u64, data: &[u8]) -> Result<UploadTicket> {
+        let target = plan::buffer_target(&self.device, dest, offset, data.len())?;
+        self.upload(target, data)
+    }
+
+    /// Uploads one subresource of `dest` (a texture in `COMMON` with
+    /// `ResourceUsage::TRANSFER_DESTINATION`): `data` holds its rows (of blocks) `row_pitch`
+    /// bytes apart, slice after slice, exactly `row_pitch × rows × depth` bytes. Errors
+    /// (`InvalidArg`, nothing is uploaded): another device's texture, a buffer, a multisampled
+    /// or depth-stencil texture, a subresource out of range, a layout other than `COMMON`, a
+    /// pitch below the row's bytes, data of another size.
+    pub fn upload_texture(
+        &self,
+        dest: &Resource,
+        subresource: u32,
+        data: &[u8],
+        row_pitch: u64,
+    ) -> Result<UploadTicket> {
+        let target = plan::texture_target(&self.device, dest, subresource, data.len(), row_pitch)?;
+        self.upload(target, data)
+    }
+
+    /// Starts a frame: from now until [`StreamingUploader::end_frame`], at most `budget` bytes
+    /// are copied (`None`: no limit). Uploads held back by earlier frames go first.
+    pub fn begin_frame(&self, budget: Option<u64>) -> Result<()> {
+        let mut st = self.lock();
+        st.budget = budget;
+        st.used = 0;
+        self.pump(&mut st)
+    }
+
+    /// Ends the frame. With a budget, uploads made until the next `begin_frame` wait for it
+    /// (they count to the next frame); without one, nothing changes.
+    pub fn end_frame(&self) {
+        let mut st = self.lock();
+        if st.budget.is_some() {
+            st.budget = Some(0);
+        }
+        st.used = 0;
+    }
+
+    /// Copies every held-back upload now, whatever the budget.
+    pub fn flush(&self) -> Result<()> {
+        let mut st = self.lock();
+        let budget = st.budget.take();
+        let r = self.pump(&mut st);
+        st.budget = budget;
+        r
+    }
+
+    /// Bytes held back for later frames.
+    pub fn held_bytes(&self) -> u64 {
+        self.lock().held.iter().map(|h| h.target.bytes() - h.done).sum()
+    }
+
+    fn upload(&self, target: Target, data: &[u8]) -> Result<UploadTicket> {
+        let mut st = self.lock();
+        st.tickets += 1;
+        let ticket = st.tickets;
+        let done = if st.held.is_empty() { self.copy(&mut st, &target, data, 0, ticket)? } else { 0 };
+        if done < target.bytes() {
+            // The frame's budget ran out: the rest waits, in order, behind what already does.
+            let mut owned = Vec::new();
+            owned.try_reserve_exact(data.len()).map_err(|_| {
+                Error::out_of_memory(format!("StreamingUploader: cannot hold {} bytes for later frames", data.len()))
+            })?;
+            owned.extend_from_slice(data);
+            st.held.push_back(Held { target, data: owned, done, ticket });
+        }
+        Ok(UploadTicket { fence: self.fence.clone(), value: ticket })
+    }
+
+    /// Copies held-back uploads, oldest first, while the budget lasts.
+    fn pump(&self, st: &mut State) -> Result<()> {
+        while let Some(mut h) = st.held.pop_front() {
+            h.done = self.copy(st, &h.target, &h.data, h.done, h.ticket)?;
+            if h.done < h.target.bytes() {
+                st.held.push_front(h);
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Copies `data` from byte `from` in chunks while the budget allows; signals `ticket` once
+    /// the last is submitted. Returns how far it got.
+    fn copy(&self, st: &mut State, target: &Target, data: &[u8], from: u64, ticket: u64) -> Result<u64> {
+        let mut done = from;
+        let mut buffer = None;
+        let result = (|| {
+            while done < target.bytes() {
+                let left = st.budget.map(|b| b.saturating_sub(st.used));
+                let Some(chunk) = target.chunk(done, st.ring.capacity(), left, st.used == 0) else { break };
+                let at = match st.ring.alloc(chunk.ring_bytes, plan::ALIGN) {
+                    Some(at) => at,
+                    None => {
+                        // Full: what is recorded goes first, then the oldest chunk is waited for.
+                        self.submit(st, &mut buffer)?;
+                        self.make_room(st, chunk.ring_bytes)?
+                    }
+                };
+                let State { memory, scratch, .. } = &mut *st;
+                plan::write(memory, at, target, &chunk, data, scratch)?;
+                let b = match &mut buffer {
+                    Some(b) => b,
+                    None => buffer.insert(self.queue.create_command_buffer(Semantics::Fast, Level::Primary)?),
+                };
+                record(b, &st.memory, at, target, &chunk);
+                done = chunk.end;
+                st.used += chunk.data_bytes;
+                st.uploaded += chunk.data_bytes;
+            }
+            self.submit(st, &mut buffer)
+        })();
+        if result.is_err() || done >= target.bytes() {
+            // Also on failure: a queue waiting for the ticket must not wait for ever.
+            self.queue.signal(&self.fence, ticket)?;
+        }
+        result.map(|()| done)
+    }
+
+    fn submit(&self, st: &mut State, buffer: &mut Option<crate::command_buffer::CommandBuffer>) -> Result<()> {
+        if let Some(b) = buffer.take() {
+            let value = b.submit()?;
+            st.ring.submitted(value);
+        }
+        Ok(())
+    }
+
+    /// Waits for the oldest chunks the GPU reads until `bytes` fit.
+    fn make_room(&self, st: &mut State, bytes: u64) -> Result<u64> {
+        loop {
+            st.ring.retire(self.queue.fence().completed_value());
+            if let Some(at) = st.ring.alloc(bytes, plan::ALIGN) {
+                return Ok(at);
+            }
+            let Some(oldest) = st.ring.oldest() else {
+                return Err(Error::fail(
+                    MessageId::StreamingUploadInvalid,
+                    format!("StreamingUploader: a chunk of {bytes} bytes does not fit the ring"),
+                ));
+            };
+            debug_assert!(!st.ring.has_unsubmitted());
+            self.queue.wait_for(oldest, RING_WAIT)?;
+        }
+    }
+}
+
+/// Records one chunk's copy from the ring at `at`.
+fn record(b: &mut crate::CommandList, ring: &Resource, at: u64, target: &Target, c: &Chunk) {
+    match target {
+        Target::Buffer { dest, offset, .. } => b.copy_buffer_region(dest, offset + c.start, ring, at, c.data_bytes),
+        Target::Texture { dest, subresource, layout, .. } => {
+            let footprint = PlacedSubresourceFootprint {
+                offset: at,
+                footprint: SubresourceFootprint {
+                    format: layout.footprint.format,
+                    width: layout.footprint.width,
+                    height: c.texel_rows,
+                    depth: 1,
+                    row_pitch: layout.footprint.row_pitch,
+                },
+            };
+            b.copy_texture_region(
+                &TextureCopyLocation::subresource(dest, *subresource),
+                0,
+                c.texel_y,
+                c.slice,
+                &TextureCopyLocation::footprint(ring, footprint),
+                None,
+            );
+        }
+    }
+}
+
+impl Drop for StreamingUploader {
+    fn drop(&mut self) {
+        // Held uploads are copied now: a queue may wait for their tickets.
+        if let Err(e) = self.flush() {
+            tracing::warn!("StreamingUploader: held uploads failed as it was dropped: {}", e.text);
+        }
+    }
+}
