@@ -11,6 +11,7 @@ mod cases;
 pub mod command_buffers;
 mod report;
 pub mod semantics;
+pub mod streaming;
 mod sweeps;
 mod timing;
 
@@ -51,6 +52,8 @@ pub enum Suite {
     CommandBuffers,
     /// Legacy against fast semantics against a plain list: CPU per command, GPU time, barriers.
     Semantics,
+    /// Uploads on the copy queue alone, beside direct work and together; frames with a budget.
+    Streaming,
 }
 
 /// How much work a case does, from the options.
@@ -237,6 +240,11 @@ pub fn run(opts: BenchOptions) -> Result<()> {
             let (device, rows) = semantics::measure(DeviceSpec::resolve(opts.device)?, opts.quick)?;
             print!("{}", semantics::markdown(&device, &rows));
             return write_json(opts.json.as_deref(), &rows);
+        }
+        Suite::Streaming => {
+            let report = streaming::measure(DeviceSpec::resolve(opts.device)?, opts.quick)?;
+            print!("{}", streaming::markdown(&report));
+            return write_json(opts.json.as_deref(), &report);
         }
         Suite::AsyncCommands => {}
     }

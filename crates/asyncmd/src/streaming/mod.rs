@@ -80,12 +80,28 @@ impl CommandQueue {
     }
 }
 
-/// An upload the frame budget held back: its data, and how far it got.
+/// An upload the frame budget held back: the data from byte `base` on, and how far it got.
 struct Held {
     target: Target,
     data: Vec<u8>,
+    base: u64,
     done: u64,
     ticket: u64,
+}
+
+/// An upload's data: the app's to copy from now, or given over (held without a copy).
+enum Data<'a> {
+    Borrowed(&'a [u8]),
+    Owned(Vec<u8>),
+}
+
+impl Data<'_> {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Data::Borrowed(b) => b,
+            Data::Owned(v) => v,
+        }
+    }
 }
 
 struct State {
@@ -180,7 +196,14 @@ impl StreamingUploader {
     /// end, no data.
     pub fn upload_buffer(&self, dest: &Resource, offset: u64, data: &[u8]) -> Result<UploadTicket> {
         let target = plan::buffer_target(&self.device, dest, offset, data.len())?;
-        self.upload(target, data)
+        self.upload(target, Data::Borrowed(data))
+    }
+
+    /// [`StreamingUploader::upload_buffer`] of data given over: where a frame budget holds part
+    /// of it back, that part is kept as it is instead of copied.
+    pub fn upload_buffer_owned(&self, dest: &Resource, offset: u64, data: Vec<u8>) -> Result<UploadTicket> {
+        let target = plan::buffer_target(&self.device, dest, offset, data.len())?;
+        self.upload(target, Data::Owned(data))
     }
 
     /// Uploads one subresource of `dest` (a texture in `COMMON` with
@@ -197,7 +220,20 @@ impl StreamingUploader {
         row_pitch: u64,
     ) -> Result<UploadTicket> {
         let target = plan::texture_target(&self.device, dest, subresource, data.len(), row_pitch)?;
-        self.upload(target, data)
+        self.upload(target, Data::Borrowed(data))
+    }
+
+    /// [`StreamingUploader::upload_texture`] of data given over (see
+    /// [`StreamingUploader::upload_buffer_owned`]).
+    pub fn upload_texture_owned(
+        &self,
+        dest: &Resource,
+        subresource: u32,
+        data: Vec<u8>,
+        row_pitch: u64,
+    ) -> Result<UploadTicket> {
+        let target = plan::texture_target(&self.device, dest, subresource, data.len(), row_pitch)?;
+        self.upload(target, Data::Owned(data))
     }
 
     /// Starts a frame: from now until [`StreamingUploader::end_frame`], at most `budget` bytes
@@ -233,19 +269,29 @@ impl StreamingUploader {
         self.lock().held.iter().map(|h| h.target.bytes() - h.done).sum()
     }
 
-    fn upload(&self, target: Target, data: &[u8]) -> Result<UploadTicket> {
+    fn upload(&self, target: Target, data: Data<'_>) -> Result<UploadTicket> {
         let mut st = self.lock();
         st.tickets += 1;
         let ticket = st.tickets;
-        let done = if st.held.is_empty() { self.copy(&mut st, &target, data, 0, ticket)? } else { 0 };
+        let done = if st.held.is_empty() { self.copy(&mut st, &target, data.bytes(), 0, 0, ticket)? } else { 0 };
         if done < target.bytes() {
             // The frame's budget ran out: the rest waits, in order, behind what already does.
-            let mut owned = Vec::new();
-            owned.try_reserve_exact(data.len()).map_err(|_| {
-                Error::out_of_memory(format!("StreamingUploader: cannot hold {} bytes for later frames", data.len()))
-            })?;
-            owned.extend_from_slice(data);
-            st.held.push_back(Held { target, data: owned, done, ticket });
+            let (data, base) = match data {
+                Data::Owned(v) => (v, 0),
+                Data::Borrowed(b) => {
+                    let rest = &b[done as usize..];
+                    let mut owned = Vec::new();
+                    owned.try_reserve_exact(rest.len()).map_err(|_| {
+                        Error::out_of_memory(format!(
+                            "StreamingUploader: cannot hold {} bytes for later frames",
+                            rest.len()
+                        ))
+                    })?;
+                    owned.extend_from_slice(rest);
+                    (owned, done)
+                }
+            };
+            st.held.push_back(Held { target, data, base, done, ticket });
         }
         Ok(UploadTicket { fence: self.fence.clone(), value: ticket })
     }
@@ -253,7 +299,7 @@ impl StreamingUploader {
     /// Copies held-back uploads, oldest first, while the budget lasts.
     fn pump(&self, st: &mut State) -> Result<()> {
         while let Some(mut h) = st.held.pop_front() {
-            h.done = self.copy(st, &h.target, &h.data, h.done, h.ticket)?;
+            h.done = self.copy(st, &h.target, &h.data, h.base, h.done, h.ticket)?;
             if h.done < h.target.bytes() {
                 st.held.push_front(h);
                 break;
@@ -262,9 +308,9 @@ impl StreamingUploader {
         Ok(())
     }
 
-    /// Copies `data` from byte `from` in chunks while the budget allows; signals `ticket` once
-    /// the last is submitted. Returns how far it got.
-    fn copy(&self, st: &mut State, target: &Target, data: &[u8], from: u64, ticket: u64) -> Result<u64> {
+    /// Copies the upload from byte `from` in chunks while the budget allows (`data` holds its
+    /// bytes from `base` on); signals `ticket` once the last is submitted. Returns how far it got.
+    fn copy(&self, st: &mut State, target: &Target, data: &[u8], base: u64, from: u64, ticket: u64) -> Result<u64> {
         let mut done = from;
         let mut buffer = None;
         let result = (|| {
@@ -280,7 +326,7 @@ impl StreamingUploader {
                     }
                 };
                 let State { memory, scratch, .. } = &mut *st;
-                plan::write(memory, at, target, &chunk, data, scratch)?;
+                plan::write(memory, at, target, &chunk, data, base, scratch)?;
                 let b = match &mut buffer {
                     Some(b) => b,
                     None => buffer.insert(self.queue.create_command_buffer(Semantics::Fast, Level::Primary)?),

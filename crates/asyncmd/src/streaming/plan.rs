@@ -223,18 +223,21 @@ impl TextureShape {
     }
 }
 
-/// Writes chunk `c` of `data` into the ring's memory at `at` (texture rows at the ring's pitch).
+/// Writes chunk `c` into the ring's memory at `at` (texture rows at the ring's pitch); `data`
+/// holds the upload's bytes from `base` on.
 pub(crate) fn write(
     memory: &Resource,
     at: u64,
     target: &Target,
     c: &Chunk,
     data: &[u8],
+    base: u64,
     scratch: &mut Vec<u8>,
 ) -> Result<()> {
-    let part = data
-        .get(c.start as usize..c.end as usize)
-        .ok_or_else(|| Error::fail(MessageId::StreamingUploadInvalid, "StreamingUploader: chunk outside the data"))?;
+    let range = c.start.checked_sub(base).zip(c.end.checked_sub(base));
+    let part = range
+        .and_then(|(s, e)| data.get(s as usize..e as usize))
+        .ok_or_else(|| Error::fail(MessageId::StreamingUploadInvalid, "StreamingUploader: a chunk outside the data"))?;
     match target {
         Target::Buffer { .. } => memory.write(at, part),
         Target::Texture { shape, .. } => {
