@@ -15,6 +15,11 @@ fn uploader(ctx: &Ctx, ring: u64) -> StreamingUploader {
     StreamingUploader::new(&ctx.device, ring).expect("uploader")
 }
 
+/// An uploader whose ring is in three lanes, filled by threads side by side.
+fn laned(ctx: &Ctx, ring: u64) -> StreamingUploader {
+    StreamingUploader::with_lanes(&ctx.device, ring, 3).expect("uploader")
+}
+
 /// Reads `buffer` back on the direct queue once `ticket` is done there.
 fn read_after(ctx: &Ctx, ticket: &UploadTicket, buffer: &Resource) -> Vec<u8> {
     ctx.direct.wait_ticket(ticket).unwrap();
@@ -50,6 +55,11 @@ fn more_data_than_the_ring_wraps_and_waits_for_the_oldest_chunk() {
         let data = pattern(4 << 20, 9);
         let t = up.upload_buffer(&dst, 0, &data).unwrap();
         assert_eq!(read_after(&ctx, &t, &dst), data, "{name}: one upload 64 times the ring");
+        let wide = laned(&ctx, 6 << 20);
+        let big = pattern(20 << 20, 10);
+        let big_dst = ctx.buffer(HeapType::Default, 20 << 20);
+        let t = wide.upload_buffer(&big_dst, 0, &big).unwrap();
+        assert!(read_after(&ctx, &t, &big_dst) == big, "{name}: three lanes filled by threads");
         let small = ctx.buffer(HeapType::Default, 1 << 20);
         let mut expected = Vec::new();
         let mut t = None;
@@ -65,7 +75,7 @@ fn more_data_than_the_ring_wraps_and_waits_for_the_oldest_chunk() {
 #[test]
 fn textures_arrive_in_every_format_mip_and_pitch() {
     for (name, ctx) in contexts() {
-        let up = uploader(&ctx, 256 << 10);
+        let up = laned(&ctx, 256 << 10);
         for (format, w, h, mips) in
             [(Format::R8G8B8A8Unorm, 300, 70, 3), (Format::R32Float, 129, 257, 2), (Format::R16G16Uint, 64, 64, 1)]
         {
@@ -219,5 +229,6 @@ fn bad_uploads_are_refused_and_upload_nothing() {
         assert_eq!(up.uploaded_bytes(), 0, "{name}: nothing was uploaded");
         assert_eq!(ctx.read_buffer(&dst), vec![0; 4096], "{name}");
         assert!(StreamingUploader::new(&ctx.device, 1000).is_err(), "{name}: a ring too small");
+        assert!(StreamingUploader::with_lanes(&ctx.device, RING, 0).is_err(), "{name}: no lane");
     }
 }

