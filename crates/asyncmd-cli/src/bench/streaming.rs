@@ -19,6 +19,9 @@ pub struct StreamingReport {
     /// Bytes per upload, and the ring's size.
     pub upload_bytes: u64,
     pub ring_bytes: u64,
+    /// The CPU's rate writing upload memory from as many threads as the uploader has lanes,
+    /// no GPU work: the ceiling of an upload from host memory (GB/s).
+    pub host_write_gbps: f64,
     /// Upload alone: ms and GB/s (medians).
     pub upload_ms: f64,
     pub upload_gbps: f64,
@@ -40,6 +43,8 @@ pub struct FrameRow {
     pub worst_ms: f64,
     /// Frames until the asset was in place.
     pub frames_to_done: u32,
+    /// Every frame's ms.
+    pub times_ms: Vec<f64>,
 }
 
 const TIMEOUT: Duration = Duration::from_secs(120);
@@ -140,6 +145,7 @@ pub fn measure(spec: DeviceSpec, quick: bool) -> Result<StreamingReport> {
             .collect::<Result<Vec<_>>>()?,
     );
     let hidden = 1.0 - (together_ms - direct_ms) / upload_ms.max(1e-9);
+    let host_write_gbps = host_writes(&device, &data, lanes(), runs)?;
     let frames = [None, Some(bytes / 8)]
         .into_iter()
         .map(|budget| frame_times(&up, &dst, &data, &mut work, copies.div_ceil(8).max(1), budget))
@@ -151,11 +157,37 @@ pub fn measure(spec: DeviceSpec, quick: bool) -> Result<StreamingReport> {
         ring_bytes: ring,
         upload_ms,
         upload_gbps: bytes as f64 / (upload_ms * 1e-3) / 1e9,
+        host_write_gbps,
         direct_ms,
         together_ms,
         hidden,
         frames,
     })
+}
+
+/// The uploader's default lane count (`StreamingUploader::new`).
+fn lanes() -> usize {
+    (std::thread::available_parallelism().map_or(1, |n| n.get()) / 4).clamp(1, 4)
+}
+
+/// GB/s of `lanes` threads writing `data` into upload buffers, one each (median of `runs`).
+fn host_writes(device: &Device, data: &[u8], lanes: usize, runs: usize) -> Result<f64> {
+    let per = data.len() / lanes;
+    let bufs = (0..lanes).map(|_| buffer(device, HeapType::Upload, per as u64)).collect::<Result<Vec<_>>>()?;
+    let mut rates = Vec::new();
+    for _ in 0..=runs {
+        let t = Instant::now();
+        std::thread::scope(|s| {
+            let handles: Vec<_> = bufs
+                .iter()
+                .zip(data.chunks(per))
+                .map(|(b, part)| s.spawn(move || b.write(0, part)))
+                .collect();
+            handles.into_iter().try_for_each(|h| h.join().unwrap_or(Ok(())))
+        })?;
+        rates.push((per * lanes) as f64 / t.elapsed().as_secs_f64() / 1e9);
+    }
+    Ok(median(rates))
 }
 
 /// 24 frames of direct work (`copies` each), the asset's upload starting in frame 4; a frame
@@ -175,8 +207,9 @@ fn frame_times(
     let mut frames_to_done = 0;
     for frame in 0..24u32 {
         let t = Instant::now();
-        up.begin_frame(budget)?;
+        // The frame's GPU work first; the uploads' CPU side then runs while the GPU works.
         let v = work.submit(copies)?;
+        up.begin_frame(budget)?;
         if let Some(a) = asset.take_if(|_| frame == 4) {
             ticket = Some(up.upload_buffer_owned(dst, 0, a)?);
         }
@@ -192,7 +225,7 @@ fn frame_times(
         t.wait(TIMEOUT)?;
     }
     let worst = times.iter().copied().fold(0.0, f64::max);
-    Ok(FrameRow { budget, median_ms: median(times), worst_ms: worst, frames_to_done })
+    Ok(FrameRow { budget, median_ms: median(times.clone()), worst_ms: worst, frames_to_done, times_ms: times })
 }
 
 /// The suite as Markdown.
@@ -200,8 +233,8 @@ pub fn markdown(r: &StreamingReport) -> String {
     let mib = |b: u64| b as f64 / (1 << 20) as f64;
     let mut out = format!(
         "## Streaming on {}\n\nUploads of {:.0} MiB through a ring of {:.0} MiB on the {} queue; wall-clock ms, medians\n\n\
-         | upload alone | GB/s | direct work alone | together | hidden |\n|---|---|---|---|---|\n\
-         | {:.2} | {:.1} | {:.2} | {:.2} | {:.0} % |\n\n\
+         | upload alone | GB/s | CPU writes alone GB/s | direct work alone | together | hidden |\n|---|---|---|---|---|---|\n\
+         | {:.2} | {:.1} | {:.1} | {:.2} | {:.2} | {:.0} % |\n\n\
          Frames (direct work each, the asset's upload starting in frame 4):\n\n\
          | budget per frame | median frame ms | worst frame ms | frames to done |\n|---|---|---|---|\n",
         r.device,
@@ -210,6 +243,7 @@ pub fn markdown(r: &StreamingReport) -> String {
         r.upload_queue,
         r.upload_ms,
         r.upload_gbps,
+        r.host_write_gbps,
         r.direct_ms,
         r.together_ms,
         r.hidden * 100.0
@@ -217,6 +251,10 @@ pub fn markdown(r: &StreamingReport) -> String {
     for f in &r.frames {
         let budget = f.budget.map_or("none".to_string(), |b| format!("{:.0} MiB", mib(b)));
         out += &format!("| {budget} | {:.2} | {:.2} | {} |\n", f.median_ms, f.worst_ms, f.frames_to_done);
+    }
+    for f in &r.frames {
+        let times: Vec<String> = f.times_ms.iter().map(|t| format!("{t:.1}")).collect();
+        out += &format!("\nframes, budget {:?}: {}\n", f.budget, times.join(" "));
     }
     out
 }

@@ -104,6 +104,18 @@ impl Data<'_> {
     }
 }
 
+/// Frees an upload's data once it is copied: large buffers on a thread of their own, since
+/// giving a GiB back to the system takes tens of milliseconds (a frame's worth).
+fn release(data: Vec<u8>) {
+    const OFF_THREAD: usize = 16 << 20;
+    if data.capacity() >= OFF_THREAD {
+        let freed = std::thread::Builder::new().name("asyncmd-free".into()).spawn(move || drop(data));
+        if let Err(e) = freed {
+            tracing::debug!("StreamingUploader: freeing on this thread: {e}");
+        }
+    }
+}
+
 /// One lane of the ring: its own upload memory, so that threads fill lanes side by side.
 struct Lane {
     ring: Ring,
@@ -303,6 +315,8 @@ impl StreamingUploader {
                 }
             };
             st.held.push_back(Held { target, data, base, done, ticket });
+        } else if let Data::Owned(v) = data {
+            release(v);
         }
         Ok(UploadTicket { fence: self.fence.clone(), value: ticket })
     }
@@ -315,6 +329,7 @@ impl StreamingUploader {
                 st.held.push_front(h);
                 break;
             }
+            release(h.data);
         }
         Ok(())
     }
@@ -359,6 +374,9 @@ impl StreamingUploader {
                     record(b, &st.lanes[*lane].memory, *at, target, chunk);
                     st.uploaded += chunk.data_bytes;
                 }
+                // Each step goes at once: the GPU copies it while the CPU fills the next, and
+                // a full ring waits for one step, not for everything filled before.
+                self.submit(st, &mut buffer)?;
             }
             self.submit(st, &mut buffer)
         })();
