@@ -154,6 +154,9 @@ message_ids! {
     /// Fast semantics, debug layer: an object was dropped while submitted work that uses it is
     /// pending. Its memory stays valid until the work is done. A warning.
     ObjectDroppedWhilePending => Cleanup,
+    /// The debug layer: a list uses a resource that another queue writes in work not done yet,
+    /// with no fence wait between them on the list's queue (spec 004). A warning.
+    CrossQueueWriteNotAwaited => Execution,
     /// A streaming upload refused: its destination, range, subresource, layout or data size.
     StreamingUploadInvalid => ResourceManipulation,
     /// Fast semantics, debug layer: the CPU reads a resource that submitted, unfinished work

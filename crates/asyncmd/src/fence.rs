@@ -12,6 +12,10 @@ pub(crate) struct FenceShared {
     pub(crate) id: FenceId,
     /// The highest value signalled so far (or the initial value): every signal must pass it.
     signalled: AtomicU64,
+    /// The queue whose progress this fence is, for a queue's own fence.
+    pub(crate) owner: std::sync::OnceLock<crate::track::cross_queue::QueueKey>,
+    /// Queue signals, for the debug layer.
+    pub(crate) signals: crate::track::cross_queue::SignalLog,
 }
 
 impl Drop for FenceShared {
@@ -33,7 +37,13 @@ impl Fence {
     pub(crate) fn create(device: &Device, initial: u64) -> Result<Fence> {
         let d = &device.shared;
         let id = d.ddi.create_fence(initial).or_else(|e| d.fail(e))?;
-        Ok(Fence(Arc::new(FenceShared { device: d.clone(), id, signalled: AtomicU64::new(initial) })))
+        Ok(Fence(Arc::new(FenceShared {
+            device: d.clone(),
+            id,
+            signalled: AtomicU64::new(initial),
+            owner: Default::default(),
+            signals: Default::default(),
+        })))
     }
 
     /// `GetCompletedValue`.

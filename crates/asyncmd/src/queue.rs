@@ -22,6 +22,8 @@ pub(crate) struct QueueShared {
     last: Mutex<u64>,
     /// Command buffers in flight and the parts of executed ones.
     pub(crate) buffers: Mutex<crate::command_buffer::Recycler>,
+    /// Fence waits made, for the debug layer.
+    waits: crate::track::cross_queue::WaitLog,
 }
 
 /// A command queue (`ID3D12CommandQueue`). Cloning shares it.
@@ -57,7 +59,20 @@ impl CommandQueue {
             progress,
             last: Mutex::new(0),
             buffers: Mutex::default(),
-        })))
+            waits: Default::default(),
+        }))
+        .registered())
+    }
+
+    /// Marks the progress fence as this queue's.
+    fn registered(self) -> CommandQueue {
+        let _ = self.0.progress.0.owner.set(self.key());
+        self
+    }
+
+    /// What identifies the queue to the debug layer.
+    pub(crate) fn key(&self) -> crate::track::cross_queue::QueueKey {
+        Arc::as_ptr(&self.0) as usize
     }
 
     /// The queue's type.
@@ -116,15 +131,48 @@ impl CommandQueue {
             Ok(u) => u,
             Err(e) => return q.device.fail(e),
         };
+        let debug = q.device.debug_layer();
+        if debug {
+            self.report_unawaited_writes(lists);
+        }
         let mut last = q.last.lock().unwrap_or_else(PoisonError::into_inner);
         q.ddi.execute(&executables).or_else(|e| q.device.fail(e))?;
         crate::track::layouts::apply(updates);
         *last += 1;
         q.ddi.signal(q.progress.id(), *last)?;
+        if debug {
+            for list in lists {
+                for (res, wrote) in list.semantics.used_resources() {
+                    if wrote {
+                        res.last_write.wrote(self.key(), &q.progress, *last);
+                    }
+                }
+            }
+        }
         for list in lists {
             list.allocator().submitted(&q.progress, *last);
         }
         Ok(*last)
+    }
+
+    /// The debug layer: each resource the lists use that another queue wrote, where that write
+    /// is not done and this queue never waited for it.
+    fn report_unawaited_writes(&self, lists: &[&CommandList]) {
+        for (i, list) in lists.iter().enumerate() {
+            for (res, _) in list.semantics.used_resources() {
+                if let Some(value) = res.last_write.races(self.key(), &self.0.waits) {
+                    self.0.device.warn(
+                        MessageId::CrossQueueWriteNotAwaited,
+                        format!(
+                            "ExecuteCommandLists: list {i} on a {} queue uses {:?}, which another queue writes in work \
+                             not done yet (its fence passes {value} then) and this queue never waited for",
+                            self.0.ty.name(),
+                            res.id
+                        ),
+                    );
+                }
+            }
+        }
     }
 
     /// `Signal`: sets `fence` to `value` once the work submitted so far has completed. As with
@@ -132,7 +180,12 @@ impl CommandQueue {
     pub fn signal(&self, fence: &Fence, value: u64) -> Result<()> {
         self.check_fence(fence, "Signal")?;
         fence.claim_signal(value, "CommandQueue::Signal")?;
-        self.0.ddi.signal(fence.id(), value)
+        let last = self.0.last.lock().unwrap_or_else(PoisonError::into_inner);
+        self.0.ddi.signal(fence.id(), value)?;
+        if self.0.device.debug_layer() {
+            fence.0.signals.signalled(value, self.key(), *last);
+        }
+        Ok(())
     }
 
     /// `Wait`: work submitted after this waits until `fence` reaches `value`, which may be at most
@@ -140,7 +193,11 @@ impl CommandQueue {
     pub fn wait(&self, fence: &Fence, value: u64) -> Result<()> {
         self.check_fence(fence, "Wait")?;
         fence.check_wait(value, "CommandQueue::Wait")?;
-        self.0.ddi.wait(fence.id(), value)
+        self.0.ddi.wait(fence.id(), value)?;
+        if self.0.device.debug_layer() {
+            self.0.waits.waited(fence, value);
+        }
+        Ok(())
     }
 
     fn check_fence(&self, fence: &Fence, api: &str) -> Result<()> {

@@ -17,6 +17,8 @@ pub(crate) struct ResourceShared {
     pub(crate) layouts: Mutex<Vec<BarrierLayout>>,
     /// The last command-buffer work that uses it.
     pub(crate) pending: crate::track::pending::PendingWork,
+    /// The last queue that wrote it, for the debug layer.
+    pub(crate) last_write: crate::track::cross_queue::LastWrite,
 }
 
 impl Drop for ResourceShared {
@@ -111,6 +113,7 @@ impl Resource {
                 protected,
                 layouts: Mutex::new(layouts),
                 pending: Default::default(),
+                last_write: Default::default(),
             }),
         })
     }

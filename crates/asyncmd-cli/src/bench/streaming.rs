@@ -178,11 +178,8 @@ fn host_writes(device: &Device, data: &[u8], lanes: usize, runs: usize) -> Resul
     for _ in 0..=runs {
         let t = Instant::now();
         std::thread::scope(|s| {
-            let handles: Vec<_> = bufs
-                .iter()
-                .zip(data.chunks(per))
-                .map(|(b, part)| s.spawn(move || b.write(0, part)))
-                .collect();
+            let handles: Vec<_> =
+                bufs.iter().zip(data.chunks(per)).map(|(b, part)| s.spawn(move || b.write(0, part))).collect();
             handles.into_iter().try_for_each(|h| h.join().unwrap_or(Ok(())))
         })?;
         rates.push((per * lanes) as f64 / t.elapsed().as_secs_f64() / 1e9);

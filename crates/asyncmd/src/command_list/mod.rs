@@ -111,7 +111,7 @@ impl CommandList {
             shadow: Default::default(),
             fallback: FallbackState::default(),
             late_records: 0,
-            semantics: Default::default(),
+            semantics: semantics::SemanticsState::watching(d.debug_layer()),
         })
     }
 
@@ -231,6 +231,7 @@ impl CommandList {
         self.fallback.reset();
         self.late_records = 0;
         self.semantics.reset();
+        self.semantics.watch = self.device.debug_layer();
         Ok(())
     }
 

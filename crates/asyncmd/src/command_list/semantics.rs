@@ -95,6 +95,10 @@ pub(crate) struct SemanticsState {
     /// submission marks pending.
     watched: Vec<Weak<ResourceShared>>,
     watched_ids: PtrTable<()>,
+    /// The debug layer was on when the recording began: every list names what it uses, for
+    /// the checks across queues; `written` holds what a list without hazard tracking writes.
+    pub(crate) watch: bool,
+    written: PtrTable<()>,
     /// The bound output targets draws write (legacy and warning fast lists).
     targets: Vec<BoundTarget>,
     /// No access since the last draw touched anything: draws need no new check.
@@ -105,6 +109,11 @@ pub(crate) struct SemanticsState {
 }
 
 impl SemanticsState {
+    /// A plain list's state; `watch`: the debug layer is on.
+    pub(crate) fn watching(watch: bool) -> Self {
+        SemanticsState { watch, ..Default::default() }
+    }
+
     /// Forgets the recording (list reset), keeping the memory; the mode goes back to plain.
     pub(crate) fn reset(&mut self) {
         self.mode = Mode::Plain;
@@ -113,6 +122,7 @@ impl SemanticsState {
         self.kept_ids.clear();
         self.watched.clear();
         self.watched_ids.clear();
+        self.written.clear();
         self.targets.clear();
         self.targets_clean = false;
         self.costs = TrackingCosts::default();
@@ -139,6 +149,15 @@ impl SemanticsState {
         for r in self.watched.iter().filter_map(Weak::upgrade) {
             r.pending.submitted(fence, value, self.hazards.wrote(r.id), rule);
         }
+    }
+
+    /// Every resource the list names (while the debug layer or a command buffer's semantics
+    /// watches), and whether it writes it.
+    pub(crate) fn used_resources(&self) -> impl Iterator<Item = (Arc<ResourceShared>, bool)> + '_ {
+        self.watched.iter().filter_map(Weak::upgrade).map(|r| {
+            let wrote = self.hazards.wrote(r.id) || self.written.get(r.id.0).is_some();
+            (r, wrote)
+        })
     }
 
     /// Hands over what the list kept alive.
@@ -185,8 +204,14 @@ impl CommandList {
         self.semantics.mode = mode;
     }
 
-    /// Whether commands must declare their uses: legacy lists, and fast lists that warn.
+    /// Whether commands must declare their uses: legacy lists, fast lists that warn, and any
+    /// list while the debug layer watches across queues.
     pub(crate) fn tracks_uses(&self) -> bool {
+        self.tracks_hazards() || self.semantics.watch
+    }
+
+    /// Whether the list keeps the hazard state: legacy lists and fast lists that warn.
+    fn tracks_hazards(&self) -> bool {
         matches!(self.semantics.mode, Mode::Legacy | Mode::Fast { warn: true })
     }
 
@@ -218,11 +243,11 @@ impl CommandList {
     /// the layout changes and barriers the uses need before the command; fast lists that warn
     /// report each hazard. Errors: a subresource out of range (callers validate first).
     pub(crate) fn uses(&mut self, api: &str, uses: &[Use<'_>]) -> Result<()> {
-        let legacy = match self.semantics.mode {
-            Mode::Plain | Mode::Fast { warn: false } => return Ok(()),
-            Mode::Legacy => true,
-            Mode::Fast { warn: true } => false,
-        };
+        if !self.tracks_uses() {
+            return Ok(());
+        }
+        let legacy = self.semantics.mode == Mode::Legacy;
+        let hazards = self.tracks_hazards();
         let start = Instant::now();
         self.semantics.targets_clean = false;
         for u in uses {
@@ -233,6 +258,12 @@ impl CommandList {
             if self.semantics.watched_ids.get(key).is_none() {
                 self.semantics.watched_ids.insert(key, ());
                 self.semantics.watched.push(Arc::downgrade(&u.resource.shared));
+            }
+            if !hazards {
+                if u.access.write {
+                    self.semantics.written.insert(u.resource.id().0, ());
+                }
+                continue;
             }
             let desc = u.resource.desc();
             let count = if desc.is_buffer() { 1 } else { desc.subresource_count() };
@@ -250,7 +281,7 @@ impl CommandList {
     /// A buffer's use by its id alone (root UAVs name buffers by GPU address): hazards only;
     /// the barriers wait for [`CommandList::flush_uses`].
     pub(crate) fn use_buffer_id(&mut self, api: &str, buffer: ResourceId, access: Access) {
-        if !self.tracks_uses() {
+        if !self.tracks_hazards() {
             return;
         }
         self.semantics.targets_clean = false;
@@ -397,7 +428,7 @@ impl CommandList {
         sync: BarrierSync,
         access: BarrierAccess,
     ) {
-        if !self.tracks_uses() {
+        if !self.tracks_hazards() {
             return;
         }
         self.semantics.targets_clean = false;
@@ -409,7 +440,7 @@ impl CommandList {
 
     /// The app's global barrier.
     pub(crate) fn app_global_barrier(&mut self, sync: BarrierSync, access: BarrierAccess) {
-        if self.tracks_uses() {
+        if self.tracks_hazards() {
             self.semantics.targets_clean = false;
             self.semantics.hazards.barrier_all(sync, access);
         }
@@ -453,7 +484,7 @@ impl CommandList {
     /// Before a secondary buffer runs here: each resource it uses, used here as its first
     /// accesses there (legacy: the barriers and layouts those need; fast: the reports).
     pub(crate) fn absorb_bundle_uses(&mut self, api: &str, bundle: &CommandList) {
-        if !self.tracks_uses() || !bundle.tracks_uses() {
+        if !self.tracks_hazards() || !bundle.tracks_hazards() {
             return;
         }
         let resources: Vec<Resource> =

@@ -6,6 +6,7 @@
 //! semantics inserts barriers from, and the barriers a submission of them needs first
 //! (`prefix.rs`).
 
+pub(crate) mod cross_queue;
 pub(crate) mod hazards;
 pub(crate) mod layouts;
 pub(crate) mod pending;
