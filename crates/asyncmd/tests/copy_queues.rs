@@ -8,6 +8,9 @@ use asyncmd::types::*;
 use asyncmd::*;
 use common::*;
 
+/// One recording call.
+type Record<'a> = Box<dyn Fn(&mut CommandList) + 'a>;
+
 /// Every recording call but the copies removes a copy list, with `InvalidArg` naming it.
 #[test]
 fn copy_lists_take_copies_only() {
@@ -38,7 +41,7 @@ fn copy_lists_take_copies_only() {
             format: Format::Unknown,
             region: None,
         };
-        let calls: Vec<(&str, Box<dyn Fn(&mut CommandList)>)> = vec![
+        let calls: Vec<(&str, Record)> = vec![
             ("SetPipelineState", Box::new(|l| l.set_pipeline_state(&pso))),
             ("SetGraphicsRootSignature", Box::new(|l| l.set_graphics_root_signature(&root))),
             ("SetComputeRootSignature", Box::new(|l| l.set_compute_root_signature(&root))),
