@@ -22,6 +22,8 @@ pub struct StreamingReport {
     /// The CPU's rate writing upload memory from as many threads as the uploader has lanes,
     /// no GPU work: the ceiling of an upload from host memory (GB/s).
     pub host_write_gbps: f64,
+    /// The same from one thread.
+    pub host_write_one_gbps: f64,
     /// Upload alone: ms and GB/s (medians).
     pub upload_ms: f64,
     pub upload_gbps: f64,
@@ -146,6 +148,7 @@ pub fn measure(spec: DeviceSpec, quick: bool) -> Result<StreamingReport> {
     );
     let hidden = 1.0 - (together_ms - direct_ms) / upload_ms.max(1e-9);
     let host_write_gbps = host_writes(&device, &data, lanes(), runs)?;
+    let host_write_one_gbps = host_writes(&device, &data, 1, runs)?;
     let frames = [None, Some(bytes / 8)]
         .into_iter()
         .map(|budget| frame_times(&up, &dst, &data, &mut work, copies.div_ceil(8).max(1), budget))
@@ -158,6 +161,7 @@ pub fn measure(spec: DeviceSpec, quick: bool) -> Result<StreamingReport> {
         upload_ms,
         upload_gbps: bytes as f64 / (upload_ms * 1e-3) / 1e9,
         host_write_gbps,
+        host_write_one_gbps,
         direct_ms,
         together_ms,
         hidden,
@@ -230,8 +234,9 @@ pub fn markdown(r: &StreamingReport) -> String {
     let mib = |b: u64| b as f64 / (1 << 20) as f64;
     let mut out = format!(
         "## Streaming on {}\n\nUploads of {:.0} MiB through a ring of {:.0} MiB on the {} queue; wall-clock ms, medians\n\n\
-         | upload alone | GB/s | CPU writes alone GB/s | direct work alone | together | hidden |\n|---|---|---|---|---|---|\n\
-         | {:.2} | {:.1} | {:.1} | {:.2} | {:.2} | {:.0} % |\n\n\
+         | upload alone | GB/s | CPU writes alone GB/s (lanes / one thread) | direct work alone | together | hidden |\n\
+         |---|---|---|---|---|---|\n\
+         | {:.2} | {:.1} | {:.1} / {:.1} | {:.2} | {:.2} | {:.0} % |\n\n\
          Frames (direct work each, the asset's upload starting in frame 4):\n\n\
          | budget per frame | median frame ms | worst frame ms | frames to done |\n|---|---|---|---|\n",
         r.device,
@@ -241,6 +246,7 @@ pub fn markdown(r: &StreamingReport) -> String {
         r.upload_ms,
         r.upload_gbps,
         r.host_write_gbps,
+        r.host_write_one_gbps,
         r.direct_ms,
         r.together_ms,
         r.hidden * 100.0
