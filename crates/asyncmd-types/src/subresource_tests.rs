@@ -83,7 +83,13 @@ fn barrier_rules() {
     assert!(!BarrierLayout::Common.allows(BarrierAccess::UNORDERED_ACCESS));
     assert!(BarrierLayout::DirectQueueCommon.allows(BarrierAccess::UNORDERED_ACCESS));
     assert!(!BarrierLayout::RenderTarget.legal_on(CommandListType::Compute));
-    assert!(!BarrierLayout::CopyDest.legal_on(CommandListType::Copy));
+    // Copy lists name COMMON, COPY_SOURCE and COPY_DEST (spec 004), and nothing else.
+    for l in [BarrierLayout::Common, BarrierLayout::CopySource, BarrierLayout::CopyDest] {
+        assert!(l.legal_on(CommandListType::Copy), "{l:?}");
+    }
+    for l in [BarrierLayout::RenderTarget, BarrierLayout::ShaderResource, BarrierLayout::DirectQueueCommon] {
+        assert!(!l.legal_on(CommandListType::Copy), "{l:?}");
+    }
     assert!(!sync_legal_on(BarrierSync::COMPUTE_SHADING, CommandListType::Copy));
     assert_eq!(BarrierLayout::from_raw(30), None);
     assert_eq!(BarrierLayout::from_raw(31), Some(BarrierLayout::DirectQueueGenericReadComputeQueueAccessible));

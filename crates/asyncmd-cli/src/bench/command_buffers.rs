@@ -4,6 +4,7 @@
 //! The GPU's work is waited for between cycles and not timed: both sides reuse memory the GPU
 //! is done with.
 
+use super::timing::median;
 use crate::devices::DeviceSpec;
 use asyncmd::types::{BarrierLayout, CommandListType, HeapType, ResourceDesc};
 use asyncmd::{Adapter, CommandQueue, Device, DeviceFactory, Level, Resource, Result, Semantics};
@@ -29,11 +30,6 @@ impl CycleRow {
 }
 
 const TIMEOUT: Duration = Duration::from_secs(10);
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
-}
 
 /// Sources and destinations of the copies: small buffers, so the CPU side dominates.
 struct Work {

@@ -5,6 +5,7 @@
 //! them). CPU time per recorded command, GPU time between timestamps around the stream, and
 //! the barriers each way records.
 
+use super::timing::median;
 use crate::devices::DeviceSpec;
 use asyncmd::ddi::{
     ColorWriteMask, ComputePipelineDesc, DepthStencilState, GraphicsPipelineDesc, PipelineDesc, PrimitiveTopology,
@@ -36,11 +37,6 @@ pub struct SemanticsRow {
 }
 
 const TIMEOUT: Duration = Duration::from_secs(60);
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v.get(v.len() / 2).copied().unwrap_or(0.0)
-}
 
 /// What the streams touch.
 struct Scene {

@@ -3,6 +3,7 @@
 //! upload a large asset with and without a per-frame budget. Wall-clock times: an upload's
 //! time runs from the first call to its ticket being done, the CPU's copy into the ring included.
 
+use super::timing::median;
 use crate::devices::DeviceSpec;
 use asyncmd::types::{BarrierLayout, CommandListType, HeapType, ResourceDesc};
 use asyncmd::{Adapter, CommandQueue, Device, DeviceFactory, Fence, Resource, Result, StreamingUploader};
@@ -50,11 +51,6 @@ pub struct FrameRow {
 }
 
 const TIMEOUT: Duration = Duration::from_secs(120);
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v.get(v.len() / 2).copied().unwrap_or(0.0)
-}
 
 fn buffer(device: &Device, heap: HeapType, bytes: u64) -> Result<Resource> {
     device.create_committed_resource(heap, &ResourceDesc::buffer(bytes), BarrierLayout::Undefined)

@@ -23,9 +23,10 @@ pub struct Bench {
     out: asyncmd::Resource,
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
+/// The median of `v` (0 for none).
+pub(crate) fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
+    v.get(v.len() / 2).copied().unwrap_or(0.0)
 }
 
 impl Bench {

@@ -448,33 +448,27 @@ impl CommandList {
 
     /// Binds the output targets draws write: legacy lists move them into their layouts now.
     pub(crate) fn bind_targets(&mut self, api: &str, targets: Vec<BoundTarget>) {
-        if !self.tracks_uses() {
-            return;
-        }
-        let r = (|| {
-            for (res, subs, access) in &targets {
-                self.uses(api, &[Use { resource: res, subs: Subs::List(subs), access: *access }])?;
-            }
-            Ok(())
-        })();
-        self.semantics.targets = targets;
-        if self.check(r) {
-            self.semantics.targets_clean = true;
+        if self.tracks_uses() {
+            self.use_targets(api, targets);
         }
     }
 
     /// A draw or bound clear writes the bound targets.
     pub(crate) fn draw_targets(&mut self, api: &str) {
-        if !self.tracks_uses() || self.semantics.targets_clean {
-            return;
+        if self.tracks_uses() && !self.semantics.targets_clean {
+            let targets = std::mem::take(&mut self.semantics.targets);
+            self.use_targets(api, targets);
         }
-        let targets = std::mem::take(&mut self.semantics.targets);
-        let r = (|| {
-            for (res, subs, access) in &targets {
-                self.uses(api, &[Use { resource: res, subs: Subs::List(subs), access: *access }])?;
-            }
-            Ok(())
-        })();
+    }
+
+    /// Uses `targets` (one barrier call for all of them) and keeps them as the bound ones.
+    fn use_targets(&mut self, api: &str, targets: Vec<BoundTarget>) {
+        let uses: smallvec::SmallVec<[Use; 9]> = targets
+            .iter()
+            .map(|(resource, subs, access)| Use { resource, subs: Subs::List(subs), access: *access })
+            .collect();
+        let r = self.uses(api, &uses);
+        drop(uses);
         self.semantics.targets = targets;
         if self.check(r) {
             self.semantics.targets_clean = true;
