@@ -232,3 +232,41 @@ fn bad_uploads_are_refused_and_upload_nothing() {
         assert!(StreamingUploader::with_lanes(&ctx.device, RING, 0).is_err(), "{name}: no lane");
     }
 }
+
+/// A legacy command buffer's host transfers into a destination none of its earlier commands
+/// touch go through the queue's uploader, and its submission waits for them; one into a
+/// destination it used before keeps its place in the buffer.
+#[test]
+fn a_command_buffers_host_transfers_go_through_the_queues_uploader() {
+    for (name, ctx) in contexts() {
+        let size = 64 << 10;
+        let (old, new) = (pattern(size, 1), pattern(size, 2));
+        let dst = ctx.buffer(HeapType::Default, size as u64);
+        let (rb, rb2) = (ctx.buffer(HeapType::Readback, size as u64), ctx.buffer(HeapType::Readback, size as u64));
+        let up = ctx.direct.streaming_uploader().unwrap();
+        let mut b = ctx.direct.create_command_buffer(Semantics::Legacy, Level::Primary).unwrap();
+        b.transfer_host_to_buffer(&old, &dst, 0).unwrap();
+        b.copy_buffer_region(&rb, 0, &dst, 0, size as u64);
+        b.submit().unwrap();
+        assert_eq!(rb.read_vec(0, size).unwrap(), old, "{name}");
+        assert_eq!(up.uploaded_bytes(), size as u64, "{name}: through the uploader");
+        let mut b = ctx.direct.create_command_buffer(Semantics::Legacy, Level::Primary).unwrap();
+        b.copy_buffer_region(&rb, 0, &dst, 0, size as u64);
+        b.transfer_host_to_buffer(&new, &dst, 0).unwrap();
+        b.copy_buffer_region(&rb2, 0, &dst, 0, size as u64);
+        b.submit().unwrap();
+        assert_eq!(rb.read_vec(0, size).unwrap(), old, "{name}: read before the transfer");
+        assert_eq!(rb2.read_vec(0, size).unwrap(), new, "{name}: read after it");
+        assert_eq!(up.uploaded_bytes(), size as u64, "{name}: that one stayed in the buffer");
+        // A texture, rows exactly `pitch` apart.
+        let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 64, 32);
+        let tex = ctx.texture(&desc, BarrierLayout::Common);
+        let data = pattern(64 * 4 * 32, 3);
+        let mut b = ctx.direct.create_command_buffer(Semantics::Legacy, Level::Primary).unwrap();
+        b.transfer_host_to_texture(&data, 256, &tex, 0).unwrap();
+        b.submit().unwrap();
+        assert_eq!(up.uploaded_bytes(), (size + data.len()) as u64, "{name}");
+        ctx.direct.wait_idle(TIMEOUT).unwrap();
+        assert_eq!(ctx.read_subresource(&tex, 0), data, "{name}");
+    }
+}

@@ -88,6 +88,9 @@ pub struct CommandBuffer {
     level: Level,
     /// A primary executed this secondary buffer: its recording has ended.
     ended: bool,
+    /// The last upload of the queue's streaming uploader this buffer's transfers made: its
+    /// submission waits for it.
+    uploads: Option<crate::UploadTicket>,
     /// Recorded by one thread at a time: not `Sync`.
     _not_sync: PhantomData<std::cell::Cell<()>>,
 }
@@ -286,6 +289,7 @@ impl CommandQueue {
             semantics,
             level,
             ended: false,
+            uploads: None,
             _not_sync: PhantomData,
         })
     }
@@ -339,6 +343,9 @@ impl CommandQueue {
             Semantics::Legacy => self.add_prefixes(&mut parts),
             Semantics::Fast => Ok(()),
         });
+        // Uploads the buffers' transfers made on the copy queue come first.
+        let closed = closed
+            .and_then(|()| buffers.iter_mut().filter_map(|b| b.uploads.take()).try_for_each(|t| self.wait_ticket(&t)));
         let submitted = closed.and_then(|()| {
             let lists: smallvec::SmallVec<[&CommandList; 4]> = parts.iter().map(|p| &p.list).collect();
             self.execute(&lists)

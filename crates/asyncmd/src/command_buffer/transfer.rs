@@ -1,11 +1,11 @@
 //! `transfer`: copies between buffers, textures and host memory that check the resources'
 //! transfer usage on every device and keep what they copy between alive with the buffer.
 
-use super::CommandBuffer;
+use super::{CommandBuffer, Level};
 use crate::resource::Resource;
 use asyncmd_types::{
-    align_up, Error, HeapType, MessageId, PlacedSubresourceFootprint, ResourceDesc, ResourceUsage, Result,
-    TextureCopyLocation, TEXTURE_DATA_PITCH_ALIGNMENT,
+    align_up, BarrierLayout, Error, HeapType, MessageId, PlacedSubresourceFootprint, ResourceDesc, ResourceUsage,
+    Result, TextureCopyLocation, TEXTURE_DATA_PITCH_ALIGNMENT,
 };
 
 fn usage_error(api: &str, role: &str, needs: &str) -> Error {
@@ -91,13 +91,22 @@ impl CommandBuffer {
         Ok(())
     }
 
-    /// Copies `data` from host memory into buffer `dest` at `dest_offset`, through an upload
-    /// buffer this command buffer makes and keeps alive until the copy has executed.
+    /// Copies `data` from host memory into buffer `dest` at `dest_offset`. Where no earlier
+    /// command of this buffer touches `dest` (legacy semantics knows; a fast buffer cannot
+    /// tell) and `dest` is a committed buffer of a DEFAULT heap, the queue's streaming uploader
+    /// ([`CommandQueue::streaming_uploader`](crate::CommandQueue::streaming_uploader)) copies
+    /// it on the copy queue and the buffer's submission waits for it on the GPU; otherwise the
+    /// copy keeps its place in the buffer, through an upload buffer this command buffer makes
+    /// and keeps alive until the copy has executed.
     pub fn transfer_host_to_buffer(&mut self, data: &[u8], dest: &Resource, dest_offset: u64) -> Result<()> {
         const API: &str = "CommandBuffer::transfer (host to buffer)";
         check_usage(API, None, dest)?;
         if data.is_empty() {
             return Ok(());
+        }
+        if self.may_stream(dest) {
+            let ticket = self.queue.streaming_uploader()?.upload_buffer(dest, dest_offset, data)?;
+            return self.after_upload(dest, ticket);
         }
         let staging = self.staging(data.len() as u64)?;
         staging.write(0, data)?;
@@ -122,6 +131,7 @@ impl CommandBuffer {
         if dest.desc().is_buffer() {
             return Err(invalid(API, "the destination is a buffer; transfer_host_to_buffer writes buffers".into()));
         }
+
         let fp = dest.desc().copyable_footprints(subresource, 1, 0).ok_or_else(|| {
             invalid(API, format!("subresource {subresource} is out of range or has no copyable footprint"))
         })?;
@@ -144,6 +154,12 @@ impl CommandBuffer {
                     data.len()
                 ),
             ));
+        }
+        let single = !dest.desc().is_msaa() && dest.desc().format.plane_count() == 1;
+        let exact = rows.checked_mul(slices).and_then(|n| n.checked_mul(row_pitch)) == Some(data.len() as u64);
+        if single && exact && self.may_stream(dest) {
+            let ticket = self.queue.streaming_uploader()?.upload_texture(dest, subresource, data, row_pitch)?;
+            return self.after_upload(dest, ticket);
         }
         // Rows move to the pitch copies need (256-byte aligned).
         let pitch = align_up(row, TEXTURE_DATA_PITCH_ALIGNMENT as u64);
@@ -168,6 +184,28 @@ impl CommandBuffer {
         let to = TextureCopyLocation::subresource(dest, subresource);
         self.copy_texture_region(&to, 0, 0, 0, &TextureCopyLocation::footprint(&staging, placed), None);
         self.track_all(&[&staging, dest]);
+        Ok(())
+    }
+
+    /// Whether a host transfer into `dest` may go through the queue's uploader, ahead of this
+    /// buffer: a primary legacy buffer none of whose earlier commands touches `dest`, a
+    /// committed destination in a DEFAULT heap, in a layout the copy queue uses.
+    fn may_stream(&self, dest: &Resource) -> bool {
+        let layout_ok = dest.desc().is_buffer()
+            || (0..dest.desc().subresource_count())
+                .all(|s| matches!(dest.layout(s), Some(BarrierLayout::Common | BarrierLayout::CopyDest) | None));
+        let untouched = self.parts.as_ref().is_some_and(|p| p.list.semantics.untouched(dest.id()));
+        self.level == Level::Primary
+            && untouched
+            && dest.heap_type() == HeapType::Default
+            && !dest.is_reserved()
+            && layout_ok
+    }
+
+    /// The buffer's submission waits for `ticket`; `dest` lives until the buffer has run.
+    fn after_upload(&mut self, dest: &Resource, ticket: crate::UploadTicket) -> Result<()> {
+        self.uploads = Some(ticket);
+        self.track(dest);
         Ok(())
     }
 
