@@ -29,6 +29,9 @@ pub struct Capabilities {
     /// Copy queues run on their own engine (a transfer-only queue family: the DMA engines),
     /// beside the direct and compute queues; `false` where one queue serves them all.
     pub dedicated_copy_queue: bool,
+    /// Copy lists write timestamps (`CopyQueueTimestampQueriesSupported`): query heaps of type
+    /// `CopyQueueTimestamp` can be made.
+    pub copy_queue_timestamps: bool,
 }
 
 /// The feature version of the native Async Commands DDI this crate describes.

@@ -128,6 +128,7 @@ impl ReferenceDevice {
             resolve_min_max: true,
             timestamp_frequency: 1_000_000_000,
             dedicated_copy_queue: config.dedicated_copy_queue,
+            copy_queue_timestamps: true,
         };
         Self {
             shared: Arc::new(Shared {

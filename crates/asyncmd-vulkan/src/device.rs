@@ -136,6 +136,12 @@ impl VulkanDevice {
             timestamp_frequency: (1e9 / props.limits.timestamp_period.max(f32::MIN_POSITIVE) as f64) as u64,
             dedicated_copy_queue: core.families.copy != core.families.direct
                 && core.families.copy != core.families.compute,
+            // A transfer-only family may write timestamps but cannot reset query pools or
+            // copy their results (`VUID-vkCmdResetQueryPool-commandBuffer-cmdpool`, seen on
+            // the H200's DMA family): copy lists time only where they share a family with
+            // compute or graphics.
+            copy_queue_timestamps: core.families.copy == core.families.direct
+                || core.families.copy == core.families.compute,
         };
         let tables = Arc::new(Tables {
             resources: Table::default(),

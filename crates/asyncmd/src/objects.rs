@@ -70,6 +70,11 @@ impl QueryHeap {
                 "CreateQueryHeap: Count must be non-zero",
             ));
         }
+        if desc.ty == QueryHeapType::CopyQueueTimestamp && !d.ddi.capabilities().copy_queue_timestamps {
+            return d.fail(Error::unsupported(
+                "CreateQueryHeap: copy lists of this device write no timestamps (CopyQueueTimestampQueriesSupported is false)",
+            ));
+        }
         let id = d.ddi.create_query_heap(desc).or_else(|e| d.fail(e))?;
         Ok(QueryHeap(Arc::new(QueryHeapShared { device: d.clone(), id, desc: *desc })))
     }

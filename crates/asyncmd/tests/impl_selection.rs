@@ -20,6 +20,7 @@ fn caps(enhanced: bool, native: bool) -> Capabilities {
         resolve_min_max: true,
         timestamp_frequency: 1,
         dedicated_copy_queue: true,
+        copy_queue_timestamps: true,
     }
 }
 
