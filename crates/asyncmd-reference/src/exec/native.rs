@@ -34,7 +34,7 @@ fn fill_box(data: &mut [u8], s: &Surface, bbox: &Box3, value: &[u8]) {
 
 /// The least work worth a thread: starting workers for less costs more than the parallelism
 /// gains (measured with `asyncmd bench`).
-const PARALLEL_MIN_BYTES: u64 = 1 << 20;
+const PARALLEL_MIN_BYTES: u64 = 4 << 20;
 
 /// The host's cores, asked once: `available_parallelism` reads the cgroup limits from files on
 /// every call, which costs more than a small native command.
