@@ -67,6 +67,22 @@ pub struct Params {
 }
 
 impl Params {
+    /// Checks that a case's `resources` of `each` bytes fit [`MAX_CASE_BYTES`] (the case's own
+    /// sizes: a count of queries or tiles asks for far less than a count of 1 MiB buffers).
+    fn fits(&self, api: &str, resources: u64, each: u64) -> Result<()> {
+        if resources.saturating_mul(each) > MAX_CASE_BYTES {
+            return Err(Error::invalid_arg(
+                MessageId::CreateDeviceInvalidArgs,
+                format!(
+                    "bench: {api}: {resources} resources of {each} bytes (--count, --size) ask for more than {} GiB \
+                     per case",
+                    MAX_CASE_BYTES >> 30
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// Resources per case: the `--count` or the case's default.
     fn count(&self, quick: u64, full: u64) -> u64 {
         self.count.unwrap_or(if self.quick { quick } else { full }).max(1)
@@ -210,13 +226,8 @@ pub fn measure(opts: &BenchOptions) -> Result<Report> {
     Ok(Report { device: caps.name.clone(), apis, routes, coverage, coverage_side: side })
 }
 
-/// The most memory `--count` × `--size` may ask for in one case.
+/// The most memory one case's resources may ask for (`--count` × `--size`, or the case's own).
 const MAX_CASE_BYTES: u64 = 16 << 30;
-/// The largest number of sized resources a case uses by default.
-const MAX_DEFAULT_COUNT: u64 = 256;
-/// The largest size of the resources of the cases that take `--count` (1 MiB buffers, 512²
-/// RGBA8 textures).
-const MAX_DEFAULT_BYTES: u64 = 1 << 20;
 
 /// Writes `rows` as JSON to `path`, if one is given.
 fn write_json<T: serde::Serialize>(path: Option<&std::path::Path>, rows: &T) -> Result<()> {
@@ -247,19 +258,6 @@ pub fn run(opts: BenchOptions) -> Result<()> {
             return write_json(opts.json.as_deref(), &report);
         }
         Suite::AsyncCommands => {}
-    }
-    if opts.count.is_some() || opts.size.is_some() {
-        // What is not given keeps the cases' own values, up to these.
-        let (n, b) = (opts.count.unwrap_or(MAX_DEFAULT_COUNT), opts.size.unwrap_or(MAX_DEFAULT_BYTES));
-        if n.saturating_mul(b) > MAX_CASE_BYTES {
-            return Err(Error::invalid_arg(
-                MessageId::CreateDeviceInvalidArgs,
-                format!(
-                    "bench: {n} resources (--count) of {b} bytes (--size) ask for more than {} GiB per case",
-                    MAX_CASE_BYTES >> 30
-                ),
-            ));
-        }
     }
     if let Some(bad) = opts.apis.iter().find(|a| !cases::ALL.iter().any(|b| b.0.eq_ignore_ascii_case(a))) {
         return Err(Error::invalid_arg(

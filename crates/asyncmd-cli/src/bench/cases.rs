@@ -45,6 +45,7 @@ pub(super) fn texture(d: &Device, desc: &ResourceDesc, layout: BarrierLayout) ->
 
 fn copy_buffer_regions(d: &Device, p: &Params) -> Result<Option<Case>> {
     let (n, len) = (p.count(16, 256), p.bytes(4 << 10, 16 << 10));
+    p.fits("CopyBufferRegions", n * 2, len)?;
     let (src, dst) = (buffer(d, n * len, ResourceFlags::empty())?, buffer(d, n * len, ResourceFlags::empty())?);
     let (s2, d2) = (src.clone(), dst.clone());
     Ok(Some(Case {
@@ -67,6 +68,7 @@ fn copy_buffer_regions(d: &Device, p: &Params) -> Result<Option<Case>> {
 
 fn copy_texture_regions(d: &Device, p: &Params) -> Result<Option<Case>> {
     let (n, side) = (p.count(4, 16), p.side(64, 256, 4));
+    p.fits("CopyTextureRegions", n * 2, side as u64 * side as u64 * 4)?;
     let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, side, side);
     let pairs: Vec<(Resource, Resource)> = (0..n)
         .map(|_| Ok((texture(d, &desc, BarrierLayout::Common)?, texture(d, &desc, BarrierLayout::Common)?)))
@@ -100,6 +102,7 @@ fn copy_texture_regions(d: &Device, p: &Params) -> Result<Option<Case>> {
 
 fn copy_resources(d: &Device, p: &Params) -> Result<Option<Case>> {
     let (n, len) = (p.count(4, 16), p.bytes(64 << 10, 1 << 20));
+    p.fits("CopyResources", n * 2, len)?;
     let pairs: Vec<(Resource, Resource)> = (0..n)
         .map(|_| Ok((buffer(d, len, ResourceFlags::empty())?, buffer(d, len, ResourceFlags::empty())?)))
         .collect::<Result<_>>()?;
@@ -118,7 +121,9 @@ fn copy_tiles_async(d: &Device, p: &Params) -> Result<Option<Case>> {
     if d.capabilities().tiled_resources_tier < 2 {
         return Ok(None);
     }
-    let tiles = p.count(2, 16) as u32;
+    let tiles = p.count(2, 16);
+    p.fits("CopyTilesAsync", tiles * 2, TILE_SIZE_IN_BYTES)?;
+    let tiles = tiles as u32;
     let bytes = tiles as u64 * TILE_SIZE_IN_BYTES;
     let reserved = d.create_reserved_resource(&ResourceDesc::buffer(bytes), BarrierLayout::Undefined)?;
     let heap = d.create_heap(bytes)?;
@@ -159,7 +164,9 @@ fn resolve_subresource_region_async(d: &Device, p: &Params) -> Result<Option<Cas
 }
 
 fn resolve_query_data_async(d: &Device, p: &Params) -> Result<Option<Case>> {
-    let n = p.count(64, 4096) as u32;
+    let n = p.count(64, 4096);
+    p.fits("ResolveQueryDataAsync", n, 8)?;
+    let n = n as u32;
     let heap = d.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Timestamp, count: n })?;
     let dst = buffer(d, n as u64 * 8, ResourceFlags::empty())?;
     let (h2, d2) = (heap.clone(), dst.clone());
@@ -172,6 +179,7 @@ fn resolve_query_data_async(d: &Device, p: &Params) -> Result<Option<Case>> {
 
 fn fill_buffers(d: &Device, p: &Params) -> Result<Option<Case>> {
     let (n, len) = (p.count(16, 256), p.bytes(4 << 10, 16 << 10));
+    p.fits("FillBuffers", n, len)?;
     let dst = buffer(d, n * len, ResourceFlags::ALLOW_UNORDERED_ACCESS)?;
     // Without the API an app uploads the pattern once and copies it into each range.
     let pattern = buffer(d, len, ResourceFlags::empty())?;
@@ -198,6 +206,7 @@ fn fill_buffers(d: &Device, p: &Params) -> Result<Option<Case>> {
 
 fn clear_texture_subresources(d: &Device, p: &Params) -> Result<Option<Case>> {
     let (n, side) = (p.count(4, 16), p.side(64, 512, 4));
+    p.fits("ClearTextureSubresources", n, side as u64 * side as u64 * 4)?;
     // The API's main use: textures without render-target or UAV flags.
     let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, side, side);
     let textures: Vec<Resource> = (0..n).map(|_| texture(d, &desc, BarrierLayout::Common)).collect::<Result<_>>()?;
@@ -267,6 +276,7 @@ fn bound_targets(
 
 fn clear_bound_render_target_views(d: &Device, p: &Params) -> Result<Option<Case>> {
     let (n, side) = (p.count(8, 8).clamp(1, 8) as u32, p.side(64, 1024, 4));
+    p.fits("ClearBoundRenderTargetViews", n as u64, side as u64 * side as u64 * 4)?;
     let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, side, side).with_flags(ResourceFlags::ALLOW_RENDER_TARGET);
     let (_textures, handles, heap) = bound_targets(d, &desc, n, false)?;
     let h2 = handles.clone();
