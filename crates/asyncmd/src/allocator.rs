@@ -16,8 +16,9 @@ pub(crate) struct AllocatorShared {
     in_flight: Mutex<Vec<(Fence, u64)>>,
     /// Buffers the fallback made while recording on this allocator; recycled on reset.
     owned: Mutex<Vec<crate::resource::Resource>>,
-    /// Pattern tiles of texture clears by byte pattern and footprint (also in `owned`):
-    /// reusable by every list recorded on this allocator until it is reset.
+    /// Pattern tiles of texture clears by byte pattern and footprint (the ones this allocator
+    /// made also in `owned`): reusable by every list recorded on this allocator until it is
+    /// reset, then kept by the device for later recordings.
     tiles: Mutex<HashMap<TileKey, crate::resource::Resource>>,
     /// Clear pipelines lists on this allocator drew with: alive until its reset, so the
     /// device's cache may evict them at any time.
@@ -81,12 +82,16 @@ impl CommandAllocator {
             ));
         }
         drop(in_flight);
-        self.0.tiles.lock().unwrap_or_else(PoisonError::into_inner).clear();
+        let tiles = std::mem::take(&mut *self.0.tiles.lock().unwrap_or_else(PoisonError::into_inner));
         self.0.pipelines.lock().unwrap_or_else(PoisonError::into_inner).clear();
-        let owned = std::mem::take(&mut *self.0.owned.lock().unwrap_or_else(PoisonError::into_inner));
+        let mut owned = std::mem::take(&mut *self.0.owned.lock().unwrap_or_else(PoisonError::into_inner));
+        // Tiles are never written again: the device keeps them for later recordings instead of
+        // pooling their buffers for anything.
+        owned.retain(|r| !tiles.values().any(|t| t.same(r)));
         // The GPU is done with everything recorded here: the fallback's buffers go back to the
         // pools, while the app holds the device (pooled buffers hold it).
         d.give_back(owned);
+        d.keep_tiles(tiles);
         Ok(())
     }
 

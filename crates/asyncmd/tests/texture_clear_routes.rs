@@ -35,7 +35,7 @@ fn copy_sources(log: &SpyLog) -> Vec<(asyncmd::ddi::ResourceId, PlacedSubresourc
 }
 
 #[test]
-fn pattern_tiles_are_cached_per_allocator_until_it_is_reset() {
+fn pattern_tiles_are_cached_per_allocator_then_kept_by_the_device() {
     let (ctx, log) = spy_ctx(ReferenceConfig::default());
     let tex = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 64, 64), BarrierLayout::Common);
     let other = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 64, 64), BarrierLayout::Common);
@@ -60,6 +60,12 @@ fn pattern_tiles_are_cached_per_allocator_until_it_is_reset() {
     ctx.run(CommandListType::Compute, |l| l.clear_texture_subresources(&[clear(&tex, 0, value, None)]));
     assert_ne!(copy_sources(&log)[0].0, sources[0].0, "a list on another allocator does not see the tile");
     alloc.reset().unwrap();
+    // After the reset the device keeps the tile: any allocator's lists take it, nothing is
+    // encoded or uploaded again.
+    log.clear();
+    ctx.run(CommandListType::Compute, |l| l.clear_texture_subresources(&[clear(&other, 0, value, None)]));
+    assert_eq!(copy_sources(&log)[0].0, sources[0].0, "a later recording reuses the kept tile");
+    assert_eq!(ctx.read_subresource(&other, 0), ctx.read_subresource(&tex, 0), "the same bytes");
     log.clear();
     let mut l = ctx.device.create_command_list(CommandListType::Compute, &alloc).unwrap();
     l.clear_texture_subresources(&[clear(&tex, 0, ClearData::from_floats([0.0; 4]), None)]);

@@ -1,8 +1,10 @@
-//! Size-classed pools of the fallback's upload and VRAM staging buffers, and its private MSAA
-//! textures by description, sharing one budget for resources kept between uses. Resources come
+//! Size-classed pools of the fallback's upload and VRAM staging buffers, its private MSAA
+//! textures by description, and its pattern tiles by pattern, sharing one budget for
+//! resources kept between uses. Resources come
 //! back only after their allocator was reset (the GPU is done with them); protected or
 //! unhealthy cases skip recycling.
 
+use crate::allocator::TileKey;
 use crate::resource::Resource;
 use asyncmd_types::{HeapType, ResourceDesc};
 use std::collections::HashMap;
@@ -10,6 +12,8 @@ use std::sync::{Mutex, PoisonError};
 
 /// Bytes of buffers a device keeps for reuse, all pools together.
 pub const POOL_BUDGET: u64 = 128 << 20;
+/// Bytes of pattern tiles kept, oldest given up first (part of [`POOL_BUDGET`]).
+pub const TILE_BUDGET: u64 = 16 << 20;
 /// The smallest size class.
 const MIN_CLASS: u64 = 64 << 10;
 
@@ -22,6 +26,12 @@ pub fn size_class(size: u64) -> u64 {
 struct Kept {
     buffers: HashMap<(HeapType, u64), Vec<Resource>>,
     textures: HashMap<ResourceDesc, Vec<Resource>>,
+    /// Pattern tiles: never written after they are made, so any list may read one while
+    /// others do (each allocator that uses one keeps it until its reset).
+    tiles: HashMap<TileKey, Resource>,
+    /// The tiles' keys, oldest first, and their bytes.
+    tile_order: std::collections::VecDeque<TileKey>,
+    tile_bytes: u64,
     bytes: u64,
 }
 
@@ -77,6 +87,36 @@ impl BufferPools {
             }
             k.bytes += class;
             k.buffers.entry((r.heap_type(), class)).or_default().push(r);
+        }
+    }
+
+    /// A kept pattern tile for `key`, shared (it stays kept).
+    pub(crate) fn tile(&self, key: &TileKey) -> Option<Resource> {
+        self.kept.lock().unwrap_or_else(PoisonError::into_inner).tiles.get(key).cloned()
+    }
+
+    /// Keeps pattern tiles for later recordings while the budget allows.
+    pub(crate) fn keep_tiles(&self, tiles: impl IntoIterator<Item = (TileKey, Resource)>) {
+        let mut k = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        for (key, tile) in tiles {
+            let bytes = tile.desc().width;
+            if k.tiles.contains_key(&key) || bytes > TILE_BUDGET {
+                continue;
+            }
+            while k.tile_bytes + bytes > TILE_BUDGET {
+                let Some(old) = k.tile_order.pop_front() else { break };
+                if let Some(t) = k.tiles.remove(&old) {
+                    let b = t.desc().width;
+                    k.tile_bytes -= b;
+                    k.bytes -= b;
+                }
+            }
+            if k.bytes.saturating_add(bytes) <= POOL_BUDGET {
+                k.bytes += bytes;
+                k.tile_bytes += bytes;
+                k.tile_order.push_back(key.clone());
+                k.tiles.insert(key, tile);
+            }
         }
     }
 

@@ -116,7 +116,12 @@ impl Lowering<'_> {
         let format = if rf.plane_count() > 1 { plane.format } else { rf };
         let footprint = tile_footprint(format, &plane, c.region.extent());
         let key: TileKey = (element.as_bytes().to_vec(), footprint);
-        let tile = match self.allocator.tile(&key) {
+        let kept = || {
+            let t = self.device.pools.tile(&key)?;
+            self.allocator.keep_tile(key.clone(), t.clone());
+            Some(t)
+        };
+        let tile = match self.allocator.tile(&key).or_else(kept) {
             Some(t) => t,
             None => {
                 let bytes = tile_bytes(&footprint, &plane, &element);
