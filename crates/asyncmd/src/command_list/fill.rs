@@ -115,6 +115,7 @@ impl CommandList {
 
     /// The fallback's fills: each planned on its route, runs of one route recorded together.
     fn lower_fills(&mut self, planned: Vec<ResolvedFill<&Resource>>) {
+        let planned = crate::fallback::fill::join_runs(planned, |a, b| a.same(b));
         // Every fill is planned before anything is recorded; runs of one route go together.
         let device = DeviceFacts::of(self.device.ddi.capabilities());
         let mut runs: Vec<(FillRoute, Vec<ResolvedFill<&Resource>>)> = Vec::new();

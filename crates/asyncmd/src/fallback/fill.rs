@@ -59,6 +59,27 @@ pub(crate) fn chunk_bytes(pattern: &[u8], len: u64) -> Vec<u8> {
 pub(crate) const COMPUTE_UAV: Scope =
     Scope { sync: asyncmd_types::BarrierSync::COMPUTE_SHADING, access: asyncmd_types::BarrierAccess::UNORDERED_ACCESS };
 
+/// Joins each fill with the next where that one continues it: the same buffer and pattern,
+/// starting where it ends. A fill's bytes are whole patterns, so the joined fill writes the
+/// bytes the two did; one dispatch or copy run instead of two (256 fills of one buffer's
+/// consecutive ranges, the usual batch, become one).
+pub(crate) fn join_runs<R: Copy>(fills: Vec<ResolvedFill<R>>, same: impl Fn(&R, &R) -> bool) -> Vec<ResolvedFill<R>> {
+    let mut out: Vec<ResolvedFill<R>> = Vec::with_capacity(fills.len());
+    for f in fills {
+        if let Some(last) = out.last_mut() {
+            let continues = same(&last.buffer, &f.buffer)
+                && last.pattern == f.pattern
+                && last.offset.checked_add(last.bytes) == Some(f.offset);
+            if let (true, Some(bytes)) = (continues, last.bytes.checked_add(f.bytes)) {
+                last.bytes = bytes;
+                continue;
+            }
+        }
+        out.push(f);
+    }
+    out
+}
+
 impl Lowering<'_> {
     /// The device's fill root signature and pipeline, made on first use.
     fn fill_pipeline(&self) -> Result<(RootSignature, PipelineState)> {
@@ -261,5 +282,32 @@ mod tests {
         assert_eq!(fill_groups(t + 1), (2, 1));
         let (x, y) = fill_groups(u32::MAX);
         assert!(x as u64 * y as u64 * t as u64 >= u32::MAX as u64 && x <= 65535 && y <= 65535);
+    }
+}
+
+#[cfg(test)]
+mod join_tests {
+    use super::*;
+    use asyncmd_types::ClearElement;
+
+    fn fill(buffer: u32, offset: u64, bytes: u64, pattern: &[u8]) -> ResolvedFill<u32> {
+        ResolvedFill { buffer, offset, pattern: ClearElement::from_bytes(pattern).expect("1 to 16 bytes"), bytes }
+    }
+
+    #[test]
+    fn only_fills_that_continue_each_other_join() {
+        let p = [1u8, 2, 3, 4];
+        let joined = join_runs((0..256).map(|i| fill(7, i * 64, 64, &p)).collect(), |a, b| a == b);
+        assert_eq!(joined, vec![fill(7, 0, 256 * 64, &p)]);
+        let apart = vec![
+            fill(7, 0, 64, &p),
+            fill(7, 128, 64, &p),   // a gap
+            fill(8, 192, 64, &p),   // another buffer
+            fill(8, 256, 64, &[9]), // another pattern
+            fill(8, 320, 64, &[9]),
+        ];
+        let out = join_runs(apart, |a, b| a == b);
+        assert_eq!(out.len(), 4);
+        assert_eq!(out[3], fill(8, 256, 128, &[9]));
     }
 }
