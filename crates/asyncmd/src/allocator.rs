@@ -26,7 +26,7 @@ pub(crate) struct AllocatorShared {
 }
 
 /// What identifies a pattern tile: the element's bytes and the tile's footprint.
-pub(crate) type TileKey = (Vec<u8>, SubresourceFootprint);
+pub(crate) type TileKey = (asyncmd_types::ClearElement, SubresourceFootprint);
 
 /// A command allocator (`ID3D12CommandAllocator`). Cloning shares it.
 #[derive(Clone)]

@@ -114,7 +114,7 @@ impl BufferPools {
             if k.bytes.saturating_add(bytes) <= POOL_BUDGET {
                 k.bytes += bytes;
                 k.tile_bytes += bytes;
-                k.tile_order.push_back(key.clone());
+                k.tile_order.push_back(key);
                 k.tiles.insert(key, tile);
             }
         }

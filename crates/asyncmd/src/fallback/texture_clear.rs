@@ -115,10 +115,10 @@ impl Lowering<'_> {
         let plane = rf.plane(c.plane).ok_or_else(|| internal("no such plane"))?;
         let format = if rf.plane_count() > 1 { plane.format } else { rf };
         let footprint = tile_footprint(format, &plane, c.region.extent());
-        let key: TileKey = (element.as_bytes().to_vec(), footprint);
+        let key: TileKey = (element, footprint);
         let kept = || {
             let t = self.device.pools.tile(&key)?;
-            self.allocator.keep_tile(key.clone(), t.clone());
+            self.allocator.keep_tile(key, t.clone());
             Some(t)
         };
         let tile = match self.allocator.tile(&key).or_else(kept) {
@@ -127,7 +127,7 @@ impl Lowering<'_> {
                 let bytes = tile_bytes(&footprint, &plane, &element);
                 let t = self.fallback_buffer(HeapType::Upload, bytes.len() as u64)?;
                 t.write(0, &bytes)?;
-                self.allocator.keep_tile(key.clone(), t.clone());
+                self.allocator.keep_tile(key, t.clone());
                 t
             }
         };
