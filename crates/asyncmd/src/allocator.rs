@@ -23,6 +23,10 @@ pub(crate) struct AllocatorShared {
     /// Clear pipelines lists on this allocator drew with: alive until its reset, so the
     /// device's cache may evict them at any time.
     pipelines: Mutex<Vec<crate::objects::PipelineState>>,
+    /// Private textures too large for the pools' budget that the last recording used, kept
+    /// for the next one on this allocator (a frame that clears a large MSAA texture makes its
+    /// private texture once, not every frame): at most what one recording used.
+    large: Mutex<Vec<crate::resource::Resource>>,
 }
 
 /// What identifies a pattern tile: the element's bytes and the tile's footprint.
@@ -42,6 +46,7 @@ impl CommandAllocator {
             owned: Mutex::new(Vec::new()),
             tiles: Mutex::new(HashMap::new()),
             pipelines: Mutex::new(Vec::new()),
+            large: Mutex::new(Vec::new()),
         }))
     }
 
@@ -67,6 +72,7 @@ impl CommandAllocator {
             self.0.owned.lock().unwrap_or_else(PoisonError::into_inner).clear();
             self.0.tiles.lock().unwrap_or_else(PoisonError::into_inner).clear();
             self.0.pipelines.lock().unwrap_or_else(PoisonError::into_inner).clear();
+            self.0.large.lock().unwrap_or_else(PoisonError::into_inner).clear();
             return d.fail(e);
         }
         let mut in_flight = self.0.in_flight.lock().unwrap_or_else(PoisonError::into_inner);
@@ -88,11 +94,26 @@ impl CommandAllocator {
         // Tiles are never written again: the device keeps them for later recordings instead of
         // pooling their buffers for anything.
         owned.retain(|r| !tiles.values().any(|t| t.same(r)));
+        // Private textures the pools could never take stay here for the next recording; the
+        // ones kept before and not used again go.
+        let too_large = |r: &crate::resource::Resource| {
+            !r.desc().is_buffer() && crate::fallback::pools::texture_bytes(r.desc()) > crate::fallback::pools::POOL_BUDGET
+        };
+        let large: Vec<_> = owned.iter().filter(|r| too_large(r)).cloned().collect();
+        owned.retain(|r| !too_large(r));
+        *self.0.large.lock().unwrap_or_else(PoisonError::into_inner) = large;
         // The GPU is done with everything recorded here: the fallback's buffers go back to the
         // pools, while the app holds the device (pooled buffers hold it).
         d.give_back(owned);
         d.keep_tiles(tiles);
         Ok(())
+    }
+
+    /// A large private texture of `desc` the last recording on this allocator used, taken.
+    pub(crate) fn take_large(&self, desc: &asyncmd_types::ResourceDesc) -> Option<crate::resource::Resource> {
+        let mut large = self.0.large.lock().unwrap_or_else(PoisonError::into_inner);
+        let i = large.iter().position(|r| r.desc() == desc)?;
+        Some(large.swap_remove(i))
     }
 
     /// Gives a fallback buffer to this allocator until its next successful reset.

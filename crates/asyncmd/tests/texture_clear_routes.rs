@@ -578,3 +578,36 @@ fn predication_skips_or_keeps_clears_of_attachments_on_both_routes() {
         }
     }
 }
+
+/// A private MSAA texture too large for the pools' budget stays with its allocator after the
+/// reset, and the next recording there uses it again instead of making another.
+#[test]
+fn a_private_texture_past_the_pool_budget_stays_with_its_allocator() {
+    let (ctx, log) = spy_ctx(ReferenceConfig::default());
+    // 2900² × 4 samples × 4 bytes: just over the 128 MiB budget.
+    let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 2900, 2900).with_samples(4, 0);
+    let tex = ctx.texture(&desc, BarrierLayout::Common);
+    let value = ClearData::from_floats([0.25, 0.5, 0.75, 1.0]);
+    let alloc = ctx.device.create_command_allocator(CommandListType::Direct).unwrap();
+    let private = |log: &SpyLog| {
+        log.commands().into_iter().find_map(|c| match c {
+            Command::CopyTextureRegion { source, .. } => Some(source.resource),
+            _ => None,
+        })
+    };
+    let mut used = Vec::new();
+    for _ in 0..2 {
+        log.clear();
+        let mut l = ctx.device.create_command_list(CommandListType::Direct, &alloc).unwrap();
+        l.clear_texture_subresources(&[clear(&tex, 0, value, None)]);
+        l.close().unwrap();
+        ctx.direct.execute_command_lists(&[&l]).unwrap();
+        ctx.direct.wait_idle(TIMEOUT).unwrap();
+        used.push(private(&log).expect("the clear-and-copy route"));
+        let live = ctx.device.live_resource_count();
+        alloc.reset().unwrap();
+        assert_eq!(ctx.device.live_resource_count(), live, "the private texture outlives the reset");
+        assert_eq!(ctx.device.pooled_bytes(), 0, "it is the allocator's, not the pools'");
+    }
+    assert_eq!(used[0], used[1], "the second recording reuses it");
+}

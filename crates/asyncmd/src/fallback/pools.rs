@@ -36,7 +36,7 @@ struct Kept {
 }
 
 /// Bytes a kept texture counts against the budget: its subresources' data, per sample.
-fn texture_bytes(desc: &ResourceDesc) -> u64 {
+pub(crate) fn texture_bytes(desc: &ResourceDesc) -> u64 {
     let data = desc.copyable_footprints(0, desc.subresource_count(), 0).map_or(u64::MAX / 4, |f| f.total_bytes);
     data.saturating_mul(desc.sample_desc.count.max(1) as u64)
 }

@@ -237,7 +237,8 @@ impl Lowering<'_> {
         let private = match self.state.private_textures.iter().find(|(d, _)| *d == pdesc) {
             Some((_, r)) => r.clone(),
             None => {
-                let r = match self.device.pools.take_texture(&pdesc) {
+                let kept = self.allocator.take_large(&pdesc).or_else(|| self.device.pools.take_texture(&pdesc));
+                let r = match kept {
                     Some(r) => r,
                     None => Device::from_shared(self.device.clone()).create_committed_resource(
                         HeapType::Default,
