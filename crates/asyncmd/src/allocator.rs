@@ -97,7 +97,8 @@ impl CommandAllocator {
         // Private textures the pools could never take stay here for the next recording; the
         // ones kept before and not used again go.
         let too_large = |r: &crate::resource::Resource| {
-            !r.desc().is_buffer() && crate::fallback::pools::texture_bytes(r.desc()) > crate::fallback::pools::POOL_BUDGET
+            !r.desc().is_buffer()
+                && crate::fallback::pools::texture_bytes(r.desc()) > crate::fallback::pools::POOL_BUDGET
         };
         let large: Vec<_> = owned.iter().filter(|r| too_large(r)).cloned().collect();
         owned.retain(|r| !too_large(r));
