@@ -199,6 +199,8 @@ fn bad_uploads_are_refused_and_upload_nothing() {
         let tex = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 8, 8), BarrierLayout::Common);
         let rt = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 8, 8).with_flags(ResourceFlags::ALLOW_RENDER_TARGET);
         let in_rt = ctx.texture(&rt, BarrierLayout::RenderTarget);
+        let msaa =
+            ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 8, 8).with_samples(4, 0), BarrierLayout::Common);
         let other = Ctx::reference();
         let foreign = other.buffer(HeapType::Default, 4096);
         let upload_heap = ctx.buffer(HeapType::Upload, 4096);
@@ -220,6 +222,12 @@ fn bad_uploads_are_refused_and_upload_nothing() {
                 MessageId::StreamingUploadInvalid,
             ),
             ("a buffer as a texture", up.upload_texture(&dst, 0, &[1; 256], 32), MessageId::StreamingUploadInvalid),
+            ("a multisampled texture", up.upload_texture(&msaa, 0, &[1; 256], 32), MessageId::StreamingUploadInvalid),
+            (
+                "a pitch that overflows",
+                up.upload_texture(&tex, 0, &[1; 256], u64::MAX),
+                MessageId::StreamingUploadInvalid,
+            ),
         ];
         for (what, r, id) in cases {
             let e = r.expect_err(what);
@@ -229,7 +237,10 @@ fn bad_uploads_are_refused_and_upload_nothing() {
         assert_eq!(up.uploaded_bytes(), 0, "{name}: nothing was uploaded");
         assert_eq!(ctx.read_buffer(&dst), vec![0; 4096], "{name}");
         assert!(StreamingUploader::new(&ctx.device, 1000).is_err(), "{name}: a ring too small");
-        assert!(StreamingUploader::with_lanes(&ctx.device, RING, 0).is_err(), "{name}: no lane");
+        for (ring, lanes) in [(RING, 0), (RING, 17), ((16 << 30) + 1, 1)] {
+            let e = StreamingUploader::with_lanes(&ctx.device, ring, lanes).expect_err("refused");
+            assert_eq!((e.code, e.id), (ErrorCode::InvalidArg, MessageId::StreamingUploadInvalid), "{name}");
+        }
     }
 }
 
