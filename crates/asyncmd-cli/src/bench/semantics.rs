@@ -5,7 +5,7 @@
 //! them). CPU time per recorded command, GPU time between timestamps around the stream, and
 //! the barriers each way records.
 
-use super::timing::median;
+use super::timing::{median, Bench};
 use crate::devices::DeviceSpec;
 use asyncmd::ddi::{
     ColorWriteMask, ComputePipelineDesc, DepthStencilState, GraphicsPipelineDesc, PipelineDesc, PrimitiveTopology,
@@ -207,34 +207,23 @@ struct Run {
     barriers: u64,
 }
 
+/// The bench's queue and timestamps, and the plain list the raw streams record on.
 struct Timer {
-    queue: CommandQueue,
-    ticks: QueryHeap,
-    out: Resource,
+    bench: Bench,
     allocator: CommandAllocator,
     list: CommandList,
 }
 
 impl Timer {
-    fn new(device: &Device) -> Result<Timer> {
-        let queue = device.create_command_queue(CommandListType::Direct)?;
-        let ticks = device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Timestamp, count: 2 })?;
-        let out = device.create_committed_resource(
-            HeapType::Readback,
-            &ResourceDesc::buffer(16),
-            BarrierLayout::Undefined,
-        )?;
-        let allocator = device.create_command_allocator(CommandListType::Direct)?;
-        let mut list = device.create_command_list(CommandListType::Direct, &allocator)?;
+    fn new(bench: Bench) -> Result<Timer> {
+        let allocator = bench.device.create_command_allocator(CommandListType::Direct)?;
+        let mut list = bench.device.create_command_list(CommandListType::Direct, &allocator)?;
         list.close()?;
-        Ok(Timer { queue, ticks, out, allocator, list })
+        Ok(Timer { bench, allocator, list })
     }
 
     fn gpu_ms(&self) -> Result<f64> {
-        let b = self.out.read_vec(0, 16)?;
-        let t0 = u64::from_le_bytes(b[..8].try_into().unwrap_or_default());
-        let t1 = u64::from_le_bytes(b[8..].try_into().unwrap_or_default());
-        Ok(t1.saturating_sub(t0) as f64 / self.queue.timestamp_frequency() as f64 * 1e3)
+        self.bench.gpu_ms(self.bench.queue.timestamp_frequency() as f64)
     }
 
     /// The stream on the app's own list, with its barriers.
@@ -242,32 +231,32 @@ impl Timer {
         self.allocator.reset()?;
         self.list.reset(&self.allocator)?;
         let l = &mut self.list;
-        l.end_query(&self.ticks, QueryType::Timestamp, 0);
+        l.end_query(&self.bench.ticks, QueryType::Timestamp, 0);
         let t = Instant::now();
         let barriers = record(s, stream, l, true);
         let cpu_us = t.elapsed().as_secs_f64() * 1e6;
-        l.end_query(&self.ticks, QueryType::Timestamp, 1);
-        l.resolve_query_data(&self.ticks, QueryType::Timestamp, 0, 2, &self.out, 0);
+        l.end_query(&self.bench.ticks, QueryType::Timestamp, 1);
+        l.resolve_query_data(&self.bench.ticks, QueryType::Timestamp, 0, 2, &self.bench.out, 0);
         l.close()?;
-        self.queue.execute_command_lists(&[&self.list])?;
-        self.queue.wait_idle(TIMEOUT)?;
+        self.bench.queue.execute_command_lists(&[&self.list])?;
+        self.bench.queue.wait_idle(TIMEOUT)?;
         Ok(Run { cpu_us, gpu_ms: self.gpu_ms()?, barriers })
     }
 
     /// The stream on a command buffer: fast with the app's barriers, or legacy without.
     fn buffer(&self, s: &Scene, stream: Stream, semantics: Semantics) -> Result<Run> {
-        let mut b = self.queue.create_command_buffer(semantics, Level::Primary)?;
-        b.end_query(&self.ticks, QueryType::Timestamp, 0);
+        let mut b = self.bench.queue.create_command_buffer(semantics, Level::Primary)?;
+        b.end_query(&self.bench.ticks, QueryType::Timestamp, 0);
         let t = Instant::now();
         let placed = record(s, stream, &mut b, semantics == Semantics::Fast);
         let cpu_us = t.elapsed().as_secs_f64() * 1e6;
-        b.end_query(&self.ticks, QueryType::Timestamp, 1);
-        b.resolve_query_data(&self.ticks, QueryType::Timestamp, 0, 2, &self.out, 0);
+        b.end_query(&self.bench.ticks, QueryType::Timestamp, 1);
+        b.resolve_query_data(&self.bench.ticks, QueryType::Timestamp, 0, 2, &self.bench.out, 0);
         let inserted = b.tracking_costs().barriers_inserted;
         let v = b.submit()?;
-        self.queue.wait_for(v, TIMEOUT)?;
+        self.bench.queue.wait_for(v, TIMEOUT)?;
         // As the plain list waits: the next recording starts with the device as idle.
-        self.queue.wait_idle(TIMEOUT)?;
+        self.bench.queue.wait_idle(TIMEOUT)?;
         Ok(Run { cpu_us, gpu_ms: self.gpu_ms()?, barriers: placed + inserted })
     }
 }
@@ -275,12 +264,11 @@ impl Timer {
 /// Measures each stream (`quick`: few runs); the three ways alternate run by run, in
 /// rotating order.
 pub fn measure(spec: DeviceSpec, quick: bool) -> Result<(String, Vec<SemanticsRow>)> {
-    let factory = DeviceFactory::new();
-    factory.async_commands_fallback().set_fallback_layer_enabled(true);
-    let device = factory.create_device(&Adapter::new(spec.open_with_native(true)?))?;
+    let bench = Bench::new(spec.open_with_native(true)?)?;
+    let device = bench.device.clone();
     let name = format!("{} ({:?} Async Commands)", device.capabilities().name, device.async_commands_impl());
     let scene = Scene::new(&device, 512)?;
-    let mut timer = Timer::new(&device)?;
+    let mut timer = Timer::new(bench)?;
     let runs = if quick { 5 } else { 200 };
     let mut rows = Vec::new();
     for stream in [Stream::Copies, Stream::Draws, Stream::Dispatches] {

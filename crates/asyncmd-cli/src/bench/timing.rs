@@ -18,9 +18,10 @@ pub struct Timing {
 /// A device with a direct queue, ready to time lists.
 pub struct Bench {
     pub(crate) device: Device,
-    queue: CommandQueue,
-    ticks: QueryHeap,
-    out: asyncmd::Resource,
+    pub(crate) queue: CommandQueue,
+    /// Two timestamps, and the buffer they are resolved into.
+    pub(crate) ticks: QueryHeap,
+    pub(crate) out: asyncmd::Resource,
 }
 
 /// The median of `v` (0 for none).
@@ -72,15 +73,21 @@ impl Bench {
             self.queue.wait_idle(Duration::from_secs(120))?;
             drop(list);
             alloc.reset()?;
-            let b = self.out.read_vec(0, 16)?;
-            let t0 = u64::from_le_bytes(b[..8].try_into().expect("8 bytes"));
-            let t1 = u64::from_le_bytes(b[8..].try_into().expect("8 bytes"));
+            let ms = self.gpu_ms(freq)?;
             if run > 0 {
-                gpu.push(t1.saturating_sub(t0) as f64 / freq * 1e3);
+                gpu.push(ms);
                 cpu.push(recorded.as_secs_f64() * 1e6);
             }
         }
         Ok(Timing { gpu_ms: median(gpu), cpu_us: median(cpu) })
+    }
+
+    /// Device milliseconds between the two timestamps last resolved into `out`, at `freq`
+    /// ticks per second.
+    pub(crate) fn gpu_ms(&self, freq: f64) -> Result<f64> {
+        let b = self.out.read_vec(0, 16)?;
+        let tick = |i: usize| b.get(i * 8..i * 8 + 8).and_then(|s| s.try_into().ok()).map_or(0, u64::from_le_bytes);
+        Ok(tick(1).saturating_sub(tick(0)) as f64 / freq * 1e3)
     }
 
     /// Times `record` alone in one list.

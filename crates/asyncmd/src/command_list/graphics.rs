@@ -89,7 +89,7 @@ impl CommandList {
         for id in uavs {
             self.use_buffer_id(api, id, access);
         }
-        self.flush_uses();
+        self.flush_barriers();
     }
 
     /// `SetPipelineState`.

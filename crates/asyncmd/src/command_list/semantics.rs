@@ -139,6 +139,15 @@ impl SemanticsState {
         &self.hazards
     }
 
+    /// Keeps the object `key` names, made by `tracked`, unless it is kept already.
+    fn keep(&mut self, key: u64, tracked: impl FnOnce() -> Tracked) {
+        if self.kept_ids.get(key).is_none() {
+            self.kept_ids.insert(key, ());
+            self.kept.push(tracked());
+            self.costs.objects_tracked += 1;
+        }
+    }
+
     /// What the list keeps alive so far.
     pub(crate) fn kept(&self) -> &[Tracked] {
         &self.kept
@@ -221,28 +230,18 @@ impl CommandList {
         matches!(self.semantics.mode, Mode::Legacy | Mode::Fast { warn: true })
     }
 
-    /// Keeps an object a command uses alive with a legacy list (each once).
+    /// Keeps an object a command uses alive with a legacy list (each once): `object` is the
+    /// shared state behind its handle, the address [`Tracked::key`] names it by.
     pub(crate) fn keep_object<T>(&mut self, object: &T, tracked: impl FnOnce() -> Tracked) {
-        if self.semantics.mode != Mode::Legacy {
-            return;
-        }
-        let key = object as *const T as *const () as u64;
-        if self.semantics.kept_ids.get(key).is_none() {
-            self.semantics.kept_ids.insert(key, ());
-            self.semantics.kept.push(tracked());
-            self.semantics.costs.objects_tracked += 1;
+        if self.semantics.mode == Mode::Legacy {
+            self.semantics.keep(object as *const T as *const () as u64, tracked);
         }
     }
 
     /// Keeps `object` alive until the list's submission has executed, whatever the semantics
     /// (`CommandBuffer::track`); each object once.
     pub(crate) fn keep_tracked(&mut self, object: Tracked) {
-        let key = object.key();
-        if self.semantics.kept_ids.get(key).is_none() {
-            self.semantics.kept_ids.insert(key, ());
-            self.semantics.kept.push(object);
-            self.semantics.costs.objects_tracked += 1;
-        }
+        self.semantics.keep(object.key(), || object);
     }
 
     /// What command `api` reads and writes. Legacy lists keep the resources alive and insert
@@ -285,7 +284,7 @@ impl CommandList {
     }
 
     /// A buffer's use by its id alone (root UAVs name buffers by GPU address): hazards only;
-    /// the barriers wait for [`CommandList::flush_uses`].
+    /// the barriers wait for [`CommandList::flush_barriers`].
     pub(crate) fn use_buffer_id(&mut self, api: &str, buffer: ResourceId, access: Access) {
         if !self.tracks_hazards() {
             return;
@@ -294,11 +293,6 @@ impl CommandList {
         if let Some(need) = self.semantics.hazards.sub(buffer, 0).access(access) {
             self.on_hazard(api, buffer, None, need, access);
         }
-    }
-
-    /// Records the barriers gathered by [`CommandList::use_buffer_id`].
-    pub(crate) fn flush_uses(&mut self) {
-        self.flush_barriers();
     }
 
     fn use_sub(&mut self, api: &str, res: &Resource, sub: u32, access: Access) -> Result<()> {
@@ -407,8 +401,9 @@ impl CommandList {
         });
     }
 
-    /// Records the barriers gathered for one command as one barrier call.
-    fn flush_barriers(&mut self) {
+    /// Records the barriers gathered for one command (by [`CommandList::uses`] or
+    /// [`CommandList::use_buffer_id`]) as one barrier call.
+    pub(crate) fn flush_barriers(&mut self) {
         let s = &mut self.semantics;
         if s.textures.is_empty() && s.buffers.is_empty() {
             return;
