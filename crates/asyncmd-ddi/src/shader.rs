@@ -13,8 +13,9 @@
 //! **Fill shader** (compute, [`FILL_THREADS_PER_GROUP`] threads per group in x). Root parameter 0 holds
 //! [`FILL_CONSTANT_COUNT`] constants: dwords 0–3 the pattern, dword 4 the pattern length in dwords
 //! (1–4), dword 5 the number of dwords to write. Root parameter 1 is a root UAV: the destination
-//! address. Thread `i` (its index in the whole grid, x fastest) writes dword `i` with pattern
-//! dword `i mod length`, for `i` below the count. Whatever the constants, it writes no byte outside
+//! address. Dword `i` gets pattern dword `i mod length`, for every `i` below the count, whatever
+//! the grid: its threads take the dwords grid-stride, so a dispatch of any size writes them all
+//! and the runtime sizes it for speed ([`fill_groups`]). Whatever the constants, it writes no byte outside
 //! the resource the root UAV names: a device takes the length clamped to 1–4 and the count
 //! clamped to the whole dwords left in that buffer past the address (none for a texture, an
 //! address past the end, or no root UAV set), as a GPU with bounds-checked raw buffers would.
@@ -76,3 +77,32 @@ pub const CLEAR_CONSTANT_COUNT: u32 = 6;
 pub const FILL_CONSTANT_COUNT: u32 = 6;
 /// Threads per group of the fill shader.
 pub const FILL_THREADS_PER_GROUP: u32 = 256;
+
+/// Thread groups (x, y) of a fill dispatch of `dwords` dwords: a group per 256 threads of 8
+/// quads (16-byte stores) each, so that a thread does enough stores to pay for its start on CPU
+/// devices (where each group is a task), while large fills still spread over every core of a
+/// GPU; at most 65535 groups a dimension.
+pub fn fill_groups(dwords: u32) -> (u32, u32) {
+    let quads = dwords.div_ceil(4);
+    let groups = quads.div_ceil(FILL_THREADS_PER_GROUP * FILL_QUADS_PER_THREAD).max(1);
+    let x = groups.min(65535);
+    (x, groups.div_ceil(x))
+}
+
+/// Quads of the fill that [`fill_groups`] gives each thread.
+const FILL_QUADS_PER_THREAD: u32 = 4;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fill_grids_give_each_thread_its_quads_within_the_dimension_limit() {
+        let per_group = 4 * FILL_THREADS_PER_GROUP * FILL_QUADS_PER_THREAD;
+        assert_eq!(fill_groups(0), (1, 1));
+        assert_eq!(fill_groups(per_group), (1, 1));
+        assert_eq!(fill_groups(per_group + 1), (2, 1));
+        let (x, y) = fill_groups(u32::MAX);
+        assert!(x <= 65535 && y <= 65535 && x as u64 * y as u64 * per_group as u64 >= u32::MAX as u64);
+    }
+}

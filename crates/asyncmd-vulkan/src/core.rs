@@ -23,9 +23,9 @@ pub(crate) struct Features {
     pub(crate) bc: bool,
     pub(crate) pipeline_statistics: bool,
     pub(crate) occlusion_precise: bool,
-    /// `VK_KHR_push_descriptor` and storage-image writes without a format: the compute
-    /// texture clear can run.
-    pub(crate) compute_clear: bool,
+    /// `VK_KHR_push_descriptor`, storage-image writes without a format and 64-bit integers in
+    /// shaders: the image kernels (`meta::image`) can run.
+    pub(crate) image_kernels: bool,
 }
 
 pub(crate) struct Core {
@@ -41,7 +41,7 @@ pub(crate) struct Core {
     pub(crate) props: vk::PhysicalDeviceProperties,
     pub(crate) features: Features,
     pub(crate) conditional: Option<ash::ext::conditional_rendering::Device>,
-    /// `VK_KHR_push_descriptor`, where the compute texture clear can run.
+    /// `VK_KHR_push_descriptor`, where the image kernels can run.
     pub(crate) push_descriptor: Option<ash::khr::push_descriptor::Device>,
     /// Highest value submitted for a signal, per timeline semaphore: a queue holds a wait back
     /// until its signal has been submitted (queue forward progress on shared queues).
@@ -139,8 +139,9 @@ impl Core {
             bc: base.texture_compression_bc != 0,
             pipeline_statistics: base.pipeline_statistics_query != 0,
             occlusion_precise: base.occlusion_query_precise != 0,
-            compute_clear: has_ext(ash::khr::push_descriptor::NAME)
-                && base.shader_storage_image_write_without_format != 0,
+            image_kernels: has_ext(ash::khr::push_descriptor::NAME)
+                && base.shader_storage_image_write_without_format != 0
+                && base.shader_int64 != 0,
         };
         let mut unique: Vec<u32> = vec![families.direct, families.compute, families.copy];
         unique.sort_unstable();
@@ -166,7 +167,7 @@ impl Core {
         if features.sample_locations {
             ext_names.push(ash::ext::sample_locations::NAME.as_ptr());
         }
-        if features.compute_clear {
+        if features.image_kernels {
             ext_names.push(ash::khr::push_descriptor::NAME.as_ptr());
         }
         let enabled = vk::PhysicalDeviceFeatures {
@@ -180,7 +181,7 @@ impl Core {
             sample_rate_shading: base.sample_rate_shading,
             fragment_stores_and_atomics: base.fragment_stores_and_atomics,
             shader_int64: base.shader_int64,
-            shader_storage_image_write_without_format: features.compute_clear as u32,
+            shader_storage_image_write_without_format: features.image_kernels as u32,
             ..Default::default()
         };
         let mut e12 = vk::PhysicalDeviceVulkan12Features::default()
@@ -230,7 +231,7 @@ impl Core {
             .collect();
         let conditional =
             features.conditional_rendering.then(|| ash::ext::conditional_rendering::Device::new(i, &device));
-        let push_descriptor = features.compute_clear.then(|| ash::khr::push_descriptor::Device::new(i, &device));
+        let push_descriptor = features.image_kernels.then(|| ash::khr::push_descriptor::Device::new(i, &device));
         Ok(Self {
             push_descriptor,
             instance,

@@ -7,6 +7,7 @@
 #![allow(unsafe_code)] // Vulkan is an unsafe FFI; each block says why it is sound.
 #![deny(clippy::undocumented_unsafe_blocks)]
 
+mod batch;
 mod command;
 mod copy_speed;
 mod core;
@@ -20,6 +21,7 @@ mod meta;
 mod native;
 mod native_bound_clear;
 mod native_clear;
+mod native_copy;
 mod physical;
 mod pipeline;
 mod queue;

@@ -20,8 +20,8 @@ pub(crate) enum Kind {
         image: vk::Image,
         format: vk::Format,
         views: Mutex<HashMap<ViewKey, vk::ImageView>>,
-        /// The unsigned-integer format of the texel size a compute clear writes raw texels
-        /// through, where the image allows it (storage usage, mutable format).
+        /// The unsigned-integer format of the texel size the image kernels read and write raw
+        /// texels through, where the image allows it (storage and sampled usage, mutable format).
         clear_format: Option<vk::Format>,
         /// The image's usage (its flags', and what the device added for its own clears).
         usage: vk::ImageUsageFlags,
@@ -191,8 +191,9 @@ impl VkResource {
                 flags,
             )
         };
-        // Single-sample 2D colour images of plain texels can be cleared by a compute shader that
-        // stores raw texels through an unsigned-integer view of the same size.
+        // Single-sample 2D colour images of plain texels can be cleared, copied and resolved
+        // into by compute shaders that store and read raw texels through an unsigned-integer
+        // view of the same size.
         let info = desc.format.info();
         let plain = matches!(
             info.layout,
@@ -219,7 +220,8 @@ impl VkResource {
         }
         if core.compute_clears() && plain && !desc.is_msaa() && desc.dimension == ResourceDimension::Texture2D {
             let raw = raw_uint_format(info.bytes_per_block as u32);
-            let (u, f) = (usage | vk::ImageUsageFlags::STORAGE, flags | vk::ImageCreateFlags::MUTABLE_FORMAT);
+            let raw_usage = vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::SAMPLED;
+            let (u, f) = (usage | raw_usage, flags | vk::ImageCreateFlags::MUTABLE_FORMAT);
             if raw.is_some() && properties(u, f).is_ok() {
                 (usage, flags, clear_format) = (u, f, raw);
             }
@@ -300,9 +302,11 @@ impl VkResource {
         let d = &core.device;
         let sparse = vk::BufferCreateFlags::SPARSE_BINDING | vk::BufferCreateFlags::SPARSE_RESIDENCY;
         if desc.is_buffer() {
+            // A device address too: native tile copies of reserved buffers are compute copies.
             let usage = vk::BufferUsageFlags::TRANSFER_SRC
                 | vk::BufferUsageFlags::TRANSFER_DST
-                | vk::BufferUsageFlags::STORAGE_BUFFER;
+                | vk::BufferUsageFlags::STORAGE_BUFFER
+                | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS;
             let info = core.shared_buffer(vk::BufferCreateInfo::default().size(desc.width).usage(usage).flags(sparse));
             // SAFETY: valid create info; destroyed in `Drop`.
             let buffer = unsafe { d.create_buffer(&info, None) }.map_err(|e| oom("CreateReservedResource", e))?;
@@ -573,7 +577,6 @@ impl VkResource {
         Ok(view)
     }
 
-    /// The format a compute clear writes raw texels through, where the image allows it.
     /// The view type of a render-target or depth-stencil view of this image: 1D images take 1D
     /// views, 3D images select depth slices as layers of a 2D array (they are created
     /// 2D-array compatible), arrays take array views.
@@ -588,6 +591,8 @@ impl VkResource {
         }
     }
 
+    /// The unsigned-integer format the image kernels read and write raw texels through, where
+    /// the image allows it.
     pub(crate) fn clear_format(&self) -> Option<vk::Format> {
         match self.kind {
             Kind::Image { clear_format, .. } => clear_format,
@@ -595,14 +600,15 @@ impl VkResource {
         }
     }
 
-    /// The usage a view of `format` has: the image's, with storage only on the compute clear's
-    /// own view where the image is storage-capable for it alone.
+    /// The usage a view of `format` has: the image's, with storage and sampling only on the
+    /// image kernels' raw view where the image has them for those kernels alone (other view
+    /// formats may support neither).
     fn usage_of_view(&self, format: vk::Format) -> vk::ImageUsageFlags {
         let Kind::Image { usage, clear_format, .. } = self.kind else { return vk::ImageUsageFlags::empty() };
+        let kernels = vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::SAMPLED;
         match clear_format {
             Some(raw) if raw == format => usage,
-            // Storage is the compute clear's own view's alone.
-            _ => usage & !vk::ImageUsageFlags::STORAGE | image_usage(&self.desc) & vk::ImageUsageFlags::STORAGE,
+            _ => usage & !kernels | image_usage(&self.desc) & kernels,
         }
     }
 

@@ -1,19 +1,24 @@
-//! The native Async Commands on Vulkan: copies, resolves and fills (texture clears are in
-//! `native_clear`, bound clears in `native_bound_clear`).
+//! The native Async Commands on Vulkan: buffer copies, resolves and fills (texture copies are
+//! in `native_copy`, texture clears in `native_clear`, bound clears in `native_bound_clear`).
 //!
-//! On devices where compute copies win (measured at open), `CopyBufferRegions` and `FillBuffers`
-//! become **one dispatch** over a table of all their parts in device memory, which is where the
-//! GPU overlaps them (transfer commands run one after another on the H200). Elsewhere (lavapipe)
-//! they are transfer commands with no barriers between parts, except where a part writes bytes
-//! an earlier part of the call wrote (the result is then one of the allowed orders, and
-//! synchronization validation stays clean). Texture copies, tiles and resolves use the legacy
-//! recordings, one of the orders the API allows.
+//! On devices where compute copies win (measured at open), `CopyBufferRegions`, `FillBuffers`,
+//! the buffers of `CopyResources` and the tiles of reserved buffers become **one dispatch** over
+//! a table of all their parts in device memory (`batch`), which is where the GPU overlaps them
+//! (transfer commands run one after another on the H200). Elsewhere (lavapipe) they are transfer
+//! commands with no barriers between parts, except where a part writes bytes an earlier part of
+//! the call wrote (the result is then one of the allowed orders, and synchronization validation
+//! stays clean). Query resolves and the tiles of reserved textures use the legacy recordings,
+//! one of the orders the API allows.
 
+use crate::batch::{CopyPart, FillPart};
 use crate::command::VkCommandList;
 use crate::memory::VkResource;
 use ash::vk;
-use asyncmd_ddi::{Command, ResourceId};
-use asyncmd_types::{BufferCopyRegion, Error, HeapType, MessageId, ResolvedFill, ResourceDesc, Result};
+use asyncmd_ddi::{Command, ResourceId, TileCopy};
+use asyncmd_types::{
+    BufferCopyRegion, ClearElement, Error, HeapType, MessageId, ResolvedFill, ResourceDesc, Result, TileCopyFlags,
+    TILE_SIZE_IN_BYTES,
+};
 use std::sync::Arc;
 
 fn fail(text: String) -> Error {
@@ -71,13 +76,9 @@ impl VkCommandList {
             Command::ClearBoundDepthStencilView { flags, depth, stencil, regions } => {
                 self.clear_bound_dsv_native(flags, depth, stencil, regions.as_deref())
             }
-            Command::CopyTextureRegions(descs) => {
-                Command::texture_copies(&descs).try_for_each(|c| self.record_command(c))
-            }
-            Command::CopyResources(pairs) => pairs
-                .into_iter()
-                .try_for_each(|(dest, source)| self.record_command(Command::CopyResource { dest, source })),
-            Command::CopyTilesAsync(t) => self.record_command(Command::CopyTiles(t)),
+            Command::CopyTextureRegions(descs) => self.copy_texture_regions(&descs),
+            Command::CopyResources(pairs) => self.copy_resources(&pairs),
+            Command::CopyTilesAsync(t) => self.copy_tiles_async(t),
             Command::ResolveSubresourceRegionAsync(r) => self.record_command(Command::ResolveSubresourceRegion(r)),
             Command::ResolveQueryDataAsync(q) => self.record_command(Command::ResolveQueryData(q)),
             other => Err(fail(format!("{}: not an Async Command", other.name()))),
@@ -87,26 +88,17 @@ impl VkCommandList {
     fn copy_buffer_regions(&mut self, regions: &[BufferCopyRegion<ResourceId>]) -> Result<()> {
         self.check_not_predicated("CopyBufferRegions")?;
         let aligned = regions.iter().all(|r| (r.source_offset | r.dest_offset | r.size) % 16 == 0);
-        if aligned && self.copies_in_compute() && !regions.is_empty() {
-            let mut table = Vec::with_capacity(regions.len() * 32);
-            let mut largest = 0;
+        if aligned && self.copies_in_compute() {
+            let mut parts = Vec::with_capacity(regions.len());
             for r in regions {
                 let (s, d) = (self.resource(r.source)?, self.resource(r.dest)?);
-                let count = r.size / 16;
-                largest = largest.max(count);
-                table.extend((s.address() + r.source_offset).to_le_bytes());
-                table.extend((d.address() + r.dest_offset).to_le_bytes());
-                table.extend((count.min(u32::MAX as u64) as u32).to_le_bytes());
-                table.extend([0u8; 12]);
+                parts.push(CopyPart {
+                    src: s.address() + r.source_offset,
+                    dst: d.address() + r.dest_offset,
+                    bytes: r.size,
+                });
             }
-            let t = self.table(&table)?;
-            let meta = self.core.meta()?;
-            let x = largest.div_ceil(256).clamp(1, 1024) as u32;
-            for first in (0..regions.len()).step_by(65535) {
-                let rows = (regions.len() - first).min(65535) as u32;
-                meta.copy_buffer_batch.dispatch_2d(self.cb, [t.address(), first as u64, 0], (x, rows));
-            }
-            return Ok(());
+            return self.copy_batch(&parts);
         }
         let mut written = Written::default();
         for r in regions {
@@ -122,6 +114,63 @@ impl VkCommandList {
             unsafe { self.core.device.cmd_copy_buffer(self.cb, src, dst, &region) };
         }
         Ok(())
+    }
+
+    /// Where compute wins, buffers whose sizes are whole 16-byte elements go into one batch
+    /// copy and textures the image kernels can copy are dispatches of them; the rest take the
+    /// legacy copy.
+    fn copy_resources(&mut self, pairs: &[(ResourceId, ResourceId)]) -> Result<()> {
+        self.check_not_predicated("CopyResources")?;
+        let mut parts = Vec::new();
+        let mut rest = Vec::new();
+        for &(dest, source) in pairs {
+            let (d, s) = (self.resource(dest)?, self.resource(source)?);
+            let bytes = d.desc.width.min(s.desc.width);
+            match (d.buffer(), s.buffer()) {
+                (Some(_), Some(_)) if bytes % 16 == 0 && self.copies_in_compute() => {
+                    parts.push(CopyPart { src: s.address(), dst: d.address(), bytes })
+                }
+                _ => rest.push((dest, source)),
+            }
+        }
+        self.copy_batch(&parts)?;
+        for (dest, source) in rest {
+            if !self.copy_texture_resource_by_kernel(dest, source)? {
+                self.record_command(Command::CopyResource { dest, source })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Tiles of a reserved buffer are one batch copy where compute wins (unmapped tiles read
+    /// zero and drop writes through device addresses as through transfers); the rest are the
+    /// legacy copy.
+    fn copy_tiles_async(&mut self, t: TileCopy) -> Result<()> {
+        self.check_not_predicated("CopyTilesAsync")?;
+        let (res, linear) = (self.resource(t.resource)?, self.resource(t.buffer)?);
+        if res.buffer().is_none() || !self.copies_in_compute() {
+            return self.record_command(Command::CopyTiles(t));
+        }
+        let to_buffer = t.flags.contains(TileCopyFlags::SWIZZLED_TILED_RESOURCE_TO_LINEAR_BUFFER);
+        let mut parts: Vec<CopyPart> = Vec::new();
+        for (n, tile) in crate::command::tiles_of(&res.desc, &t)?.into_iter().enumerate() {
+            let at = tile * TILE_SIZE_IN_BYTES;
+            let bytes = TILE_SIZE_IN_BYTES.min(res.desc.width.saturating_sub(at));
+            let (tiled, plain) =
+                (res.address() + at, linear.address() + t.buffer_offset + n as u64 * TILE_SIZE_IN_BYTES);
+            let (src, dst) = if to_buffer { (tiled, plain) } else { (plain, tiled) };
+            match parts.last_mut() {
+                // Consecutive tiles are one part.
+                Some(p) if p.src + p.bytes == src && p.dst + p.bytes == dst && p.bytes % TILE_SIZE_IN_BYTES == 0 => {
+                    p.bytes += bytes
+                }
+                _ => parts.push(CopyPart { src, dst, bytes }),
+            }
+        }
+        if parts.iter().any(|p| (p.src | p.dst | p.bytes) % 16 != 0) {
+            return self.record_command(Command::CopyTiles(t));
+        }
+        self.copy_batch(&parts)
     }
 
     fn fill_buffers(&mut self, fills: &[ResolvedFill<ResourceId>]) -> Result<()> {
@@ -142,64 +191,66 @@ impl VkCommandList {
             self.check_not_predicated("FillBuffers")?;
         }
         if compute {
-            let mut table = Vec::with_capacity(parts.len() * 32);
-            let mut largest = 0u64;
-            for (buffer, offset, pattern, bytes) in &parts {
-                let (dwords, n) = pattern.dwords().ok_or_else(|| fail("FillBuffers: pattern length".into()))?;
-                dwords.iter().for_each(|d| table.extend(d.to_le_bytes()));
-                table.extend((buffer.address() + offset).to_le_bytes());
-                let count = bytes / 4;
-                largest = largest.max(count);
-                table.extend((count.min(u32::MAX as u64) as u32).to_le_bytes());
-                table.extend(n.to_le_bytes());
-            }
-            let t = self.table(&table)?;
-            let meta = self.core.meta()?;
-            let x = largest.div_ceil(256).clamp(1, 1024) as u32;
-            for first in (0..parts.len()).step_by(65535) {
-                let rows = (parts.len() - first).min(65535) as u32;
-                meta.fill_batch.dispatch_2d(self.cb, [t.address(), first as u64, 0], (x, rows));
-            }
-            return Ok(());
+            let parts: Vec<FillPart> = parts
+                .iter()
+                .map(|(buffer, offset, pattern, bytes)| FillPart {
+                    dst: buffer.address() + offset,
+                    bytes: *bytes,
+                    pattern,
+                })
+                .collect();
+            return self.fill_batch(&parts);
         }
         let mut written = Written::default();
-        let nvidia = self.core.props.vendor_id == 0x10DE;
         for (buffer, offset, pattern, bytes) in parts {
             let vb = buffer.buffer().unwrap_or_default();
             if written.overlaps(vb, offset, bytes) {
                 self.transfer_barrier();
             }
-            let d = self.core.device.clone();
-            let word = pattern.dwords().filter(|&(_, n)| n == 1 && offset % 4 == 0 && bytes % 4 == 0);
-            if let Some(([data, ..], _)) = word {
-                // NVIDIA fills a wrong range above 4096 bytes from an offset that is not
-                // 16-aligned: fill up to the next 16-byte boundary first.
-                let mut spans = vec![(offset, bytes)];
-                if nvidia && bytes >= 4096 && offset % 16 != 0 {
-                    let head = 16 - offset % 16;
-                    spans = vec![(offset, head), (offset + head, bytes - head)];
-                }
-                for (o, n) in spans {
-                    // SAFETY: a live buffer with TRANSFER_DST usage; 4-aligned offset and size.
-                    unsafe { d.cmd_fill_buffer(self.cb, vb, o, n, data) };
-                }
-                continue;
-            }
-            // Other patterns: copies from a chunk of whole patterns.
-            let len = pattern.as_bytes().len() as u64;
-            let chunk = (1u64 << 20).min(bytes).max(len) / len * len;
-            let bytes_of_chunk = asyncmd_types::repeat_bytes(pattern.as_bytes(), chunk as usize);
-            let src = self.table(&bytes_of_chunk)?.buffer().unwrap_or_default();
-            let mut done = 0;
-            let mut regions = Vec::new();
-            while done < bytes {
-                let size = chunk.min(bytes - done);
-                regions.push(vk::BufferCopy { src_offset: 0, dst_offset: offset + done, size });
-                done += size;
-            }
-            // SAFETY: live buffers; regions read one chunk and write disjoint destination ranges.
-            unsafe { d.cmd_copy_buffer(self.cb, src, vb, &regions) };
+            self.fill_by_transfer(vb, offset, &pattern, bytes)?;
         }
+        Ok(())
+    }
+
+    /// Fills `bytes` of `buffer` from `offset` with transfer commands: `vkCmdFillBuffer` for a
+    /// dword pattern, otherwise copies from a chunk of whole patterns.
+    pub(crate) fn fill_by_transfer(
+        &mut self,
+        buffer: vk::Buffer,
+        offset: u64,
+        pattern: &ClearElement,
+        bytes: u64,
+    ) -> Result<()> {
+        let d = self.core.device.clone();
+        let word = pattern.dwords().filter(|&(_, n)| n == 1 && offset % 4 == 0 && bytes % 4 == 0);
+        if let Some(([data, ..], _)) = word {
+            // NVIDIA fills a wrong range above 4096 bytes from an offset that is not
+            // 16-aligned: fill up to the next 16-byte boundary first.
+            let nvidia = self.core.props.vendor_id == 0x10DE;
+            let mut spans = vec![(offset, bytes)];
+            if nvidia && bytes >= 4096 && offset % 16 != 0 {
+                let head = 16 - offset % 16;
+                spans = vec![(offset, head), (offset + head, bytes - head)];
+            }
+            for (o, n) in spans {
+                // SAFETY: a live buffer with TRANSFER_DST usage; 4-aligned offset and size.
+                unsafe { d.cmd_fill_buffer(self.cb, buffer, o, n, data) };
+            }
+            return Ok(());
+        }
+        let len = pattern.as_bytes().len() as u64;
+        let chunk = (1u64 << 20).min(bytes).max(len) / len * len;
+        let bytes_of_chunk = asyncmd_types::repeat_bytes(pattern.as_bytes(), chunk as usize);
+        let src = self.table(&bytes_of_chunk)?.buffer().unwrap_or_default();
+        let mut done = 0;
+        let mut regions = Vec::new();
+        while done < bytes {
+            let size = chunk.min(bytes - done);
+            regions.push(vk::BufferCopy { src_offset: 0, dst_offset: offset + done, size });
+            done += size;
+        }
+        // SAFETY: live buffers; regions read one chunk and write disjoint destination ranges.
+        unsafe { d.cmd_copy_buffer(self.cb, src, buffer, &regions) };
         Ok(())
     }
 }

@@ -14,6 +14,7 @@
 use crate::command::VkCommandList;
 use crate::format::plane_aspect;
 use crate::memory::VkResource;
+use crate::meta::{image_groups, Views};
 use ash::vk;
 use asyncmd_ddi::{DepthStencilView, RenderTargetView, ResourceId};
 use asyncmd_types::{
@@ -114,14 +115,16 @@ impl VkCommandList {
             // Where compute wins: one dispatch stores the encoded texel as raw bits.
             let mut bytes = [0u8; 16];
             bytes[..c.element.as_bytes().len()].copy_from_slice(c.element.as_bytes());
-            let words =
+            let words: [u32; 4] =
                 std::array::from_fn(|i| u32::from_le_bytes(bytes[i * 4..i * 4 + 4].try_into().unwrap_or_default()));
             let view =
                 res.view((raw, vk::ImageViewType::TYPE_2D, sub.mip, sub.slice, 1, vk::ImageAspectFlags::COLOR))?;
             let meta = self.core.meta()?;
-            if let Some(clear) = &meta.image_clear {
+            if let Some(image) = &meta.image {
                 let (w, h, _) = region.extent();
-                clear.record(self.cb, view, words, (region.left, region.top), (w, h));
+                let constants = [words[0], words[1], words[2], words[3], region.left, region.top, w, h];
+                let views = Views { storage: Some(view), sampled: None };
+                image.clear.dispatch(self.cb, views, &constants, image_groups((w, h)));
                 return Ok(());
             }
         }

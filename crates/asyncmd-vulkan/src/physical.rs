@@ -18,6 +18,8 @@ pub struct AdapterInfo {
     pub uma: bool,
     /// PCI vendor id.
     pub vendor_id: u32,
+    /// A CPU device (lavapipe): its compute shaders run far slower than its transfers.
+    pub cpu: bool,
 }
 
 /// Queue families chosen for the three queue types.
@@ -59,6 +61,7 @@ pub(crate) fn adapter_info(index: usize, props: &vk::PhysicalDeviceProperties) -
             vk::PhysicalDeviceType::INTEGRATED_GPU | vk::PhysicalDeviceType::CPU | vk::PhysicalDeviceType::VIRTUAL_GPU
         ),
         vendor_id: props.vendor_id,
+        cpu: props.device_type == vk::PhysicalDeviceType::CPU,
     }
 }
 

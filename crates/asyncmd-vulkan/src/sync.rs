@@ -91,7 +91,8 @@ pub(crate) fn accesses(access: BarrierAccess, stages: S) -> A {
         (BarrierAccess::SHADER_RESOURCE, A::SHADER_SAMPLED_READ | A::SHADER_STORAGE_READ),
         (BarrierAccess::INDIRECT_ARGUMENT, A::INDIRECT_COMMAND_READ | A::CONDITIONAL_RENDERING_READ_EXT),
         (BarrierAccess::COPY_DEST, A::TRANSFER_WRITE | A::SHADER_STORAGE_WRITE),
-        (BarrierAccess::COPY_SOURCE, A::TRANSFER_READ | A::SHADER_STORAGE_READ),
+        // Compute copies read buffers as storage and images as sampled views.
+        (BarrierAccess::COPY_SOURCE, A::TRANSFER_READ | A::SHADER_STORAGE_READ | A::SHADER_SAMPLED_READ),
         (BarrierAccess::RESOLVE_DEST, A::TRANSFER_WRITE | A::COLOR_ATTACHMENT_WRITE),
         (BarrierAccess::RESOLVE_SOURCE, A::TRANSFER_READ),
     ];

@@ -13,7 +13,9 @@ impl Exec<'_> {
             let root = &self.state.compute;
             let pattern: [u32; 4] = std::array::from_fn(|i| root.constant(0, i));
             let length = root.constant(0, 4).clamp(1, 4) as usize;
-            let count = (root.constant(0, 5) as u64).min(threads);
+            // The grid's threads take every dword, whatever its size (`asyncmd_ddi::shader`);
+            // an empty grid runs nothing.
+            let count = if threads == 0 { 0 } else { root.constant(0, 5) as u64 };
             if let Some(Some(address)) = root.uavs.get(1).copied() {
                 // A texture has no address: the shader writes nothing through one.
                 if let Some(buffer) = self.resource(address.resource).filter(|r| r.desc.is_buffer()) {

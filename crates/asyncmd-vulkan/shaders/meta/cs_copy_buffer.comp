@@ -22,7 +22,8 @@ layout(push_constant) uniform Constants {
 void main() {
     uint count = pc.count;
     uint stride = gl_NumWorkGroups.x * 256u;
-    for (uint i = gl_GlobalInvocationID.x; i < count; i += stride) {
+    // Steps stop before the index could wrap past 2^32.
+    for (uint i = gl_GlobalInvocationID.x; i < count; i = (count - i > stride) ? i + stride : count) {
         pc.dst.v[i] = pc.src.v[i];
     }
 }

@@ -1,10 +1,16 @@
-// Native CopyBufferRegions: one dispatch copies a whole batch. Workgroup row y copies region y
-// of the table (16-byte elements, grid-stride over the row's groups).
+// Native CopyBufferRegions (and CopyResources and CopyTilesAsync of buffers): one dispatch copies
+// a whole batch. The batch is cut into chunks of CHUNK 16-byte elements, region r owning chunks
+// [first, first + its count's chunks); workgroups take chunks grid-stride and find a chunk's
+// region by binary search over `first`, so a few large regions and many small ones fill the GPU
+// alike. Each thread loads its UNROLL elements of a chunk before it stores them.
 #version 450
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_buffer_reference_uvec2 : require
 
 layout(local_size_x = 256) in;
+
+const uint UNROLL = 4u;
+const uint CHUNK = 256u * UNROLL;
 
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer Data {
     uvec4 v[];
@@ -14,9 +20,9 @@ struct Region {
     uvec2 src;
     uvec2 dst;
     uint count;
+    uint first;
     uint pad0;
     uint pad1;
-    uint pad2;
 };
 
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Table {
@@ -25,15 +31,39 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Ta
 
 layout(push_constant) uniform Constants {
     Table table;
-    uint first;
+    uint regions;
+    uint chunks;
 } pc;
 
 void main() {
-    Region r = pc.table.r[pc.first + gl_WorkGroupID.y];
-    Data src = Data(r.src);
-    Data dst = Data(r.dst);
-    uint stride = gl_NumWorkGroups.x * 256u;
-    for (uint i = gl_WorkGroupID.x * 256u + gl_LocalInvocationID.x; i < r.count; i += stride) {
-        dst.v[i] = src.v[i];
+    for (uint c = gl_WorkGroupID.x; c < pc.chunks; c += gl_NumWorkGroups.x) {
+        // The last region whose first chunk is at or before c.
+        uint lo = 0u;
+        uint hi = pc.regions - 1u;
+        while (lo < hi) {
+            uint mid = (lo + hi + 1u) >> 1u;
+            if (pc.table.r[mid].first <= c) {
+                lo = mid;
+            } else {
+                hi = mid - 1u;
+            }
+        }
+        Region r = pc.table.r[lo];
+        Data src = Data(r.src);
+        Data dst = Data(r.dst);
+        uint base = (c - r.first) * CHUNK + gl_LocalInvocationID.x;
+        uvec4 v[UNROLL];
+        for (uint k = 0u; k < UNROLL; k++) {
+            uint i = base + k * 256u;
+            if (i < r.count) {
+                v[k] = src.v[i];
+            }
+        }
+        for (uint k = 0u; k < UNROLL; k++) {
+            uint i = base + k * 256u;
+            if (i < r.count) {
+                dst.v[i] = v[k];
+            }
+        }
     }
 }

@@ -1,13 +1,16 @@
-// Native FillBuffers: one dispatch fills a whole batch. Workgroup row y fills entry y of the
-// table: `count` dwords from `dst`, dword i taking pattern dword (i mod length). Entries whose
-// destination is 16-byte aligned, whose size is whole 16-byte quads and whose pattern repeats
-// within 16 bytes (1, 2 or 4 dwords) are written a quad per store, which is what reaches the
-// memory bandwidth.
+// Native FillBuffers: one dispatch fills a whole batch. The batch is cut into chunks of CHUNK
+// dwords, fill f owning chunks [first, first + its count's chunks); workgroups take chunks
+// grid-stride and find a chunk's fill by binary search over `first`. Dword i of a fill takes
+// pattern dword (i mod length). Fills whose destination is 16-byte aligned, whose size is whole
+// quads and whose pattern repeats within 16 bytes (1, 2 or 4 dwords) are written a quad per
+// store, which is what reaches the memory bandwidth.
 #version 450
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_buffer_reference_uvec2 : require
 
 layout(local_size_x = 256) in;
+
+const uint CHUNK = 4096u;
 
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Dwords {
     uint v[];
@@ -22,6 +25,10 @@ struct Fill {
     uvec2 dst;
     uint count;
     uint pattern_length;
+    uint first;
+    uint pad0;
+    uint pad1;
+    uint pad2;
 };
 
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Table {
@@ -30,24 +37,38 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Ta
 
 layout(push_constant) uniform Constants {
     Table table;
-    uint first;
+    uint fills;
+    uint chunks;
 } pc;
 
 void main() {
-    Fill f = pc.table.f[pc.first + gl_WorkGroupID.y];
-    uint len = max(f.pattern_length, 1u);
-    uint stride = gl_NumWorkGroups.x * 256u;
-    uint start = gl_WorkGroupID.x * 256u + gl_LocalInvocationID.x;
-    if ((f.dst.x & 15u) == 0u && (f.count & 3u) == 0u && len != 3u) {
-        uvec4 quad = uvec4(f.pattern[0], f.pattern[1u % len], f.pattern[2u % len], f.pattern[3u % len]);
-        Quads dst = Quads(f.dst);
-        for (uint i = start; i < f.count / 4u; i += stride) {
-            dst.v[i] = quad;
+    for (uint c = gl_WorkGroupID.x; c < pc.chunks; c += gl_NumWorkGroups.x) {
+        // The last fill whose first chunk is at or before c.
+        uint lo = 0u;
+        uint hi = pc.fills - 1u;
+        while (lo < hi) {
+            uint mid = (lo + hi + 1u) >> 1u;
+            if (pc.table.f[mid].first <= c) {
+                lo = mid;
+            } else {
+                hi = mid - 1u;
+            }
         }
-        return;
-    }
-    Dwords dst = Dwords(f.dst);
-    for (uint i = start; i < f.count; i += stride) {
-        dst.v[i] = f.pattern[i % len];
+        Fill f = pc.table.f[lo];
+        uint len = clamp(f.pattern_length, 1u, 4u);
+        uint start = (c - f.first) * CHUNK;
+        uint end = min(start + CHUNK, f.count);
+        if ((f.dst.x & 15u) == 0u && (f.count & 3u) == 0u && len != 3u) {
+            uvec4 quad = uvec4(f.pattern[0], f.pattern[1u % len], f.pattern[2u % len], f.pattern[3u % len]);
+            Quads dst = Quads(f.dst);
+            for (uint q = start / 4u + gl_LocalInvocationID.x; q < end / 4u; q += 256u) {
+                dst.v[q] = quad;
+            }
+        } else {
+            Dwords dst = Dwords(f.dst);
+            for (uint i = start + gl_LocalInvocationID.x; i < end; i += 256u) {
+                dst.v[i] = f.pattern[i % len];
+            }
+        }
     }
 }

@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 mod attachment_clear;
 pub(crate) use attachment_clear::{driver_depth, driver_floats};
+pub(crate) use transfer::{copy_extent, tiles_of};
 mod barrier;
 mod dispatch;
 mod query;

@@ -15,12 +15,15 @@ pub(crate) struct Root {
     pub(crate) bytes: Vec<u8>,
     /// By parameter: the bytes a root UAV's buffer holds past its address (0 where none is set).
     room: Vec<u64>,
+    /// By parameter: a root UAV's buffer and offset, where it names one.
+    pub(crate) uav_buffers: Vec<Option<(ash::vk::Buffer, u64)>>,
 }
 
 impl Root {
     pub(super) fn set_signature(&mut self, sig: Arc<VkRootSignature>) {
         self.bytes = vec![0; sig.size as usize];
         self.room = vec![0; sig.offsets.len()];
+        self.uav_buffers = vec![None; sig.offsets.len()];
         self.signature = Some(sig);
     }
 
@@ -118,6 +121,9 @@ impl VkCommandList {
         root.write(parameter, 0, &va.to_le_bytes());
         if let Some(r) = root.room.get_mut(parameter as usize) {
             *r = room;
+        }
+        if let Some(b) = root.uav_buffers.get_mut(parameter as usize) {
+            *b = res.buffer().map(|b| (b, address.offset));
         }
         Ok(())
     }

@@ -28,10 +28,10 @@ impl VkCommandList {
         if aligned && threshold.is_some_and(|t| r.size >= t) && self.family_has_compute() {
             let (s, d) = (self.resource(r.source)?, self.resource(r.dest)?);
             let meta = self.core.meta()?;
-            // One dispatch per 2^32 elements (the shader counts in 32 bits).
+            // One dispatch per 2^32 - 1 elements (the shader counts in 32 bits).
             let mut done = 0u64;
             while done < r.size {
-                let bytes = (r.size - done).min(1 << 36);
+                let bytes = (r.size - done).min((1 << 36) - 16);
                 let count = bytes / 16;
                 let constants = [s.address() + r.source_offset + done, d.address() + r.dest_offset + done, count];
                 meta.copy_buffer.dispatch(self.cb, constants, crate::copy_speed::groups(count));
@@ -89,33 +89,9 @@ impl VkCommandList {
         self.check_not_predicated("CopyTextureRegion")?;
         let d = self.core.device.clone();
         let (dst, src) = (self.resource(dest.resource)?, self.resource(source.resource)?);
-        let full = |res: &VkResource, kind: &CopyLocationKind| match kind {
-            CopyLocationKind::Subresource(i) => res.desc.subresource_extent(*i).map(|(w, h, z)| Box3::sized(w, h, z)),
-            CopyLocationKind::PlacedFootprint(fp) => {
-                Some(Box3::sized(fp.footprint.width, fp.footprint.height, fp.footprint.depth))
-            }
-        };
-        let sbox = match source_box {
-            Some(b) => b,
-            None => full(&src, &source.kind).ok_or_else(|| fail("CopyTextureRegion: bad source".into()))?,
-        };
-        let (w, h, depth) = sbox.extent();
-        if w == 0 || h == 0 || depth == 0 {
+        let Some((sbox, extent)) = copy_extent(&dst, dest, at, &src, source, source_box)? else {
             return Ok(());
-        }
-        let mut extent = vk::Extent3D { width: w, height: h, depth };
-        // Footprints of block-compressed mips are padded to whole blocks; Vulkan wants the
-        // copy to end at the image's edge instead.
-        for (res, kind, (x, y, z)) in [(&dst, &dest.kind, at), (&src, &source.kind, (sbox.left, sbox.top, sbox.front))]
-        {
-            if let CopyLocationKind::Subresource(i) = kind {
-                if let Some((ew, eh, ed)) = res.desc.subresource_extent(*i) {
-                    extent.width = extent.width.min(ew.saturating_sub(x));
-                    extent.height = extent.height.min(eh.saturating_sub(y));
-                    extent.depth = extent.depth.min(ed.saturating_sub(z));
-                }
-            }
-        }
+        };
         let src_offset = vk::Offset3D { x: sbox.left as i32, y: sbox.top as i32, z: sbox.front as i32 };
         let dst_offset = vk::Offset3D { x: at.0 as i32, y: at.1 as i32, z: at.2 as i32 };
         self.serialize();
@@ -234,22 +210,7 @@ impl VkCommandList {
         let res = self.resource(t.resource)?;
         let buffer = self.buffer_of(t.buffer)?;
         let desc = res.desc;
-        let first = asyncmd_types::linear_tile(&desc, &t.start)
-            .ok_or_else(|| fail("CopyTiles: start outside the resource".into()))?;
-        let tiles: Vec<u64> = if t.size.use_box {
-            let (tx, ty, _) = asyncmd_types::subresource_tiles(&desc, t.start.subresource).unwrap_or((0, 0, 0));
-            let mut v = Vec::new();
-            for z in 0..t.size.depth as u64 {
-                for y in 0..t.size.height as u64 {
-                    for x in 0..t.size.width as u64 {
-                        v.push(first + (z * ty as u64 + y) * tx as u64 + x);
-                    }
-                }
-            }
-            v
-        } else {
-            (first..first + t.size.num_tiles as u64).collect()
-        };
+        let tiles = tiles_of(&desc, t)?;
         self.serialize();
         let to_buffer = t.flags.contains(asyncmd_types::TileCopyFlags::SWIZZLED_TILED_RESOURCE_TO_LINEAR_BUFFER);
         let d = self.core.device.clone();
@@ -381,6 +342,64 @@ impl VkCommandList {
         unsafe { d.cmd_resolve_image(self.cb, si, general, di, general, &region) };
         Ok(())
     }
+}
+
+/// The source box of a texture copy (the whole source where none is given) and the extent it
+/// copies, clipped to the edges of both subresources (footprints of block-compressed mips are
+/// padded to whole blocks; Vulkan wants the copy to end at the image's edge); `None` where it
+/// copies nothing.
+pub(crate) fn copy_extent(
+    dst: &VkResource,
+    dest: &TextureCopyLocation<ResourceId>,
+    at: (u32, u32, u32),
+    src: &VkResource,
+    source: &TextureCopyLocation<ResourceId>,
+    source_box: Option<Box3>,
+) -> Result<Option<(Box3, vk::Extent3D)>> {
+    let full = |res: &VkResource, kind: &CopyLocationKind| match kind {
+        CopyLocationKind::Subresource(i) => res.desc.subresource_extent(*i).map(|(w, h, z)| Box3::sized(w, h, z)),
+        CopyLocationKind::PlacedFootprint(fp) => {
+            Some(Box3::sized(fp.footprint.width, fp.footprint.height, fp.footprint.depth))
+        }
+    };
+    let sbox = match source_box {
+        Some(b) => b,
+        None => full(src, &source.kind).ok_or_else(|| fail("CopyTextureRegion: bad source".into()))?,
+    };
+    let (w, h, depth) = sbox.extent();
+    if w == 0 || h == 0 || depth == 0 {
+        return Ok(None);
+    }
+    let mut extent = vk::Extent3D { width: w, height: h, depth };
+    for (res, kind, (x, y, z)) in [(dst, &dest.kind, at), (src, &source.kind, (sbox.left, sbox.top, sbox.front))] {
+        if let CopyLocationKind::Subresource(i) = kind {
+            if let Some((ew, eh, ed)) = res.desc.subresource_extent(*i) {
+                extent.width = extent.width.min(ew.saturating_sub(x));
+                extent.height = extent.height.min(eh.saturating_sub(y));
+                extent.depth = extent.depth.min(ed.saturating_sub(z));
+            }
+        }
+    }
+    Ok(Some((sbox, extent)))
+}
+
+/// The linear indices of the tiles a tile copy names, in the order the buffer holds them.
+pub(crate) fn tiles_of(desc: &asyncmd_types::ResourceDesc, t: &asyncmd_ddi::TileCopy) -> Result<Vec<u64>> {
+    let first = asyncmd_types::linear_tile(desc, &t.start)
+        .ok_or_else(|| fail("CopyTiles: start outside the resource".into()))?;
+    if !t.size.use_box {
+        return Ok((first..first + t.size.num_tiles as u64).collect());
+    }
+    let (tx, ty, _) = asyncmd_types::subresource_tiles(desc, t.start.subresource).unwrap_or((0, 0, 0));
+    let mut v = Vec::new();
+    for z in 0..t.size.depth as u64 {
+        for y in 0..t.size.height as u64 {
+            for x in 0..t.size.width as u64 {
+                v.push(first + (z * ty as u64 + y) * tx as u64 + x);
+            }
+        }
+    }
+    Ok(v)
 }
 
 /// Whether an image-to-image copy between these resources must go through a buffer:

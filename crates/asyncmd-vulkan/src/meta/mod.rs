@@ -1,15 +1,15 @@
 //! Every pipeline the device owns: the runtime's built-in shaders, which app pipelines name
 //! by [`ShaderId`](asyncmd_ddi::ShaderId) (`builtin`), and the device's own compute kernels
 //! for native paths and queries, one struct per operation: the buffer kernels on one
-//! push-constant layout (`kernel`), and the compute texture clear (`image_clear`). Made once
+//! push-constant layout (`kernel`), and the image kernels on theirs (`image`). Made once
 //! when the device opens, destroyed with it.
 
 mod builtin;
-mod image_clear;
+mod image;
 mod kernel;
 
 pub(crate) use builtin::{module_from, shader_module};
-pub(crate) use image_clear::ImageClear;
+pub(crate) use image::{groups as image_groups, ImageKernels, Views};
 pub(crate) use kernel::{Kernel, KernelLayout};
 
 use crate::core::Core;
@@ -27,8 +27,8 @@ pub(crate) struct Meta {
     pub(crate) copy_buffer_batch: Kernel,
     /// Every fill of a `FillBuffers` call, from a table in device memory.
     pub(crate) fill_batch: Kernel,
-    /// The compute texture clear, where the device has push descriptors.
-    pub(crate) image_clear: Option<ImageClear>,
+    /// The image kernels, where the device has push descriptors.
+    pub(crate) image: Option<ImageKernels>,
     /// The kernels' layout: declared last, so it is destroyed after them.
     _layout: KernelLayout,
 }
@@ -43,8 +43,8 @@ impl Meta {
             copy_buffer: kernel(include_bytes!("../../shaders/meta/cs_copy_buffer.comp.spv"))?,
             copy_buffer_batch: kernel(include_bytes!("../../shaders/meta/cs_copy_buffer_batch.comp.spv"))?,
             fill_batch: kernel(include_bytes!("../../shaders/meta/cs_fill_batch.comp.spv"))?,
-            image_clear: match &core.push_descriptor {
-                Some(push) => Some(ImageClear::new(core, push.clone())?),
+            image: match &core.push_descriptor {
+                Some(push) => Some(ImageKernels::new(core, push.clone())?),
                 None => None,
             },
             _layout: layout,

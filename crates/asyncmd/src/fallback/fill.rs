@@ -9,8 +9,8 @@ use crate::objects::{PipelineState, RootSignature};
 use crate::resource::Resource;
 use crate::track::Scope;
 use asyncmd_ddi::{
-    Command, ComputePipelineDesc, PipelineDesc, RootParameter, RootSignatureDesc, ShaderId, FILL_CONSTANT_COUNT,
-    FILL_THREADS_PER_GROUP,
+    fill_groups, Command, ComputePipelineDesc, PipelineDesc, RootParameter, RootSignatureDesc, ShaderId,
+    FILL_CONSTANT_COUNT,
 };
 use asyncmd_types::{
     BarrierGroup, BarrierLayout, BufferBarrier, BufferCopyRegion, ClearElement, HeapType, ResolvedFill, ResourceDesc,
@@ -25,13 +25,6 @@ pub(crate) type Fill<'r> = ResolvedFill<&'r Resource>;
 pub(crate) fn fill_constants(pattern: &ClearElement, dwords: u32) -> [u32; 6] {
     let (p, n) = pattern.dwords().unwrap_or(([0; 4], 1));
     [p[0], p[1], p[2], p[3], n, dwords]
-}
-
-/// Thread groups (x, y) of one fill dispatch covering `dwords` dwords.
-pub(crate) fn fill_groups(dwords: u32) -> (u32, u32) {
-    let groups = dwords.div_ceil(FILL_THREADS_PER_GROUP).max(1);
-    let x = groups.min(65535);
-    (x, groups.div_ceil(x))
 }
 
 /// The dispatches of one compute fill of `bytes` bytes, as (byte offset, bytes): the shader
@@ -272,16 +265,6 @@ mod tests {
         // 16-byte patterns: 4 dwords a pattern, so the piece is a multiple of 16.
         let sixteen_max = (4 * u32::MAX as u64) / 16 * 16;
         assert_eq!(pieces(&[9; 16], sixteen_max + 16)[1], (sixteen_max, 16));
-    }
-
-    #[test]
-    fn dispatch_grid_covers_every_dword() {
-        let t = FILL_THREADS_PER_GROUP;
-        assert_eq!(fill_groups(1), (1, 1));
-        assert_eq!(fill_groups(t), (1, 1));
-        assert_eq!(fill_groups(t + 1), (2, 1));
-        let (x, y) = fill_groups(u32::MAX);
-        assert!(x as u64 * y as u64 * t as u64 >= u32::MAX as u64 && x <= 65535 && y <= 65535);
     }
 }
 
