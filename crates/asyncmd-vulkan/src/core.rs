@@ -289,12 +289,6 @@ impl Core {
         self.compute_copy_min.get().copied().flatten().is_some()
     }
 
-    /// Whether textures are cleared by a compute shader: where compute copies win (the H200)
-    /// and the device can write storage images through push descriptors.
-    pub(crate) fn compute_clears(&self) -> bool {
-        self.compute_copies() && self.push_descriptor.is_some()
-    }
-
     pub(crate) fn allocator(&self) -> MutexGuard<'_, ManuallyDrop<Allocator>> {
         self.allocator.lock().unwrap_or_else(PoisonError::into_inner)
     }

@@ -132,7 +132,8 @@ impl VulkanDevice {
             compute_fill_shader: true,
             protected_content: false,
             // Colour MIN/MAX resolves need a shader the device does not have yet.
-            resolve_min_max: false,
+            // Colour MIN/MAX resolves are the image kernels' (Vulkan's resolves have none).
+            resolve_min_max: core.features.image_kernels,
             timestamp_frequency: (1e9 / props.limits.timestamp_period.max(f32::MIN_POSITIVE) as f64) as u64,
             dedicated_copy_queue: core.families.copy != core.families.direct
                 && core.families.copy != core.families.compute,

@@ -217,8 +217,13 @@ impl VkResource {
             if !usage.contains(attachment) && properties(usage | attachment, flags).is_ok() {
                 usage |= attachment;
             }
+            // The compute resolves read the samples through a sampled view.
+            let sampled = usage | vk::ImageUsageFlags::SAMPLED;
+            if core.features.image_kernels && !desc.format.has_depth() && properties(sampled, flags).is_ok() {
+                usage = sampled;
+            }
         }
-        if core.compute_clears() && plain && !desc.is_msaa() && desc.dimension == ResourceDimension::Texture2D {
+        if core.features.image_kernels && plain && !desc.is_msaa() && desc.dimension == ResourceDimension::Texture2D {
             let raw = raw_uint_format(info.bytes_per_block as u32);
             let raw_usage = vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::SAMPLED;
             let (u, f) = (usage | raw_usage, flags | vk::ImageCreateFlags::MUTABLE_FORMAT);
@@ -600,16 +605,28 @@ impl VkResource {
         }
     }
 
-    /// The usage a view of `format` has: the image's, with storage and sampling only on the
-    /// image kernels' raw view where the image has them for those kernels alone (other view
-    /// formats may support neither).
+    /// The usage a view of `format` has: the image's, less storage and sampling where the view's
+    /// format supports neither (the image has them for the image kernels' views; an sRGB view,
+    /// say, cannot be a storage image).
     fn usage_of_view(&self, format: vk::Format) -> vk::ImageUsageFlags {
-        let Kind::Image { usage, clear_format, .. } = self.kind else { return vk::ImageUsageFlags::empty() };
-        let kernels = vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::SAMPLED;
-        match clear_format {
-            Some(raw) if raw == format => usage,
-            _ => usage & !kernels | image_usage(&self.desc) & kernels,
+        let Kind::Image { usage, .. } = self.kind else { return vk::ImageUsageFlags::empty() };
+        let i = &self.core.instance.instance;
+        // SAFETY: a format-properties query on this device's physical device.
+        let features =
+            unsafe { i.get_physical_device_format_properties(self.core.physical, format) }.optimal_tiling_features;
+        let mut usage = usage;
+        if !features.contains(vk::FormatFeatureFlags::STORAGE_IMAGE) {
+            usage &= !vk::ImageUsageFlags::STORAGE;
         }
+        if !features.contains(vk::FormatFeatureFlags::SAMPLED_IMAGE) {
+            usage &= !vk::ImageUsageFlags::SAMPLED;
+        }
+        usage
+    }
+
+    /// Whether the image allows `usage` (what its flags ask, and what the device added).
+    pub(crate) fn has_usage(&self, usage: vk::ImageUsageFlags) -> bool {
+        matches!(self.kind, Kind::Image { usage: u, .. } if u.contains(usage))
     }
 
     /// Whether the image can be a colour or a depth-stencil attachment (its flags ask for it,

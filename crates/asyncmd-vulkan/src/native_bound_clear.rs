@@ -1,15 +1,17 @@
-//! Native bound clears on Vulkan: `vkCmdClearAttachments` inside the rendering instance (the
-//! render pass's, or the lazy one over the `OMSetRenderTargets` targets), in rasterization
-//! order with draws. Mask bit *i* is colour attachment *i*: the instance binds the targets in
+//! Native bound clears on Vulkan: outside a render pass where compute wins (the H200), the
+//! image kernel's clear of each target of plain texels; otherwise `vkCmdClearAttachments`
+//! inside the rendering instance (the render pass's, or the lazy one over the
+//! `OMSetRenderTargets` targets), in rasterization order with draws. Mask bit *i* is colour attachment *i*: the instance binds the targets in
 //! the D3D12 slot order. Regions are clipped to their target. Outside a pass, a region past
 //! the render area (the smallest bound target) is cleared through its target alone, between
 //! barriers that keep it ordered with the draws around it; inside a pass the instance's area
 //! is all there is.
 
 use crate::command::VkCommandList;
+use crate::meta::{element_words, image_groups, Views};
 use ash::vk;
 use asyncmd_ddi::{DepthStencilView, RenderTargetView};
-use asyncmd_types::{draw_clear_color, stored_integers, Box3, ClearData, ClearFlags, Rect, Result};
+use asyncmd_types::{draw_clear_color, encode_clear, stored_integers, Box3, ClearData, ClearFlags, Rect, Result};
 
 /// A region of a bound target: (rectangle, first slice in the view, slice count).
 type Region = (Rect, u32, u32);
@@ -28,7 +30,8 @@ impl VkCommandList {
         regions: &[Option<Vec<Box3>>; 8],
     ) -> Result<()> {
         let rtvs = self.gfx.rtvs.clone();
-        for (slot, view) in rtvs.iter().enumerate().filter(|(s, _)| mask & (1 << s) != 0) {
+        let compute = self.clear_bound_rtvs_by_kernel(mask, values, regions)?;
+        for (slot, view) in rtvs.iter().enumerate().filter(|(s, _)| mask & (1 << s) != 0 && compute & (1 << s) == 0) {
             let res = self.resource(view.resource)?;
             let Some(range) = view.desc.range(&res.desc) else { continue };
             let (w, h, _) = res.desc.mip_extent(range.mip);
@@ -47,6 +50,59 @@ impl VkCommandList {
             self.clear_attachment(attachment, &boxes, Target::Color(*view, value))?;
         }
         Ok(())
+    }
+
+    /// Outside a render pass, where compute wins: the selected targets of single-sample 2D
+    /// textures of plain texels are cleared by the image kernel, which stores the value D3D
+    /// encodes for the view's format, between barriers that order it with the draws and clears
+    /// around it as a clear in raster order would be (the graphics engines write images at a
+    /// fraction of the compute bandwidth). Returns the slots it cleared.
+    fn clear_bound_rtvs_by_kernel(
+        &mut self,
+        mask: u8,
+        values: &[ClearData; 8],
+        regions: &[Option<Vec<Box3>>; 8],
+    ) -> Result<u8> {
+        if self.gfx.pass.is_some() || !self.image_kernels_on() {
+            return Ok(0);
+        }
+        let rtvs = self.gfx.rtvs.clone();
+        let mut work = Vec::new();
+        let mut cleared = 0u8;
+        for (slot, view) in rtvs.iter().enumerate().filter(|(s, _)| mask & (1 << s) != 0) {
+            let res = self.resource(view.resource)?;
+            let (Some(raw), Some(range)) = (res.clear_format(), view.desc.range(&res.desc)) else { continue };
+            let Some(element) = encode_clear(view.desc.format, 0, &values[slot]) else { continue };
+            let (w, h, _) = res.desc.mip_extent(range.mip);
+            for (r, first, count) in asyncmd_types::clip_boxes(regions[slot].as_deref(), w, h, range.slices) {
+                for slice in range.first_slice + first..range.first_slice + first + count {
+                    let key = (raw, vk::ImageViewType::TYPE_2D, range.mip, slice, 1, vk::ImageAspectFlags::COLOR);
+                    work.push((res.view(key)?, element, r));
+                }
+            }
+            cleared |= 1 << slot;
+        }
+        if cleared == 0 {
+            return Ok(0);
+        }
+        self.end_lazy_rendering();
+        let targets = vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT | vk::PipelineStageFlags2::ALL_TRANSFER;
+        let target_writes = vk::AccessFlags2::COLOR_ATTACHMENT_WRITE | vk::AccessFlags2::TRANSFER_WRITE;
+        let target_reads = vk::AccessFlags2::COLOR_ATTACHMENT_READ | vk::AccessFlags2::TRANSFER_READ;
+        let (compute, storage) = (vk::PipelineStageFlags2::COMPUTE_SHADER, vk::AccessFlags2::SHADER_STORAGE_WRITE);
+        self.memory_barrier(targets, target_writes, compute, storage);
+        let image = &self.core.meta()?.image;
+        if let Some(kernels) = image {
+            for (view, element, r) in work {
+                let words = element_words(&element);
+                let (w, h) = ((r.right - r.left) as u32, (r.bottom - r.top) as u32);
+                let constants = [words[0], words[1], words[2], words[3], r.left as u32, r.top as u32, w, h];
+                let views = Views { storage: Some(view), sampled: None };
+                kernels.clear.dispatch(self.cb, views, &constants, image_groups((w, h)));
+            }
+        }
+        self.memory_barrier(compute, storage, targets, target_reads | target_writes);
+        Ok(cleared)
     }
 
     pub(crate) fn clear_bound_dsv_native(

@@ -14,7 +14,7 @@
 use crate::command::VkCommandList;
 use crate::format::plane_aspect;
 use crate::memory::VkResource;
-use crate::meta::{image_groups, Views};
+use crate::meta::{element_words, image_groups, Views};
 use ash::vk;
 use asyncmd_ddi::{DepthStencilView, RenderTargetView, ResourceId};
 use asyncmd_types::{
@@ -111,12 +111,9 @@ impl VkCommandList {
             unsafe { dev.cmd_clear_depth_stencil_image(self.cb, image, vk::ImageLayout::GENERAL, &value, &[range]) };
             return Ok(());
         }
-        if let (Some(raw), true) = (res.clear_format(), self.family_has_compute()) {
+        if let (Some(raw), true) = (res.clear_format(), self.image_kernels_on()) {
             // Where compute wins: one dispatch stores the encoded texel as raw bits.
-            let mut bytes = [0u8; 16];
-            bytes[..c.element.as_bytes().len()].copy_from_slice(c.element.as_bytes());
-            let words: [u32; 4] =
-                std::array::from_fn(|i| u32::from_le_bytes(bytes[i * 4..i * 4 + 4].try_into().unwrap_or_default()));
+            let words = element_words(&c.element);
             let view =
                 res.view((raw, vk::ImageViewType::TYPE_2D, sub.mip, sub.slice, 1, vk::ImageAspectFlags::COLOR))?;
             let meta = self.core.meta()?;

@@ -69,7 +69,7 @@ impl VkCommandList {
     pub(crate) fn copy_texture_resource_by_kernel(&mut self, dest: ResourceId, source: ResourceId) -> Result<bool> {
         let (dst, src) = (self.resource(dest)?, self.resource(source)?);
         let count = src.desc.subresource_count();
-        if !self.kernel_copies() || dst.clear_format().is_none() || dst.clear_format() != src.clear_format() {
+        if !self.image_kernels_on() || dst.clear_format().is_none() || dst.clear_format() != src.clear_format() {
             return Ok(false);
         }
         let mut written = Written::default();
@@ -90,11 +90,6 @@ impl VkCommandList {
         Ok(true)
     }
 
-    /// Whether this list copies textures with the image kernels.
-    fn kernel_copies(&self) -> bool {
-        self.copies_in_compute() && self.core.meta.get().is_some_and(|m| m.image.is_some())
-    }
-
     /// One part by the image kernel; returns `false` where the kernel cannot copy it.
     fn copy_texture_by_kernel(
         &mut self,
@@ -104,7 +99,7 @@ impl VkCommandList {
         source_box: Option<Box3>,
         written: &mut Written,
     ) -> Result<bool> {
-        if !self.kernel_copies() {
+        if !self.image_kernels_on() {
             return Ok(false);
         }
         let (dst, src) = (self.resource(dest.resource)?, self.resource(source.resource)?);

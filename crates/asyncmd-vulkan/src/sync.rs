@@ -28,7 +28,8 @@ pub(crate) fn stages(sync: BarrierSync, compute_copies: bool) -> S {
         (BarrierSync::COMPUTE_SHADING, S::COMPUTE_SHADER),
         // Legacy copies run as transfer commands (copies, and the clears that seed resources).
         (BarrierSync::COPY, S::ALL_TRANSFER),
-        (BarrierSync::RESOLVE, S::RESOLVE | S::COLOR_ATTACHMENT_OUTPUT),
+        // Resolves are resolve commands or, for MIN/MAX and where compute wins, dispatches.
+        (BarrierSync::RESOLVE, S::RESOLVE | S::COLOR_ATTACHMENT_OUTPUT | S::COMPUTE_SHADER),
         (BarrierSync::EXECUTE_INDIRECT, S::DRAW_INDIRECT | S::CONDITIONAL_RENDERING_EXT),
         (BarrierSync::ALL_SHADING, S::VERTEX_SHADER | S::FRAGMENT_SHADER | S::COMPUTE_SHADER),
         (BarrierSync::NON_PIXEL_SHADING, S::VERTEX_SHADER | S::COMPUTE_SHADER),
@@ -93,8 +94,8 @@ pub(crate) fn accesses(access: BarrierAccess, stages: S) -> A {
         (BarrierAccess::COPY_DEST, A::TRANSFER_WRITE | A::SHADER_STORAGE_WRITE),
         // Compute copies read buffers as storage and images as sampled views.
         (BarrierAccess::COPY_SOURCE, A::TRANSFER_READ | A::SHADER_STORAGE_READ | A::SHADER_SAMPLED_READ),
-        (BarrierAccess::RESOLVE_DEST, A::TRANSFER_WRITE | A::COLOR_ATTACHMENT_WRITE),
-        (BarrierAccess::RESOLVE_SOURCE, A::TRANSFER_READ),
+        (BarrierAccess::RESOLVE_DEST, A::TRANSFER_WRITE | A::COLOR_ATTACHMENT_WRITE | A::SHADER_STORAGE_WRITE),
+        (BarrierAccess::RESOLVE_SOURCE, A::TRANSFER_READ | A::SHADER_SAMPLED_READ),
     ];
     let mut a = A::NONE;
     for (bit, acc) in map {

@@ -1,7 +1,7 @@
 //! Command lists: commands are kept as they come and recorded into a Vulkan command buffer at
 //! `Close`, on a driver thread (`threads.rs` says why no other thread calls the driver).
 //!
-//! Recording is split by Vulkan concern: `transfer.rs` (copies, resolves), `barrier.rs`,
+//! Recording is split by Vulkan concern: `transfer.rs` (copies), `resolve.rs`, `barrier.rs`,
 //! `rendering.rs` (rendering instances, passes, draws), `attachment_clear.rs` (view clears),
 //! `dispatch.rs`, `state.rs` (pipelines, root arguments), `query.rs` (queries, predication);
 //! the native Async Commands are in `native*.rs`.
@@ -23,6 +23,7 @@ mod barrier;
 mod dispatch;
 mod query;
 mod rendering;
+mod resolve;
 mod state;
 mod transfer;
 
@@ -125,11 +126,16 @@ impl VkCommandList {
         Ok(list)
     }
 
-    /// Whether this list's queue family runs compute shaders.
     /// Whether copies recorded here may run as compute dispatches, so that copy barriers must
     /// cover the compute stage (which a transfer-only family may not name).
     pub(crate) fn copies_in_compute(&self) -> bool {
         self.core.compute_copies() && self.family_has_compute()
+    }
+
+    /// Whether this list's texture copies, clears and resolves run as the image kernels:
+    /// where compute copies win and the device has the kernels.
+    pub(crate) fn image_kernels_on(&self) -> bool {
+        self.copies_in_compute() && self.core.meta.get().is_some_and(|m| m.image.is_some())
     }
 
     pub(crate) fn family_has_compute(&self) -> bool {

@@ -5,9 +5,9 @@ use crate::format::plane_aspect;
 use crate::memory::VkResource;
 use crate::sync;
 use ash::vk;
-use asyncmd_ddi::{Resolve, ResourceId};
+use asyncmd_ddi::ResourceId;
 use asyncmd_types::{
-    Box3, BufferCopyRegion, CopyLocationKind, PlacedSubresourceFootprint, Rect, ResolveMode, ResourceDimension, Result,
+    Box3, BufferCopyRegion, CopyLocationKind, PlacedSubresourceFootprint, ResourceDimension, Result,
     TextureCopyLocation,
 };
 use std::sync::Arc;
@@ -292,54 +292,6 @@ impl VkCommandList {
         }
         // SAFETY: live images of one description.
         unsafe { d.cmd_copy_image(self.cb, si, vk::ImageLayout::GENERAL, di, vk::ImageLayout::GENERAL, &regions) };
-        Ok(())
-    }
-
-    pub(crate) fn resolve(&mut self, r: &Resolve) -> Result<()> {
-        self.check_not_predicated("ResolveSubresourceRegion")?;
-        if !matches!(r.mode, ResolveMode::Average | ResolveMode::Decompress) {
-            return Err(fail(format!("ResolveSubresourceRegion: {:?} is not supported on the Vulkan device", r.mode)));
-        }
-        if r.mode == ResolveMode::Decompress && r.dest == r.source && r.dest_subresource == r.source_subresource {
-            // Vulkan images in GENERAL need no decompression: in place, there is nothing to do.
-            return Ok(());
-        }
-        let (dst, di) = self.image_of(r.dest)?;
-        let (src, si) = self.image_of(r.source)?;
-        let (sl, _) = Self::layers(&src, r.source_subresource)?;
-        let (dl, _) = Self::layers(&dst, r.dest_subresource)?;
-        let (sw, sh, _) = src.desc.subresource_extent(r.source_subresource).unwrap_or((0, 0, 0));
-        let rect = r.source_rect.unwrap_or(Rect::new(0, 0, sw as i32, sh as i32));
-        self.serialize();
-        let region = [vk::ImageResolve {
-            src_subresource: sl,
-            src_offset: vk::Offset3D { x: rect.left, y: rect.top, z: 0 },
-            dst_subresource: dl,
-            dst_offset: vk::Offset3D { x: r.dest_x as i32, y: r.dest_y as i32, z: 0 },
-            extent: vk::Extent3D {
-                width: (rect.right - rect.left) as u32,
-                height: (rect.bottom - rect.top) as u32,
-                depth: 1,
-            },
-        }];
-        let d = &self.core.device;
-        let general = vk::ImageLayout::GENERAL;
-        if r.mode == ResolveMode::Decompress {
-            // Equal sample counts: a decompress into another image is a copy of every sample.
-            let [reg] = region;
-            let copy = [vk::ImageCopy {
-                src_subresource: reg.src_subresource,
-                src_offset: reg.src_offset,
-                dst_subresource: reg.dst_subresource,
-                dst_offset: reg.dst_offset,
-                extent: reg.extent,
-            }];
-            // SAFETY: live images in GENERAL with equal sample counts; regions checked.
-            unsafe { d.cmd_copy_image(self.cb, si, general, di, general, &copy) };
-            return Ok(());
-        }
-        // SAFETY: live images in GENERAL; the runtime checked the regions and formats.
-        unsafe { d.cmd_resolve_image(self.cb, si, general, di, general, &region) };
         Ok(())
     }
 }

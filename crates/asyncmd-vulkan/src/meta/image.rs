@@ -5,7 +5,8 @@
 //! shaders reach (`gpu-facts.md`: 56 GB/s against 1–2 TB/s on the H200).
 //!
 //! One layout serves them all: the texture clear, the texture copies (image to image, buffer
-//! to image, image to buffer) and the resolves (float, uint and sint).
+//! to image, image to buffer) and the resolves (float, uint and sint; Vulkan's resolve
+//! commands have no colour MIN/MAX).
 
 use super::module_from;
 use crate::core::Core;
@@ -171,6 +172,13 @@ impl Drop for ImageKernel {
     }
 }
 
+/// An encoded texel as the clear kernel's four constant words (little-endian, zero-padded).
+pub(crate) fn element_words(element: &asyncmd_types::ClearElement) -> [u32; 4] {
+    let mut bytes = [0u8; 16];
+    bytes[..element.as_bytes().len()].copy_from_slice(element.as_bytes());
+    std::array::from_fn(|i| u32::from_le_bytes([bytes[4 * i], bytes[4 * i + 1], bytes[4 * i + 2], bytes[4 * i + 3]]))
+}
+
 /// Workgroups of an image kernel over `extent` texels: 256 × 4 texels a group.
 pub(crate) fn groups((w, h): (u32, u32)) -> (u32, u32) {
     (w.div_ceil(256), h.div_ceil(4))
@@ -187,6 +195,12 @@ pub(crate) struct ImageKernels {
     pub(crate) copy_from_buffer: ImageKernel,
     /// Copies texels of 4, 8 or 16 bytes from a 2D subresource into a placed footprint.
     pub(crate) copy_to_buffer: ImageKernel,
+    /// Resolves float, UNORM and SNORM formats (average, minimum, maximum).
+    pub(crate) resolve_float: ImageKernel,
+    /// Resolves unsigned integer formats (minimum, maximum).
+    pub(crate) resolve_uint: ImageKernel,
+    /// Resolves signed integer formats (minimum, maximum).
+    pub(crate) resolve_sint: ImageKernel,
     /// The layout: declared last, so it is destroyed after the kernels.
     _layout: ImageLayout,
 }
@@ -200,6 +214,9 @@ impl ImageKernels {
             copy: kernel(include_bytes!("../../shaders/meta/cs_copy_image.comp.spv"))?,
             copy_from_buffer: kernel(include_bytes!("../../shaders/meta/cs_copy_buffer_to_image.comp.spv"))?,
             copy_to_buffer: kernel(include_bytes!("../../shaders/meta/cs_copy_image_to_buffer.comp.spv"))?,
+            resolve_float: kernel(include_bytes!("../../shaders/meta/cs_resolve_float.comp.spv"))?,
+            resolve_uint: kernel(include_bytes!("../../shaders/meta/cs_resolve_uint.comp.spv"))?,
+            resolve_sint: kernel(include_bytes!("../../shaders/meta/cs_resolve_sint.comp.spv"))?,
             _layout: layout,
         })
     }

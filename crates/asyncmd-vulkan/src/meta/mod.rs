@@ -9,7 +9,7 @@ mod image;
 mod kernel;
 
 pub(crate) use builtin::{module_from, shader_module};
-pub(crate) use image::{groups as image_groups, ImageKernels, Views};
+pub(crate) use image::{element_words, groups as image_groups, ImageKernels, Views};
 pub(crate) use kernel::{Kernel, KernelLayout};
 
 use crate::core::Core;
