@@ -308,3 +308,132 @@ fn image_write_paths() {
         }
     }
 }
+
+/// The batched kernels' bandwidth from 64 MiB to 4 GiB, whatever the mix of part sizes, beside
+/// the transfer commands' on the same run: `vkCmdFillBuffer` (a native fill of a dword pattern
+/// where transfers are forced) and the legacy `CopyBufferRegion` of the whole batch at once.
+#[test]
+#[ignore = "a measurement for real GPUs, not a check"]
+fn native_kernel_bandwidth() {
+    let Some(native) = vulkan_ctx_opted_in(true) else {
+        eprintln!("no Vulkan device");
+        return;
+    };
+    let transfers = {
+        let options = VulkanOptions { compute_copies: ComputeCopies::Never, ..Default::default() };
+        let vk = vulkan_driver_with(options).unwrap();
+        let mut ctx = Ctx::new(opted_in(&Adapter::new(vk.clone() as std::sync::Arc<dyn asyncmd::ddi::DeviceDdi>)));
+        ctx.vulkan = Some(vk);
+        ctx
+    };
+    println!("device: {}", native.device.capabilities().name);
+    println!("TB/s: bytes written (fills, clears) or copied (copies) per second of GPU time");
+    println!("| bytes | parts | native FillBuffers TB/s | vkCmdFillBuffer TB/s | native CopyBufferRegions TB/s | one legacy copy TB/s | native CopyResources TB/s |");
+    println!("|---|---|---|---|---|---|---|");
+    let uma = native.device.capabilities().uma;
+    let totals: &[u64] = if uma { &[64 << 20] } else { &[64 << 20, 256 << 20, 1 << 30, 4 << 30] };
+    let buffer = |ctx: &Ctx, bytes: u64| {
+        let d = ResourceDesc::buffer(bytes).with_flags(ResourceFlags::ALLOW_UNORDERED_ACCESS);
+        ctx.device.create_committed_resource(HeapType::Default, &d, BarrierLayout::Undefined).unwrap()
+    };
+    for &total in totals {
+        let (src, dst) = (buffer(&native, total), buffer(&native, total));
+        let fill_dst = buffer(&transfers, total);
+        // Parts: one; 1 MiB each; half the bytes in 16 KiB parts and half in one.
+        let shapes: [(&str, Vec<(u64, u64)>); 3] = [
+            ("1", vec![(0, total)]),
+            ("1 MiB each", (0..total >> 20).map(|i| (i << 20, 1 << 20)).collect()),
+            (
+                "half 16 KiB, half one",
+                (0..(total / 2) >> 14).map(|i| (i << 14, 1 << 14)).chain([(total / 2, total / 2)]).collect(),
+            ),
+        ];
+        let tb = |ms: f64| total as f64 / (ms / 1e3) / 1e12;
+        let reference_fill = time_list(&transfers, |l| {
+            l.fill_buffers(&[FillBufferDesc {
+                buffer: &fill_dst,
+                offset: 0,
+                fill_value: ClearData::from_uints([7; 4]),
+                format: Format::Unknown,
+                raw_pattern_size: 4,
+                repeat_count: (total / 4) as u32,
+            }])
+        });
+        let one_copy = time_list(&native, |l| l.copy_buffer_region(&dst, 0, &src, 0, total));
+        for (name, parts) in &shapes {
+            let fill = time_list(&native, |l| {
+                let f: Vec<_> = parts
+                    .iter()
+                    .map(|&(offset, bytes)| FillBufferDesc {
+                        buffer: &dst,
+                        offset,
+                        fill_value: ClearData::from_uints([1, 2, 3, 4]),
+                        format: Format::Unknown,
+                        raw_pattern_size: 16,
+                        repeat_count: (bytes / 16) as u32,
+                    })
+                    .collect();
+                l.fill_buffers(&f);
+            });
+            let copy = time_list(&native, |l| {
+                let r: Vec<_> = parts
+                    .iter()
+                    .map(|&(o, n)| BufferCopyRegion {
+                        dest: &dst,
+                        dest_offset: o,
+                        source: &src,
+                        source_offset: o,
+                        size: n,
+                    })
+                    .collect();
+                l.copy_buffer_regions(&r);
+            });
+            let resources = if parts.len() <= 64 {
+                let pairs: Vec<(Resource, Resource)> =
+                    parts.iter().map(|&(_, n)| (buffer(&native, n), buffer(&native, n))).collect();
+                let ms = time_list(&native, |l| {
+                    let refs: Vec<(&Resource, &Resource)> = pairs.iter().map(|(d, s)| (d, s)).collect();
+                    l.copy_resources(&refs);
+                });
+                format!("{:.2}", tb(ms))
+            } else {
+                String::new()
+            };
+            println!(
+                "| {} MiB | {name} | {:.2} | {:.2} | {:.2} | {:.2} | {resources} |",
+                total >> 20,
+                tb(fill),
+                tb(reference_fill),
+                tb(copy),
+                tb(one_copy)
+            );
+        }
+    }
+    println!();
+    println!("| texture work | native ms | TB/s | legacy ms | native speedup |");
+    println!("|---|---|---|---|---|");
+    let side = if uma { 1024 } else { 8192 };
+    for format in [Format::R8G8B8A8Unorm, Format::R32G32B32A32Float] {
+        let desc = ResourceDesc::tex2d(format, side, side);
+        let (a, b) = (native.texture(&desc, BarrierLayout::Common), native.texture(&desc, BarrierLayout::Common));
+        let bytes = side as f64 * side as f64 * format.bytes_per_block() as f64;
+        let rate = |ms: f64| bytes / (ms / 1e3) / 1e12;
+        let clear = time_list(&native, |l| {
+            l.clear_texture_subresources(&[ClearTextureDesc {
+                texture: &a,
+                subresource: 0,
+                clear_value: ClearData::from_floats([0.2, 0.4, 0.6, 0.8]),
+                format: Format::Unknown,
+                region: None,
+            }])
+        });
+        println!("| ClearTextureSubresources {side}² {format} | {clear:.4} | {:.2} | | |", rate(clear));
+        let copy = time_list(&native, |l| l.copy_resources(&[(&b, &a)]));
+        let legacy = time_list(&native, |l| l.copy_resource(&b, &a));
+        println!(
+            "| CopyResources {side}² {format} | {copy:.4} | {:.2} | {legacy:.4} | {:.1}× |",
+            rate(copy),
+            legacy / copy
+        );
+    }
+}
