@@ -6,10 +6,14 @@
 use crate::command::VkCommandList;
 use asyncmd_types::{ClearElement, Error, MessageId, Result};
 
-/// 16-byte elements per chunk of the copy kernel (256 threads × 4).
-const COPY_CHUNK: u64 = 1024;
-/// Dwords per chunk of the fill kernel.
-const FILL_CHUNK: u64 = 4096;
+/// 16-byte elements per chunk of the copy kernel (64 KiB: 16 a thread, so that finding a
+/// chunk's part costs little beside moving it).
+const COPY_CHUNK: u64 = 4096;
+/// Dwords per chunk of the fill kernel (64 KiB).
+const FILL_CHUNK: u64 = 16384;
+/// The most entries of one table: the kernels find the packed first chunks past `entries`
+/// entries of up to 48 bytes with 32-bit arithmetic.
+const MAX_ENTRIES: u32 = 1 << 24;
 /// The most elements (copies) or dwords (fills) one table entry covers: the kernels index in
 /// 32 bits, and a chunk past the end must not wrap.
 const MAX_ENTRY: u64 = 1 << 30;
@@ -50,16 +54,24 @@ fn chunk_range(chunks: &mut u64, units: u64, per_chunk: u64) -> Result<u32> {
 const MAX_CHUNKS: u64 = 1 << 31;
 
 fn too_large() -> Error {
-    Error::fail(MessageId::DeviceUnsupported, "a batch of more than 2^31 chunks of 16 KiB")
+    Error::fail(MessageId::DeviceUnsupported, "a batch of more than 2^31 chunks of 64 KiB or 2^24 parts")
+}
+
+/// Appends the packed first chunks after the entries, and checks the entry count.
+fn finish(mut table: Vec<u8>, firsts: Vec<u32>, chunks: u64) -> Result<(Vec<u8>, u32, u64)> {
+    let entries = u32::try_from(firsts.len()).ok().filter(|&n| n <= MAX_ENTRIES).ok_or_else(too_large)?;
+    table.try_reserve(firsts.len() * 4).map_err(|_| Error::out_of_memory("a batch's table"))?;
+    firsts.iter().for_each(|f| table.extend(f.to_le_bytes()));
+    Ok((table, entries, chunks))
 }
 
 /// The copy kernel's table: 32 bytes an entry (source, destination, elements, first chunk),
-/// parts longer than [`MAX_ENTRY`] elements cut into several entries. Returns the table, its
-/// entries and its chunks.
+/// parts longer than [`MAX_ENTRY`] elements cut into several entries, then every entry's first
+/// chunk again, packed. Returns the table, its entries and its chunks.
 pub(crate) fn copy_table(parts: &[CopyPart]) -> Result<(Vec<u8>, u32, u64)> {
     let mut table = Vec::new();
-    table.try_reserve(parts.len() * 32).map_err(|_| Error::out_of_memory("a copy batch's table"))?;
-    let (mut entries, mut chunks) = (0u32, 0u64);
+    table.try_reserve(parts.len() * 36).map_err(|_| Error::out_of_memory("a copy batch's table"))?;
+    let (mut firsts, mut chunks) = (Vec::new(), 0u64);
     for p in parts {
         let mut done = 0;
         while done < p.bytes / 16 {
@@ -70,19 +82,20 @@ pub(crate) fn copy_table(parts: &[CopyPart]) -> Result<(Vec<u8>, u32, u64)> {
             table.extend((count as u32).to_le_bytes());
             table.extend(first.to_le_bytes());
             table.extend([0u8; 8]);
-            entries = entries.checked_add(1).ok_or_else(too_large)?;
+            firsts.push(first);
             done += count;
         }
     }
-    Ok((table, entries, chunks))
+    finish(table, firsts, chunks)
 }
 
 /// The fill kernel's table: 48 bytes an entry (pattern dwords, destination, dwords, pattern
-/// length, first chunk); a long fill is cut at whole patterns into several entries.
+/// length, first chunk), a long fill cut at whole patterns into several entries, then every
+/// entry's first chunk again, packed.
 pub(crate) fn fill_table(parts: &[FillPart]) -> Result<(Vec<u8>, u32, u64)> {
     let mut table = Vec::new();
-    table.try_reserve(parts.len() * 48).map_err(|_| Error::out_of_memory("a fill batch's table"))?;
-    let (mut entries, mut chunks) = (0u32, 0u64);
+    table.try_reserve(parts.len() * 52).map_err(|_| Error::out_of_memory("a fill batch's table"))?;
+    let (mut firsts, mut chunks) = (Vec::new(), 0u64);
     for p in parts {
         let (dwords, n) = p.pattern.dwords().ok_or_else(|| {
             Error::fail(MessageId::DeviceUnsupported, "FillBuffers: a pattern that is not whole dwords")
@@ -98,18 +111,37 @@ pub(crate) fn fill_table(parts: &[FillPart]) -> Result<(Vec<u8>, u32, u64)> {
             table.extend(n.to_le_bytes());
             table.extend(first.to_le_bytes());
             table.extend([0u8; 12]);
-            entries = entries.checked_add(1).ok_or_else(too_large)?;
+            firsts.push(first);
             done += count;
         }
     }
-    Ok((table, entries, chunks))
+    finish(table, firsts, chunks)
 }
 
 impl VkCommandList {
-    /// Records one dispatch of the batch copy kernel over `parts` (none where they copy nothing).
+    /// Records one dispatch of the batch copy kernel over `parts` (none where they copy nothing);
+    /// a batch of one part takes the plain compute copy, which needs no table.
     pub(crate) fn copy_batch(&mut self, parts: &[CopyPart]) -> Result<()> {
+        if let [part] = parts {
+            return self.compute_copy(*part);
+        }
         let (table, entries, chunks) = copy_table(parts)?;
         self.dispatch_batch(&table, entries, chunks, |m| &m.copy_buffer_batch)
+    }
+
+    /// Records the plain compute copy of one part (a grid-stride kernel whose constants are the
+    /// part itself): one dispatch per 2^32 - 1 elements, since the shader counts in 32 bits.
+    pub(crate) fn compute_copy(&mut self, part: CopyPart) -> Result<()> {
+        let meta = self.core.meta()?;
+        let mut done = 0u64;
+        while done < part.bytes {
+            let bytes = (part.bytes - done).min((1 << 36) - 16);
+            let count = bytes / 16;
+            let constants = [part.src + done, part.dst + done, count];
+            meta.copy_buffer.dispatch(self.cb, constants, crate::copy_speed::groups(count));
+            done += bytes;
+        }
+        Ok(())
     }
 
     /// Records one dispatch of the batch fill kernel over `parts`.
@@ -153,15 +185,17 @@ mod tests {
     fn copy_parts_take_consecutive_chunks() {
         let parts = [
             CopyPart { src: 0x1000, dst: 0x9000, bytes: 16 },
-            CopyPart { src: 0x2000, dst: 0xa000, bytes: 16 * 1024 * 3 + 16 },
+            CopyPart { src: 0x2000, dst: 0xa000, bytes: 16 * 3073 },
             CopyPart { src: 0x3000, dst: 0xb000, bytes: 0 },
             CopyPart { src: 0x4000, dst: 0xc000, bytes: 32 },
         ];
         let (table, entries, chunks) = copy_table(&parts).unwrap();
-        assert_eq!((entries, chunks), (3, 1 + 4 + 1), "an empty part takes no entry");
+        assert_eq!((entries, chunks), (3, 1 + 1 + 1), "an empty part takes no entry");
         assert_eq!(entry(&table, 0), (0x1000, 0x9000, 1, 0));
         assert_eq!(entry(&table, 1), (0x2000, 0xa000, 3073, 1));
-        assert_eq!(entry(&table, 2), (0x4000, 0xc000, 2, 5));
+        assert_eq!(entry(&table, 2), (0x4000, 0xc000, 2, 2));
+        let packed: Vec<u32> = table[96..].chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+        assert_eq!(packed, [0, 1, 2], "the first chunks again, packed after the entries");
     }
 
     #[test]
@@ -170,7 +204,7 @@ mod tests {
         let (table, entries, chunks) = copy_table(&[CopyPart { src: 0, dst: 1 << 40, bytes }]).unwrap();
         assert_eq!(entries, 3);
         assert_eq!(chunks, 2 * MAX_ENTRY / COPY_CHUNK + 1);
-        assert_eq!(entry(&table, 1), (MAX_ENTRY * 16, (1 << 40) + MAX_ENTRY * 16, MAX_ENTRY as u32, 1 << 20));
+        assert_eq!(entry(&table, 1), (MAX_ENTRY * 16, (1 << 40) + MAX_ENTRY * 16, MAX_ENTRY as u32, 1 << 18));
         assert_eq!(entry(&table, 2).2, 5);
     }
 

@@ -79,7 +79,7 @@ impl VkCommandList {
             Command::CopyTextureRegions(descs) => self.copy_texture_regions(&descs),
             Command::CopyResources(pairs) => self.copy_resources(&pairs),
             Command::CopyTilesAsync(t) => self.copy_tiles_async(t),
-            Command::ResolveSubresourceRegionAsync(r) => self.record_command(Command::ResolveSubresourceRegion(r)),
+            Command::ResolveSubresourceRegionAsync(r) => self.resolve_async(&r),
             Command::ResolveQueryDataAsync(q) => self.record_command(Command::ResolveQueryData(q)),
             other => Err(fail(format!("{}: not an Async Command", other.name()))),
         }

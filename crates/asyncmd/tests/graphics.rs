@@ -386,23 +386,21 @@ fn paint_samples(ctx: &Ctx, t: &Target, format: Format, samples: u32, value: imp
 /// The channel values sample `s` is painted with.
 type SampleValue = fn(u32) -> [f32; 4];
 
-/// Resolves of every mode combine each texel's samples channel by channel, on every device and
-/// through the image kernels (forced on where transfers win): MIN and MAX exactly, AVERAGE to
-/// within a unit of the last place.
+/// Resolves of every mode, legacy and async, combine each texel's samples channel by channel,
+/// on every device and through the image kernels (forced on where transfers win): MIN and MAX
+/// exactly, AVERAGE to within a unit of the last place.
 #[test]
 fn resolves_combine_every_sample_in_each_mode() {
-    let options = asyncmd_vulkan::VulkanOptions {
-        validation: asyncmd_vulkan::Validation::IfAvailable,
-        compute_copies: asyncmd_vulkan::ComputeCopies::Always,
-        ..Default::default()
-    };
-    let mut all = contexts();
-    all.extend(vulkan_ctx(options).map(|c| ("vulkan kernels", c)));
+    // The devices with the async APIs, the Vulkan device also with its kernels forced on.
+    let all = async_contexts();
     let f = |v: f32| v.to_bits();
     for (name, ctx) in all {
         // (format, the channel values of sample s)
         let cases: [(Format, SampleValue); 4] = [
-            (Format::R8G8B8A8Unorm, |s| [s as f32 * 0.125, 1.0 - s as f32 * 0.1, 0.5, (s % 2) as f32]),
+            // Whole levels of the format: no draw may round them either way.
+            (Format::R8G8B8A8Unorm, |s| {
+                [(s * 32) as f32 / 255.0, (255 - s * 20) as f32 / 255.0, 153.0 / 255.0, (s % 2) as f32]
+            }),
             (Format::R16G16B16A16Float, |s| [s as f32 * 1.5 - 2.0, -(s as f32) * 0.25, 2.0, 3.0 - s as f32]),
             (Format::R8G8B8A8Uint, |s| [(s * 30) as f32, (255 - s * 20) as f32, (s % 3) as f32, 7.0]),
             (Format::R16G16Sint, |s| [s as f32 * 100.0 - 200.0, 3.0 - s as f32, 0.0, 0.0]),
@@ -424,7 +422,8 @@ fn resolves_combine_every_sample_in_each_mode() {
             ctx.run(CommandListType::Direct, |l| {
                 barrier(l, &ms.tex, BarrierLayout::RenderTarget, BarrierLayout::ResolveSource)
             });
-            for mode in [ResolveMode::Average, ResolveMode::Min, ResolveMode::Max] {
+            let modes = [ResolveMode::Average, ResolveMode::Min, ResolveMode::Max];
+            for (mode, asynchronous) in modes.into_iter().flat_map(|m| [(m, false), (m, true)]) {
                 if mode == ResolveMode::Average && integer
                     || mode != ResolveMode::Average && !ctx.device.capabilities().resolve_min_max
                 {
@@ -432,7 +431,11 @@ fn resolves_combine_every_sample_in_each_mode() {
                 }
                 let dst = ctx.texture(&ResourceDesc::tex2d(format, width, 1), BarrierLayout::ResolveDest);
                 ctx.run(CommandListType::Direct, |l| {
-                    l.resolve_subresource_region(&dst, 0, 0, 0, &ms.tex, 0, None, format, mode)
+                    if asynchronous {
+                        l.resolve_subresource_region_async(&dst, 0, 0, 0, &ms.tex, 0, None, format, mode)
+                    } else {
+                        l.resolve_subresource_region(&dst, 0, 0, 0, &ms.tex, 0, None, format, mode)
+                    }
                 });
                 let got = read_back(&ctx, &dst, BarrierLayout::ResolveDest, 0);
                 let texel = format.info().bytes_per_block as usize;
@@ -454,7 +457,10 @@ fn resolves_combine_every_sample_in_each_mode() {
                             let vals = stored.iter().map(|d| d.uints()[c] as i32);
                             let want = if mode == ResolveMode::Min { vals.min() } else { vals.max() }.unwrap();
                             let have = have.uints()[c] as i32;
-                            assert_eq!(have, want, "{name}: {format} {mode:?} x {x} channel {c}");
+                            assert_eq!(
+                                have, want,
+                                "{name}: {format} {mode:?} (async {asynchronous}) x {x} channel {c}"
+                            );
                             continue;
                         }
                         let vals: Vec<f32> = stored.iter().map(|d| d.floats()[c]).collect();
@@ -468,7 +474,7 @@ fn resolves_combine_every_sample_in_each_mode() {
                         let h = have.floats()[c];
                         assert!(
                             (h - want).abs() <= slack,
-                            "{name}: {format} {mode:?} x {x} channel {c}: {h} against {want}"
+                            "{name}: {format} {mode:?} (async {asynchronous}) x {x} channel {c}: {h} against {want}"
                         );
                     }
                 }

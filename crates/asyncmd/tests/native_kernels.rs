@@ -116,7 +116,9 @@ struct Fill {
 }
 
 fn fill() -> impl Strategy<Value = Fill> {
-    (prop::sample::select(vec![4u32, 8, 12, 16]), 1..3000u32, 0..8u64, any::<u32>())
+    // Some fills span several of the kernel's 64 KiB chunks.
+    let repeats = prop_oneof![3 => 1..3000u32, 1 => 3000..30000u32];
+    (prop::sample::select(vec![4u32, 8, 12, 16]), repeats, 0..8u64, any::<u32>())
         .prop_map(|(pattern_len, repeats, gap, seed)| Fill { pattern_len, repeats, gap: gap * 4, seed })
 }
 

@@ -1,6 +1,7 @@
 // Native FillBuffers: one dispatch fills a whole batch. The batch is cut into chunks of CHUNK
-// dwords, fill f owning chunks [first, first + its count's chunks); workgroups take chunks
-// grid-stride and find a chunk's fill by binary search over `first`. Dword i of a fill takes
+// dwords (64 KiB), fill f owning chunks [first[f], first[f + 1]); workgroups take chunks
+// grid-stride and find a chunk's fill by binary search over `first`, a packed array after the
+// fills (so that the last steps of a search share cache lines). Dword i of a fill takes
 // pattern dword (i mod length). Fills whose destination is 16-byte aligned, whose size is whole
 // quads and whose pattern repeats within 16 bytes (1, 2 or 4 dwords) are written a quad per
 // store, which is what reaches the memory bandwidth.
@@ -10,7 +11,7 @@
 
 layout(local_size_x = 256) in;
 
-const uint CHUNK = 4096u;
+const uint CHUNK = 16384u;
 
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Dwords {
     uint v[];
@@ -35,6 +36,10 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Ta
     Fill f[];
 };
 
+layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer Firsts {
+    uint first[];
+};
+
 layout(push_constant) uniform Constants {
     Table table;
     uint fills;
@@ -42,13 +47,18 @@ layout(push_constant) uniform Constants {
 } pc;
 
 void main() {
+    // The packed first chunks follow the fills.
+    uint carry;
+    uvec2 table = uvec2(pc.table);
+    uint low = uaddCarry(table.x, pc.fills * 48u, carry);
+    Firsts firsts = Firsts(uvec2(low, table.y + carry));
     for (uint c = gl_WorkGroupID.x; c < pc.chunks; c += gl_NumWorkGroups.x) {
         // The last fill whose first chunk is at or before c.
         uint lo = 0u;
         uint hi = pc.fills - 1u;
         while (lo < hi) {
             uint mid = (lo + hi + 1u) >> 1u;
-            if (pc.table.f[mid].first <= c) {
+            if (firsts.first[mid] <= c) {
                 lo = mid;
             } else {
                 hi = mid - 1u;

@@ -4,6 +4,7 @@
 // (mode 1) or maximum (mode 2) of the samples of the source's texel (a multisampled view,
 // sampled, descriptor 1), channel by channel. One thread a texel, 16 × 16 a workgroup.
 #version 450
+#extension GL_EXT_control_flow_attributes : require
 
 layout(local_size_x = 16, local_size_y = 16) in;
 
@@ -24,17 +25,22 @@ void main() {
         return;
     }
     ivec2 at = ivec2(pc.src_offset + p);
-    vec4 first = texelFetch(src, at, 0);
-    vec4 acc = first;
-    vec4 lo = first;
-    vec4 hi = first;
-    for (int s = 1; s < int(pc.samples); s++) {
-        vec4 v = texelFetch(src, at, s);
-        if (pc.mode == 0u) {
-            acc += v;
+    // Every sample's fetch is issued before any is used (the count is 2 to 16).
+    vec4 v[16];
+    [[unroll]] for (int s = 0; s < 16; s++) {
+        if (s < int(pc.samples)) {
+            v[s] = texelFetch(src, at, s);
         }
-        lo = min(lo, v);
-        hi = max(hi, v);
+    }
+    vec4 acc = v[0];
+    vec4 lo = v[0];
+    vec4 hi = v[0];
+    [[unroll]] for (int s = 1; s < 16; s++) {
+        if (s < int(pc.samples)) {
+            acc += v[s];
+            lo = min(lo, v[s]);
+            hi = max(hi, v[s]);
+        }
     }
     vec4 result = pc.mode == 0u ? acc / float(pc.samples) : (pc.mode == 1u ? lo : hi);
     imageStore(dst, ivec2(pc.dst_offset + p), result);

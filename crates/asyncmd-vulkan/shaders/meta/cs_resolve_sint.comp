@@ -3,6 +3,7 @@
 // minimum (mode 1) or maximum (mode 2) of the samples of the source's texel (multisampled sint
 // view, sampled, descriptor 1), channel by channel. One thread a texel, 16 × 16 a workgroup.
 #version 450
+#extension GL_EXT_control_flow_attributes : require
 
 layout(local_size_x = 16, local_size_y = 16) in;
 
@@ -23,14 +24,20 @@ void main() {
         return;
     }
     ivec2 at = ivec2(pc.src_offset + p);
-    ivec4 first = texelFetch(src, at, 0);
-    ivec4 acc = first;
-    ivec4 lo = first;
-    ivec4 hi = first;
-    for (int s = 1; s < int(pc.samples); s++) {
-        ivec4 v = texelFetch(src, at, s);
-        lo = min(lo, v);
-        hi = max(hi, v);
+    // Every sample's fetch is issued before any is used (the count is 2 to 16).
+    ivec4 v[16];
+    [[unroll]] for (int s = 0; s < 16; s++) {
+        if (s < int(pc.samples)) {
+            v[s] = texelFetch(src, at, s);
+        }
+    }
+    ivec4 lo = v[0];
+    ivec4 hi = v[0];
+    [[unroll]] for (int s = 1; s < 16; s++) {
+        if (s < int(pc.samples)) {
+            lo = min(lo, v[s]);
+            hi = max(hi, v[s]);
+        }
     }
     ivec4 result = pc.mode == 1u ? lo : hi;
     imageStore(dst, ivec2(pc.dst_offset + p), result);

@@ -1,7 +1,7 @@
 //! Resolves: `vkCmdResolveImage` for averages, copies of every sample for decompressions, and
 //! the image kernels (`cs_resolve_*`) for colour MIN/MAX, which Vulkan's resolve commands lack,
-//! and for every resolve they can make where compute wins (the H200's resolve commands write at
-//! the graphics engines' rate).
+//! and for the async averages they can make where compute wins (the H200's resolve commands
+//! write at the graphics engines' rate).
 
 use super::{fail, VkCommandList};
 use crate::memory::VkResource;
@@ -23,7 +23,9 @@ impl VkCommandList {
         let (dl, _) = Self::layers(&dst, r.dest_subresource)?;
         let (sw, sh, _) = src.desc.subresource_extent(r.source_subresource).unwrap_or((0, 0, 0));
         let rect = r.source_rect.unwrap_or(Rect::new(0, 0, sw as i32, sh as i32));
-        if r.mode != ResolveMode::Decompress && self.resolve_by_kernel(r, &dst, &src, rect)? {
+        // Legacy averages are the driver's resolve; the async form takes the kernel where
+        // compute wins (`resolve_async`).
+        if matches!(r.mode, ResolveMode::Min | ResolveMode::Max) && self.resolve_by_kernel(r, &dst, &src, rect)? {
             return Ok(());
         }
         if !matches!(r.mode, ResolveMode::Average | ResolveMode::Decompress) {
@@ -63,6 +65,22 @@ impl VkCommandList {
         // SAFETY: live images in GENERAL; the runtime checked the regions and formats.
         unsafe { d.cmd_resolve_image(self.cb, si, general, di, general, &region) };
         Ok(())
+    }
+
+    /// Native `ResolveSubresourceRegionAsync`: the image kernel where compute wins and the
+    /// formats and images allow it, otherwise the legacy resolve.
+    pub(crate) fn resolve_async(&mut self, r: &Resolve) -> Result<()> {
+        if r.mode == ResolveMode::Average && self.image_kernels_on() {
+            self.check_not_predicated("ResolveSubresourceRegionAsync")?;
+            let (dst, _) = self.image_of(r.dest)?;
+            let (src, _) = self.image_of(r.source)?;
+            let (sw, sh, _) = src.desc.subresource_extent(r.source_subresource).unwrap_or((0, 0, 0));
+            let rect = r.source_rect.unwrap_or(Rect::new(0, 0, sw as i32, sh as i32));
+            if self.resolve_by_kernel(r, &dst, &src, rect)? {
+                return Ok(());
+            }
+        }
+        self.resolve(r)
     }
 
     /// A resolve by an image kernel, where the formats and the images allow it: MIN/MAX always,

@@ -1,6 +1,7 @@
 //! Transfers: buffer, texture, tile and resource copies, and resolves.
 
 use super::{fail, VkCommandList};
+use crate::batch::CopyPart;
 use crate::format::plane_aspect;
 use crate::memory::VkResource;
 use crate::sync;
@@ -27,17 +28,8 @@ impl VkCommandList {
         let threshold = self.core.compute_copy_min.get().copied().flatten();
         if aligned && threshold.is_some_and(|t| r.size >= t) && self.family_has_compute() {
             let (s, d) = (self.resource(r.source)?, self.resource(r.dest)?);
-            let meta = self.core.meta()?;
-            // One dispatch per 2^32 - 1 elements (the shader counts in 32 bits).
-            let mut done = 0u64;
-            while done < r.size {
-                let bytes = (r.size - done).min((1 << 36) - 16);
-                let count = bytes / 16;
-                let constants = [s.address() + r.source_offset + done, d.address() + r.dest_offset + done, count];
-                meta.copy_buffer.dispatch(self.cb, constants, crate::copy_speed::groups(count));
-                done += bytes;
-            }
-            return Ok(());
+            let part = CopyPart { src: s.address() + r.source_offset, dst: d.address() + r.dest_offset, bytes: r.size };
+            return self.compute_copy(part);
         }
         let region = [vk::BufferCopy { src_offset: r.source_offset, dst_offset: r.dest_offset, size: r.size }];
         // SAFETY: both buffers are live and kept by this list; the runtime checked the ranges.
