@@ -1,26 +1,25 @@
 //! The batched buffer kernels' tables and grids: every part of a copy or fill batch goes into one
-//! table in device-visible memory, cut into fixed chunks that workgroups take grid-stride, so a
-//! dispatch fills the GPU whatever the mix of part sizes (`cs_copy_buffer_batch`,
-//! `cs_fill_batch`).
+//! table in device-visible memory, the parts laid end to end and cut into equal ranges, one a
+//! workgroup, so that a dispatch fills the GPU whatever the mix of part sizes, and small parts
+//! share a workgroup (`cs_copy_buffer_batch`, `cs_fill_batch`).
 
 use crate::command::VkCommandList;
 use asyncmd_types::{ClearElement, Error, MessageId, Result};
 
-/// 16-byte elements per chunk of the copy kernel (64 KiB: 16 a thread, so that finding a
-/// chunk's part costs little beside moving it).
-const COPY_CHUNK: u64 = 4096;
-/// Dwords per chunk of the fill kernel (64 KiB).
-const FILL_CHUNK: u64 = 16384;
-/// The most entries of one table: the kernels find the packed first chunks past `entries`
-/// entries of up to 48 bytes with 32-bit arithmetic.
-const MAX_ENTRIES: u32 = 1 << 24;
-/// The most elements (copies) or dwords (fills) one table entry covers: the kernels index in
-/// 32 bits, and a chunk past the end must not wrap.
-const MAX_ENTRY: u64 = 1 << 30;
-/// Workgroups of one batch on a GPU: grid-stride beyond it.
-const GPU_GROUPS: u64 = 65535;
+/// The least a workgroup takes: 16 KiB (1024 elements of 16 bytes, 4096 dwords), so that
+/// finding its first part costs little beside writing it.
+const MIN_RANGE_BYTES: u64 = 16 << 10;
+/// Workgroups of one batch on a GPU at most (larger batches give each a larger range): about
+/// eight waves of an H200.
+const GPU_GROUPS: u64 = 8192;
 /// Workgroups of one batch on a CPU device, where each one is a task of its own.
 const CPU_GROUPS: u64 = 64;
+/// The most elements (copies) or dwords (fills) of one table entry, and of all entries of one
+/// dispatch together: the kernels count in 32 bits, and a range end must not wrap.
+const MAX_TOTAL: u64 = 1 << 31;
+/// The most entries of one table: the kernels find the packed starts past `entries` entries of
+/// up to 48 bytes with 32-bit arithmetic.
+const MAX_ENTRIES: usize = 1 << 24;
 
 /// One part of a copy batch: device addresses and bytes, all multiples of 16.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,95 +37,120 @@ pub(crate) struct FillPart<'a> {
     pub(crate) pattern: &'a ClearElement,
 }
 
-/// Appends one table entry's chunk bookkeeping: returns the entry's first chunk and moves
-/// `chunks` past it.
-fn chunk_range(chunks: &mut u64, units: u64, per_chunk: u64) -> Result<u32> {
-    let first = *chunks;
-    *chunks += units.div_ceil(per_chunk);
-    if *chunks > MAX_CHUNKS {
-        return Err(too_large());
+/// One dispatch's table: the entries, then every entry's start (its first element or dword in
+/// the batch laid end to end) again, packed; the entry count; and the elements or dwords of
+/// all entries together.
+#[derive(Debug, Default)]
+pub(crate) struct Table {
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) starts: Vec<u32>,
+    pub(crate) total: u64,
+}
+
+impl Table {
+    fn oom() -> Error {
+        Error::out_of_memory("a batch's table")
     }
-    Ok(first as u32)
+
+    /// Appends the packed starts after the entries.
+    fn finish(mut self) -> Result<(Vec<u8>, u32, u64)> {
+        self.bytes.try_reserve(self.starts.len() * 4).map_err(|_| Self::oom())?;
+        self.starts.iter().for_each(|f| self.bytes.extend(f.to_le_bytes()));
+        Ok((self.bytes, self.starts.len() as u32, self.total))
+    }
+
+    /// Whether an entry of `units` more fits this dispatch.
+    fn fits(&self, units: u64) -> bool {
+        self.starts.len() < MAX_ENTRIES && self.total + units <= MAX_TOTAL
+    }
 }
 
-/// The most chunks of one batch: a workgroup's next chunk (its chunk plus the group count)
-/// must not wrap past 2^32.
-const MAX_CHUNKS: u64 = 1 << 31;
-
-fn too_large() -> Error {
-    Error::fail(MessageId::DeviceUnsupported, "a batch of more than 2^31 chunks of 64 KiB or 2^24 parts")
-}
-
-/// Appends the packed first chunks after the entries, and checks the entry count.
-fn finish(mut table: Vec<u8>, firsts: Vec<u32>, chunks: u64) -> Result<(Vec<u8>, u32, u64)> {
-    let entries = u32::try_from(firsts.len()).ok().filter(|&n| n <= MAX_ENTRIES).ok_or_else(too_large)?;
-    table.try_reserve(firsts.len() * 4).map_err(|_| Error::out_of_memory("a batch's table"))?;
-    firsts.iter().for_each(|f| table.extend(f.to_le_bytes()));
-    Ok((table, entries, chunks))
-}
-
-/// The copy kernel's table: 32 bytes an entry (source, destination, elements, first chunk),
-/// parts longer than [`MAX_ENTRY`] elements cut into several entries, then every entry's first
-/// chunk again, packed. Returns the table, its entries and its chunks.
-pub(crate) fn copy_table(parts: &[CopyPart]) -> Result<(Vec<u8>, u32, u64)> {
-    let mut table = Vec::new();
-    table.try_reserve(parts.len() * 36).map_err(|_| Error::out_of_memory("a copy batch's table"))?;
-    let (mut firsts, mut chunks) = (Vec::new(), 0u64);
+/// The copy kernel's tables: 32 bytes an entry (source, destination, elements, start), parts
+/// longer than a dispatch can count cut into several entries, and batches that one dispatch
+/// cannot count cut into several dispatches. Returns each dispatch's table, entries and
+/// elements.
+pub(crate) fn copy_tables(parts: &[CopyPart]) -> Result<Vec<(Vec<u8>, u32, u64)>> {
+    let mut tables = Vec::new();
+    let mut t = Table::default();
+    t.bytes.try_reserve(parts.len().min(MAX_ENTRIES) * 36).map_err(|_| Table::oom())?;
     for p in parts {
         let mut done = 0;
         while done < p.bytes / 16 {
-            let count = (p.bytes / 16 - done).min(MAX_ENTRY);
-            let first = chunk_range(&mut chunks, count, COPY_CHUNK)?;
-            table.extend((p.src + done * 16).to_le_bytes());
-            table.extend((p.dst + done * 16).to_le_bytes());
-            table.extend((count as u32).to_le_bytes());
-            table.extend(first.to_le_bytes());
-            table.extend([0u8; 8]);
-            firsts.push(first);
+            let mut count = (p.bytes / 16 - done).min(MAX_TOTAL);
+            if !t.fits(count) {
+                if t.starts.len() < MAX_ENTRIES && t.total < MAX_TOTAL {
+                    count = MAX_TOTAL - t.total;
+                } else {
+                    tables.push(std::mem::take(&mut t).finish()?);
+                    continue;
+                }
+            }
+            t.bytes.extend((p.src + done * 16).to_le_bytes());
+            t.bytes.extend((p.dst + done * 16).to_le_bytes());
+            t.bytes.extend((count as u32).to_le_bytes());
+            t.bytes.extend((t.total as u32).to_le_bytes());
+            t.bytes.extend([0u8; 8]);
+            t.starts.push(t.total as u32);
+            t.total += count;
             done += count;
         }
     }
-    finish(table, firsts, chunks)
+    if !t.starts.is_empty() {
+        tables.push(t.finish()?);
+    }
+    Ok(tables)
 }
 
-/// The fill kernel's table: 48 bytes an entry (pattern dwords, destination, dwords, pattern
-/// length, first chunk), a long fill cut at whole patterns into several entries, then every
-/// entry's first chunk again, packed.
-pub(crate) fn fill_table(parts: &[FillPart]) -> Result<(Vec<u8>, u32, u64)> {
-    let mut table = Vec::new();
-    table.try_reserve(parts.len() * 52).map_err(|_| Error::out_of_memory("a fill batch's table"))?;
-    let (mut firsts, mut chunks) = (Vec::new(), 0u64);
+/// The fill kernel's tables: 48 bytes an entry (pattern dwords, destination, dwords, pattern
+/// length, start), each entry starting on a whole quad of the batch laid end to end; a long fill
+/// is cut at whole patterns into several entries, and a batch one dispatch cannot count into
+/// several dispatches.
+pub(crate) fn fill_tables(parts: &[FillPart]) -> Result<Vec<(Vec<u8>, u32, u64)>> {
+    let mut tables = Vec::new();
+    let mut t = Table::default();
+    t.bytes.try_reserve(parts.len().min(MAX_ENTRIES) * 52).map_err(|_| Table::oom())?;
     for p in parts {
         let (dwords, n) = p.pattern.dwords().ok_or_else(|| {
             Error::fail(MessageId::DeviceUnsupported, "FillBuffers: a pattern that is not whole dwords")
         })?;
-        let step = MAX_ENTRY / n as u64 * n as u64;
+        // Whole patterns and whole quads: a cut keeps the pattern's phase and the next entry's
+        // 16-byte alignment.
+        let step = (MAX_TOTAL / 2) / 12 * 12;
         let mut done = 0;
         while done < p.bytes / 4 {
             let count = (p.bytes / 4 - done).min(step);
-            let first = chunk_range(&mut chunks, count, FILL_CHUNK)?;
-            dwords.iter().for_each(|d| table.extend(d.to_le_bytes()));
-            table.extend((p.dst + done * 4).to_le_bytes());
-            table.extend((count as u32).to_le_bytes());
-            table.extend(n.to_le_bytes());
-            table.extend(first.to_le_bytes());
-            table.extend([0u8; 12]);
-            firsts.push(first);
+            let room = count.next_multiple_of(4);
+            if !t.fits(room) {
+                tables.push(std::mem::take(&mut t).finish()?);
+            }
+            dwords.iter().for_each(|d| t.bytes.extend(d.to_le_bytes()));
+            t.bytes.extend((p.dst + done * 4).to_le_bytes());
+            t.bytes.extend((count as u32).to_le_bytes());
+            t.bytes.extend(n.to_le_bytes());
+            t.bytes.extend((t.total as u32).to_le_bytes());
+            t.bytes.extend([0u8; 12]);
+            t.starts.push(t.total as u32);
+            t.total += room;
             done += count;
         }
     }
-    finish(table, firsts, chunks)
+    if !t.starts.is_empty() {
+        tables.push(t.finish()?);
+    }
+    Ok(tables)
 }
 
 impl VkCommandList {
-    /// Records one dispatch of the batch copy kernel over `parts` (none where they copy nothing);
-    /// a batch of one part takes the plain compute copy, which needs no table.
+    /// Records the batch copy kernel over `parts` (nothing where they copy nothing); a batch
+    /// of one part takes the plain compute copy, which needs no table.
     pub(crate) fn copy_batch(&mut self, parts: &[CopyPart]) -> Result<()> {
         if let [part] = parts {
             return self.compute_copy(*part);
         }
-        let (table, entries, chunks) = copy_table(parts)?;
-        self.dispatch_batch(&table, entries, chunks, |m| &m.copy_buffer_batch)
+        for (table, entries, total) in copy_tables(parts)? {
+            self.dispatch_batch(&table, entries, (total, 16), |m| &m.copy_buffer_batch)?;
+        }
+        Ok(())
     }
 
     /// Records the plain compute copy of one part (a grid-stride kernel whose constants are the
@@ -144,28 +168,28 @@ impl VkCommandList {
         Ok(())
     }
 
-    /// Records one dispatch of the batch fill kernel over `parts`.
+    /// Records the batch fill kernel over `parts`.
     pub(crate) fn fill_batch(&mut self, parts: &[FillPart]) -> Result<()> {
-        let (table, entries, chunks) = fill_table(parts)?;
-        self.dispatch_batch(&table, entries, chunks, |m| &m.fill_batch)
+        for (table, entries, total) in fill_tables(parts)? {
+            self.dispatch_batch(&table, entries, (total, 4), |m| &m.fill_batch)?;
+        }
+        Ok(())
     }
 
+    /// One dispatch over a table of `entries` entries covering `units` units of `unit_bytes`
+    /// bytes: a workgroup per 16 KiB, up to the device's cap (past which each group takes more).
     fn dispatch_batch(
         &mut self,
         table: &[u8],
         entries: u32,
-        chunks: u64,
+        (units, unit_bytes): (u64, u64),
         kernel: impl Fn(&crate::meta::Meta) -> &crate::meta::Kernel,
     ) -> Result<()> {
-        if entries == 0 {
-            return Ok(());
-        }
         let t = self.table(table)?;
         let cap = if self.core.props.device_type == ash::vk::PhysicalDeviceType::CPU { CPU_GROUPS } else { GPU_GROUPS };
-        let groups = chunks.clamp(1, cap) as u32;
-        let meta = self.core.meta()?;
-        let counts = entries as u64 | chunks << 32;
-        kernel(meta).dispatch(self.cb, [t.address(), counts, 0], groups);
+        let groups = (units * unit_bytes).div_ceil(MIN_RANGE_BYTES).clamp(1, cap) as u32;
+        let counts = entries as u64 | units << 32;
+        kernel(self.core.meta()?).dispatch(self.cb, [t.address(), counts, 0], groups);
         Ok(())
     }
 }
@@ -182,42 +206,50 @@ mod tests {
     }
 
     #[test]
-    fn copy_parts_take_consecutive_chunks() {
+    fn copy_parts_are_laid_end_to_end() {
         let parts = [
             CopyPart { src: 0x1000, dst: 0x9000, bytes: 16 },
             CopyPart { src: 0x2000, dst: 0xa000, bytes: 16 * 3073 },
             CopyPart { src: 0x3000, dst: 0xb000, bytes: 0 },
             CopyPart { src: 0x4000, dst: 0xc000, bytes: 32 },
         ];
-        let (table, entries, chunks) = copy_table(&parts).unwrap();
-        assert_eq!((entries, chunks), (3, 1 + 1 + 1), "an empty part takes no entry");
-        assert_eq!(entry(&table, 0), (0x1000, 0x9000, 1, 0));
-        assert_eq!(entry(&table, 1), (0x2000, 0xa000, 3073, 1));
-        assert_eq!(entry(&table, 2), (0x4000, 0xc000, 2, 2));
+        let tables = copy_tables(&parts).unwrap();
+        let [(table, entries, total)] = tables.as_slice() else { panic!("one dispatch") };
+        assert_eq!((*entries, *total), (3, 1 + 3073 + 2), "an empty part takes no entry");
+        assert_eq!(entry(table, 0), (0x1000, 0x9000, 1, 0));
+        assert_eq!(entry(table, 1), (0x2000, 0xa000, 3073, 1));
+        assert_eq!(entry(table, 2), (0x4000, 0xc000, 2, 3074));
         let packed: Vec<u32> = table[96..].chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
-        assert_eq!(packed, [0, 1, 2], "the first chunks again, packed after the entries");
+        assert_eq!(packed, [0, 1, 3074], "the starts again, packed after the entries");
     }
 
     #[test]
-    fn long_copies_are_cut_into_entries_the_kernel_can_count() {
-        let bytes = (MAX_ENTRY * 2 + 5) * 16;
-        let (table, entries, chunks) = copy_table(&[CopyPart { src: 0, dst: 1 << 40, bytes }]).unwrap();
-        assert_eq!(entries, 3);
-        assert_eq!(chunks, 2 * MAX_ENTRY / COPY_CHUNK + 1);
-        assert_eq!(entry(&table, 1), (MAX_ENTRY * 16, (1 << 40) + MAX_ENTRY * 16, MAX_ENTRY as u32, 1 << 18));
-        assert_eq!(entry(&table, 2).2, 5);
+    fn batches_past_what_a_dispatch_counts_take_several() {
+        let bytes = (MAX_TOTAL * 2 + 5) * 16;
+        let tables = copy_tables(&[CopyPart { src: 0, dst: 1 << 40, bytes }]).unwrap();
+        assert_eq!(tables.len(), 3);
+        assert_eq!(entry(&tables[1].0, 0), (MAX_TOTAL * 16, (1 << 40) + MAX_TOTAL * 16, MAX_TOTAL as u32, 0));
+        assert_eq!((tables[2].1, tables[2].2), (1, 5));
+        // A second part that would pass the count takes what fits, then a new dispatch.
+        let parts = [CopyPart { src: 0, dst: 0, bytes: (MAX_TOTAL - 2) * 16 }, CopyPart { src: 0, dst: 0, bytes: 64 }];
+        let tables = copy_tables(&parts).unwrap();
+        assert_eq!(tables.iter().map(|t| (t.1, t.2)).collect::<Vec<_>>(), [(2, MAX_TOTAL), (1, 2)]);
     }
 
     #[test]
-    fn long_fills_are_cut_at_whole_patterns() {
-        let pattern = asyncmd_types::ClearElement::from_bytes(&[1; 12]).unwrap();
-        let bytes = MAX_ENTRY * 4 + 12;
-        let (table, entries, _) = fill_table(&[FillPart { dst: 0, bytes, pattern: &pattern }]).unwrap();
-        assert_eq!(entries, 2);
-        let step = MAX_ENTRY / 3 * 3;
-        let second = &table[48..96];
-        let dst = u64::from_le_bytes(second[16..24].try_into().unwrap());
-        assert_eq!(dst, step * 4, "the second entry starts on a whole pattern");
-        assert_eq!(u32::from_le_bytes(second[24..28].try_into().unwrap()) as u64, MAX_ENTRY + 3 - step);
+    fn fills_start_on_whole_quads_and_long_ones_are_cut_at_whole_patterns() {
+        let twelve = ClearElement::from_bytes(&[1; 12]).unwrap();
+        let four = ClearElement::from_bytes(&[2; 4]).unwrap();
+        let parts = [FillPart { dst: 0, bytes: 12, pattern: &twelve }, FillPart { dst: 64, bytes: 8, pattern: &four }];
+        let tables = fill_tables(&parts).unwrap();
+        let (table, entries, total) = &tables[0];
+        assert_eq!((*entries, *total), (2, 4 + 4), "three dwords take a whole quad");
+        let start = |i: usize| u32::from_le_bytes(table[i * 48 + 32..i * 48 + 36].try_into().unwrap());
+        assert_eq!((start(0), start(1)), (0, 4));
+        let long = [FillPart { dst: 0, bytes: MAX_TOTAL * 4, pattern: &twelve }];
+        let tables = fill_tables(&long).unwrap();
+        let step = (MAX_TOTAL / 2) / 12 * 12;
+        let second = &tables[0].0[48..96];
+        assert_eq!(u64::from_le_bytes(second[16..24].try_into().unwrap()), step * 4, "cut on a whole pattern");
     }
 }

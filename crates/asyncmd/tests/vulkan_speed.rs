@@ -436,4 +436,19 @@ fn native_kernel_bandwidth() {
             legacy / copy
         );
     }
+    // Resolves: bytes read (every sample) per second.
+    let side = side / 2;
+    let f = Format::R8G8B8A8Unorm;
+    let ms = ResourceDesc::tex2d(f, side, side).with_samples(4, 0).with_flags(ResourceFlags::ALLOW_RENDER_TARGET);
+    let src = native.texture(&ms, BarrierLayout::ResolveSource);
+    let dst = native.texture(&ResourceDesc::tex2d(f, side, side), BarrierLayout::ResolveDest);
+    let avg = ResolveMode::Average;
+    let kernel = time_list(&native, |l| l.resolve_subresource_region_async(&dst, 0, 0, 0, &src, 0, None, f, avg));
+    let legacy = time_list(&native, |l| l.resolve_subresource_region(&dst, 0, 0, 0, &src, 0, None, f, avg));
+    let read = side as f64 * side as f64 * 16.0;
+    println!(
+        "| ResolveSubresourceRegionAsync {side}² ×4 {f} | {kernel:.4} | {:.2} (read) | {legacy:.4} | {:.1}× |",
+        read / (kernel / 1e3) / 1e12,
+        legacy / kernel
+    );
 }

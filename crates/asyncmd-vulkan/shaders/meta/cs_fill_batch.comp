@@ -1,17 +1,15 @@
-// Native FillBuffers: one dispatch fills a whole batch. The batch is cut into chunks of CHUNK
-// dwords (64 KiB), fill f owning chunks [first[f], first[f + 1]); workgroups take chunks
-// grid-stride and find a chunk's fill by binary search over `first`, a packed array after the
-// fills (so that the last steps of a search share cache lines). Dword i of a fill takes
-// pattern dword (i mod length). Fills whose destination is 16-byte aligned, whose size is whole
-// quads and whose pattern repeats within 16 bytes (1, 2 or 4 dwords) are written a quad per
-// store, which is what reaches the memory bandwidth.
+// Native FillBuffers: one dispatch fills a whole batch. The fills' dwords are laid end to end
+// (fill f from dword start[f], a multiple of 4) and cut into equal ranges of whole quads, one a
+// workgroup, whatever the fills' sizes: a group finds the fill its range begins in by binary
+// search over `start` (a packed array after the fills), then fills fill after fill until its
+// range is done. Dword i of a fill takes pattern dword (i mod length). Fills whose destination is
+// 16-byte aligned, whose size is whole quads and whose pattern repeats within 16 bytes (1, 2 or
+// 4 dwords) are written a quad per store, which is what reaches the memory bandwidth.
 #version 450
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_buffer_reference_uvec2 : require
 
 layout(local_size_x = 256) in;
-
-const uint CHUNK = 16384u;
 
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Dwords {
     uint v[];
@@ -26,7 +24,7 @@ struct Fill {
     uvec2 dst;
     uint count;
     uint pattern_length;
-    uint first;
+    uint start;
     uint pad0;
     uint pad1;
     uint pad2;
@@ -36,49 +34,62 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Ta
     Fill f[];
 };
 
-layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer Firsts {
-    uint first[];
+layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer Starts {
+    uint start[];
 };
 
 layout(push_constant) uniform Constants {
     Table table;
     uint fills;
-    uint chunks;
+    // Dwords of all fills together, each fill's rounded up to whole quads (below 2^31).
+    uint total;
 } pc;
 
 void main() {
-    // The packed first chunks follow the fills.
+    uint groups = gl_NumWorkGroups.x;
+    uint quads = pc.total / 4u;
+    uint per = (quads / groups + (quads % groups != 0u ? 1u : 0u)) * 4u;
+    uint v = gl_WorkGroupID.x * per;
+    uint end = min(v + per, pc.total);
+    if (v >= end) {
+        return;
+    }
+    // The packed starts follow the fills.
     uint carry;
     uvec2 table = uvec2(pc.table);
     uint low = uaddCarry(table.x, pc.fills * 48u, carry);
-    Firsts firsts = Firsts(uvec2(low, table.y + carry));
-    for (uint c = gl_WorkGroupID.x; c < pc.chunks; c += gl_NumWorkGroups.x) {
-        // The last fill whose first chunk is at or before c.
-        uint lo = 0u;
-        uint hi = pc.fills - 1u;
-        while (lo < hi) {
-            uint mid = (lo + hi + 1u) >> 1u;
-            if (firsts.first[mid] <= c) {
-                lo = mid;
-            } else {
-                hi = mid - 1u;
-            }
+    Starts starts = Starts(uvec2(low, table.y + carry));
+    // The last fill that starts at or before v.
+    uint lo = 0u;
+    uint hi = pc.fills - 1u;
+    while (lo < hi) {
+        uint mid = (lo + hi + 1u) >> 1u;
+        if (starts.start[mid] <= v) {
+            lo = mid;
+        } else {
+            hi = mid - 1u;
         }
-        Fill f = pc.table.f[lo];
+    }
+    uint t = gl_LocalInvocationID.x;
+    for (uint p = lo; p < pc.fills && v < end; p++) {
+        Fill f = pc.table.f[p];
+        // v and end are whole quads, and so is every start: `from` is too.
+        uint from = v - f.start;
+        uint to = min(f.count, end - f.start);
         uint len = clamp(f.pattern_length, 1u, 4u);
-        uint start = (c - f.first) * CHUNK;
-        uint end = min(start + CHUNK, f.count);
         if ((f.dst.x & 15u) == 0u && (f.count & 3u) == 0u && len != 3u) {
             uvec4 quad = uvec4(f.pattern[0], f.pattern[1u % len], f.pattern[2u % len], f.pattern[3u % len]);
             Quads dst = Quads(f.dst);
-            for (uint q = start / 4u + gl_LocalInvocationID.x; q < end / 4u; q += 256u) {
+            for (uint q = from / 4u + t; q < to / 4u; q += 256u) {
                 dst.v[q] = quad;
             }
         } else {
             Dwords dst = Dwords(f.dst);
-            for (uint i = start + gl_LocalInvocationID.x; i < end; i += 256u) {
+            for (uint i = from + t; i < to; i += 256u) {
                 dst.v[i] = f.pattern[i % len];
             }
         }
+        // Past this fill's dwords (a range may end inside its rounding to whole quads).
+        v = f.start + ((to + 3u) & ~3u);
     }
 }

@@ -3,7 +3,6 @@
 // minimum (mode 1) or maximum (mode 2) of the samples of the source's texel (multisampled sint
 // view, sampled, descriptor 1), channel by channel. One thread a texel, 16 × 16 a workgroup.
 #version 450
-#extension GL_EXT_control_flow_attributes : require
 
 layout(local_size_x = 16, local_size_y = 16) in;
 
@@ -18,26 +17,37 @@ layout(push_constant) uniform Constants {
     uint samples;
 } pc;
 
+#define COMBINE(N) \
+    for (int s = 1; s < (N); s++) { \
+        ivec4 v = texelFetch(src, at, s); \
+        lo = min(lo, v); \
+        hi = max(hi, v); \
+    }
+
 void main() {
     uvec2 p = gl_GlobalInvocationID.xy;
     if (p.x >= pc.extent.x || p.y >= pc.extent.y) {
         return;
     }
     ivec2 at = ivec2(pc.src_offset + p);
-    // Every sample's fetch is issued before any is used (the count is 2 to 16).
-    ivec4 v[16];
-    [[unroll]] for (int s = 0; s < 16; s++) {
-        if (s < int(pc.samples)) {
-            v[s] = texelFetch(src, at, s);
-        }
-    }
-    ivec4 lo = v[0];
-    ivec4 hi = v[0];
-    [[unroll]] for (int s = 1; s < 16; s++) {
-        if (s < int(pc.samples)) {
-            lo = min(lo, v[s]);
-            hi = max(hi, v[s]);
-        }
+    ivec4 first = texelFetch(src, at, 0);
+    ivec4 lo = first;
+    ivec4 hi = first;
+    // Loops of a constant count for the usual sample counts: unrolled, every fetch of a texel is
+    // in flight at once.
+    switch (pc.samples) {
+    case 2u:
+        COMBINE(2);
+        break;
+    case 4u:
+        COMBINE(4);
+        break;
+    case 8u:
+        COMBINE(8);
+        break;
+    default:
+        COMBINE(int(pc.samples));
+        break;
     }
     ivec4 result = pc.mode == 1u ? lo : hi;
     imageStore(dst, ivec2(pc.dst_offset + p), result);
