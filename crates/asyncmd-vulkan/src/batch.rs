@@ -9,9 +9,10 @@ use asyncmd_types::{ClearElement, Error, MessageId, Result};
 /// The least a workgroup takes: 16 KiB (1024 elements of 16 bytes, 4096 dwords), so that
 /// finding its first part costs little beside writing it.
 const MIN_RANGE_BYTES: u64 = 16 << 10;
-/// Workgroups of one batch on a GPU at most (larger batches give each a larger range): about
-/// eight waves of an H200.
-const GPU_GROUPS: u64 = 8192;
+/// Workgroups of one batch on a GPU at most (larger batches give each a larger range): a
+/// dimension's guaranteed limit. On the H200, 8192 groups of 512 KiB filled 4 GiB at 3.8 TB/s,
+/// 65535 of 64 KiB at 4.2.
+const GPU_GROUPS: u64 = 65535;
 /// Workgroups of one batch on a CPU device, where each one is a task of its own.
 const CPU_GROUPS: u64 = 64;
 /// The most elements (copies) or dwords (fills) of one table entry, and of all entries of one
