@@ -85,10 +85,16 @@ impl VkCommandList {
         }
     }
 
+    /// Whether this list's buffer batches run as the batch kernels: where compute wins, and
+    /// under predication, which reaches dispatches (conditional rendering) but no transfer
+    /// (predicated lists are direct or compute lists, whose families run compute).
+    fn buffer_kernels_on(&self) -> bool {
+        self.copies_in_compute() || self.is_predicated()
+    }
+
     fn copy_buffer_regions(&mut self, regions: &[BufferCopyRegion<ResourceId>]) -> Result<()> {
-        self.check_not_predicated("CopyBufferRegions")?;
         let aligned = regions.iter().all(|r| (r.source_offset | r.dest_offset | r.size) % 16 == 0);
-        if aligned && self.copies_in_compute() {
+        if aligned && self.buffer_kernels_on() {
             let mut parts = Vec::with_capacity(regions.len());
             for r in regions {
                 let (s, d) = (self.resource(r.source)?, self.resource(r.dest)?);
@@ -106,6 +112,7 @@ impl VkCommandList {
             if r.size == 0 {
                 continue;
             }
+            self.check_not_predicated("CopyBufferRegions")?;
             if written.overlaps(dst, r.dest_offset, r.size) {
                 self.transfer_barrier();
             }
@@ -120,14 +127,13 @@ impl VkCommandList {
     /// copy and textures the image kernels can copy are dispatches of them; the rest take the
     /// legacy copy.
     fn copy_resources(&mut self, pairs: &[(ResourceId, ResourceId)]) -> Result<()> {
-        self.check_not_predicated("CopyResources")?;
         let mut parts = Vec::new();
         let mut rest = Vec::new();
         for &(dest, source) in pairs {
             let (d, s) = (self.resource(dest)?, self.resource(source)?);
             let bytes = d.desc.width.min(s.desc.width);
             match (d.buffer(), s.buffer()) {
-                (Some(_), Some(_)) if bytes % 16 == 0 && self.copies_in_compute() => {
+                (Some(_), Some(_)) if bytes % 16 == 0 && self.buffer_kernels_on() => {
                     parts.push(CopyPart { src: s.address(), dst: d.address(), bytes })
                 }
                 _ => rest.push((dest, source)),
@@ -146,9 +152,8 @@ impl VkCommandList {
     /// zero and drop writes through device addresses as through transfers); the rest are the
     /// legacy copy.
     fn copy_tiles_async(&mut self, t: TileCopy) -> Result<()> {
-        self.check_not_predicated("CopyTilesAsync")?;
         let (res, linear) = (self.resource(t.resource)?, self.resource(t.buffer)?);
-        if res.buffer().is_none() || !self.copies_in_compute() {
+        if res.buffer().is_none() || !self.buffer_kernels_on() {
             return self.record_command(Command::CopyTiles(t));
         }
         let to_buffer = t.flags.contains(TileCopyFlags::SWIZZLED_TILED_RESOURCE_TO_LINEAR_BUFFER);
@@ -184,9 +189,7 @@ impl VkCommandList {
             return Ok(());
         }
         let aligned = parts.iter().all(|(_, o, _, b)| o % 4 == 0 && b % 4 == 0);
-        // Predication reaches dispatches (conditional rendering), not transfers: a predicated
-        // fill takes the compute kernel (predicated lists are direct or compute lists).
-        let compute = aligned && (self.copies_in_compute() || self.is_predicated());
+        let compute = aligned && self.buffer_kernels_on();
         if !compute {
             self.check_not_predicated("FillBuffers")?;
         }

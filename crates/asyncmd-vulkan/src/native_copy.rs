@@ -6,8 +6,9 @@
 //! the parts of a call are not ordered against each other, so consecutive dispatches overlap on
 //! the GPU (its graphics engines write images at a fraction of what its compute shaders reach).
 //! A barrier separates two parts only where one touches a subresource or buffer an earlier part
-//! of the call wrote. Every other part (other formats, dimensions and sample counts, devices where
-//! transfers win) is the legacy copy, one of the orders the API allows.
+//! of the call wrote. Under predication, which reaches dispatches but no transfer, the kernels
+//! run on every device that has them. Every other part (other formats, dimensions and sample
+//! counts, devices where transfers win) is the legacy copy, one of the orders the API allows.
 
 use crate::command::{copy_extent, VkCommandList};
 use crate::memory::VkResource;
@@ -53,7 +54,6 @@ impl Written {
 impl VkCommandList {
     /// Native `CopyTextureRegions`.
     pub(crate) fn copy_texture_regions(&mut self, descs: &[TextureCopyDesc<ResourceId>]) -> Result<()> {
-        self.check_not_predicated("CopyTextureRegions")?;
         let mut written = Written::default();
         for c in Command::texture_copies(descs) {
             let Command::CopyTextureRegion { dest, dest_x, dest_y, dest_z, source, source_box } = c else { continue };
@@ -69,7 +69,7 @@ impl VkCommandList {
     pub(crate) fn copy_texture_resource_by_kernel(&mut self, dest: ResourceId, source: ResourceId) -> Result<bool> {
         let (dst, src) = (self.resource(dest)?, self.resource(source)?);
         let count = src.desc.subresource_count();
-        if !self.image_kernels_on() || dst.clear_format().is_none() || dst.clear_format() != src.clear_format() {
+        if !self.image_copies_on() || dst.clear_format().is_none() || dst.clear_format() != src.clear_format() {
             return Ok(false);
         }
         let mut written = Written::default();
@@ -99,7 +99,7 @@ impl VkCommandList {
         source_box: Option<Box3>,
         written: &mut Written,
     ) -> Result<bool> {
-        if !self.image_kernels_on() {
+        if !self.image_copies_on() {
             return Ok(false);
         }
         let (dst, src) = (self.resource(dest.resource)?, self.resource(source.resource)?);
@@ -163,6 +163,15 @@ impl VkCommandList {
             | vk::AccessFlags2::SHADER_STORAGE_READ
             | vk::AccessFlags2::SHADER_SAMPLED_READ;
         self.memory_barrier(stages, writes, stages, reads | writes);
+    }
+}
+
+impl VkCommandList {
+    /// Whether texture copies run as the image kernels: where compute wins, and under
+    /// predication, which reaches dispatches but no transfer.
+    fn image_copies_on(&self) -> bool {
+        (self.image_kernels_on() || self.is_predicated() && self.family_has_compute())
+            && self.core.meta.get().is_some_and(|m| m.image.is_some())
     }
 }
 

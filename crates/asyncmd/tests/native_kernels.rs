@@ -412,3 +412,55 @@ fn cpu_devices_keep_transfer_commands() {
     let never = vulkan_driver_with(options).expect("the same driver again");
     assert_eq!(never.compute_copy_threshold(), None);
 }
+
+/// Predication reaches dispatches (conditional rendering) but no transfer: native copies the
+/// kernels make are predicated like the app's own work, on every device that has the kernels,
+/// and a predicated call with nothing to copy records nothing to refuse.
+#[test]
+fn predicated_kernel_copies_run_or_are_skipped_as_the_predicate_says() {
+    let Some(ctx) = async_contexts().into_iter().find(|(n, _)| *n == "vulkan native").map(|(_, c)| c) else { return };
+    let predicate = ctx.default_buffer(&[0u8; 16]);
+    let ones = ctx.default_buffer(&[1u8; 64]);
+    let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 4, 4);
+    let (source, skipped, copied) = (
+        ctx.texture(&desc, BarrierLayout::Common),
+        ctx.texture(&desc, BarrierLayout::Common),
+        ctx.texture(&desc, BarrierLayout::Common),
+    );
+    ctx.upload_subresource(&source, 0, &pattern(64, 3));
+    let target = ctx.default_buffer(&[0u8; 64]);
+    let copy_to = |l: &mut CommandList, t: &Resource| {
+        l.copy_texture_regions(&[TextureCopyDesc {
+            kind: TextureCopyKind::TextureToTexture {
+                dest: t,
+                dest_subresource: 0,
+                source: &source,
+                source_subresource: 0,
+            },
+            regions: vec![TextureCopyRegion { dest_x: 0, dest_y: 0, dest_z: 0, source_box: None }],
+        }]);
+    };
+    let region = |offset| BufferCopyRegion {
+        dest: &target,
+        dest_offset: offset,
+        source: &ones,
+        source_offset: offset,
+        size: 16,
+    };
+    ctx.run(CommandListType::Direct, |l| {
+        // EQUAL_ZERO with a zero predicate: skipped.
+        l.set_predication(Some((&predicate, 0)), PredicationOp::EqualZero);
+        l.copy_buffer_regions(&[region(0), region(32)]);
+        copy_to(l, &skipped);
+        l.copy_buffer_regions(&[]);
+        // NOT_EQUAL_ZERO with a zero predicate: runs.
+        l.set_predication(Some((&predicate, 8)), PredicationOp::NotEqualZero);
+        l.copy_buffer_regions(&[region(16), region(48)]);
+        copy_to(l, &copied);
+        l.set_predication(None, PredicationOp::EqualZero);
+    });
+    let want: Vec<u8> = (0..64).map(|i| u8::from((16..32).contains(&i) || i >= 48)).collect();
+    assert_eq!(ctx.read_buffer(&target), want);
+    assert_eq!(ctx.read_subresource(&skipped, 0), vec![0; 64]);
+    assert_eq!(ctx.read_subresource(&copied, 0), pattern(64, 3));
+}
