@@ -1,10 +1,11 @@
 // Native CopyBufferRegions (and CopyResources and CopyTilesAsync of buffers): one dispatch copies
 // a whole batch. The regions' 16-byte elements are laid end to end (region r from element
-// start[r]) and cut into equal ranges, one a workgroup, whatever the regions' sizes: a group
-// finds the region its range begins in by binary search over `start` (a packed array after the
-// regions), then copies region after region until its range is done. So one large region, many
-// small ones and any mix fill the GPU alike, and small regions share a group instead of leaving
-// its threads idle. Each thread loads up to four elements before it stores them.
+// start[r]) and cut into ranges of RANGE elements (16 KiB) that workgroups take grid-stride, so
+// that the groups running at once work on neighbouring ranges. For each range a group finds the
+// region it begins in by binary search over `start` (a packed array after the regions), then
+// copies region after region until the range is done. So one large region, many small ones and
+// any mix fill the GPU alike, and small regions share a range instead of leaving threads idle.
+// Each thread loads up to four elements before it stores them.
 #version 450
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_buffer_reference_uvec2 : require
@@ -39,51 +40,51 @@ layout(push_constant) uniform Constants {
     uint total;
 } pc;
 
+const uint RANGE = 1024u;
+
 void main() {
-    uint groups = gl_NumWorkGroups.x;
-    uint per = pc.total / groups + (pc.total % groups != 0u ? 1u : 0u);
-    uint v = gl_WorkGroupID.x * per;
-    uint end = min(v + per, pc.total);
-    if (v >= end) {
-        return;
-    }
     // The packed starts follow the regions.
     uint carry;
     uvec2 table = uvec2(pc.table);
     uint low = uaddCarry(table.x, pc.regions * 32u, carry);
     Starts starts = Starts(uvec2(low, table.y + carry));
-    // The last region that starts at or before v.
-    uint lo = 0u;
-    uint hi = pc.regions - 1u;
-    while (lo < hi) {
-        uint mid = (lo + hi + 1u) >> 1u;
-        if (starts.start[mid] <= v) {
-            lo = mid;
-        } else {
-            hi = mid - 1u;
-        }
-    }
-    for (uint p = lo; p < pc.regions && v < end; p++) {
-        Region r = pc.table.r[p];
-        uint from = v - r.start;
-        uint to = min(r.count, end - r.start);
-        Data src = Data(r.src);
-        Data dst = Data(r.dst);
-        for (uint base = from + gl_LocalInvocationID.x; base < to; base += 1024u) {
-            uvec4 e[4];
-            for (uint k = 0u; k < 4u; k++) {
-                uint i = base + k * 256u;
-                if (i < to) {
-                    e[k] = src.v[i];
-                }
-            }
-            for (uint k = 0u; k < 4u; k++) {
-                uint i = base + k * 256u;
-                if (i < to) {
-                    dst.v[i] = e[k];
-                }
+    uint ranges = pc.total / RANGE + (pc.total % RANGE != 0u ? 1u : 0u);
+    for (uint range = gl_WorkGroupID.x; range < ranges; range += gl_NumWorkGroups.x) {
+        uint v = range * RANGE;
+        uint end = min(v + RANGE, pc.total);
+        // The last region that starts at or before v.
+        uint lo = 0u;
+        uint hi = pc.regions - 1u;
+        while (lo < hi) {
+            uint mid = (lo + hi + 1u) >> 1u;
+            if (starts.start[mid] <= v) {
+                lo = mid;
+            } else {
+                hi = mid - 1u;
             }
         }
-        v = r.start + to;
+        for (uint p = lo; p < pc.regions && v < end; p++) {
+            Region r = pc.table.r[p];
+            uint from = v - r.start;
+            uint to = min(r.count, end - r.start);
+            Data src = Data(r.src);
+            Data dst = Data(r.dst);
+            for (uint base = from + gl_LocalInvocationID.x; base < to; base += 1024u) {
+                uvec4 e[4];
+                for (uint k = 0u; k < 4u; k++) {
+                    uint i = base + k * 256u;
+                    if (i < to) {
+                        e[k] = src.v[i];
+                    }
+                }
+                for (uint k = 0u; k < 4u; k++) {
+                    uint i = base + k * 256u;
+                    if (i < to) {
+                        dst.v[i] = e[k];
+                    }
+                }
+            }
+            v = r.start + to;
+        }
     }
 }

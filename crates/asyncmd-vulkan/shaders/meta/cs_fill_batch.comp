@@ -1,8 +1,8 @@
 // Native FillBuffers: one dispatch fills a whole batch. The fills' dwords are laid end to end
-// (fill f from dword start[f], a multiple of 4) and cut into equal ranges of whole quads, one a
-// workgroup, whatever the fills' sizes: a group finds the fill its range begins in by binary
-// search over `start` (a packed array after the fills), then fills fill after fill until its
-// range is done. Dword i of a fill takes pattern dword (i mod length). Fills whose destination is
+// (fill f from dword start[f], a multiple of 4) and cut into ranges of RANGE dwords (16 KiB)
+// that workgroups take grid-stride, so that the groups running at once work on neighbouring
+// ranges. For each range a group finds the fill it begins in by binary search over `start` (a
+// packed array after the fills), then fills fill after fill until the range is done. Dword i of a fill takes pattern dword (i mod length). Fills whose destination is
 // 16-byte aligned, whose size is whole quads and whose pattern repeats within 16 bytes (1, 2 or
 // 4 dwords) are written a quad per store, which is what reaches the memory bandwidth.
 #version 450
@@ -45,51 +45,50 @@ layout(push_constant) uniform Constants {
     uint total;
 } pc;
 
+const uint RANGE = 4096u;
+
 void main() {
-    uint groups = gl_NumWorkGroups.x;
-    uint quads = pc.total / 4u;
-    uint per = (quads / groups + (quads % groups != 0u ? 1u : 0u)) * 4u;
-    uint v = gl_WorkGroupID.x * per;
-    uint end = min(v + per, pc.total);
-    if (v >= end) {
-        return;
-    }
     // The packed starts follow the fills.
     uint carry;
     uvec2 table = uvec2(pc.table);
     uint low = uaddCarry(table.x, pc.fills * 48u, carry);
     Starts starts = Starts(uvec2(low, table.y + carry));
-    // The last fill that starts at or before v.
-    uint lo = 0u;
-    uint hi = pc.fills - 1u;
-    while (lo < hi) {
-        uint mid = (lo + hi + 1u) >> 1u;
-        if (starts.start[mid] <= v) {
-            lo = mid;
-        } else {
-            hi = mid - 1u;
-        }
-    }
     uint t = gl_LocalInvocationID.x;
-    for (uint p = lo; p < pc.fills && v < end; p++) {
-        Fill f = pc.table.f[p];
-        // v and end are whole quads, and so is every start: `from` is too.
-        uint from = v - f.start;
-        uint to = min(f.count, end - f.start);
-        uint len = clamp(f.pattern_length, 1u, 4u);
-        if ((f.dst.x & 15u) == 0u && (f.count & 3u) == 0u && len != 3u) {
-            uvec4 quad = uvec4(f.pattern[0], f.pattern[1u % len], f.pattern[2u % len], f.pattern[3u % len]);
-            Quads dst = Quads(f.dst);
-            for (uint q = from / 4u + t; q < to / 4u; q += 256u) {
-                dst.v[q] = quad;
-            }
-        } else {
-            Dwords dst = Dwords(f.dst);
-            for (uint i = from + t; i < to; i += 256u) {
-                dst.v[i] = f.pattern[i % len];
+    uint ranges = pc.total / RANGE + (pc.total % RANGE != 0u ? 1u : 0u);
+    for (uint range = gl_WorkGroupID.x; range < ranges; range += gl_NumWorkGroups.x) {
+        uint v = range * RANGE;
+        uint end = min(v + RANGE, pc.total);
+        // The last fill that starts at or before v.
+        uint lo = 0u;
+        uint hi = pc.fills - 1u;
+        while (lo < hi) {
+            uint mid = (lo + hi + 1u) >> 1u;
+            if (starts.start[mid] <= v) {
+                lo = mid;
+            } else {
+                hi = mid - 1u;
             }
         }
-        // Past this fill's dwords (a range may end inside its rounding to whole quads).
-        v = f.start + ((to + 3u) & ~3u);
+        for (uint p = lo; p < pc.fills && v < end; p++) {
+            Fill f = pc.table.f[p];
+            // v and end are whole quads, and so is every start: `from` is too.
+            uint from = v - f.start;
+            uint to = min(f.count, end - f.start);
+            uint len = clamp(f.pattern_length, 1u, 4u);
+            if ((f.dst.x & 15u) == 0u && (f.count & 3u) == 0u && len != 3u) {
+                uvec4 quad = uvec4(f.pattern[0], f.pattern[1u % len], f.pattern[2u % len], f.pattern[3u % len]);
+                Quads dst = Quads(f.dst);
+                for (uint q = from / 4u + t; q < to / 4u; q += 256u) {
+                    dst.v[q] = quad;
+                }
+            } else {
+                Dwords dst = Dwords(f.dst);
+                for (uint i = from + t; i < to; i += 256u) {
+                    dst.v[i] = f.pattern[i % len];
+                }
+            }
+            // Past this fill's dwords (a range may end inside its rounding to whole quads).
+            v = f.start + ((to + 3u) & ~3u);
+        }
     }
 }

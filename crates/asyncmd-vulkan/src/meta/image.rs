@@ -8,7 +8,6 @@
 //! to image, image to buffer) and the resolves (float, uint and sint; Vulkan's resolve
 //! commands have no colour MIN/MAX).
 
-use super::module_from;
 use crate::core::Core;
 use ash::vk;
 use asyncmd_types::{Error, Result};
@@ -111,17 +110,8 @@ pub(crate) struct ImageKernel {
 
 impl ImageKernel {
     pub(crate) fn new(core: &Core, layout: &ImageLayout, spirv: &[u8]) -> Result<Self> {
-        let d = &core.device;
-        let m = module_from(core, spirv)?;
-        let stage =
-            vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::COMPUTE).module(m).name(c"main");
-        let info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(layout.layout)];
-        // SAFETY: valid create info; the module is destroyed right after.
-        let p = unsafe { d.create_compute_pipelines(vk::PipelineCache::null(), &info, None) };
-        // SAFETY: the module has no other user.
-        unsafe { d.destroy_shader_module(m, None) };
-        let pipeline = p.map(|p| p[0]).map_err(|(_, e)| fail(e))?;
-        Ok(ImageKernel { device: d.clone(), push: layout.push.clone(), layout: layout.layout, pipeline })
+        let pipeline = super::kernel::compute_pipeline(core, layout.layout, spirv)?;
+        Ok(ImageKernel { device: core.device.clone(), push: layout.push.clone(), layout: layout.layout, pipeline })
     }
 
     /// Records one dispatch over `groups` with `views` and `constants` (32-bit words, at most

@@ -1,5 +1,5 @@
-//! The device's buffer kernels: compute pipelines that take three 8-byte push constants
-//! (buffer device addresses and counts) on one shared layout.
+//! The device's buffer kernels: compute pipelines that take up to 32 bytes of push constants
+//! (buffer device addresses, counts, patterns) on one shared layout.
 
 use super::module_from;
 use crate::core::Core;
@@ -10,7 +10,7 @@ fn fail(e: vk::Result) -> Error {
     Error::out_of_memory(format!("Vulkan: internal pipelines: {e}"))
 }
 
-/// The pipeline layout every kernel shares: 24 bytes of push constants.
+/// The pipeline layout every kernel shares: 32 bytes of push constants.
 pub(crate) struct KernelLayout {
     device: ash::Device,
     layout: vk::PipelineLayout,
@@ -18,7 +18,7 @@ pub(crate) struct KernelLayout {
 
 impl KernelLayout {
     pub(crate) fn new(core: &Core) -> Result<Self> {
-        let ranges = [vk::PushConstantRange { stage_flags: vk::ShaderStageFlags::COMPUTE, offset: 0, size: 24 }];
+        let ranges = [vk::PushConstantRange { stage_flags: vk::ShaderStageFlags::COMPUTE, offset: 0, size: 32 }];
         let info = vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&ranges);
         // SAFETY: valid create info.
         let layout = unsafe { core.device.create_pipeline_layout(&info, None) }.map_err(fail)?;
@@ -42,17 +42,8 @@ pub(crate) struct Kernel {
 
 impl Kernel {
     pub(crate) fn new(core: &Core, layout: &KernelLayout, spirv: &[u8]) -> Result<Self> {
-        let d = &core.device;
-        let m = module_from(core, spirv)?;
-        let stage =
-            vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::COMPUTE).module(m).name(c"main");
-        let info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(layout.layout)];
-        // SAFETY: valid create info; the module is destroyed right after.
-        let p = unsafe { d.create_compute_pipelines(vk::PipelineCache::null(), &info, None) };
-        // SAFETY: the module has no other user.
-        unsafe { d.destroy_shader_module(m, None) };
-        let pipeline = p.map(|p| p[0]).map_err(|(_, e)| fail(e))?;
-        Ok(Kernel { device: d.clone(), layout: layout.layout, pipeline })
+        let pipeline = compute_pipeline(core, layout.layout, spirv)?;
+        Ok(Kernel { device: core.device.clone(), layout: layout.layout, pipeline })
     }
 
     /// Records one dispatch of `groups` workgroups with three 8-byte push constants.
@@ -61,10 +52,19 @@ impl Kernel {
     }
 
     /// Records one dispatch over a 2D grid of workgroups.
-    pub(crate) fn dispatch_2d(&self, cb: vk::CommandBuffer, constants: [u64; 3], (x, y): (u32, u32)) {
-        let mut bytes = [0u8; 24];
-        for (chunk, c) in bytes.chunks_exact_mut(8).zip(constants) {
-            chunk.copy_from_slice(&c.to_le_bytes());
+    pub(crate) fn dispatch_2d(&self, cb: vk::CommandBuffer, constants: [u64; 3], groups: (u32, u32)) {
+        let mut words = [0u32; 8];
+        for (pair, c) in words.chunks_exact_mut(2).zip(constants) {
+            pair.copy_from_slice(&[c as u32, (c >> 32) as u32]);
+        }
+        self.dispatch_words(cb, &words, groups);
+    }
+
+    /// Records one dispatch over a 2D grid of workgroups with 32 bytes of constants.
+    pub(crate) fn dispatch_words(&self, cb: vk::CommandBuffer, words: &[u32; 8], (x, y): (u32, u32)) {
+        let mut bytes = [0u8; 32];
+        for (chunk, w) in bytes.chunks_exact_mut(4).zip(words) {
+            chunk.copy_from_slice(&w.to_le_bytes());
         }
         // SAFETY: a live pipeline and layout; the caller records outside any rendering instance.
         unsafe {
@@ -73,6 +73,20 @@ impl Kernel {
             self.device.cmd_dispatch(cb, x.max(1), y.max(1), 1);
         }
     }
+}
+
+/// A compute pipeline of `spirv`'s `main` on `layout`; the caller destroys it.
+pub(crate) fn compute_pipeline(core: &Core, layout: vk::PipelineLayout, spirv: &[u8]) -> Result<vk::Pipeline> {
+    let d = &core.device;
+    let m = module_from(core, spirv)?;
+    let stage =
+        vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::COMPUTE).module(m).name(c"main");
+    let info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(layout)];
+    // SAFETY: valid create info; the module is destroyed right after.
+    let p = unsafe { d.create_compute_pipelines(vk::PipelineCache::null(), &info, None) };
+    // SAFETY: the module has no other user.
+    unsafe { d.destroy_shader_module(m, None) };
+    p.map(|p| p[0]).map_err(|(_, e)| fail(e))
 }
 
 impl Drop for Kernel {

@@ -27,6 +27,9 @@ pub(crate) struct Meta {
     pub(crate) copy_buffer_batch: Kernel,
     /// Every fill of a `FillBuffers` call, from a table in device memory.
     pub(crate) fill_batch: Kernel,
+    /// One fill, grid-stride over the whole grid: the built-in fill shader (`ShaderId::FillCs`),
+    /// whose 32 bytes of constants are the pattern, its length, the count and the address.
+    pub(crate) fill: Kernel,
     /// The image kernels, where the device has push descriptors.
     pub(crate) image: Option<ImageKernels>,
     /// The kernels' layout: declared last, so it is destroyed after them.
@@ -43,6 +46,7 @@ impl Meta {
             copy_buffer: kernel(include_bytes!("../../shaders/meta/cs_copy_buffer.comp.spv"))?,
             copy_buffer_batch: kernel(include_bytes!("../../shaders/meta/cs_copy_buffer_batch.comp.spv"))?,
             fill_batch: kernel(include_bytes!("../../shaders/meta/cs_fill_batch.comp.spv"))?,
+            fill: kernel(include_bytes!("../../shaders/builtin/cs_fill.comp.spv"))?,
             image: match &core.push_descriptor {
                 Some(push) => Some(ImageKernels::new(core, push.clone())?),
                 None => None,
