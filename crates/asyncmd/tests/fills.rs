@@ -241,6 +241,46 @@ fn the_upload_route_reuses_its_chunk_and_stages_only_on_discrete_devices() {
     }
 }
 
+/// A fill's upload chunk is written once on the CPU: a later recording on another allocator,
+/// after the first allocator's reset, copies from the same chunk (the device keeps it, as it
+/// keeps texture-clear tiles), and a new pattern makes a new one.
+#[test]
+fn upload_chunks_outlive_their_allocators_reset() {
+    let (ctx, log) = spy_ctx(ReferenceConfig { uma: true, ..Default::default() });
+    let buffer = ctx.buffer(HeapType::Default, 4096);
+    let sources = |log: &asyncmd::ddi::spy::SpyLog| -> Vec<_> {
+        log.commands()
+            .into_iter()
+            .filter_map(|c| match c {
+                Command::CopyBufferRegion(r) => Some(r.source),
+                _ => None,
+            })
+            .collect()
+    };
+    let alloc = ctx.device.create_command_allocator(CommandListType::Direct).unwrap();
+    let record = |pattern: &[u8], alloc: &CommandAllocator| {
+        log.clear();
+        let mut l = ctx.device.create_command_list(CommandListType::Direct, alloc).unwrap();
+        l.fill_buffers(&[raw(&buffer, 0, pattern, (4096 / pattern.len()) as u32)]);
+        l.close().unwrap();
+        ctx.direct.execute_command_lists(&[&l]).unwrap();
+        ctx.direct.wait_idle(TIMEOUT).unwrap();
+        sources(&log)
+    };
+    let first = record(&[5, 6, 7, 8], &alloc);
+    alloc.reset().unwrap();
+    // The chunk is kept as it is, not pooled for other bytes: another pattern gets another
+    // buffer, and the first pattern still finds its chunk.
+    let other = ctx.device.create_command_allocator(CommandListType::Direct).unwrap();
+    assert_ne!(record(&[1, 2, 3, 4], &other), first, "another pattern has its own chunk");
+    let third = ctx.device.create_command_allocator(CommandListType::Direct).unwrap();
+    assert_eq!(record(&[5, 6, 7, 8], &third), first, "the kept chunk serves a later recording");
+    record(&[1, 2, 3, 4], &third);
+    let mut want = vec![0u8; 4096];
+    model(&mut want, 0, &[1, 2, 3, 4], 1024);
+    assert_eq!(ctx.read_buffer(&buffer), want);
+}
+
 #[test]
 fn pools_stay_within_their_budget() {
     let ctx = Ctx::new(opted_in(&reference_adapter(ReferenceConfig::default())));

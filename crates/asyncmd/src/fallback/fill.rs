@@ -4,6 +4,7 @@
 use super::lowering::Lowering;
 use super::plan::UPLOAD_CHUNK;
 use super::pools::size_class;
+use crate::allocator::TileKey;
 use crate::device::Device;
 use crate::objects::{PipelineState, RootSignature};
 use crate::resource::Resource;
@@ -41,6 +42,20 @@ pub(crate) fn dispatch_pieces(pattern: &ClearElement, bytes: u64) -> impl Iterat
 pub(crate) fn chunk_len(pattern_len: u64, bytes: u64) -> u64 {
     let cap = UPLOAD_CHUNK.min(bytes).max(pattern_len);
     cap / pattern_len * pattern_len
+}
+
+/// What identifies a fill's upload chunk among the pattern tiles: its pattern and a one-row
+/// footprint of its bytes (a chunk is at most [`UPLOAD_CHUNK`] bytes).
+pub(crate) fn chunk_key(pattern: &ClearElement, len: u64) -> TileKey {
+    let bytes = len as u32;
+    let footprint = asyncmd_types::SubresourceFootprint {
+        format: asyncmd_types::Format::Unknown,
+        width: bytes,
+        height: 1,
+        depth: 1,
+        row_pitch: bytes,
+    };
+    (*pattern, footprint)
 }
 
 /// `len` bytes of the pattern repeated.
@@ -190,15 +205,35 @@ impl Lowering<'_> {
         Ok(staging)
     }
 
+    /// An upload buffer of a pattern's bytes, written once on the CPU: the one this allocator
+    /// holds for `key`, or one the device kept from an earlier recording (never written after
+    /// it is made, so any list may read it), or a new one. Held by this allocator until its
+    /// reset, then kept by the device while its budget allows.
+    pub(crate) fn pattern_buffer(&mut self, key: TileKey, bytes: impl FnOnce() -> Vec<u8>) -> Result<Resource> {
+        if let Some(b) = self.allocator.tile(&key) {
+            return Ok(b);
+        }
+        if let Some(b) = self.device.pools.tile(&key) {
+            self.allocator.keep_tile(key, b.clone());
+            return Ok(b);
+        }
+        let bytes = bytes();
+        let b = self.fallback_buffer(HeapType::Upload, bytes.len() as u64)?;
+        b.write(0, &bytes)?;
+        self.allocator.keep_tile(key, b.clone());
+        Ok(b)
+    }
+
     /// The upload route: copies from a chunk of whole patterns written on the CPU, reusing the
-    /// last chunk when the pattern repeats; staged through a VRAM block when `staged`.
+    /// last chunk when the pattern repeats, and chunks of earlier recordings (a chunk is the
+    /// one-row tile of its pattern: [`chunk_key`]); staged through a VRAM block when `staged`.
     pub(crate) fn fill_upload(&mut self, f: &Fill, staged: bool) -> Result<()> {
         let len = chunk_len(f.pattern.as_bytes().len() as u64, f.bytes);
         let chunk = match &self.state.last_chunk {
             Some((pattern, chunk, chunk_len)) if *pattern == f.pattern && *chunk_len >= len => chunk.clone(),
             _ => {
-                let chunk = self.fallback_buffer(HeapType::Upload, len)?;
-                chunk.write(0, &chunk_bytes(f.pattern.as_bytes(), len))?;
+                let chunk =
+                    self.pattern_buffer(chunk_key(&f.pattern, len), || chunk_bytes(f.pattern.as_bytes(), len))?;
                 self.state.last_chunk = Some((f.pattern, chunk.clone(), len));
                 chunk
             }

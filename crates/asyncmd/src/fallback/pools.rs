@@ -1,5 +1,6 @@
 //! Size-classed pools of the fallback's upload and VRAM staging buffers, its private MSAA
-//! textures by description, and its pattern tiles by pattern, sharing one budget for
+//! textures by description, and its pattern tiles (texture clears' tiles and fills' upload
+//! chunks) by pattern and footprint, sharing one budget for
 //! resources kept between uses. Resources come
 //! back only after their allocator was reset (the GPU is done with them); protected or
 //! unhealthy cases skip recycling.

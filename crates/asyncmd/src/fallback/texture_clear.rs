@@ -116,21 +116,7 @@ impl Lowering<'_> {
         let format = if rf.plane_count() > 1 { plane.format } else { rf };
         let footprint = tile_footprint(format, &plane, c.region.extent());
         let key: TileKey = (element, footprint);
-        let kept = || {
-            let t = self.device.pools.tile(&key)?;
-            self.allocator.keep_tile(key, t.clone());
-            Some(t)
-        };
-        let tile = match self.allocator.tile(&key).or_else(kept) {
-            Some(t) => t,
-            None => {
-                let bytes = tile_bytes(&footprint, &plane, &element);
-                let t = self.fallback_buffer(HeapType::Upload, bytes.len() as u64)?;
-                t.write(0, &bytes)?;
-                self.allocator.keep_tile(key, t.clone());
-                t
-            }
-        };
+        let tile = self.pattern_buffer(key, || tile_bytes(&footprint, &plane, &element))?;
         let source = if !staged {
             tile
         } else if let Some(s) = staging.get(&key) {
