@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod clears;
+pub mod draws;
 pub mod targets;
 
 use asyncmd::ddi::DeviceDdi;
