@@ -1,8 +1,10 @@
 //! The batched buffer kernels' tables and grids: every part of a copy or fill batch goes into one
 //! table in device-visible memory, the parts laid end to end and cut into ranges of 16 KiB that
 //! workgroups take grid-stride, so that a dispatch fills the GPU whatever the mix of part sizes,
-//! and small parts share a range (`cs_copy_buffer_batch`, `cs_fill_batch`). A batch of one part
-//! takes the plain grid-stride kernel instead, which needs no table.
+//! and small parts share a range (`cs_copy_buffer_batch`, `cs_fill_batch`). The table also
+//! names each range's first part: a search per range cost batches of many small parts up to a
+//! tenth of their time on the H200. A batch of one part takes the plain grid-stride kernel
+//! instead, which needs no table.
 
 use crate::command::VkCommandList;
 use asyncmd_types::{ClearElement, Error, MessageId, Result};
@@ -13,6 +15,10 @@ use asyncmd_types::{ClearElement, Error, MessageId, Result};
 /// 16 KiB ranges keep small batches on enough workgroups (256 × 16 KiB: 6.7 µs, against 7.8
 /// with 64 KiB ranges).
 const RANGE_BYTES: u64 = 16 << 10;
+/// 16-byte elements of one range of the copy kernel.
+const COPY_RANGE: u64 = RANGE_BYTES / 16;
+/// Dwords of one range of the fill kernel.
+const FILL_RANGE: u64 = RANGE_BYTES / 4;
 /// Workgroups of one batch on a GPU at most: a dimension's guaranteed limit.
 const GPU_GROUPS: u64 = 65535;
 /// Workgroups of one batch on a CPU device, where each one is a task of its own.
@@ -20,8 +26,8 @@ const CPU_GROUPS: u64 = 64;
 /// The most elements (copies) or dwords (fills) of one table entry, and of all entries of one
 /// dispatch together: the kernels count in 32 bits, and a range end must not wrap.
 const MAX_TOTAL: u64 = 1 << 31;
-/// The most entries of one table: the kernels find the packed starts past `entries` entries of
-/// up to 48 bytes with 32-bit arithmetic.
+/// The most entries of one table: the kernels find the index past `entries` entries of up to
+/// 48 bytes with 32-bit arithmetic.
 const MAX_ENTRIES: usize = 1 << 24;
 
 /// One part of a copy batch: device addresses and bytes, all multiples of 16.
@@ -40,14 +46,23 @@ pub(crate) struct FillPart<'a> {
     pub(crate) pattern: &'a ClearElement,
 }
 
-/// One dispatch's table: the entries, then every entry's start (its first element or dword in
-/// the batch laid end to end) again, packed; the entry count; and the elements or dwords of
-/// all entries together.
-#[derive(Debug, Default)]
-pub(crate) struct Table {
-    pub(crate) bytes: Vec<u8>,
-    pub(crate) starts: Vec<u32>,
+/// One dispatch of a batch kernel: its table (the entries, then each range's first entry, so
+/// that the kernel searches nothing: 4 bytes a 16 KiB range), the entry count, and the elements
+/// or dwords of all entries together.
+#[derive(Debug)]
+pub(crate) struct Dispatch {
+    pub(crate) table: Vec<u8>,
+    pub(crate) entries: u32,
     pub(crate) total: u64,
+}
+
+/// A table being built: the entries' bytes and starts (each entry's first element or dword in
+/// the batch laid end to end).
+#[derive(Debug, Default)]
+struct Table {
+    bytes: Vec<u8>,
+    starts: Vec<u32>,
+    total: u64,
 }
 
 impl Table {
@@ -55,11 +70,20 @@ impl Table {
         Error::out_of_memory("a batch's table")
     }
 
-    /// Appends the packed starts after the entries.
-    fn finish(mut self) -> Result<(Vec<u8>, u32, u64)> {
-        self.bytes.try_reserve(self.starts.len() * 4).map_err(|_| Self::oom())?;
-        self.starts.iter().for_each(|f| self.bytes.extend(f.to_le_bytes()));
-        Ok((self.bytes, self.starts.len() as u32, self.total))
+    /// Appends each range's first entry (ranges of `range_units` units) after the entries.
+    fn finish(mut self, range_units: u64) -> Result<Dispatch> {
+        let ranges = self.total.div_ceil(range_units);
+        let bytes = usize::try_from(ranges * 4).map_err(|_| Self::oom())?;
+        self.bytes.try_reserve(bytes).map_err(|_| Self::oom())?;
+        let mut entry = 0usize;
+        for range in 0..ranges {
+            let v = range * range_units;
+            while entry + 1 < self.starts.len() && self.starts[entry + 1] as u64 <= v {
+                entry += 1;
+            }
+            self.bytes.extend((entry as u32).to_le_bytes());
+        }
+        Ok(Dispatch { table: self.bytes, entries: self.starts.len() as u32, total: self.total })
     }
 
     /// Whether an entry of `units` more fits this dispatch.
@@ -72,7 +96,7 @@ impl Table {
 /// longer than a dispatch can count cut into several entries, and batches that one dispatch
 /// cannot count cut into several dispatches. Returns each dispatch's table, entries and
 /// elements.
-pub(crate) fn copy_tables(parts: &[CopyPart]) -> Result<Vec<(Vec<u8>, u32, u64)>> {
+pub(crate) fn copy_tables(parts: &[CopyPart]) -> Result<Vec<Dispatch>> {
     let mut tables = Vec::new();
     let mut t = Table::default();
     t.bytes.try_reserve(parts.len().min(MAX_ENTRIES) * 36).map_err(|_| Table::oom())?;
@@ -84,7 +108,7 @@ pub(crate) fn copy_tables(parts: &[CopyPart]) -> Result<Vec<(Vec<u8>, u32, u64)>
                 if t.starts.len() < MAX_ENTRIES && t.total < MAX_TOTAL {
                     count = MAX_TOTAL - t.total;
                 } else {
-                    tables.push(std::mem::take(&mut t).finish()?);
+                    tables.push(std::mem::take(&mut t).finish(COPY_RANGE)?);
                     continue;
                 }
             }
@@ -99,7 +123,7 @@ pub(crate) fn copy_tables(parts: &[CopyPart]) -> Result<Vec<(Vec<u8>, u32, u64)>
         }
     }
     if !t.starts.is_empty() {
-        tables.push(t.finish()?);
+        tables.push(t.finish(COPY_RANGE)?);
     }
     Ok(tables)
 }
@@ -108,7 +132,7 @@ pub(crate) fn copy_tables(parts: &[CopyPart]) -> Result<Vec<(Vec<u8>, u32, u64)>
 /// length, start), each entry starting on a whole quad of the batch laid end to end; a long fill
 /// is cut at whole patterns into several entries, and a batch one dispatch cannot count into
 /// several dispatches.
-pub(crate) fn fill_tables(parts: &[FillPart]) -> Result<Vec<(Vec<u8>, u32, u64)>> {
+pub(crate) fn fill_tables(parts: &[FillPart]) -> Result<Vec<Dispatch>> {
     let mut tables = Vec::new();
     let mut t = Table::default();
     t.bytes.try_reserve(parts.len().min(MAX_ENTRIES) * 52).map_err(|_| Table::oom())?;
@@ -124,7 +148,7 @@ pub(crate) fn fill_tables(parts: &[FillPart]) -> Result<Vec<(Vec<u8>, u32, u64)>
             let count = (p.bytes / 4 - done).min(step);
             let room = count.next_multiple_of(4);
             if !t.fits(room) {
-                tables.push(std::mem::take(&mut t).finish()?);
+                tables.push(std::mem::take(&mut t).finish(FILL_RANGE)?);
             }
             dwords.iter().for_each(|d| t.bytes.extend(d.to_le_bytes()));
             t.bytes.extend((p.dst + done * 4).to_le_bytes());
@@ -138,7 +162,7 @@ pub(crate) fn fill_tables(parts: &[FillPart]) -> Result<Vec<(Vec<u8>, u32, u64)>
         }
     }
     if !t.starts.is_empty() {
-        tables.push(t.finish()?);
+        tables.push(t.finish(FILL_RANGE)?);
     }
     Ok(tables)
 }
@@ -150,8 +174,8 @@ impl VkCommandList {
         if let [part] = parts {
             return self.compute_copy(*part);
         }
-        for (table, entries, total) in copy_tables(parts)? {
-            self.dispatch_batch(&table, entries, (total, 16), |m| &m.copy_buffer_batch)?;
+        for d in copy_tables(parts)? {
+            self.dispatch_batch(&d, 16, |m| &m.copy_buffer_batch)?;
         }
         Ok(())
     }
@@ -178,8 +202,8 @@ impl VkCommandList {
         if let [part] = parts {
             return self.plain_fill(part);
         }
-        for (table, entries, total) in fill_tables(parts)? {
-            self.dispatch_batch(&table, entries, (total, 4), |m| &m.fill_batch)?;
+        for d in fill_tables(parts)? {
+            self.dispatch_batch(&d, 4, |m| &m.fill_batch)?;
         }
         Ok(())
     }
@@ -203,20 +227,20 @@ impl VkCommandList {
         Ok(())
     }
 
-    /// One dispatch over a table of `entries` entries covering `units` units of `unit_bytes`
-    /// bytes: a workgroup a range, up to the device's cap (past which groups take several).
+    /// One dispatch of `d`, whose units are `unit_bytes` bytes: a workgroup a range, up to the
+    /// device's cap (past which groups take several).
     fn dispatch_batch(
         &mut self,
-        table: &[u8],
-        entries: u32,
-        (units, unit_bytes): (u64, u64),
+        d: &Dispatch,
+        unit_bytes: u64,
         kernel: impl Fn(&crate::meta::Meta) -> &crate::meta::Kernel,
     ) -> Result<()> {
-        let t = self.table(table)?;
+        let t = self.table(&d.table)?;
         let cap = if self.core.props.device_type == ash::vk::PhysicalDeviceType::CPU { CPU_GROUPS } else { GPU_GROUPS };
-        let groups = (units * unit_bytes).div_ceil(RANGE_BYTES).clamp(1, cap) as u32;
-        let counts = entries as u64 | units << 32;
-        kernel(self.core.meta()?).dispatch(self.cb, [t.address(), counts, 0], groups);
+        let groups = (d.total * unit_bytes).div_ceil(RANGE_BYTES).clamp(1, cap) as u32;
+        let address = t.address();
+        let words = [address as u32, (address >> 32) as u32, d.entries, d.total as u32, 0, 0, 0, 0];
+        kernel(self.core.meta()?).dispatch_words(self.cb, &words, (groups, 1));
         Ok(())
     }
 }
@@ -232,8 +256,12 @@ mod tests {
         (u64_at(0), u64_at(8), u32_at(16), u32_at(20))
     }
 
+    fn words(bytes: &[u8]) -> Vec<u32> {
+        bytes.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+    }
+
     #[test]
-    fn copy_parts_are_laid_end_to_end() {
+    fn copy_parts_are_laid_end_to_end_with_each_ranges_first_part() {
         let parts = [
             CopyPart { src: 0x1000, dst: 0x9000, bytes: 16 },
             CopyPart { src: 0x2000, dst: 0xa000, bytes: 16 * 3073 },
@@ -241,13 +269,14 @@ mod tests {
             CopyPart { src: 0x4000, dst: 0xc000, bytes: 32 },
         ];
         let tables = copy_tables(&parts).unwrap();
-        let [(table, entries, total)] = tables.as_slice() else { panic!("one dispatch") };
-        assert_eq!((*entries, *total), (3, 1 + 3073 + 2), "an empty part takes no entry");
-        assert_eq!(entry(table, 0), (0x1000, 0x9000, 1, 0));
-        assert_eq!(entry(table, 1), (0x2000, 0xa000, 3073, 1));
-        assert_eq!(entry(table, 2), (0x4000, 0xc000, 2, 3074));
-        let packed: Vec<u32> = table[96..].chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
-        assert_eq!(packed, [0, 1, 3074], "the starts again, packed after the entries");
+        let [d] = tables.as_slice() else { panic!("one dispatch") };
+        assert_eq!((d.entries, d.total), (3, 1 + 3073 + 2), "an empty part takes no entry");
+        assert_eq!(entry(&d.table, 0), (0x1000, 0x9000, 1, 0));
+        assert_eq!(entry(&d.table, 1), (0x2000, 0xa000, 3073, 1));
+        assert_eq!(entry(&d.table, 2), (0x4000, 0xc000, 2, 3074));
+        // Then the first entry of each range of 1024 elements: elements 0, 1024, 2048 and 3072
+        // lie in entries 0, 1, 1 and 1.
+        assert_eq!(words(&d.table[96..]), [0, 1, 1, 1]);
     }
 
     #[test]
@@ -255,12 +284,12 @@ mod tests {
         let bytes = (MAX_TOTAL * 2 + 5) * 16;
         let tables = copy_tables(&[CopyPart { src: 0, dst: 1 << 40, bytes }]).unwrap();
         assert_eq!(tables.len(), 3);
-        assert_eq!(entry(&tables[1].0, 0), (MAX_TOTAL * 16, (1 << 40) + MAX_TOTAL * 16, MAX_TOTAL as u32, 0));
-        assert_eq!((tables[2].1, tables[2].2), (1, 5));
+        assert_eq!(entry(&tables[1].table, 0), (MAX_TOTAL * 16, (1 << 40) + MAX_TOTAL * 16, MAX_TOTAL as u32, 0));
+        assert_eq!((tables[2].entries, tables[2].total), (1, 5));
         // A second part that would pass the count takes what fits, then a new dispatch.
         let parts = [CopyPart { src: 0, dst: 0, bytes: (MAX_TOTAL - 2) * 16 }, CopyPart { src: 0, dst: 0, bytes: 64 }];
         let tables = copy_tables(&parts).unwrap();
-        assert_eq!(tables.iter().map(|t| (t.1, t.2)).collect::<Vec<_>>(), [(2, MAX_TOTAL), (1, 2)]);
+        assert_eq!(tables.iter().map(|t| (t.entries, t.total)).collect::<Vec<_>>(), [(2, MAX_TOTAL), (1, 2)]);
     }
 
     #[test]
@@ -269,14 +298,15 @@ mod tests {
         let four = ClearElement::from_bytes(&[2; 4]).unwrap();
         let parts = [FillPart { dst: 0, bytes: 12, pattern: &twelve }, FillPart { dst: 64, bytes: 8, pattern: &four }];
         let tables = fill_tables(&parts).unwrap();
-        let (table, entries, total) = &tables[0];
-        assert_eq!((*entries, *total), (2, 4 + 4), "three dwords take a whole quad");
-        let start = |i: usize| u32::from_le_bytes(table[i * 48 + 32..i * 48 + 36].try_into().unwrap());
+        let d = &tables[0];
+        assert_eq!((d.entries, d.total), (2, 4 + 4), "three dwords take a whole quad");
+        let start = |i: usize| u32::from_le_bytes(d.table[i * 48 + 32..i * 48 + 36].try_into().unwrap());
         assert_eq!((start(0), start(1)), (0, 4));
+        assert_eq!(words(&d.table[96..]), [0], "one range, starting in entry 0");
         let long = [FillPart { dst: 0, bytes: MAX_TOTAL * 4, pattern: &twelve }];
         let tables = fill_tables(&long).unwrap();
         let step = (MAX_TOTAL / 2) / 12 * 12;
-        let second = &tables[0].0[48..96];
+        let second = &tables[0].table[48..96];
         assert_eq!(u64::from_le_bytes(second[16..24].try_into().unwrap()), step * 4, "cut on a whole pattern");
     }
 }

@@ -1,11 +1,11 @@
 // Native CopyBufferRegions (and CopyResources and CopyTilesAsync of buffers): one dispatch copies
-// a whole batch. The regions' 16-byte elements are laid end to end (region r from element
-// start[r]) and cut into ranges of RANGE elements (16 KiB) that workgroups take grid-stride, so
-// that the groups running at once work on neighbouring ranges. For each range a group finds the
-// region it begins in by binary search over `start` (a packed array after the regions), then
-// copies region after region until the range is done. So one large region, many small ones and
-// any mix fill the GPU alike, and small regions share a range instead of leaving threads idle.
-// Each thread loads up to four elements before it stores them.
+// a whole batch. The regions' 16-byte elements are laid end to end (each region from its
+// `start`) and cut into ranges of RANGE elements (16 KiB) that workgroups take grid-stride, so
+// that the groups running at once work on neighbouring ranges. A group reads the region a range
+// begins in from the index after the regions, then copies region after region until the range
+// is done. So one large region, many small ones and any mix fill the GPU alike, and small
+// regions share a range instead of leaving threads idle. Each thread loads up to four elements
+// before it stores them.
 #version 450
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_buffer_reference_uvec2 : require
@@ -29,8 +29,8 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Ta
     Region r[];
 };
 
-layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer Starts {
-    uint start[];
+layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer Index {
+    uint first[];
 };
 
 layout(push_constant) uniform Constants {
@@ -43,26 +43,16 @@ layout(push_constant) uniform Constants {
 const uint RANGE = 1024u;
 
 void main() {
-    // The packed starts follow the regions.
+    // Each range's first region follows the regions.
     uint carry;
     uvec2 table = uvec2(pc.table);
     uint low = uaddCarry(table.x, pc.regions * 32u, carry);
-    Starts starts = Starts(uvec2(low, table.y + carry));
+    Index index = Index(uvec2(low, table.y + carry));
     uint ranges = pc.total / RANGE + (pc.total % RANGE != 0u ? 1u : 0u);
     for (uint range = gl_WorkGroupID.x; range < ranges; range += gl_NumWorkGroups.x) {
         uint v = range * RANGE;
         uint end = min(v + RANGE, pc.total);
-        // The last region that starts at or before v.
-        uint lo = 0u;
-        uint hi = pc.regions - 1u;
-        while (lo < hi) {
-            uint mid = (lo + hi + 1u) >> 1u;
-            if (starts.start[mid] <= v) {
-                lo = mid;
-            } else {
-                hi = mid - 1u;
-            }
-        }
+        uint lo = index.first[range];
         for (uint p = lo; p < pc.regions && v < end; p++) {
             Region r = pc.table.r[p];
             uint from = v - r.start;

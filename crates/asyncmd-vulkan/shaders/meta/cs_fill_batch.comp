@@ -1,10 +1,11 @@
 // Native FillBuffers: one dispatch fills a whole batch. The fills' dwords are laid end to end
-// (fill f from dword start[f], a multiple of 4) and cut into ranges of RANGE dwords (16 KiB)
+// (each fill from its `start`, a multiple of 4) and cut into ranges of RANGE dwords (16 KiB)
 // that workgroups take grid-stride, so that the groups running at once work on neighbouring
-// ranges. For each range a group finds the fill it begins in by binary search over `start` (a
-// packed array after the fills), then fills fill after fill until the range is done. Dword i of a fill takes pattern dword (i mod length). Fills whose destination is
-// 16-byte aligned, whose size is whole quads and whose pattern repeats within 16 bytes (1, 2 or
-// 4 dwords) are written a quad per store, which is what reaches the memory bandwidth.
+// ranges. A group reads the fill a range begins in from the index after the fills, then fills
+// fill after fill until the range is done. Dword i of a fill takes pattern dword (i mod length).
+// Fills whose destination is 16-byte aligned, whose size is whole quads and whose pattern
+// repeats within 16 bytes (1, 2 or 4 dwords) are written a quad per store, which is what
+// reaches the memory bandwidth.
 #version 450
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_buffer_reference_uvec2 : require
@@ -34,8 +35,8 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Ta
     Fill f[];
 };
 
-layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer Starts {
-    uint start[];
+layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer Index {
+    uint first[];
 };
 
 layout(push_constant) uniform Constants {
@@ -48,27 +49,17 @@ layout(push_constant) uniform Constants {
 const uint RANGE = 4096u;
 
 void main() {
-    // The packed starts follow the fills.
+    // Each range's first fill follows the fills.
     uint carry;
     uvec2 table = uvec2(pc.table);
     uint low = uaddCarry(table.x, pc.fills * 48u, carry);
-    Starts starts = Starts(uvec2(low, table.y + carry));
+    Index index = Index(uvec2(low, table.y + carry));
     uint t = gl_LocalInvocationID.x;
     uint ranges = pc.total / RANGE + (pc.total % RANGE != 0u ? 1u : 0u);
     for (uint range = gl_WorkGroupID.x; range < ranges; range += gl_NumWorkGroups.x) {
         uint v = range * RANGE;
         uint end = min(v + RANGE, pc.total);
-        // The last fill that starts at or before v.
-        uint lo = 0u;
-        uint hi = pc.fills - 1u;
-        while (lo < hi) {
-            uint mid = (lo + hi + 1u) >> 1u;
-            if (starts.start[mid] <= v) {
-                lo = mid;
-            } else {
-                hi = mid - 1u;
-            }
-        }
+        uint lo = index.first[range];
         for (uint p = lo; p < pc.fills && v < end; p++) {
             Fill f = pc.table.f[p];
             // v and end are whole quads, and so is every start: `from` is too.
