@@ -23,9 +23,12 @@ const FILL_RANGE: u64 = RANGE_BYTES / 4;
 const GPU_GROUPS: u64 = 65535;
 /// Workgroups of one batch on a CPU device, where each one is a task of its own.
 const CPU_GROUPS: u64 = 64;
-/// The most elements (copies) or dwords (fills) of one table entry, and of all entries of one
-/// dispatch together: the kernels count in 32 bits, and a range end must not wrap.
+/// The most elements (copies) or dwords (fills) of all entries of one dispatch together: the
+/// kernels count in 32 bits, and a range end must not wrap.
 const MAX_TOTAL: u64 = 1 << 31;
+/// The most elements or dwords of one entry: half a dispatch, so that one always fits an empty
+/// table.
+const MAX_ENTRY: u64 = MAX_TOTAL / 2;
 /// The most entries of one table: the kernels find the index past `entries` entries of up to
 /// 48 bytes with 32-bit arithmetic.
 const MAX_ENTRIES: usize = 1 << 24;
@@ -90,81 +93,85 @@ impl Table {
     fn fits(&self, units: u64) -> bool {
         self.starts.len() < MAX_ENTRIES && self.total + units <= MAX_TOTAL
     }
+
+    /// Appends an entry of `units` units (at most [`MAX_ENTRY`]) that `entry` writes from its
+    /// start, first handing this dispatch to `done` where it cannot count one more.
+    fn push(
+        &mut self,
+        done: &mut Vec<Dispatch>,
+        units: u64,
+        range_units: u64,
+        entry: impl FnOnce(&mut Vec<u8>, u32),
+    ) -> Result<()> {
+        if !self.fits(units) {
+            done.push(std::mem::take(self).finish(range_units)?);
+        }
+        entry(&mut self.bytes, self.total as u32);
+        self.starts.push(self.total as u32);
+        self.total += units;
+        Ok(())
+    }
+
+    /// The last dispatch, if it holds anything.
+    fn close(self, mut done: Vec<Dispatch>, range_units: u64) -> Result<Vec<Dispatch>> {
+        if !self.starts.is_empty() {
+            done.push(self.finish(range_units)?);
+        }
+        Ok(done)
+    }
 }
 
 /// The copy kernel's tables: 32 bytes an entry (source, destination, elements, start), parts
-/// longer than a dispatch can count cut into several entries, and batches that one dispatch
-/// cannot count cut into several dispatches. Returns each dispatch's table, entries and
-/// elements.
+/// longer than [`MAX_ENTRY`] elements cut into several entries, and batches that one dispatch
+/// cannot count cut into several dispatches.
 pub(crate) fn copy_tables(parts: &[CopyPart]) -> Result<Vec<Dispatch>> {
-    let mut tables = Vec::new();
-    let mut t = Table::default();
+    let (mut done, mut t) = (Vec::new(), Table::default());
     t.bytes.try_reserve(parts.len().min(MAX_ENTRIES) * 36).map_err(|_| Table::oom())?;
     for p in parts {
-        let mut done = 0;
-        while done < p.bytes / 16 {
-            let mut count = (p.bytes / 16 - done).min(MAX_TOTAL);
-            if !t.fits(count) {
-                if t.starts.len() < MAX_ENTRIES && t.total < MAX_TOTAL {
-                    count = MAX_TOTAL - t.total;
-                } else {
-                    tables.push(std::mem::take(&mut t).finish(COPY_RANGE)?);
-                    continue;
-                }
-            }
-            t.bytes.extend((p.src + done * 16).to_le_bytes());
-            t.bytes.extend((p.dst + done * 16).to_le_bytes());
-            t.bytes.extend((count as u32).to_le_bytes());
-            t.bytes.extend((t.total as u32).to_le_bytes());
-            t.bytes.extend([0u8; 8]);
-            t.starts.push(t.total as u32);
-            t.total += count;
-            done += count;
+        let mut copied = 0;
+        while copied < p.bytes / 16 {
+            let count = (p.bytes / 16 - copied).min(MAX_ENTRY);
+            let (src, dst) = (p.src + copied * 16, p.dst + copied * 16);
+            t.push(&mut done, count, COPY_RANGE, |b, start| {
+                b.extend(src.to_le_bytes());
+                b.extend(dst.to_le_bytes());
+                b.extend((count as u32).to_le_bytes());
+                b.extend(start.to_le_bytes());
+                b.extend([0u8; 8]);
+            })?;
+            copied += count;
         }
     }
-    if !t.starts.is_empty() {
-        tables.push(t.finish(COPY_RANGE)?);
-    }
-    Ok(tables)
+    t.close(done, COPY_RANGE)
 }
 
 /// The fill kernel's tables: 48 bytes an entry (pattern dwords, destination, dwords, pattern
 /// length, start), each entry starting on a whole quad of the batch laid end to end; a long fill
-/// is cut at whole patterns into several entries, and a batch one dispatch cannot count into
-/// several dispatches.
+/// is cut at whole patterns and whole quads (every pattern length divides 12) into several
+/// entries, and a batch one dispatch cannot count into several dispatches.
 pub(crate) fn fill_tables(parts: &[FillPart]) -> Result<Vec<Dispatch>> {
-    let mut tables = Vec::new();
-    let mut t = Table::default();
+    let (mut done, mut t) = (Vec::new(), Table::default());
     t.bytes.try_reserve(parts.len().min(MAX_ENTRIES) * 52).map_err(|_| Table::oom())?;
     for p in parts {
         let (dwords, n) = p.pattern.dwords().ok_or_else(|| {
             Error::fail(MessageId::DeviceUnsupported, "FillBuffers: a pattern that is not whole dwords")
         })?;
-        // Whole patterns and whole quads: a cut keeps the pattern's phase and the next entry's
-        // 16-byte alignment.
-        let step = (MAX_TOTAL / 2) / 12 * 12;
-        let mut done = 0;
-        while done < p.bytes / 4 {
-            let count = (p.bytes / 4 - done).min(step);
-            let room = count.next_multiple_of(4);
-            if !t.fits(room) {
-                tables.push(std::mem::take(&mut t).finish(FILL_RANGE)?);
-            }
-            dwords.iter().for_each(|d| t.bytes.extend(d.to_le_bytes()));
-            t.bytes.extend((p.dst + done * 4).to_le_bytes());
-            t.bytes.extend((count as u32).to_le_bytes());
-            t.bytes.extend(n.to_le_bytes());
-            t.bytes.extend((t.total as u32).to_le_bytes());
-            t.bytes.extend([0u8; 12]);
-            t.starts.push(t.total as u32);
-            t.total += room;
-            done += count;
+        let mut filled = 0;
+        while filled < p.bytes / 4 {
+            let count = (p.bytes / 4 - filled).min(MAX_ENTRY / 12 * 12);
+            let dst = p.dst + filled * 4;
+            t.push(&mut done, count.next_multiple_of(4), FILL_RANGE, |b, start| {
+                dwords.iter().for_each(|d| b.extend(d.to_le_bytes()));
+                b.extend(dst.to_le_bytes());
+                b.extend((count as u32).to_le_bytes());
+                b.extend(n.to_le_bytes());
+                b.extend(start.to_le_bytes());
+                b.extend([0u8; 12]);
+            })?;
+            filled += count;
         }
     }
-    if !t.starts.is_empty() {
-        tables.push(t.finish(FILL_RANGE)?);
-    }
-    Ok(tables)
+    t.close(done, FILL_RANGE)
 }
 
 impl VkCommandList {
@@ -283,13 +290,13 @@ mod tests {
     fn batches_past_what_a_dispatch_counts_take_several() {
         let bytes = (MAX_TOTAL * 2 + 5) * 16;
         let tables = copy_tables(&[CopyPart { src: 0, dst: 1 << 40, bytes }]).unwrap();
-        assert_eq!(tables.len(), 3);
-        assert_eq!(entry(&tables[1].table, 0), (MAX_TOTAL * 16, (1 << 40) + MAX_TOTAL * 16, MAX_TOTAL as u32, 0));
-        assert_eq!((tables[2].entries, tables[2].total), (1, 5));
-        // A second part that would pass the count takes what fits, then a new dispatch.
+        let shape: Vec<_> = tables.iter().map(|t| (t.entries, t.total)).collect();
+        assert_eq!(shape, [(2, MAX_TOTAL), (2, MAX_TOTAL), (1, 5)], "entries of half a dispatch");
+        assert_eq!(entry(&tables[1].table, 0), (MAX_TOTAL * 16, (1 << 40) + MAX_TOTAL * 16, MAX_ENTRY as u32, 0));
+        // A part that would pass the count starts the next dispatch.
         let parts = [CopyPart { src: 0, dst: 0, bytes: (MAX_TOTAL - 2) * 16 }, CopyPart { src: 0, dst: 0, bytes: 64 }];
         let tables = copy_tables(&parts).unwrap();
-        assert_eq!(tables.iter().map(|t| (t.entries, t.total)).collect::<Vec<_>>(), [(2, MAX_TOTAL), (1, 2)]);
+        assert_eq!(tables.iter().map(|t| (t.entries, t.total)).collect::<Vec<_>>(), [(2, MAX_TOTAL - 2), (1, 4)]);
     }
 
     #[test]
@@ -305,7 +312,7 @@ mod tests {
         assert_eq!(words(&d.table[96..]), [0], "one range, starting in entry 0");
         let long = [FillPart { dst: 0, bytes: MAX_TOTAL * 4, pattern: &twelve }];
         let tables = fill_tables(&long).unwrap();
-        let step = (MAX_TOTAL / 2) / 12 * 12;
+        let step = MAX_ENTRY / 12 * 12;
         let second = &tables[0].table[48..96];
         assert_eq!(u64::from_le_bytes(second[16..24].try_into().unwrap()), step * 4, "cut on a whole pattern");
     }

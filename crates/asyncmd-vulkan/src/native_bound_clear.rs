@@ -30,7 +30,7 @@ impl VkCommandList {
         regions: &[Option<Vec<Box3>>; 8],
     ) -> Result<()> {
         let rtvs = self.gfx.rtvs.clone();
-        let compute = self.clear_bound_rtvs_by_kernel(mask, values, regions)?;
+        let compute = self.clear_bound_rtvs_by_kernel(&rtvs, mask, values, regions)?;
         for (slot, view) in rtvs.iter().enumerate().filter(|(s, _)| mask & (1 << s) != 0 && compute & (1 << s) == 0) {
             let res = self.resource(view.resource)?;
             let Some(range) = view.desc.range(&res.desc) else { continue };
@@ -59,6 +59,7 @@ impl VkCommandList {
     /// fraction of the compute bandwidth). Returns the slots it cleared.
     fn clear_bound_rtvs_by_kernel(
         &mut self,
+        rtvs: &[RenderTargetView],
         mask: u8,
         values: &[ClearData; 8],
         regions: &[Option<Vec<Box3>>; 8],
@@ -66,7 +67,6 @@ impl VkCommandList {
         if self.gfx.pass.is_some() || !self.image_kernels_on() {
             return Ok(0);
         }
-        let rtvs = self.gfx.rtvs.clone();
         let mut work = Vec::new();
         let mut cleared = 0u8;
         for (slot, view) in rtvs.iter().enumerate().filter(|(s, _)| mask & (1 << s) != 0) {

@@ -14,11 +14,12 @@ impl VkCommandList {
         if !pipeline.compute {
             return Err(fail("Dispatch: a graphics pipeline is bound".into()));
         }
-        let arguments = self.gfx.compute.arguments(&pipeline, "Dispatch")?.into_owned();
         // Predication reaches dispatches, not transfers.
         if pipeline.cs == Some(ShaderId::FillCs) && !self.core.compute_copies() && !self.is_predicated() {
+            let arguments = self.gfx.compute.arguments(&pipeline, "Dispatch")?.into_owned();
             return self.fill_shader_by_transfer(&arguments, x as u64 * y as u64 * z as u64);
         }
+        let arguments = self.gfx.compute.arguments(&pipeline, "Dispatch")?;
         let d = &self.core.device;
         // SAFETY: a live compute pipeline outside any rendering instance.
         unsafe { d.cmd_bind_pipeline(self.cb, vk::PipelineBindPoint::COMPUTE, pipeline.pipeline) };

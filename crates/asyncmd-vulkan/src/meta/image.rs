@@ -123,23 +123,21 @@ impl ImageKernel {
         let sampled = views
             .sampled
             .map(|v| [vk::DescriptorImageInfo::default().image_view(v).image_layout(vk::ImageLayout::GENERAL)]);
-        let mut writes = Vec::with_capacity(2);
-        if let Some(info) = &storage {
-            writes.push(
-                vk::WriteDescriptorSet::default()
-                    .dst_binding(0)
-                    .descriptor_type(vk::DescriptorType::STORAGE_IMAGE)
-                    .image_info(info),
-            );
+        // At most two writes, no allocation per dispatch.
+        let mut writes = [vk::WriteDescriptorSet::default(); 2];
+        let mut count = 0;
+        let bindings = [
+            (0, vk::DescriptorType::STORAGE_IMAGE, storage.as_ref()),
+            (1, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, sampled.as_ref()),
+        ];
+        for (binding, ty, info) in bindings {
+            if let Some(info) = info {
+                writes[count] =
+                    vk::WriteDescriptorSet::default().dst_binding(binding).descriptor_type(ty).image_info(info);
+                count += 1;
+            }
         }
-        if let Some(info) = &sampled {
-            writes.push(
-                vk::WriteDescriptorSet::default()
-                    .dst_binding(1)
-                    .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
-                    .image_info(info),
-            );
-        }
+        let writes = &writes[..count];
         let mut bytes = [0u8; CONSTANT_BYTES];
         for (chunk, w) in bytes.chunks_exact_mut(4).zip(constants) {
             chunk.copy_from_slice(&w.to_le_bytes());
@@ -148,7 +146,7 @@ impl ImageKernel {
         // uses only the bindings its caller fills.
         unsafe {
             self.device.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, self.pipeline);
-            self.push.cmd_push_descriptor_set(cb, vk::PipelineBindPoint::COMPUTE, self.layout, 0, &writes);
+            self.push.cmd_push_descriptor_set(cb, vk::PipelineBindPoint::COMPUTE, self.layout, 0, writes);
             self.device.cmd_push_constants(cb, self.layout, vk::ShaderStageFlags::COMPUTE, 0, &bytes);
             self.device.cmd_dispatch(cb, groups.0.max(1), groups.1.max(1), 1);
         }
