@@ -8,6 +8,7 @@ mod native;
 mod pixels;
 mod query;
 mod resolve;
+mod workers;
 pub(crate) mod surface;
 
 use crate::device::{RefQueryHeap, Shared};

@@ -1,10 +1,11 @@
 //! The native Async Commands of the reference device.
 //!
-//! The independent parts of a call run in parallel on scoped worker threads (one per core at
-//! most). Parts that touch one resource serialize on its lock, which is one of the orders the
-//! API allows for overlapping destinations.
+//! The independent parts of a call run at once on the device's workers (`workers.rs`), and
+//! one large part's rows or chunks too. Parts that touch one resource serialize on its lock,
+//! which is one of the orders the API allows for overlapping destinations.
 
 use super::surface::Surface;
+use super::workers::{parallel, rows_mut};
 use super::Exec;
 use asyncmd_ddi::{Command, DepthStencilView, RenderTargetView, ResourceId};
 use asyncmd_types::{
@@ -32,50 +33,8 @@ fn fill_box(data: &mut [u8], s: &Surface, bbox: &Box3, value: &[u8]) {
     }
 }
 
-/// The least work worth a thread: starting workers for less costs more than the parallelism
-/// gains (measured with `asyncmd bench`).
-const PARALLEL_MIN_BYTES: u64 = 4 << 20;
-
-/// The host's cores, asked once: `available_parallelism` reads the cgroup limits from files on
-/// every call, which costs more than a small native command.
-fn cores() -> usize {
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-}
-
-/// Runs `f` over `items` on up to one thread per core and per [`PARALLEL_MIN_BYTES`] the items
-/// move together (`bytes` says how many each moves). Items that write the same
-/// resource (`dest`) stay on one thread: its lock would serialize them anyway.
-fn parallel<T: Sync>(items: &[T], dest: impl Fn(&T) -> ResourceId, bytes: impl Fn(&T) -> u64, f: impl Fn(&T) + Sync) {
-    let total: u64 = items.iter().map(bytes).sum();
-    let mut index: std::collections::HashMap<ResourceId, usize> = std::collections::HashMap::new();
-    let mut groups: Vec<Vec<&T>> = Vec::new();
-    for item in items {
-        let slot = *index.entry(dest(item)).or_insert_with(|| {
-            groups.push(Vec::new());
-            groups.len() - 1
-        });
-        groups[slot].push(item);
-    }
-    // Each worker gets at least PARALLEL_MIN_BYTES of work.
-    let worth = usize::try_from(total / PARALLEL_MIN_BYTES).unwrap_or(usize::MAX);
-    let cores = cores();
-    let workers = cores.min(groups.len()).min(worth);
-    if workers <= 1 {
-        items.iter().for_each(f);
-        return;
-    }
-    let mut lanes: Vec<Vec<&T>> = vec![Vec::new(); workers];
-    for (i, g) in groups.into_iter().enumerate() {
-        lanes[i % workers].extend(g);
-    }
-    std::thread::scope(|s| {
-        for lane in lanes {
-            let f = &f;
-            s.spawn(move || lane.into_iter().for_each(f));
-        }
-    });
-}
+/// The bytes one worker fills at a time when a fill is large enough to share.
+const FILL_CHUNK: usize = 64 << 10;
 
 impl Exec<'_> {
     pub(crate) fn native(&mut self, c: &Command) {
@@ -124,7 +83,7 @@ impl Exec<'_> {
                 parallel(pairs, |(d, _)| *d, |(d, _)| this.bytes_of(*d), |(d, s)| this.copy_resource(*d, *s))
             }
             Command::CopyTilesAsync(t) => crate::tiles::copy_tiles(self, t),
-            Command::ResolveSubresourceRegionAsync(r) => self.resolve(r),
+            Command::ResolveSubresourceRegionAsync(r) => self.resolve_on(r, true),
             Command::ResolveQueryDataAsync(q) => self.resolve_query_data(q),
             Command::FillBuffers(fills) => parallel(fills, |f| f.buffer, |f| f.bytes, |f| this.fill(f)),
             Command::ClearTextureSubresources(clears) => parallel(
@@ -162,8 +121,11 @@ impl Exec<'_> {
             let end = start.checked_add(n)?;
             data.get_mut(start..end)
         });
-        if let Some(span) = span {
-            fill_repeating(span, f.pattern.as_bytes());
+        let pattern = f.pattern.as_bytes();
+        if let Some(span) = span.filter(|_| !pattern.is_empty()) {
+            // Chunks of whole patterns keep each chunk's copies in phase with the span's.
+            let chunk = FILL_CHUNK / pattern.len() * pattern.len();
+            rows_mut(span, chunk, true, |_, c| fill_repeating(c, pattern));
         }
         buffer.scrub_unmapped(&mut data);
     }

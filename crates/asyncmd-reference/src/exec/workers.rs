@@ -1,0 +1,91 @@
+//! The worker threads that native Async Commands spread their independent parts over.
+//!
+//! Legacy commands run on the queue's thread one after another, as a GPU front end that knows
+//! nothing of their independence must. A native Async Command says its parts are independent,
+//! so the device may run them at once: that is the speedup the API exists for. One pool serves
+//! every device of the process, so that several devices do not start a thread per core each.
+
+use asyncmd_ddi::ResourceId;
+use rayon::prelude::*;
+use std::sync::OnceLock;
+
+/// Less work than this runs on the calling thread: waking workers costs a few microseconds,
+/// more than copying this much (measured with `asyncmd bench` on 2 and 16 cores).
+pub(crate) const PARALLEL_MIN_BYTES: u64 = 256 << 10;
+
+/// The pool, built on first use; `None` where the host has one core or no thread can start,
+/// and then every part runs on the calling thread.
+fn pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        if cores < 2 {
+            return None;
+        }
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(cores)
+            .thread_name(|i| format!("asyncmd-ref-worker-{i}"))
+            .build()
+            .map_err(|e| tracing::warn!("reference device: no worker threads ({e}); native commands run serially"))
+            .ok()
+    })
+    .as_ref()
+}
+
+/// Runs `f` over `items` on the workers when they move at least [`PARALLEL_MIN_BYTES`]
+/// together (`bytes` says how much each moves). Items that write the same resource (`dest`)
+/// run on one worker in their order: its lock would serialize them anyway.
+pub(crate) fn parallel<T: Sync>(
+    items: &[T],
+    dest: impl Fn(&T) -> ResourceId,
+    bytes: impl Fn(&T) -> u64,
+    f: impl Fn(&T) + Sync + Send,
+) {
+    let total = items.iter().map(&bytes).fold(0u64, u64::saturating_add);
+    let pool = pool().filter(|_| items.len() > 1 && total >= PARALLEL_MIN_BYTES);
+    let Some(pool) = pool else {
+        items.iter().for_each(f);
+        return;
+    };
+    // Groups by destination, in first-seen order; most calls name each destination once.
+    let mut index: std::collections::HashMap<ResourceId, usize> = std::collections::HashMap::new();
+    let mut groups: Vec<Vec<&T>> = Vec::new();
+    for item in items {
+        let slot = *index.entry(dest(item)).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        groups[slot].push(item);
+    }
+    if groups.len() == 1 {
+        items.iter().for_each(f);
+        return;
+    }
+    pool.install(|| groups.par_iter().for_each(|g| g.iter().for_each(|item| f(item))));
+}
+
+/// Runs `f(index, chunk)` over `rows` split into chunks of `rows_per` rows of `pitch` bytes,
+/// on the workers when the rows hold at least [`PARALLEL_MIN_BYTES`] and `split` is set.
+pub(crate) fn rows_mut(
+    rows: &mut [u8],
+    pitch: usize,
+    split: bool,
+    f: impl Fn(usize, &mut [u8]) + Sync + Send,
+) {
+    if pitch == 0 {
+        return;
+    }
+    let pool = pool().filter(|_| split && rows.len() as u64 >= PARALLEL_MIN_BYTES);
+    let Some(pool) = pool else {
+        rows.chunks_mut(pitch).enumerate().for_each(|(i, r)| f(i, r));
+        return;
+    };
+    // About four chunks a worker, so that a slow one is helped.
+    let chunks = pool.current_num_threads() * 4;
+    let per = rows.len().div_ceil(pitch).div_ceil(chunks).max(1);
+    pool.install(|| {
+        rows.par_chunks_mut(per * pitch).enumerate().for_each(|(c, block)| {
+            block.chunks_mut(pitch).enumerate().for_each(|(i, r)| f(c * per + i, r));
+        })
+    });
+}
