@@ -102,11 +102,12 @@ impl Params {
         }
     }
 
+    /// Timed runs of each case: the sample's 16, or 3 for a quick check.
     fn runs(&self) -> usize {
         if self.quick {
             3
         } else {
-            7
+            16
         }
     }
 }
@@ -201,10 +202,12 @@ pub fn measure(opts: &BenchOptions) -> Result<Report> {
             progress.inc(1);
             continue;
         };
-        let legacy = fallback.time(params.runs(), &*f.legacy)?;
-        let fb = fallback.time(params.runs(), &*f.batch)?;
+        let runs = f.runs.unwrap_or(params.runs());
+        let legacy = fallback.time(runs, &*f.legacy)?;
+        let fb = fallback.time(runs, &*f.batch)?;
+        drop(f.legacy);
         let nt = match &native {
-            Some(n) => build(&n.device, &params)?.map(|c| n.time(params.runs(), &*c.batch)).transpose()?,
+            Some(n) => build(&n.device, &params)?.map(|c| n.time(runs, &*c.batch)).transpose()?,
             None => None,
         };
         apis.push(Row { api: api.to_string(), work: f.work, legacy, fallback: fb, native: nt });

@@ -470,7 +470,7 @@ impl Command {
             Command::ResolveQueryData(q) | Command::ResolveQueryDataAsync(q) => f(q.dest),
             Command::Barrier(groups) => {
                 for g in groups {
-                    g.map(|r| f(*r));
+                    g.for_each_resource(|r| f(*r));
                 }
             }
             Command::ClearRenderTargetView { view, .. } => f(view.resource),

@@ -1,7 +1,7 @@
 //! Id-keyed object tables, shared by device implementations.
 
+use rustc_hash::FxHashMap as HashMap;
 use std::collections::hash_map::Entry;
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -13,7 +13,7 @@ pub struct Table<T> {
 
 impl<T> Default for Table<T> {
     fn default() -> Self {
-        Self { next: AtomicU64::new(1), items: Mutex::new(HashMap::new()) }
+        Self { next: AtomicU64::new(1), items: Mutex::new(HashMap::default()) }
     }
 }
 
@@ -42,7 +42,7 @@ impl<T> Table<T> {
 
     /// Holds item `id` in `held` unless it is there already: a command list keeps what its
     /// commands name with one lookup of this (locked) table per object it does not hold yet.
-    pub fn hold_in(&self, held: &mut HashMap<u64, Arc<T>>, id: u64) {
+    pub fn hold_in<S: std::hash::BuildHasher>(&self, held: &mut std::collections::HashMap<u64, Arc<T>, S>, id: u64) {
         if let Entry::Vacant(slot) = held.entry(id) {
             if let Some(item) = self.get(id) {
                 slot.insert(item);

@@ -99,6 +99,8 @@ pub(crate) struct Shared {
     pub(crate) epoch: Instant,
     pub(crate) shutdown: Arc<AtomicBool>,
     pub(crate) memory: Arc<Budget>,
+    /// Storage of lists the queue is done with, for new lists to record into.
+    pub(crate) spare: Arc<crate::recorder::Spare>,
 }
 
 impl Shared {
@@ -142,6 +144,7 @@ impl ReferenceDevice {
                 epoch: Instant::now(),
                 shutdown: Arc::new(AtomicBool::new(false)),
                 memory: Budget::new(config.memory_budget),
+                spare: Default::default(),
             }),
         }
     }

@@ -5,14 +5,48 @@ use crate::device::{RefQueryHeap, Shared};
 use crate::memory::RefResource;
 use asyncmd_ddi::{Command, CommandListDdi, Executable, PipelineDesc, RootSignatureDesc};
 use asyncmd_types::{CommandListType, Result};
-use std::collections::HashMap;
-use std::sync::Arc;
+use rustc_hash::FxHashMap as HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// A closed list: what a queue runs.
 pub(crate) struct RecordedList {
     pub(crate) ty: CommandListType,
     pub(crate) commands: Vec<Command>,
     pub(crate) objects: Objects,
+    /// Where its storage goes when the last holder lets it go.
+    spare: Arc<Spare>,
+}
+
+impl Drop for RecordedList {
+    fn drop(&mut self) {
+        self.spare.give(std::mem::take(&mut self.commands), std::mem::take(&mut self.objects));
+    }
+}
+
+/// The storage of lists the queue is done with, for lists made later to record into: an app
+/// that makes a list a frame (as D3D12 apps do, from a reset allocator) then grows no vectors.
+#[derive(Default)]
+pub(crate) struct Spare(Mutex<Vec<(Vec<Command>, Objects)>>);
+
+impl Spare {
+    /// Storage kept at most: one per list a frame typically records on each queue.
+    const KEEP: usize = 16;
+
+    fn take(&self) -> (Vec<Command>, Objects) {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).pop().unwrap_or_default()
+    }
+
+    fn give(&self, mut commands: Vec<Command>, mut objects: Objects) {
+        if commands.capacity() == 0 {
+            return;
+        }
+        commands.clear();
+        objects.clear();
+        let mut spare = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if spare.len() < Self::KEEP {
+            spare.push((commands, objects));
+        }
+    }
 }
 
 /// The objects a list names, resolved at record time.
@@ -50,7 +84,8 @@ pub(crate) struct RefCommandList {
 
 impl RefCommandList {
     pub(crate) fn new(shared: Arc<Shared>, ty: CommandListType) -> Self {
-        Self { shared, ty, commands: Vec::new(), objects: Objects::default(), last: None }
+        let (commands, objects) = shared.spare.take();
+        Self { shared, ty, commands, objects, last: None }
     }
 
     /// Holds what `command` names: one table lookup per object the list does not hold yet
@@ -80,6 +115,18 @@ impl RefCommandList {
     }
 }
 
+impl RefCommandList {
+    fn recorded(&self, commands: Vec<Command>, objects: Objects) -> Arc<RecordedList> {
+        Arc::new(RecordedList { ty: self.ty, commands, objects, spare: self.shared.spare.clone() })
+    }
+}
+
+impl Drop for RefCommandList {
+    fn drop(&mut self) {
+        self.shared.spare.give(std::mem::take(&mut self.commands), std::mem::take(&mut self.objects));
+    }
+}
+
 impl CommandListDdi for RefCommandList {
     fn record(&mut self, command: Command) {
         self.keep_alive(&command);
@@ -97,9 +144,9 @@ impl CommandListDdi for RefCommandList {
                     (l.ty, l.commands, l.objects) = (self.ty, commands, objects);
                     arc
                 }
-                None => Arc::new(RecordedList { ty: self.ty, commands, objects }),
+                None => self.recorded(commands, objects),
             },
-            _ => Arc::new(RecordedList { ty: self.ty, commands, objects }),
+            _ => self.recorded(commands, objects),
         };
         self.last = Some(list.clone());
         Ok(Executable(list))

@@ -90,10 +90,32 @@ impl RefResource {
 }
 
 /// `CopyTiles`: tiles between a reserved resource and a linear buffer, 64 KiB per tile in the
-/// buffer, rows of each tile packed one after another.
-pub(crate) fn copy_tiles(exec: &Exec<'_>, t: &TileCopy) {
+/// buffer, rows of each tile packed one after another. A run of a reserved buffer's tiles is
+/// one span of bytes on each side, copied by the workers if `workers` is set (a native copy).
+pub(crate) fn copy_tiles(exec: &Exec<'_>, t: &TileCopy, workers: bool) {
     let (Some(res), Some(buffer)) = (exec.resource(t.resource), exec.resource(t.buffer)) else { return };
     let Some(first) = linear_tile(&res.desc, &t.start) else { return };
+    let to_buffer = t.flags.contains(TileCopyFlags::SWIZZLED_TILED_RESOURCE_TO_LINEAR_BUFFER);
+    if res.desc.is_buffer() && !t.size.use_box {
+        let start = first.saturating_mul(TILE_SIZE_IN_BYTES);
+        let end = start.saturating_add(t.size.num_tiles as u64 * TILE_SIZE_IN_BYTES).min(res.desc.width);
+        let (Ok(start), Ok(len), Ok(linear)) =
+            (usize::try_from(start), usize::try_from(end.saturating_sub(start)), usize::try_from(t.buffer_offset))
+        else {
+            return;
+        };
+        let (src, dst, from, to) =
+            if to_buffer { (&res, &buffer, start, linear) } else { (&buffer, &res, linear, start) };
+        crate::memory::with_src_dst(src, dst, |s, d| {
+            let (Some(a), Some(b)) =
+                (s.get(from..from.saturating_add(len)), d.get_mut(to..to.saturating_add(len)))
+            else {
+                return;
+            };
+            crate::exec::workers::copy(b, a, workers);
+        });
+        return;
+    }
     let mut indices = Vec::new();
     if t.size.use_box {
         let Some((tx, ty, _)) = tiles_of(&res.desc, t.start.subresource) else { return };
@@ -109,7 +131,6 @@ pub(crate) fn copy_tiles(exec: &Exec<'_>, t: &TileCopy) {
     } else {
         indices.extend(first..first + t.size.num_tiles as u64);
     }
-    let to_buffer = t.flags.contains(TileCopyFlags::SWIZZLED_TILED_RESOURCE_TO_LINEAR_BUFFER);
     let (src, dst) = if to_buffer { (&res, &buffer) } else { (&buffer, &res) };
     crate::memory::with_src_dst(src, dst, |s, d| {
         for (n, &index) in indices.iter().enumerate() {

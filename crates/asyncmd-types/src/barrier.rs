@@ -494,6 +494,15 @@ pub enum BarrierGroup<R> {
 }
 
 impl<R> BarrierGroup<R> {
+    /// Calls `f` with each barrier's resource handle, in order.
+    pub fn for_each_resource(&self, mut f: impl FnMut(&R)) {
+        match self {
+            BarrierGroup::Global(_) => {}
+            BarrierGroup::Texture(t) => t.iter().for_each(|b| f(&b.resource)),
+            BarrierGroup::Buffer(b) => b.iter().for_each(|b| f(&b.resource)),
+        }
+    }
+
     /// The same group with each resource handle mapped through `f`.
     pub fn map<S>(&self, mut f: impl FnMut(&R) -> S) -> BarrierGroup<S> {
         match self {

@@ -5,7 +5,7 @@ use crate::device::{Tables, VkQueryHeap};
 use crate::memory::VkResource;
 use crate::pipeline::{VkPipeline, VkRootSignature};
 use asyncmd_ddi::Command;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
 /// A list's commands since its last `Close` or `Reset`, and the pipelines and root signatures

@@ -158,6 +158,70 @@ fn bound_clears(c: &mut Criterion) {
     }
 }
 
+/// Times the recording of `record` as an app that records a frame does: one allocator, reset
+/// after each list has run, so that the fallback's pools and caches are in their steady state.
+fn bench_frames(c: &mut Criterion, name: &str, d: &Device, record: impl Fn(&mut CommandList)) {
+    let queue = d.create_command_queue(CommandListType::Direct).expect("queue");
+    let alloc = d.create_command_allocator(CommandListType::Direct).expect("allocator");
+    c.bench_function(name, |b| {
+        b.iter_custom(|iterations| {
+            let mut spent = std::time::Duration::ZERO;
+            for _ in 0..iterations {
+                let mut l = d.create_command_list(CommandListType::Direct, &alloc).expect("list");
+                let start = std::time::Instant::now();
+                record(&mut l);
+                spent += start.elapsed();
+                l.close().expect("close");
+                queue.execute_command_lists(&[&l]).expect("execute");
+                queue.wait_idle(std::time::Duration::from_secs(60)).expect("wait");
+                drop(l);
+                alloc.reset().expect("reset");
+            }
+            spent
+        })
+    });
+}
+
+/// The bench's default workloads (the D3D12AsyncCommands sample's), legacy against the
+/// fallback, recorded frame after frame: 256 fills of 1 MiB buffers, 256 clears of 512²
+/// textures.
+fn sample_workloads(c: &mut Criterion) {
+    let d = device(false);
+    let uav = ResourceFlags::ALLOW_UNORDERED_ACCESS;
+    let buffers: Vec<Resource> = (0..256).map(|_| buffer(&d, 1 << 20, uav)).collect();
+    let pattern = buffer(&d, 1 << 20, ResourceFlags::empty());
+    bench_frames(c, "sample legacy copies of a pattern × 256", &d, |l| {
+        buffers.iter().for_each(|b| l.copy_buffer_region(b, 0, &pattern, 0, 1 << 20))
+    });
+    let fills: Vec<_> = buffers
+        .iter()
+        .map(|buffer| FillBufferDesc {
+            buffer,
+            offset: 0,
+            fill_value: ClearData::from_uints([1, 2, 3, 4]),
+            format: Format::Unknown,
+            raw_pattern_size: 16,
+            repeat_count: 1 << 16,
+        })
+        .collect();
+    bench_frames(c, "sample fallback FillBuffers × 256", &d, |l| l.fill_buffers(&fills));
+    let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 512, 512);
+    let textures: Vec<Resource> = (0..256).map(|_| texture(&d, &desc)).collect();
+    let fp = d.copyable_footprints(&desc, 0, 1, 0).expect("footprint");
+    let upload = d
+        .create_committed_resource(HeapType::Upload, &ResourceDesc::buffer(fp.total_bytes), BarrierLayout::Undefined)
+        .expect("upload");
+    bench_frames(c, "sample legacy copies of an uploaded image × 256", &d, |l| {
+        for t in &textures {
+            let (dl, sl) = (TextureCopyLocation::subresource(t, 0), TextureCopyLocation::footprint(&upload, fp.layouts[0]));
+            l.copy_texture_region(&dl, 0, 0, 0, &sl, None);
+        }
+    });
+    let value = ClearData::from_floats([0.2, 0.4, 0.6, 0.8]);
+    let clears: Vec<_> = textures.iter().map(|t| clear_desc(t, value)).collect();
+    bench_frames(c, "sample fallback ClearTextureSubresources × 256", &d, |l| l.clear_texture_subresources(&clears));
+}
+
 /// One stream (64 × a root UAV, a dispatch into it, the app's barrier where asked, a copy of
 /// it) on a plain list, a fast command buffer and a legacy one (which inserts the barriers):
 /// what each semantics costs per recording, with nothing else on the machine's cores.
@@ -214,5 +278,5 @@ fn semantics(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, copies, fills, texture_clears, bound_clears, semantics);
+criterion_group!(benches, copies, fills, texture_clears, bound_clears, semantics, sample_workloads);
 criterion_main!(benches);

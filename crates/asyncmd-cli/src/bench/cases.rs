@@ -1,4 +1,8 @@
 //! The work each Async Command is measured on, and its legacy equivalent.
+//!
+//! The defaults are the D3D12AsyncCommands sample's, so that ratios can be set beside its
+//! published ones: 256 resources of 1 MiB for buffer copies and fills, 256 textures of 512²
+//! RGBA8 for texture copies and clears, 256 tiles of 64 KiB, 64 resolves of 512² ×4.
 
 use super::Params;
 use asyncmd::types::*;
@@ -10,8 +14,10 @@ pub struct Case {
     pub work: String,
     /// What an app records without the API.
     pub legacy: Box<dyn Fn(&mut CommandList)>,
-    /// The one API call.
+    /// The API calls.
     pub batch: Box<dyn Fn(&mut CommandList)>,
+    /// Timed runs instead of the default (the sample times resolves over fewer).
+    pub runs: Option<usize>,
 }
 
 /// Builds a case on a device, or `None` where the device cannot run it (no tiled resources).
@@ -43,31 +49,41 @@ pub(super) fn texture(d: &Device, desc: &ResourceDesc, layout: BarrierLayout) ->
     d.create_committed_resource(HeapType::Default, desc, layout)
 }
 
+/// `n` pairs of independent buffers of `len` bytes each.
+fn buffer_pairs(d: &Device, n: u64, len: u64) -> Result<Vec<(Resource, Resource)>> {
+    (0..n).map(|_| Ok((buffer(d, len, ResourceFlags::empty())?, buffer(d, len, ResourceFlags::empty())?))).collect()
+}
+
 fn copy_buffer_regions(d: &Device, p: &Params) -> Result<Option<Case>> {
-    let (n, len) = (p.count(16, 256), p.bytes(4 << 10, 16 << 10));
+    let (n, len) = (p.count(16, 256), p.bytes(64 << 10, 1 << 20));
     p.fits("CopyBufferRegions", n * 2, len)?;
-    let (src, dst) = (buffer(d, n * len, ResourceFlags::empty())?, buffer(d, n * len, ResourceFlags::empty())?);
-    let (s2, d2) = (src.clone(), dst.clone());
+    let pairs = buffer_pairs(d, n, len)?;
+    let p2 = pairs.clone();
     Ok(Some(Case {
-        work: format!("{n} × {} KiB", len >> 10),
-        legacy: Box::new(move |l| (0..n).for_each(|i| l.copy_buffer_region(&dst, i * len, &src, i * len, len))),
+        work: format!("{n} buffers × {}", size_text(len)),
+        legacy: Box::new(move |l| pairs.iter().for_each(|(dst, src)| l.copy_buffer_region(dst, 0, src, 0, len))),
         batch: Box::new(move |l| {
-            let r: Vec<_> = (0..n)
-                .map(|i| BufferCopyRegion {
-                    dest: &d2,
-                    dest_offset: i * len,
-                    source: &s2,
-                    source_offset: i * len,
-                    size: len,
-                })
+            let r: Vec<_> = p2
+                .iter()
+                .map(|(dest, source)| BufferCopyRegion { dest, dest_offset: 0, source, source_offset: 0, size: len })
                 .collect();
             l.copy_buffer_regions(&r);
         }),
+        runs: None,
     }))
 }
 
+/// `bytes` in KiB, or in MiB when whole.
+fn size_text(bytes: u64) -> String {
+    if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{} KiB", bytes >> 10)
+    }
+}
+
 fn copy_texture_regions(d: &Device, p: &Params) -> Result<Option<Case>> {
-    let (n, side) = (p.count(4, 16), p.side(64, 256, 4));
+    let (n, side) = (p.count(4, 256), p.side(64, 512, 4));
     p.fits("CopyTextureRegions", n * 2, side as u64 * side as u64 * 4)?;
     let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, side, side);
     let pairs: Vec<(Resource, Resource)> = (0..n)
@@ -97,23 +113,23 @@ fn copy_texture_regions(d: &Device, p: &Params) -> Result<Option<Case>> {
                 .collect();
             l.copy_texture_regions(&descs);
         }),
+        runs: None,
     }))
 }
 
 fn copy_resources(d: &Device, p: &Params) -> Result<Option<Case>> {
-    let (n, len) = (p.count(4, 16), p.bytes(64 << 10, 1 << 20));
+    let (n, len) = (p.count(4, 256), p.bytes(64 << 10, 1 << 20));
     p.fits("CopyResources", n * 2, len)?;
-    let pairs: Vec<(Resource, Resource)> = (0..n)
-        .map(|_| Ok((buffer(d, len, ResourceFlags::empty())?, buffer(d, len, ResourceFlags::empty())?)))
-        .collect::<Result<_>>()?;
+    let pairs = buffer_pairs(d, n, len)?;
     let p2 = pairs.clone();
     Ok(Some(Case {
-        work: format!("{n} buffers × {} KiB", len >> 10),
+        work: format!("{n} buffers × {}", size_text(len)),
         legacy: Box::new(move |l| pairs.iter().for_each(|(dst, src)| l.copy_resource(dst, src))),
         batch: Box::new(move |l| {
             let refs: Vec<(&Resource, &Resource)> = p2.iter().map(|(a, b)| (a, b)).collect();
             l.copy_resources(&refs);
         }),
+        runs: None,
     }))
 }
 
@@ -121,7 +137,7 @@ fn copy_tiles_async(d: &Device, p: &Params) -> Result<Option<Case>> {
     if d.capabilities().tiled_resources_tier < 2 {
         return Ok(None);
     }
-    let tiles = p.count(2, 16);
+    let tiles = p.count(4, 256);
     p.fits("CopyTilesAsync", tiles * 2, TILE_SIZE_IN_BYTES)?;
     let tiles = tiles as u32;
     let bytes = tiles as u64 * TILE_SIZE_IN_BYTES;
@@ -136,30 +152,43 @@ fn copy_tiles_async(d: &Device, p: &Params) -> Result<Option<Case>> {
     let flags = TileCopyFlags::LINEAR_BUFFER_TO_SWIZZLED_TILED_RESOURCE;
     let at = TiledResourceCoordinate::default();
     Ok(Some(Case {
-        work: format!("{tiles} tiles"),
+        work: format!("{tiles} tiles of 64 KiB"),
         legacy: Box::new(move |l| l.copy_tiles(&reserved, &at, &region, &src, 0, flags)),
         batch: Box::new(move |l| {
             let _heap = &keep;
             l.copy_tiles_async(&r2, &at, &region, &s2, 0, flags)
         }),
+        runs: None,
     }))
 }
 
 fn resolve_subresource_region_async(d: &Device, p: &Params) -> Result<Option<Case>> {
-    let side = p.side(64, 512, 4);
-    let ms = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, side, side)
-        .with_samples(4, 0)
-        .with_flags(ResourceFlags::ALLOW_RENDER_TARGET);
-    let src = texture(d, &ms, BarrierLayout::ResolveSource)?;
-    let dst = texture(d, &ResourceDesc::tex2d(Format::R8G8B8A8Unorm, side, side), BarrierLayout::ResolveDest)?;
-    let (s2, d2) = (src.clone(), dst.clone());
+    let (n, side) = (p.count(2, 64), p.side(64, 512, 4));
+    p.fits("ResolveSubresourceRegionAsync", n * 5, side as u64 * side as u64 * 4)?;
     let f = Format::R8G8B8A8Unorm;
+    let ms = ResourceDesc::tex2d(f, side, side).with_samples(4, 0).with_flags(ResourceFlags::ALLOW_RENDER_TARGET);
+    let pairs: Vec<(Resource, Resource)> = (0..n)
+        .map(|_| {
+            Ok((
+                texture(d, &ResourceDesc::tex2d(f, side, side), BarrierLayout::ResolveDest)?,
+                texture(d, &ms, BarrierLayout::ResolveSource)?,
+            ))
+        })
+        .collect::<Result<_>>()?;
+    let p2 = pairs.clone();
     Ok(Some(Case {
-        work: format!("{side}² RGBA8 ×4 average"),
-        legacy: Box::new(move |l| l.resolve_subresource_region(&dst, 0, 0, 0, &src, 0, None, f, ResolveMode::Average)),
-        batch: Box::new(move |l| {
-            l.resolve_subresource_region_async(&d2, 0, 0, 0, &s2, 0, None, f, ResolveMode::Average)
+        work: format!("{n} × {side}² RGBA8 ×4 average"),
+        legacy: Box::new(move |l| {
+            for (dst, src) in &pairs {
+                l.resolve_subresource_region(dst, 0, 0, 0, src, 0, None, f, ResolveMode::Average)
+            }
         }),
+        batch: Box::new(move |l| {
+            for (dst, src) in &p2 {
+                l.resolve_subresource_region_async(dst, 0, 0, 0, src, 0, None, f, ResolveMode::Average)
+            }
+        }),
+        runs: Some(p.runs().min(8)),
     }))
 }
 
@@ -174,25 +203,28 @@ fn resolve_query_data_async(d: &Device, p: &Params) -> Result<Option<Case>> {
         work: format!("{n} timestamps"),
         legacy: Box::new(move |l| l.resolve_query_data(&heap, QueryType::Timestamp, 0, n, &dst, 0)),
         batch: Box::new(move |l| l.resolve_query_data_async(&h2, QueryType::Timestamp, 0, n, &d2, 0)),
+        runs: None,
     }))
 }
 
 fn fill_buffers(d: &Device, p: &Params) -> Result<Option<Case>> {
-    let (n, len) = (p.count(16, 256), p.bytes(4 << 10, 16 << 10));
-    p.fits("FillBuffers", n, len)?;
-    let dst = buffer(d, n * len, ResourceFlags::ALLOW_UNORDERED_ACCESS)?;
-    // Without the API an app uploads the pattern once and copies it into each range.
+    let (n, len) = (p.count(16, 256), p.bytes(64 << 10, 1 << 20));
+    p.fits("FillBuffers", n + 1, len)?;
+    let buffers: Vec<Resource> =
+        (0..n).map(|_| buffer(d, len, ResourceFlags::ALLOW_UNORDERED_ACCESS)).collect::<Result<_>>()?;
+    // Without the API an app uploads the pattern once and copies it into each buffer.
     let pattern = buffer(d, len, ResourceFlags::empty())?;
-    let d2 = dst.clone();
+    let b2 = buffers.clone();
     let value = ClearData::from_uints([1, 2, 3, 4]);
     Ok(Some(Case {
-        work: format!("{n} × {} KiB, 16-byte pattern (legacy: copies of a pattern buffer)", len >> 10),
-        legacy: Box::new(move |l| (0..n).for_each(|i| l.copy_buffer_region(&dst, i * len, &pattern, 0, len))),
+        work: format!("{n} buffers × {}, 16-byte pattern (legacy: copies of a pattern buffer)", size_text(len)),
+        legacy: Box::new(move |l| buffers.iter().for_each(|b| l.copy_buffer_region(b, 0, &pattern, 0, len))),
         batch: Box::new(move |l| {
-            let f: Vec<_> = (0..n)
-                .map(|i| FillBufferDesc {
-                    buffer: &d2,
-                    offset: i * len,
+            let f: Vec<_> = b2
+                .iter()
+                .map(|buffer| FillBufferDesc {
+                    buffer,
+                    offset: 0,
                     fill_value: value,
                     format: Format::Unknown,
                     raw_pattern_size: 16,
@@ -201,11 +233,12 @@ fn fill_buffers(d: &Device, p: &Params) -> Result<Option<Case>> {
                 .collect();
             l.fill_buffers(&f);
         }),
+        runs: None,
     }))
 }
 
 fn clear_texture_subresources(d: &Device, p: &Params) -> Result<Option<Case>> {
-    let (n, side) = (p.count(4, 16), p.side(64, 512, 4));
+    let (n, side) = (p.count(4, 256), p.side(64, 512, 4));
     p.fits("ClearTextureSubresources", n, side as u64 * side as u64 * 4)?;
     // The API's main use: textures without render-target or UAV flags.
     let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, side, side);
@@ -241,6 +274,7 @@ fn clear_texture_subresources(d: &Device, p: &Params) -> Result<Option<Case>> {
                 .collect();
             l.clear_texture_subresources(&clears);
         }),
+        runs: None,
     }))
 }
 
@@ -292,6 +326,7 @@ fn clear_bound_render_target_views(d: &Device, p: &Params) -> Result<Option<Case
             l.om_set_render_targets(&h2, None);
             l.clear_bound_render_target_views(mask, &[ClearData::from_floats(color); 8], None);
         }),
+        runs: None,
     }))
 }
 
@@ -310,5 +345,6 @@ fn clear_bound_depth_stencil_view(d: &Device, p: &Params) -> Result<Option<Case>
             l.om_set_render_targets(&[], Some(&h2));
             l.clear_bound_depth_stencil_view(ClearFlags::DEPTH, 0.5, 0, None);
         }),
+        runs: None,
     }))
 }

@@ -48,7 +48,7 @@ impl Exec<'_> {
             };
             let Some(surface) = Surface::subresource(&res, sub) else { continue };
             for r in clip_rects(rects, surface.width, surface.height) {
-                fill_rect(&mut data, &surface, r, z, &texel);
+                fill_rect(&mut data, &surface, r, z, &texel, false);
             }
         }
     }
@@ -60,6 +60,20 @@ impl Exec<'_> {
         depth: f32,
         stencil: u8,
         rects: &[Rect],
+    ) {
+        self.clear_dsv_on(view, flags, depth, stencil, rects, false)
+    }
+
+    /// `ClearDepthStencilView`, its rows spread over the workers if `workers` is set (a
+    /// native bound clear).
+    pub(crate) fn clear_dsv_on(
+        &self,
+        view: &DepthStencilView,
+        flags: ClearFlags,
+        depth: f32,
+        stencil: u8,
+        rects: &[Rect],
+        workers: bool,
     ) {
         let Some(res) = self.resource(view.resource) else { return };
         let Some(range) = view.desc.range(&res.desc) else { return };
@@ -79,7 +93,7 @@ impl Exec<'_> {
                 let sub = res.desc.subresource_index(range.mip, slice, plane);
                 let Some(surface) = Surface::subresource(&res, sub) else { continue };
                 for r in clip_rects(rects, surface.width, surface.height) {
-                    fill_rect(&mut data, &surface, r, 0, value);
+                    fill_rect(&mut data, &surface, r, 0, value, workers);
                 }
             }
         }

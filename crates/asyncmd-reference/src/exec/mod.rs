@@ -8,7 +8,7 @@ mod native;
 mod pixels;
 mod query;
 mod resolve;
-mod workers;
+pub(crate) mod workers;
 pub(crate) mod surface;
 
 use crate::device::{RefQueryHeap, Shared};
@@ -131,7 +131,7 @@ impl<'a> Exec<'a> {
                 self.copy_texture_region(dest, (*dest_x, *dest_y, *dest_z), source, *source_box)
             }
             Command::CopyResource { dest, source } if !skip => self.copy_resource(*dest, *source),
-            Command::CopyTiles(t) if !skip => crate::tiles::copy_tiles(self, t),
+            Command::CopyTiles(t) if !skip => crate::tiles::copy_tiles(self, t, false),
             Command::ResolveSubresourceRegion(r) if !skip => self.resolve(r),
             Command::ResolveQueryData(q) => self.resolve_query_data(q),
             Command::BeginQuery { heap, ty, index } => self.begin_query(heap.0, *ty, *index),

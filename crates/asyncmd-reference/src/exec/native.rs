@@ -14,7 +14,8 @@ use asyncmd_types::{
 };
 
 /// Writes `value` into every element (block, all samples) of `bbox` (in texels) of a surface:
-/// one row of elements is built once and copied into each block row.
+/// one row of elements is built once and copied into each block row, the rows spread over
+/// the workers.
 fn fill_box(data: &mut [u8], s: &Surface, bbox: &Box3, value: &[u8]) {
     let (bw, bh) = (s.block_w.max(1), s.block_h.max(1));
     let n = s.sample_bytes();
@@ -23,13 +24,10 @@ fn fill_box(data: &mut [u8], s: &Surface, bbox: &Box3, value: &[u8]) {
     }
     let (bx0, bx1) = (bbox.left / bw, bbox.right.min(s.width).div_ceil(bw));
     let row = asyncmd_types::repeat_bytes(&value[..n], bx1.saturating_sub(bx0) as usize * s.elem as usize);
+    let x = s.offset(bx0, 0, 0).saturating_sub(s.base) as usize;
     for z in bbox.front..bbox.back.min(s.depth) {
-        for by in bbox.top / bh..bbox.bottom.min(s.height).div_ceil(bh) {
-            let o = s.offset(bx0, by, z) as usize;
-            if let Some(t) = data.get_mut(o..o + row.len()) {
-                t.copy_from_slice(&row);
-            }
-        }
+        let rows = bbox.top / bh..bbox.bottom.min(s.height).div_ceil(bh);
+        super::pixels::fill_rows(data, s, rows, z, x, &row, true);
     }
 }
 
@@ -82,7 +80,7 @@ impl Exec<'_> {
             Command::CopyResources(pairs) => {
                 parallel(pairs, |(d, _)| *d, |(d, _)| this.bytes_of(*d), |(d, s)| this.copy_resource(*d, *s))
             }
-            Command::CopyTilesAsync(t) => crate::tiles::copy_tiles(self, t),
+            Command::CopyTilesAsync(t) => crate::tiles::copy_tiles(self, t, true),
             Command::ResolveSubresourceRegionAsync(r) => self.resolve_on(r, true),
             Command::ResolveQueryDataAsync(q) => self.resolve_query_data(q),
             Command::FillBuffers(fills) => parallel(fills, |f| f.buffer, |f| f.bytes, |f| this.fill(f)),
@@ -189,7 +187,7 @@ impl Exec<'_> {
                 };
                 let Some(s) = Surface::subresource(&res, sub) else { continue };
                 for r in super::clear::clip_rects(&[rect], s.width, s.height) {
-                    super::pixels::fill_rect(&mut data, &s, r, z, &bytes[..n]);
+                    super::pixels::fill_rect(&mut data, &s, r, z, &bytes[..n], true);
                 }
             }
         }
@@ -219,9 +217,9 @@ impl Exec<'_> {
                 },
             };
             if !res.desc.is_msaa() && res.desc.dimension == ResourceDimension::Texture2D {
-                self.clear_dsv(&sub_view, flags, depth, stencil, &[rect]);
+                self.clear_dsv_on(&sub_view, flags, depth, stencil, &[rect], true);
             } else {
-                self.clear_dsv(view, flags, depth, stencil, &[rect]);
+                self.clear_dsv_on(view, flags, depth, stencil, &[rect], true);
             }
         }
     }

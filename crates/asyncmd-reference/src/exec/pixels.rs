@@ -29,19 +29,43 @@ pub(crate) fn encode_depth(format: Format, depth: f32) -> Vec<u8> {
 
 /// Writes `value` to every sample of the texels of `[x0, x1) × [y0, y1)` in slice `z`: one row
 /// of elements is built once and copied into each row.
-pub(crate) fn fill_rect(data: &mut [u8], s: &Surface, (x0, y0, x1, y1): (u32, u32, u32, u32), z: u32, value: &[u8]) {
+pub(crate) fn fill_rect(
+    data: &mut [u8],
+    s: &Surface,
+    (x0, y0, x1, y1): (u32, u32, u32, u32),
+    z: u32,
+    value: &[u8],
+    workers: bool,
+) {
     let n = s.sample_bytes();
-    let x1 = x1.min(s.width);
-    if value.len() < n || n == 0 || x1 <= x0 {
+    let (x1, y1) = (x1.min(s.width), y1.min(s.height));
+    if value.len() < n || n == 0 || x1 <= x0 || y1 <= y0 {
         return;
     }
     let row = asyncmd_types::repeat_bytes(&value[..n], (x1 - x0) as usize * s.elem as usize);
-    for y in y0..y1.min(s.height) {
-        let o = s.texel(x0, y, z, 0) as usize;
-        if let Some(t) = data.get_mut(o..o + row.len()) {
-            t.copy_from_slice(&row);
+    fill_rows(data, s, y0..y1, z, s.texel(x0, 0, 0, 0).saturating_sub(s.base) as usize, &row, workers);
+}
+
+/// Writes `row` at byte `x` of rows `ys` of slice `z`, the rows spread over the workers if
+/// `workers` is set. Rows that fall outside `data` are skipped.
+pub(crate) fn fill_rows(
+    data: &mut [u8],
+    s: &Surface,
+    ys: std::ops::Range<u32>,
+    z: u32,
+    x: usize,
+    row: &[u8],
+    workers: bool,
+) {
+    let pitch = s.row_pitch as usize;
+    let start = s.offset(0, ys.start, z) as usize;
+    let end = start.saturating_add(ys.len().saturating_mul(pitch)).min(data.len());
+    let Some(rows) = data.get_mut(start..end) else { return };
+    super::workers::rows_mut(rows, pitch, workers, |_, r| {
+        if let Some(t) = r.get_mut(x..x + row.len()) {
+            t.copy_from_slice(row);
         }
-    }
+    });
 }
 
 /// Per-byte write mask of the channels `mask` enables, for formats whose channels are whole

@@ -89,3 +89,17 @@ pub(crate) fn rows_mut(
         })
     });
 }
+
+/// Copies `src` into `dst` (of one length), in chunks spread over the workers if `split` is
+/// set and the copy is large enough to share.
+pub(crate) fn copy(dst: &mut [u8], src: &[u8], split: bool) {
+    const CHUNK: usize = 64 << 10;
+    if dst.len() != src.len() {
+        return;
+    }
+    rows_mut(dst, CHUNK, split, |i, d| {
+        if let Some(s) = src.get(i * CHUNK..i * CHUNK + d.len()) {
+            d.copy_from_slice(s);
+        }
+    });
+}

@@ -13,7 +13,8 @@ use crate::sync;
 use ash::vk;
 use asyncmd_ddi::{Command, CommandListDdi, Executable, ResourceId};
 use asyncmd_types::{CommandListType, Error, MessageId, Result};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::HashSet;
 use std::sync::Arc;
 
 mod attachment_clear;
@@ -109,10 +110,10 @@ impl VkCommandList {
             pool: vk::CommandPool::null(),
             prologue: vk::CommandBuffer::null(),
             cb: vk::CommandBuffer::null(),
-            keep: HashMap::new(),
+            keep: HashMap::default(),
             scratch: Vec::new(),
             predicated: false,
-            queries: HashMap::new(),
+            queries: HashMap::default(),
             resets: HashSet::new(),
             reset_order: Vec::new(),
             query_reads: Vec::new(),

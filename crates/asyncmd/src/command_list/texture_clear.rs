@@ -11,7 +11,7 @@ use crate::resource::Resource;
 use crate::track::hazards::Access;
 use asyncmd_ddi::{Command, FormatSupport, ResourceId};
 use asyncmd_types::{
-    encode_clear, view_clear_exact, AsyncCommandsImpl, BarrierAccess, Box3, ClearTextureDesc, Error, Format, Layout,
+    encode_clear, view_clear_exact, AsyncCommandsImpl, BarrierAccess, Box3, ClearData, ClearElement, ClearTextureDesc, Error, Format, Layout,
     MessageId, ResourceDimension, ResourceFlags, Result, SubresourceClear, ALL_SUBRESOURCES,
 };
 use std::collections::HashMap;
@@ -30,6 +30,15 @@ fn box_alignment(format: Format, plane: u32) -> (u32, u32) {
     }
 }
 
+/// The format questions of one subresource clear and their answers.
+#[derive(Clone, Copy)]
+struct FactsMemo {
+    /// View format, plane, sample count and value.
+    asked: (Format, u32, u32, ClearData),
+    renderable: bool,
+    exact: bool,
+}
+
 impl CommandList {
     /// Checks one clear and hands each subresource it writes (none for empty regions),
     /// resolved, to `part` with the clear's index.
@@ -37,6 +46,7 @@ impl CommandList {
         &mut self,
         i: usize,
         d: &ClearTextureDesc<&'r Resource>,
+        last: &mut Option<(Format, ClearData, ClearElement)>,
         part: &mut dyn FnMut(usize, SubClear<'r>),
     ) -> Result<()> {
         let t = d.texture;
@@ -56,9 +66,16 @@ impl CommandList {
                 format!("clear {i}: {format} is not a format of the texture's {rf} family"),
             ));
         }
-        // Each plane's element, encoded once for all of the clear's subresources.
+        // Each plane's element, encoded once for all of the clear's subresources, and plane 0's
+        // once for a batch of clears of one format and value.
         let mut elements = [None; 4];
-        elements[0] = encode_clear(format, 0, &d.clear_value);
+        elements[0] = match *last {
+            Some((f, v, e)) if f == format && v == d.clear_value => Some(e),
+            _ => encode_clear(format, 0, &d.clear_value),
+        };
+        if let Some(e) = elements[0] {
+            *last = Some((format, d.clear_value, e));
+        }
         if elements[0].is_none() {
             return Err(err::invalid(ID, API, format!("clear {i}: {format} cannot be cleared")));
         }
@@ -153,8 +170,9 @@ impl CommandList {
         Ok(())
     }
 
-    /// What the planner needs to know of one subresource clear.
-    fn texture_clear_facts(&self, c: &SubClear) -> TextureClearFacts {
+    /// What the planner needs to know of one subresource clear; `memo` keeps the format
+    /// questions of the last clear, which a batch of like clears asks again.
+    fn texture_clear_facts(&self, c: &SubClear, memo: &mut Option<FactsMemo>) -> TextureClearFacts {
         let desc = c.texture.desc();
         let samples = desc.sample_desc.count;
         let (flag, support) = if c.depth_stencil() {
@@ -162,13 +180,23 @@ impl CommandList {
         } else {
             (ResourceFlags::ALLOW_RENDER_TARGET, FormatSupport::RENDER_TARGET)
         };
-        let renderable = c.view_format().is_some_and(|f| {
-            let caps = self.device.ddi.format_caps(f);
-            caps.support.contains(support)
-                && (samples == 1
-                    || caps.support.contains(FormatSupport::MULTISAMPLE_RENDER_TARGET)
-                        && caps.supports_samples(samples))
-        }) && !(c.depth_stencil() && desc.dimension == ResourceDimension::Texture3D);
+        let asked = (c.format, c.plane, samples, c.value);
+        let (renderable_format, exact) = match *memo {
+            Some(m) if m.asked == asked => (m.renderable, m.exact),
+            _ => {
+                let renderable = c.view_format().is_some_and(|f| {
+                    let caps = self.device.ddi.format_caps(f);
+                    caps.support.contains(support)
+                        && (samples == 1
+                            || caps.support.contains(FormatSupport::MULTISAMPLE_RENDER_TARGET)
+                                && caps.supports_samples(samples))
+                });
+                let exact = c.depth_stencil() || view_clear_exact(c.format, &c.value);
+                *memo = Some(FactsMemo { asked, renderable, exact });
+                (renderable, exact)
+            }
+        };
+        let renderable = renderable_format && !(c.depth_stencil() && desc.dimension == ResourceDimension::Texture3D);
         let (w, h, d) = c.region.extent();
         let (sw, sh, sd) = desc.subresource_extent(c.subresource).unwrap_or((w, h, d));
         let plane = desc.format.plane(c.plane);
@@ -185,7 +213,7 @@ impl CommandList {
             view_target: desc.flags.contains(flag) && renderable,
             simultaneous_access: desc.flags.contains(ResourceFlags::ALLOW_SIMULTANEOUS_ACCESS),
             known_layout: self.tracker.layout(c.texture.id(), c.subresource),
-            exact: c.depth_stencil() || view_clear_exact(c.format, &c.value),
+            exact,
             copyable: samples == 1 && plane.is_some(),
             region_texels: w as u64 * h as u64 * d as u64,
             subresource_texels: sw as u64 * sh as u64 * sd as u64,
@@ -212,11 +240,12 @@ impl CommandList {
                 } else {
                     parts.reserve(clears.len());
                 }
+                let mut last = None;
                 for (i, d) in clears.iter().enumerate() {
                     if native {
-                        l.validate_texture_clear(i, d, &mut |_, c| ids.push(c.map(|t| t.id())))?;
+                        l.validate_texture_clear(i, d, &mut last, &mut |_, c| ids.push(c.map(|t| t.id())))?;
                     } else {
-                        l.validate_texture_clear(i, d, &mut |i, c| parts.push((i, c)))?;
+                        l.validate_texture_clear(i, d, &mut last, &mut |i, c| parts.push((i, c)))?;
                     }
                 }
                 Ok((ids, parts))
@@ -232,8 +261,9 @@ impl CommandList {
         // Every subresource is planned before anything is recorded.
         let device = DeviceFacts::of(self.device.ddi.capabilities());
         let mut planned = Vec::with_capacity(parts.len());
+        let mut memo = None;
         for (i, c) in parts {
-            let facts = self.texture_clear_facts(&c);
+            let facts = self.texture_clear_facts(&c, &mut memo);
             let route = plan_texture_clear(&facts, &device);
             tracing::debug!(clear = i, subresource = c.subresource, ?route, "{API}: fallback route");
             match route {

@@ -113,25 +113,24 @@ impl Lowering<'_> {
         from: impl Fn(&Fill) -> Scope,
         to: Scope,
     ) -> BarrierGroup<asyncmd_ddi::ResourceId> {
-        let mut seen = Vec::new();
-        let mut barriers = Vec::new();
-        for f in fills {
-            let id = f.buffer.id();
-            if seen.contains(&id) {
-                continue;
-            }
-            seen.push(id);
-            let s = from(f);
-            barriers.push(BufferBarrier {
-                sync_before: s.sync,
-                sync_after: to.sync,
-                access_before: s.access,
-                access_after: to.access,
-                resource: id,
-                offset: 0,
-                size: u64::MAX,
-            });
-        }
+        let mut barriers: Vec<BufferBarrier<asyncmd_ddi::ResourceId>> = fills
+            .iter()
+            .map(|f| {
+                let s = from(f);
+                BufferBarrier {
+                    sync_before: s.sync,
+                    sync_after: to.sync,
+                    access_before: s.access,
+                    access_after: to.access,
+                    resource: f.buffer.id(),
+                    offset: 0,
+                    size: u64::MAX,
+                }
+            })
+            .collect();
+        // One barrier a buffer: sorted, not searched, as a batch may name hundreds.
+        barriers.sort_by_key(|b| b.resource.0);
+        barriers.dedup_by_key(|b| b.resource.0);
         BarrierGroup::Buffer(barriers)
     }
 
@@ -146,11 +145,16 @@ impl Lowering<'_> {
         self.record(Command::Barrier(vec![to_compute]));
         self.record(Command::SetComputeRootSignature(root.id()));
         self.record(Command::SetPipelineState(pso.0.id));
+        // Fills of one pattern and size (the common batch) share their constants: set once.
+        let mut set = None;
         for f in fills {
             for (done, bytes) in dispatch_pieces(&f.pattern, f.bytes) {
                 let dwords = (bytes / 4) as u32;
                 let constants = fill_constants(&f.pattern, dwords);
-                self.record(Command::SetComputeRootConstants { parameter: 0, offset: 0, values: constants.to_vec() });
+                if set != Some(constants) {
+                    set = Some(constants);
+                    self.record(Command::SetComputeRootConstants { parameter: 0, offset: 0, values: constants.to_vec() });
+                }
                 self.record(Command::SetComputeRootUav {
                     parameter: 1,
                     address: f.buffer.gpu_address(f.offset + done),

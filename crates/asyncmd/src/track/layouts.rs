@@ -9,7 +9,7 @@ use super::Tracker;
 use crate::resource::{Resource, ResourceShared};
 use asyncmd_ddi::ResourceId;
 use asyncmd_types::{BarrierAccess, BarrierLayout, CommandListType, Error, MessageId, Result};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::{Arc, Weak};
 
 /// What a list needs of a subresource's layout at its start.
@@ -153,7 +153,7 @@ pub(crate) fn check_submission<'a>(
     lists: impl Iterator<Item = (CommandListType, &'a Layouts)>,
     queue: CommandListType,
 ) -> Result<LayoutUpdates> {
-    let mut pending: HashMap<ResourceId, (Arc<ResourceShared>, Vec<BarrierLayout>)> = HashMap::new();
+    let mut pending: HashMap<ResourceId, (Arc<ResourceShared>, Vec<BarrierLayout>)> = HashMap::default();
     for (index, (ty, tracker)) in lists.enumerate() {
         for (id, t) in &tracker.entries {
             let Some(res) = t.resource.upgrade() else {
