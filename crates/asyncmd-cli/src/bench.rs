@@ -19,7 +19,7 @@ use crate::devices::DeviceSpec;
 use asyncmd::{AsyncCommandsImpl, Error, MessageId, Result};
 use serde::Serialize;
 use std::path::PathBuf;
-pub use timing::{Bench, Timing};
+pub use timing::{Bench, Part, Timing};
 
 /// What `asyncmd bench` measures and where it writes.
 #[derive(Clone, Debug, Default)]
@@ -203,14 +203,14 @@ pub fn measure(opts: &BenchOptions) -> Result<Report> {
             continue;
         };
         let runs = f.runs.unwrap_or(params.runs());
-        let legacy = fallback.time(runs, &*f.legacy)?;
-        let fb = fallback.time(runs, &*f.batch)?;
-        drop(f.legacy);
-        let nt = match &native {
-            Some(n) => build(&n.device, &params)?.map(|c| n.time(runs, &*c.batch)).transpose()?,
+        let n = match &native {
+            Some(n) => build(&n.device, &params)?.map(|c| (n, c)),
             None => None,
         };
-        apis.push(Row { api: api.to_string(), work: f.work, legacy, fallback: fb, native: nt });
+        let mut parts = vec![Part::alone(&fallback, &*f.legacy), Part::alone(&fallback, &*f.batch)];
+        parts.extend(n.as_ref().map(|(n, c)| Part::alone(n, &*c.batch)));
+        let t = timing::interleaved(runs, &parts)?;
+        apis.push(Row { api: api.to_string(), work: f.work, legacy: t[0], fallback: t[1], native: t.get(2).copied() });
         progress.inc(1);
     }
     let mut routes = Vec::new();

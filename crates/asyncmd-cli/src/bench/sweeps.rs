@@ -2,7 +2,7 @@
 //! and partial regions of a render target on both sides of the quarter-coverage threshold.
 
 use super::cases::{buffer, texture};
-use super::{Bench, BenchOptions, CoverageRow, Params, Row, Timing};
+use super::{Bench, BenchOptions, CoverageRow, Params, Part, Row, Timing};
 use asyncmd::types::*;
 use asyncmd::{CommandList, DescriptorHeapType, Device, Resource, Result};
 
@@ -165,16 +165,12 @@ fn measure_sweep(
     build: &dyn Fn(&Device) -> Result<Sweep>,
 ) -> Result<Row> {
     let s = build(&fallback.device)?;
-    let legacy = fallback.time_between(runs, &*s.before, &*s.legacy, &*s.after)?;
-    let fb = fallback.time_between(runs, &*s.before, &*s.batch, &*s.after)?;
-    let nt = match native {
-        Some(n) => {
-            let s = build(&n.device)?;
-            Some(n.time_between(runs, &*s.before, &*s.batch, &*s.after)?)
-        }
-        None => None,
-    };
-    Ok(Row { api: api.to_string(), work: s.work, legacy, fallback: fb, native: nt })
+    let ns = native.map(|n| Ok::<_, asyncmd::Error>((n, build(&n.device)?))).transpose()?;
+    let part = |bench, record| Part { bench, before: &*s.before, record, after: &*s.after };
+    let mut parts = vec![part(fallback, &*s.legacy), part(fallback, &*s.batch)];
+    parts.extend(ns.as_ref().map(|(n, ns)| Part { bench: n, before: &*ns.before, record: &*ns.batch, after: &*ns.after }));
+    let t = super::timing::interleaved(runs, &parts)?;
+    Ok(Row { api: api.to_string(), work: s.work, legacy: t[0], fallback: t[1], native: t.get(2).copied() })
 }
 
 /// Large fills and texture clears through each fallback route.
@@ -231,23 +227,24 @@ pub fn coverage(fallback: &Bench, native: Option<&Bench>, p: &Params) -> Result<
             let t = t.clone();
             move |l: &mut CommandList| l.clear_texture_subresources(&[clear_desc(&t, region)])
         };
-        let pattern_copy: Timing = fallback.time(runs, &clear(&t))?;
         let rect = if num == den { Vec::new() } else { vec![Rect::new(0, 0, side as i32, rows as i32)] };
-        let in_place = fallback.time_between(
-            runs,
-            &*to,
-            &|l| {
-                l.barrier(&[transition(&t, BarrierLayout::CopyDest, BarrierLayout::RenderTarget)]);
-                l.clear_render_target_view(&rtv, [0.2, 0.4, 0.6, 0.8], &rect);
-                l.barrier(&[transition(&t, BarrierLayout::RenderTarget, BarrierLayout::CopyDest)]);
-            },
-            &*back,
-        )?;
-        let planned = fallback.time_between(runs, &*to, &clear(&t), &*back)?;
-        let native_time = match (native, &nt) {
-            (Some(n), Some((nt, _, _))) => Some(n.time(runs, &clear(nt))?),
-            _ => None,
+        let in_place = |l: &mut CommandList| {
+            l.barrier(&[transition(&t, BarrierLayout::CopyDest, BarrierLayout::RenderTarget)]);
+            l.clear_render_target_view(&rtv, [0.2, 0.4, 0.6, 0.8], &rect);
+            l.barrier(&[transition(&t, BarrierLayout::RenderTarget, BarrierLayout::CopyDest)]);
         };
+        let (copy, native_clear) = (clear(&t), nt.as_ref().map(|(nt, _, _)| clear(nt)));
+        let mut parts = vec![
+            Part::alone(fallback, &copy),
+            Part { bench: fallback, before: &*to, record: &in_place, after: &*back },
+            Part { bench: fallback, before: &*to, record: &copy, after: &*back },
+        ];
+        if let (Some(n), Some(c)) = (native, &native_clear) {
+            parts.push(Part::alone(n, c));
+        }
+        let timed = super::timing::interleaved(runs, &parts)?;
+        let (pattern_copy, in_place, planned, native_time): (Timing, Timing, Timing, Option<Timing>) =
+            (timed[0], timed[1], timed[2], timed.get(3).copied());
         out.push(CoverageRow {
             coverage: num as f64 / den as f64,
             pattern_copy,

@@ -2,7 +2,7 @@
 //! recording it, each the median of the runs after a warm-up.
 
 use asyncmd::types::{BarrierLayout, CommandListType, HeapType, QueryHeapDesc, QueryHeapType, QueryType, ResourceDesc};
-use asyncmd::{Adapter, CommandList, CommandQueue, Device, DeviceFactory, QueryHeap, Result};
+use asyncmd::{Adapter, CommandAllocator, CommandList, CommandQueue, Device, DeviceFactory, QueryHeap, Result};
 use serde::Serialize;
 use std::time::{Duration, Instant};
 
@@ -22,6 +22,52 @@ pub struct Bench {
     /// Two timestamps, and the buffer they are resolved into.
     pub(crate) ticks: QueryHeap,
     pub(crate) out: asyncmd::Resource,
+}
+
+/// One side of a comparison: what to record on which device, between untimed setup and
+/// teardown in the same list.
+pub struct Part<'a> {
+    /// The device and queue to run on.
+    pub bench: &'a Bench,
+    /// Recorded before the first timestamp.
+    pub before: &'a dyn Fn(&mut CommandList),
+    /// The timed recording.
+    pub record: &'a dyn Fn(&mut CommandList),
+    /// Recorded after the second timestamp.
+    pub after: &'a dyn Fn(&mut CommandList),
+}
+
+impl<'a> Part<'a> {
+    /// `record` alone on `bench`.
+    pub fn alone(bench: &'a Bench, record: &'a dyn Fn(&mut CommandList)) -> Self {
+        Part { bench, before: &|_| {}, record, after: &|_| {} }
+    }
+}
+
+/// Times each part `runs` times after one warm-up run, the parts taking turns run by run, so
+/// that whatever else the machine does falls on every part alike: the ratios of one call
+/// compare like with like.
+pub fn interleaved(runs: usize, parts: &[Part]) -> Result<Vec<Timing>> {
+    let allocs = parts
+        .iter()
+        .map(|p| p.bench.device.create_command_allocator(CommandListType::Direct))
+        .collect::<Result<Vec<_>>>()?;
+    let freqs: Vec<f64> = parts.iter().map(|p| p.bench.queue.timestamp_frequency() as f64).collect();
+    let mut samples = vec![(Vec::with_capacity(runs), Vec::with_capacity(runs)); parts.len()];
+    for run in 0..=runs {
+        // Each run starts with the next part: what one part leaves behind (warm caches, busy
+        // workers) falls on every other part alike.
+        for k in 0..parts.len() {
+            let i = (run + k) % parts.len();
+            let p = &parts[i];
+            let (gpu, cpu) = p.bench.once(&allocs[i], freqs[i], p)?;
+            if run > 0 {
+                samples[i].0.push(gpu);
+                samples[i].1.push(cpu);
+            }
+        }
+    }
+    Ok(samples.into_iter().map(|(gpu, cpu)| Timing { gpu_ms: median(gpu), cpu_us: median(cpu) }).collect())
 }
 
 /// The median of `v` (0 for none).
@@ -46,40 +92,23 @@ impl Bench {
         Ok(Self { device, queue, ticks, out })
     }
 
-    /// Times `record`, recorded alone in one list between `before` and `after` (which are not
-    /// timed), `runs` times after one warm-up run.
-    pub fn time_between(
-        &self,
-        runs: usize,
-        before: &dyn Fn(&mut CommandList),
-        record: &dyn Fn(&mut CommandList),
-        after: &dyn Fn(&mut CommandList),
-    ) -> Result<Timing> {
-        let freq = self.queue.timestamp_frequency() as f64;
-        let alloc = self.device.create_command_allocator(CommandListType::Direct)?;
-        let (mut gpu, mut cpu) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
-        for run in 0..=runs {
-            let mut list = self.device.create_command_list(CommandListType::Direct, &alloc)?;
-            before(&mut list);
-            list.end_query(&self.ticks, QueryType::Timestamp, 0);
-            let start = Instant::now();
-            record(&mut list);
-            let recorded = start.elapsed();
-            list.end_query(&self.ticks, QueryType::Timestamp, 1);
-            after(&mut list);
-            list.resolve_query_data(&self.ticks, QueryType::Timestamp, 0, 2, &self.out, 0);
-            list.close()?;
-            self.queue.execute_command_lists(&[&list])?;
-            self.queue.wait_idle(Duration::from_secs(120))?;
-            drop(list);
-            alloc.reset()?;
-            let ms = self.gpu_ms(freq)?;
-            if run > 0 {
-                gpu.push(ms);
-                cpu.push(recorded.as_secs_f64() * 1e6);
-            }
-        }
-        Ok(Timing { gpu_ms: median(gpu), cpu_us: median(cpu) })
+    /// Runs `part` once in a list of `alloc`, returning device and recording time.
+    fn once(&self, alloc: &CommandAllocator, freq: f64, part: &Part) -> Result<(f64, f64)> {
+        let mut list = self.device.create_command_list(CommandListType::Direct, alloc)?;
+        (part.before)(&mut list);
+        list.end_query(&self.ticks, QueryType::Timestamp, 0);
+        let start = Instant::now();
+        (part.record)(&mut list);
+        let recorded = start.elapsed();
+        list.end_query(&self.ticks, QueryType::Timestamp, 1);
+        (part.after)(&mut list);
+        list.resolve_query_data(&self.ticks, QueryType::Timestamp, 0, 2, &self.out, 0);
+        list.close()?;
+        self.queue.execute_command_lists(&[&list])?;
+        self.queue.wait_idle(Duration::from_secs(120))?;
+        drop(list);
+        alloc.reset()?;
+        Ok((self.gpu_ms(freq)?, recorded.as_secs_f64() * 1e6))
     }
 
     /// Device milliseconds between the two timestamps last resolved into `out`, at `freq`
@@ -88,10 +117,5 @@ impl Bench {
         let b = self.out.read_vec(0, 16)?;
         let tick = |i: usize| b.get(i * 8..i * 8 + 8).and_then(|s| s.try_into().ok()).map_or(0, u64::from_le_bytes);
         Ok(tick(1).saturating_sub(tick(0)) as f64 / freq * 1e3)
-    }
-
-    /// Times `record` alone in one list.
-    pub fn time(&self, runs: usize, record: &dyn Fn(&mut CommandList)) -> Result<Timing> {
-        self.time_between(runs, &|_| {}, record, &|_| {})
     }
 }

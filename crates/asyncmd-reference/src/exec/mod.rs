@@ -96,6 +96,16 @@ pub(crate) struct Exec<'a> {
     pub(crate) queries: Vec<ActiveQuery>,
 }
 
+/// A command's first resource: commands of a group touch disjoint resources, so this keeps
+/// each alone in its own worker's queue.
+fn first_resource(c: &Command) -> ResourceId {
+    let mut first = None;
+    c.for_each_resource(|id| {
+        first.get_or_insert(id);
+    });
+    first.unwrap_or(ResourceId(0))
+}
+
 /// Runs one recorded list to completion.
 pub(crate) fn run_list(shared: &Shared, list: &RecordedList) {
     let mut exec = Exec { shared, objects: vec![&list.objects], state: State::default(), queries: Vec::new() };
@@ -118,9 +128,57 @@ impl<'a> Exec<'a> {
     }
 
     fn run(&mut self, commands: &[Command]) {
-        for c in commands {
-            self.command(c);
+        let mut i = 0;
+        while let Some(c) = commands.get(i) {
+            let together = self.independent_async(&commands[i..]);
+            if together > 1 {
+                let group = &commands[i..i + together];
+                let this: &Self = self;
+                workers::parallel(group, |c| first_resource(c), |c| this.bytes_touched(c), |c| this.native(c));
+                i += together;
+            } else {
+                self.command(c);
+                i += 1;
+            }
         }
+    }
+
+    /// How many commands from the start of `commands` are native Async Commands that touch no
+    /// resource another of them touches (0 or 1: none to run together). No barrier orders
+    /// such commands, so the device may run them at once, as a GPU overlaps them; disjoint
+    /// resources make every order give the same bytes. Bound clears take the bound targets
+    /// of the moment, so they stay in order.
+    fn independent_async(&self, commands: &[Command]) -> usize {
+        /// Commands run together at most: enough for any frame's batch of single resolves.
+        const MOST: usize = 1024;
+        let groupable = |c: &Command| {
+            c.is_async()
+                && !matches!(c, Command::ClearBoundRenderTargetViews { .. } | Command::ClearBoundDepthStencilView { .. })
+        };
+        if self.state.predicated_off || commands.len() < 2 || !groupable(&commands[0]) || !groupable(&commands[1]) {
+            return 0;
+        }
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut n = 0;
+        for c in commands.iter().take(MOST).take_while(|c| groupable(c)) {
+            let mut mine = smallvec::SmallVec::<[ResourceId; 4]>::new();
+            c.for_each_resource(|id| mine.push(id));
+            mine.sort_unstable_by_key(|id| id.0);
+            mine.dedup();
+            if mine.iter().any(|id| seen.contains(id)) {
+                break;
+            }
+            seen.extend(mine);
+            n += 1;
+        }
+        n
+    }
+
+    /// Bytes of the resources a command touches, to weigh it among others.
+    fn bytes_touched(&self, c: &Command) -> u64 {
+        let mut bytes = 0u64;
+        c.for_each_resource(|id| bytes = bytes.saturating_add(self.resource(id).map_or(0, |r| r.read().len() as u64)));
+        bytes
     }
 
     fn command(&mut self, c: &Command) {

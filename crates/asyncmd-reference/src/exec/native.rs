@@ -35,7 +35,7 @@ fn fill_box(data: &mut [u8], s: &Surface, bbox: &Box3, value: &[u8]) {
 const FILL_CHUNK: usize = 64 << 10;
 
 impl Exec<'_> {
-    pub(crate) fn native(&mut self, c: &Command) {
+    pub(crate) fn native(&self, c: &Command) {
         let this: &Self = self;
         match c {
             Command::CopyBufferRegions(regions) => {

@@ -9,9 +9,11 @@ use asyncmd_ddi::ResourceId;
 use rayon::prelude::*;
 use std::sync::OnceLock;
 
-/// Less work than this runs on the calling thread: waking workers costs a few microseconds,
-/// more than copying this much (measured with `asyncmd bench` on 2 and 16 cores).
-pub(crate) const PARALLEL_MIN_BYTES: u64 = 256 << 10;
+/// Less work than this runs on the calling thread. Waking sleeping workers costs tens of
+/// microseconds on a small virtual machine, and memory-bound work gains little from a second
+/// core there (`asyncmd bench` on 2 cores: a 256 KiB clear took 8 µs alone and 60 µs spread,
+/// a 4 MiB one 0.10 ms alone and 0.16-0.20 spread, a 16 MiB one 1.4 ms alone and 0.9 spread).
+pub(crate) const PARALLEL_MIN_BYTES: u64 = 8 << 20;
 
 /// The pool, built on first use; `None` where the host has one core or no thread can start,
 /// and then every part runs on the calling thread.
