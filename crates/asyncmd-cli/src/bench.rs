@@ -9,6 +9,7 @@
 
 mod cases;
 pub mod command_buffers;
+mod e2e;
 mod report;
 pub mod semantics;
 pub mod streaming;
@@ -34,6 +35,8 @@ pub struct BenchOptions {
     pub size: Option<u64>,
     /// Small work and three runs: a check that every path works.
     pub quick: bool,
+    /// The sample's end-to-end mode: frames of work around draws, instead of the API rows.
+    pub e2e: bool,
     /// Write the report as JSON here.
     pub json: Option<PathBuf>,
     /// Draw the ratios as an SVG plot here.
@@ -157,6 +160,8 @@ pub struct Report {
     pub coverage: Vec<CoverageRow>,
     /// The side of the sweep's target.
     pub coverage_side: u32,
+    /// The end-to-end frames (`--e2e`).
+    pub e2e: Vec<Row>,
 }
 
 /// Whether `api` is selected by `--api`.
@@ -190,6 +195,11 @@ pub fn measure(opts: &BenchOptions) -> Result<Report> {
         size: opts.size,
         large: matches!(spec, DeviceSpec::Vulkan(_)) && !caps.uma,
     };
+    if opts.e2e {
+        let e2e = e2e::measure(&fallback, native.as_ref(), opts)?;
+        let (apis, routes, coverage) = (Vec::new(), Vec::new(), Vec::new());
+        return Ok(Report { device: caps.name.clone(), apis, routes, coverage, coverage_side: 0, e2e });
+    }
     let builds: Vec<_> = cases::ALL.iter().filter(|b| selected(opts, b.0)).collect();
     let route_sweeps = selected(opts, "FillBuffers") || selected(opts, "ClearTextureSubresources");
     let coverage_sweep = selected(opts, "ClearTextureSubresources");
@@ -226,7 +236,7 @@ pub fn measure(opts: &BenchOptions) -> Result<Report> {
         progress.inc(1);
     }
     progress.finish_and_clear();
-    Ok(Report { device: caps.name.clone(), apis, routes, coverage, coverage_side: side })
+    Ok(Report { device: caps.name.clone(), apis, routes, coverage, coverage_side: side, e2e: Vec::new() })
 }
 
 /// The most memory one case's resources may ask for (`--count` × `--size`, or the case's own).

@@ -35,6 +35,10 @@ enum Command {
         /// Small work and three runs: checks that every path works.
         #[arg(long)]
         quick: bool,
+        /// The D3D12AsyncCommands sample's end-to-end mode: each API's work on 128 resources
+        /// of 512 KiB around 256 draws into a 1280×720 target, whole frames timed.
+        #[arg(long)]
+        e2e: bool,
         /// Write the report as JSON to this file.
         #[arg(long)]
         json: Option<std::path::PathBuf>,
@@ -66,8 +70,8 @@ fn main() -> ExitCode {
         .init();
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Bench { device, api, count, size, quick, json, plot, suite } => {
-            bench::run(bench::BenchOptions { device, apis: api, count, size, quick, json, plot, suite })
+        Command::Bench { device, api, count, size, quick, e2e, json, plot, suite } => {
+            bench::run(bench::BenchOptions { device, apis: api, count, size, quick, e2e, json, plot, suite })
         }
         Command::Info { device } => info::run(device),
         Command::Config { setting } => config(setting),

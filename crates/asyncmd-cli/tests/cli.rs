@@ -225,6 +225,30 @@ fn bench_selects_apis_and_writes_json_and_a_plot() {
 }
 
 #[test]
+fn bench_e2e_times_frames_of_work_around_draws() {
+    let cfg = temp_config("bench-e2e");
+    let json = std::env::temp_dir().join(format!("asyncmd-e2e-{}.json", std::process::id()));
+    let out = asyncmd(&cfg)
+        .env_remove("ASYNCMD_DEVICE")
+        .args(["bench", "--quick", "--e2e", "--api", "FillBuffers", "CopyTilesAsync", "--json"])
+        .arg(&json)
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("end to end") && text.contains("around 256 draws"), "{text}");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    // Tile copies have no end-to-end frame: only the fill's row, with every mode timed.
+    let rows = report["e2e"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{report}");
+    assert_eq!(rows[0]["api"], "FillBuffers");
+    for mode in ["legacy", "fallback", "native"] {
+        assert!(rows[0][mode]["gpu_ms"].as_f64().unwrap() > 0.0, "{report}");
+    }
+    assert!(report["apis"].as_array().unwrap().is_empty());
+    std::fs::remove_file(&json).ok();
+}
+
+#[test]
 fn bench_on_vulkan_where_there_is_a_driver() {
     let cfg = temp_config("bench-vulkan");
     let out = asyncmd(&cfg).args(["bench", "--quick", "--device", "vulkan"]).output().unwrap();

@@ -17,7 +17,7 @@ pub fn repeat_bytes(pattern: &[u8], len: usize) -> Vec<u8> {
 pub fn fill_repeating(dst: &mut [u8], pattern: &[u8]) {
     /// About the L2 cache of one core: doubling past it would read back from memory.
     const BLOCK: usize = 64 << 10;
-    if pattern.is_empty() {
+    if pattern.is_empty() || dst.is_empty() {
         return;
     }
     let first = pattern.len().min(dst.len());
@@ -45,6 +45,7 @@ mod tests {
         assert_eq!(repeat_bytes(&[1, 2, 3], 7), vec![1, 2, 3, 1, 2, 3, 1]);
         assert_eq!(repeat_bytes(&[1, 2, 3], 2), vec![1, 2]);
         assert_eq!(repeat_bytes(&[], 5), Vec::<u8>::new());
+        super::fill_repeating(&mut [], &[4, 5]);
         let mut slice = [0u8; 7];
         super::fill_repeating(&mut slice, &[4, 5]);
         assert_eq!(slice, [4, 5, 4, 5, 4, 5, 4]);

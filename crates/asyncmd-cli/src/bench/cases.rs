@@ -21,7 +21,7 @@ pub struct Case {
 }
 
 /// Builds a case on a device, or `None` where the device cannot run it (no tiled resources).
-type Build = fn(&Device, &Params) -> Result<Option<Case>>;
+pub(super) type Build = fn(&Device, &Params) -> Result<Option<Case>>;
 
 /// Every case by API name, in the spec's API order.
 pub const ALL: [(&str, Build); 10] = [

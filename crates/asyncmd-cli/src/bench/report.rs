@@ -58,6 +58,10 @@ pub fn markdown(r: &Report) -> String {
     if !r.apis.is_empty() {
         rows_table(&mut out, &r.apis);
     }
+    if !r.e2e.is_empty() {
+        let _ = writeln!(out, "end to end: frames of each API's work around draws (the sample's --e2e):\n");
+        rows_table(&mut out, &r.e2e);
+    }
     if !r.routes.is_empty() {
         let _ = writeln!(out, "\nlarge fills and texture clears, by fallback route:\n");
         rows_table(&mut out, &r.routes);
@@ -100,7 +104,7 @@ pub fn write_json(r: &Report, path: &Path) -> Result<()> {
 /// Draws Fallback / Legacy and Native / Legacy GPU time ratios per workload (log scale; 1 is
 /// parity, below 1 faster than the legacy recording) as an SVG.
 pub fn write_plot(r: &Report, path: &Path) -> Result<()> {
-    let rows: Vec<&Row> = r.apis.iter().chain(&r.routes).collect();
+    let rows: Vec<&Row> = r.apis.iter().chain(&r.routes).chain(&r.e2e).collect();
     let height = 100 + 30 * rows.len() as u32;
     let root = SVGBackend::new(path, (1100, height)).into_drawing_area();
     let values: Vec<(f64, Option<f64>)> = rows
