@@ -74,7 +74,7 @@ fn copy_buffer_regions(d: &Device, p: &Params) -> Result<Option<Case>> {
 }
 
 /// `bytes` in KiB, or in MiB when whole.
-fn size_text(bytes: u64) -> String {
+pub(super) fn size_text(bytes: u64) -> String {
     if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
         format!("{} MiB", bytes >> 20)
     } else {

@@ -90,7 +90,10 @@ fn fill_sweep(d: &Device, bytes: u64, uav: bool) -> Result<Sweep> {
     let legacy = pattern_copies(d, &dst, bytes)?;
     let route = if uav { "compute" } else { "copy" };
     Ok(Sweep {
-        work: format!("{} MiB, 16-byte pattern, {route} route (legacy: copies of a 1 MiB pattern buffer)", bytes >> 20),
+        work: format!(
+            "{}, 16-byte pattern, {route} route (legacy: copies of a 1 MiB pattern buffer)",
+            super::cases::size_text(bytes)
+        ),
         before: nothing(),
         legacy,
         batch: Box::new(move |l| {
