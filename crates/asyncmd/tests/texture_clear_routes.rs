@@ -79,7 +79,7 @@ fn pattern_tiles_are_cached_per_allocator_then_kept_by_the_device() {
 #[test]
 fn large_regions_stage_their_tile_in_vram_on_every_call() {
     let (ctx, log) = spy_ctx(ReferenceConfig::default());
-    let tex = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 1024, 512), BarrierLayout::Common);
+    let tex = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 2048, 1024), BarrierLayout::Common);
     let value = ClearData::from_floats([0.2, 0.4, 0.6, 0.8]);
     log.clear();
     ctx.run(CommandListType::Compute, |l| {
@@ -89,7 +89,7 @@ fn large_regions_stage_their_tile_in_vram_on_every_call() {
     let names = log.names();
     let call = {
         let mut v = vec!["CopyBufferRegion", "Barrier"];
-        // 1024 x 512 texels at 4 bytes: 1 MiB tiles of 256 rows, two copies.
+        // 2048 x 1024 texels at 4 bytes: 4 MiB tiles of 512 rows, two copies.
         v.extend(["CopyTextureRegion"; 2]);
         v
     };
@@ -110,7 +110,7 @@ fn large_regions_stage_their_tile_in_vram_on_every_call() {
         [(ReferenceConfig { uma: true, ..Default::default() }, false), (ReferenceConfig::default(), true)]
     {
         let (ctx, log) = spy_ctx(config);
-        let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 1024, 512);
+        let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 2048, 1024);
         let tex = if protected {
             ctx.device.create_protected_resource(&desc, BarrierLayout::Common).unwrap()
         } else {
