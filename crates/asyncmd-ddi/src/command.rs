@@ -319,10 +319,11 @@ pub enum Command {
     ClearBoundRenderTargetViews {
         /// Selected slots.
         mask: u8,
-        /// Values per slot (read for selected slots).
-        values: [ClearData; 8],
+        /// Values per slot (read for selected slots); boxed, as every command is as large as
+        /// the largest, and lists move commands by value.
+        values: Box<[ClearData; 8]>,
         /// Regions per slot; `None` for the whole view.
-        regions: [Option<Vec<Box3>>; 8],
+        regions: Box<[Option<Vec<Box3>>; 8]>,
     },
     /// Native `ClearBoundDepthStencilView`.
     ClearBoundDepthStencilView {

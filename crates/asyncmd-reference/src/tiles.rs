@@ -107,8 +107,7 @@ pub(crate) fn copy_tiles(exec: &Exec<'_>, t: &TileCopy, workers: bool) {
         let (src, dst, from, to) =
             if to_buffer { (&res, &buffer, start, linear) } else { (&buffer, &res, linear, start) };
         crate::memory::with_src_dst(src, dst, |s, d| {
-            let (Some(a), Some(b)) =
-                (s.get(from..from.saturating_add(len)), d.get_mut(to..to.saturating_add(len)))
+            let (Some(a), Some(b)) = (s.get(from..from.saturating_add(len)), d.get_mut(to..to.saturating_add(len)))
             else {
                 return;
             };

@@ -213,7 +213,8 @@ fn sample_workloads(c: &mut Criterion) {
         .expect("upload");
     bench_frames(c, "sample legacy copies of an uploaded image × 256", &d, |l| {
         for t in &textures {
-            let (dl, sl) = (TextureCopyLocation::subresource(t, 0), TextureCopyLocation::footprint(&upload, fp.layouts[0]));
+            let (dl, sl) =
+                (TextureCopyLocation::subresource(t, 0), TextureCopyLocation::footprint(&upload, fp.layouts[0]));
             l.copy_texture_region(&dl, 0, 0, 0, &sl, None);
         }
     });

@@ -20,6 +20,10 @@ pub(crate) struct AllocatorShared {
     /// made also in `owned`): reusable by every list recorded on this allocator until it is
     /// reset, then kept by the device for later recordings.
     tiles: Mutex<HashMap<TileKey, crate::resource::Resource>>,
+    /// VRAM copies of pattern tiles that lists on this allocator filled or read (those made
+    /// here also in `owned`): after the reset, their filling copies have run, so the device
+    /// keeps them for later recordings to copy from without staging again.
+    staged: Mutex<HashMap<TileKey, crate::resource::Resource>>,
     /// Clear pipelines lists on this allocator drew with: alive until its reset, so the
     /// device's cache may evict them at any time.
     pipelines: Mutex<Vec<crate::objects::PipelineState>>,
@@ -45,6 +49,7 @@ impl CommandAllocator {
             in_flight: Mutex::new(Vec::new()),
             owned: Mutex::new(Vec::new()),
             tiles: Mutex::new(HashMap::new()),
+            staged: Mutex::new(HashMap::new()),
             pipelines: Mutex::new(Vec::new()),
             large: Mutex::new(Vec::new()),
         }))
@@ -71,6 +76,7 @@ impl CommandAllocator {
             // (the device keeps what submitted work still uses alive until it retires).
             self.0.owned.lock().unwrap_or_else(PoisonError::into_inner).clear();
             self.0.tiles.lock().unwrap_or_else(PoisonError::into_inner).clear();
+            self.0.staged.lock().unwrap_or_else(PoisonError::into_inner).clear();
             self.0.pipelines.lock().unwrap_or_else(PoisonError::into_inner).clear();
             self.0.large.lock().unwrap_or_else(PoisonError::into_inner).clear();
             return d.fail(e);
@@ -89,11 +95,12 @@ impl CommandAllocator {
         }
         drop(in_flight);
         let tiles = std::mem::take(&mut *self.0.tiles.lock().unwrap_or_else(PoisonError::into_inner));
+        let staged = std::mem::take(&mut *self.0.staged.lock().unwrap_or_else(PoisonError::into_inner));
         self.0.pipelines.lock().unwrap_or_else(PoisonError::into_inner).clear();
         let mut owned = std::mem::take(&mut *self.0.owned.lock().unwrap_or_else(PoisonError::into_inner));
         // Tiles are never written again: the device keeps them for later recordings instead of
         // pooling their buffers for anything.
-        owned.retain(|r| !tiles.values().any(|t| t.same(r)));
+        owned.retain(|r| !tiles.values().chain(staged.values()).any(|t| t.same(r)));
         // Private textures the pools could never take stay here for the next recording; the
         // ones kept before and not used again go.
         let too_large = |r: &crate::resource::Resource| {
@@ -106,7 +113,9 @@ impl CommandAllocator {
         // The GPU is done with everything recorded here: the fallback's buffers go back to the
         // pools, while the app holds the device (pooled buffers hold it).
         d.give_back(owned);
-        d.keep_tiles(tiles);
+        d.keep_tiles(
+            tiles.into_iter().map(|(k, t)| ((k, false), t)).chain(staged.into_iter().map(|(k, t)| ((k, true), t))),
+        );
         Ok(())
     }
 
@@ -126,6 +135,12 @@ impl CommandAllocator {
     /// reset.
     pub(crate) fn tile(&self, key: &TileKey) -> Option<crate::resource::Resource> {
         self.0.tiles.lock().unwrap_or_else(PoisonError::into_inner).get(key).cloned()
+    }
+
+    /// Keeps a VRAM copy of a pattern tile (owned, or kept by the device) until the next
+    /// reset, when the device keeps it.
+    pub(crate) fn keep_staged(&self, key: TileKey, tile: crate::resource::Resource) {
+        self.0.staged.lock().unwrap_or_else(PoisonError::into_inner).insert(key, tile);
     }
 
     /// Keeps a pattern tile (already owned) for reuse until the next reset.

@@ -14,7 +14,6 @@ use asyncmd_types::{
     AsyncCommandsImpl, BarrierLayout, CommandListType, CopyableFootprints, DepthStencilViewDesc, Error, Format,
     HeapType, MessageId, QueryHeapDesc, RenderTargetViewDesc, ResourceDesc, Result,
 };
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// State shared by a device and every object it made.
@@ -103,7 +102,10 @@ impl DeviceShared {
 
     /// Keeps an allocator's pattern tiles for later recordings while the app holds a handle
     /// on the device (kept tiles hold it), as [`DeviceShared::give_back`] does.
-    pub(crate) fn keep_tiles(&self, tiles: HashMap<crate::allocator::TileKey, crate::resource::Resource>) {
+    pub(crate) fn keep_tiles(
+        &self,
+        tiles: impl IntoIterator<Item = ((crate::allocator::TileKey, bool), crate::resource::Resource)>,
+    ) {
         let app = self.app.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if app.strong_count() > 0 {
             self.pools.keep_tiles(tiles);

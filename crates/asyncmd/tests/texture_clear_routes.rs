@@ -77,15 +77,18 @@ fn pattern_tiles_are_cached_per_allocator_then_kept_by_the_device() {
 }
 
 #[test]
-fn large_regions_stage_their_tile_in_vram_on_every_call() {
+fn large_regions_stage_their_tile_in_vram_once_a_recording_then_copy_the_kept_copy() {
     let (ctx, log) = spy_ctx(ReferenceConfig::default());
     let tex = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 2048, 1024), BarrierLayout::Common);
     let value = ClearData::from_floats([0.2, 0.4, 0.6, 0.8]);
+    let alloc = ctx.device.create_command_allocator(CommandListType::Compute).unwrap();
     log.clear();
-    ctx.run(CommandListType::Compute, |l| {
-        l.clear_texture_subresources(&[clear(&tex, 0, value, None)]);
-        l.clear_texture_subresources(&[clear(&tex, 0, value, None)]);
-    });
+    let mut l = ctx.device.create_command_list(CommandListType::Compute, &alloc).unwrap();
+    l.clear_texture_subresources(&[clear(&tex, 0, value, None)]);
+    l.clear_texture_subresources(&[clear(&tex, 0, value, None)]);
+    l.close().unwrap();
+    ctx.compute.execute_command_lists(&[&l]).unwrap();
+    ctx.compute.wait_idle(TIMEOUT).unwrap();
     let names = log.names();
     let call = {
         let mut v = vec!["CopyBufferRegion", "Barrier"];
@@ -93,7 +96,7 @@ fn large_regions_stage_their_tile_in_vram_on_every_call() {
         v.extend(["CopyTextureRegion"; 2]);
         v
     };
-    assert_eq!(names, [call.clone(), call].concat(), "each call copies its tile into staging again");
+    assert_eq!(names, [call.clone(), call].concat(), "each call of an unrun recording fills its own block");
     let stagings: Vec<_> = log
         .commands()
         .into_iter()
@@ -105,6 +108,21 @@ fn large_regions_stage_their_tile_in_vram_on_every_call() {
     assert_ne!(stagings[0], stagings[1], "staging blocks belong to one call");
     let want = encode_clear(Format::R8G8B8A8Unorm, 0, &value).unwrap();
     assert!(ctx.read_subresource(&tex, 0).chunks(4).all(|t| t == want.as_bytes()));
+    // Before the allocator's reset another allocator's list stages again; once the list has
+    // run and its allocator is reset, the device keeps the filled VRAM copy: later recordings
+    // copy from it and stage nothing.
+    log.clear();
+    ctx.run(CommandListType::Compute, |l| l.clear_texture_subresources(&[clear(&tex, 0, value, None)]));
+    assert_eq!(log.names()[0], "CopyBufferRegion", "the block is not kept before the reset");
+    drop(l);
+    alloc.reset().unwrap();
+    let other = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 2048, 1024), BarrierLayout::Common);
+    log.clear();
+    ctx.run(CommandListType::Compute, |l| l.clear_texture_subresources(&[clear(&other, 0, value, None)]));
+    assert_eq!(log.names(), vec!["CopyTextureRegion"; 2], "no staging once a filled copy is kept");
+    let sources = copy_sources(&log);
+    assert!(stagings.contains(&sources[0].0), "the copies read a block an earlier call filled");
+    assert!(ctx.read_subresource(&other, 0).chunks(4).all(|t| t == want.as_bytes()));
     // UMA devices and protected textures copy straight from the upload tile.
     for (config, protected) in
         [(ReferenceConfig { uma: true, ..Default::default() }, false), (ReferenceConfig::default(), true)]

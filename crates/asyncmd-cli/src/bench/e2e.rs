@@ -12,7 +12,9 @@ use asyncmd::ddi::{
     RootParameter, RootSignatureDesc, ShaderId, CLEAR_CONSTANT_COUNT,
 };
 use asyncmd::types::*;
-use asyncmd::{CommandList, DescriptorHeap, DescriptorHeapType, Device, PipelineState, Resource, Result, RootSignature};
+use asyncmd::{
+    CommandList, DescriptorHeap, DescriptorHeapType, Device, PipelineState, Resource, Result, RootSignature,
+};
 
 /// The sample's render target.
 const WIDTH: u32 = 1280;
@@ -63,8 +65,8 @@ impl Scene {
             sample_mask: u32::MAX,
             topology_type: PrimitiveTopologyType::Triangle,
         }))?;
-        let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, WIDTH, HEIGHT)
-            .with_flags(ResourceFlags::ALLOW_RENDER_TARGET);
+        let desc =
+            ResourceDesc::tex2d(Format::R8G8B8A8Unorm, WIDTH, HEIGHT).with_flags(ResourceFlags::ALLOW_RENDER_TARGET);
         let target = d.create_committed_resource(HeapType::Default, &desc, BarrierLayout::RenderTarget)?;
         let heap = d.create_descriptor_heap(DescriptorHeapType::Rtv, 1)?;
         d.create_render_target_view(&target, None, &heap.handle(0))?;

@@ -171,7 +171,12 @@ fn measure_sweep(
     let ns = native.map(|n| Ok::<_, asyncmd::Error>((n, build(&n.device)?))).transpose()?;
     let part = |bench, record| Part { bench, before: &*s.before, record, after: &*s.after };
     let mut parts = vec![part(fallback, &*s.legacy), part(fallback, &*s.batch)];
-    parts.extend(ns.as_ref().map(|(n, ns)| Part { bench: n, before: &*ns.before, record: &*ns.batch, after: &*ns.after }));
+    parts.extend(ns.as_ref().map(|(n, ns)| Part {
+        bench: n,
+        before: &*ns.before,
+        record: &*ns.batch,
+        after: &*ns.after,
+    }));
     let t = super::timing::interleaved(runs, &parts)?;
     Ok(Row { api: api.to_string(), work: s.work, legacy: t[0], fallback: t[1], native: t.get(2).copied() })
 }

@@ -8,8 +8,8 @@ mod native;
 mod pixels;
 mod query;
 mod resolve;
-pub(crate) mod workers;
 pub(crate) mod surface;
+pub(crate) mod workers;
 
 use crate::device::{RefQueryHeap, Shared};
 use crate::memory::RefResource;
@@ -134,7 +134,7 @@ impl<'a> Exec<'a> {
             if together > 1 {
                 let group = &commands[i..i + together];
                 let this: &Self = self;
-                workers::parallel(group, |c| first_resource(c), |c| this.bytes_touched(c), |c| this.native(c));
+                workers::parallel(group, first_resource, |c| this.bytes_touched(c), |c| this.native(c));
                 i += together;
             } else {
                 self.command(c);
@@ -153,7 +153,10 @@ impl<'a> Exec<'a> {
         const MOST: usize = 1024;
         let groupable = |c: &Command| {
             c.is_async()
-                && !matches!(c, Command::ClearBoundRenderTargetViews { .. } | Command::ClearBoundDepthStencilView { .. })
+                && !matches!(
+                    c,
+                    Command::ClearBoundRenderTargetViews { .. } | Command::ClearBoundDepthStencilView { .. }
+                )
         };
         if self.state.predicated_off || commands.len() < 2 || !groupable(&commands[0]) || !groupable(&commands[1]) {
             return 0;

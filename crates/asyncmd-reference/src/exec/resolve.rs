@@ -25,13 +25,11 @@ fn unorm8_channels(format: Format) -> Option<usize> {
 /// the samples' levels rounded half up, as hardware resolves in fixed point. (Decoding each
 /// sample to a float and back rounds the ties either way, by the floats' own rounding.)
 fn average_unorm8_row<const T: usize, const S: usize>(row: &[u8], out: &mut [u8]) {
-    let (samples, _) = row.as_chunks::<T>();
-    let (out, _) = out.as_chunks_mut::<T>();
     let shift = S.trailing_zeros();
-    for (texel, o) in samples.chunks_exact(S).zip(out) {
+    for (texel, o) in row.chunks_exact(T * S).zip(out.chunks_exact_mut(T)) {
         // At most 16 samples of 255: the sums fit 16 bits.
         let mut sum = [(S / 2) as u16; T];
-        for sample in texel {
+        for sample in texel.chunks_exact(T) {
             for (a, &v) in sum.iter_mut().zip(sample) {
                 *a = a.wrapping_add(v as u16);
             }
@@ -46,21 +44,20 @@ fn average_unorm8_row<const T: usize, const S: usize>(row: &[u8], out: &mut [u8]
 /// lanes of a `u32`: the compiler runs this over several pixels in each vector register.
 fn average_rgba8_row<const S: usize>(row: &[u8], out: &mut [u8]) {
     const LANES: u32 = 0x00ff_00ff;
-    let (samples, _) = row.as_chunks::<4>();
-    let (out, _) = out.as_chunks_mut::<4>();
-    let pixels = out.len().min(samples.len() / S);
-    let (samples, out) = (&samples[..pixels * S], &mut out[..pixels]);
     let half = (S / 2) as u32 * 0x0001_0001;
     let shift = S.trailing_zeros();
-    for (p, o) in out.iter_mut().enumerate() {
+    for (texel, o) in row.chunks_exact(4 * S).zip(out.chunks_exact_mut(4)) {
         let (mut even, mut odd) = (half, half);
-        for k in 0..S {
+        for sample in texel.chunks_exact(4) {
             // At most 16 samples of 255 and the half: each 16-bit lane stays below 4096.
-            let v = u32::from_le_bytes(samples[p * S + k]);
+            let mut b = [0u8; 4];
+            b.copy_from_slice(sample);
+            let v = u32::from_le_bytes(b);
             even = even.wrapping_add(v & LANES);
             odd = odd.wrapping_add((v >> 8) & LANES);
         }
-        *o = (((even >> shift) & LANES) | (((odd >> shift) & LANES) << 8)).to_le_bytes();
+        let px = ((even >> shift) & LANES) | (((odd >> shift) & LANES) << 8);
+        o.copy_from_slice(&px.to_le_bytes());
     }
 }
 

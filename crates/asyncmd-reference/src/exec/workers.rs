@@ -68,12 +68,7 @@ pub(crate) fn parallel<T: Sync>(
 
 /// Runs `f(index, chunk)` over `rows` split into chunks of `rows_per` rows of `pitch` bytes,
 /// on the workers when the rows hold at least [`PARALLEL_MIN_BYTES`] and `split` is set.
-pub(crate) fn rows_mut(
-    rows: &mut [u8],
-    pitch: usize,
-    split: bool,
-    f: impl Fn(usize, &mut [u8]) + Sync + Send,
-) {
+pub(crate) fn rows_mut(rows: &mut [u8], pitch: usize, split: bool, f: impl Fn(usize, &mut [u8]) + Sync + Send) {
     if pitch == 0 {
         return;
     }

@@ -143,7 +143,7 @@ impl CommandList {
                     v[slot] = values[slot];
                     r[slot] = regions.and_then(|r| r[slot]).map(|b| b.to_vec());
                 }
-                Command::ClearBoundRenderTargetViews { mask: mask as u8, values: v, regions: r }
+                Command::ClearBoundRenderTargetViews { mask: mask as u8, values: Box::new(v), regions: Box::new(r) }
             },
             |l, targets| {
                 if mask == 0 || targets.is_empty() && l.ty != CommandListType::Bundle {

@@ -11,8 +11,8 @@ use crate::resource::Resource;
 use crate::track::hazards::Access;
 use asyncmd_ddi::{Command, FormatSupport, ResourceId};
 use asyncmd_types::{
-    encode_clear, view_clear_exact, AsyncCommandsImpl, BarrierAccess, Box3, ClearData, ClearElement, ClearTextureDesc, Error, Format, Layout,
-    MessageId, ResourceDimension, ResourceFlags, Result, SubresourceClear, ALL_SUBRESOURCES,
+    encode_clear, view_clear_exact, AsyncCommandsImpl, BarrierAccess, Box3, ClearData, ClearElement, ClearTextureDesc,
+    Error, Format, Layout, MessageId, ResourceDimension, ResourceFlags, Result, SubresourceClear, ALL_SUBRESOURCES,
 };
 use std::collections::HashMap;
 

@@ -153,7 +153,11 @@ impl Lowering<'_> {
                 let constants = fill_constants(&f.pattern, dwords);
                 if set != Some(constants) {
                     set = Some(constants);
-                    self.record(Command::SetComputeRootConstants { parameter: 0, offset: 0, values: constants.to_vec() });
+                    self.record(Command::SetComputeRootConstants {
+                        parameter: 0,
+                        offset: 0,
+                        values: constants.to_vec(),
+                    });
                 }
                 self.record(Command::SetComputeRootUav {
                     parameter: 1,
@@ -217,7 +221,7 @@ impl Lowering<'_> {
         if let Some(b) = self.allocator.tile(&key) {
             return Ok(b);
         }
-        if let Some(b) = self.device.pools.tile(&key) {
+        if let Some(b) = self.device.pools.tile(&key, false) {
             self.allocator.keep_tile(key, b.clone());
             return Ok(b);
         }

@@ -13,8 +13,9 @@ use std::sync::{Mutex, PoisonError};
 
 /// Bytes of buffers a device keeps for reuse, all pools together.
 pub const POOL_BUDGET: u64 = 128 << 20;
-/// Bytes of pattern tiles kept, oldest given up first (part of [`POOL_BUDGET`]).
-pub const TILE_BUDGET: u64 = 16 << 20;
+/// Bytes of pattern tiles kept, upload tiles and their VRAM copies together, oldest given up
+/// first (part of [`POOL_BUDGET`]).
+pub const TILE_BUDGET: u64 = 32 << 20;
 /// The smallest size class.
 const MIN_CLASS: u64 = 64 << 10;
 
@@ -27,11 +28,12 @@ pub fn size_class(size: u64) -> u64 {
 struct Kept {
     buffers: HashMap<(HeapType, u64), Vec<Resource>>,
     textures: HashMap<ResourceDesc, Vec<Resource>>,
-    /// Pattern tiles: never written after they are made, so any list may read one while
-    /// others do (each allocator that uses one keeps it until its reset).
-    tiles: HashMap<TileKey, Resource>,
+    /// Pattern tiles, in upload memory (`false`) or copied into VRAM by a list that has run
+    /// (`true`): never written after they are made, so any list may read one while others do
+    /// (each allocator that uses one keeps it until its reset).
+    tiles: HashMap<(TileKey, bool), Resource>,
     /// The tiles' keys, oldest first, and their bytes.
-    tile_order: std::collections::VecDeque<TileKey>,
+    tile_order: std::collections::VecDeque<(TileKey, bool)>,
     tile_bytes: u64,
     bytes: u64,
 }
@@ -91,13 +93,15 @@ impl BufferPools {
         }
     }
 
-    /// A kept pattern tile for `key`, shared (it stays kept).
-    pub(crate) fn tile(&self, key: &TileKey) -> Option<Resource> {
-        self.kept.lock().unwrap_or_else(PoisonError::into_inner).tiles.get(key).cloned()
+    /// A kept pattern tile for `key`, in VRAM (`vram`) or in upload memory, shared (it stays
+    /// kept).
+    pub(crate) fn tile(&self, key: &TileKey, vram: bool) -> Option<Resource> {
+        self.kept.lock().unwrap_or_else(PoisonError::into_inner).tiles.get(&(*key, vram)).cloned()
     }
 
-    /// Keeps pattern tiles for later recordings while the budget allows.
-    pub(crate) fn keep_tiles(&self, tiles: impl IntoIterator<Item = (TileKey, Resource)>) {
+    /// Keeps pattern tiles for later recordings while the budget allows: upload tiles
+    /// (`false`) and their VRAM copies (`true`) whose filling copy has run.
+    pub(crate) fn keep_tiles(&self, tiles: impl IntoIterator<Item = ((TileKey, bool), Resource)>) {
         let mut k = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
         for (key, tile) in tiles {
             let bytes = tile.desc().width;

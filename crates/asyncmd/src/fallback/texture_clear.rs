@@ -107,8 +107,9 @@ pub(crate) type PrivateTextures = Vec<(ResourceDesc, Resource)>;
 
 impl Lowering<'_> {
     /// The pattern-copy route: a tile of the encoded value (cached in the allocator by pattern
-    /// and footprint) copied over the region; staged through a VRAM block of this call when
-    /// `staged` (`staging` holds the blocks this call made).
+    /// and footprint) copied over the region. When `staged`, copied from VRAM: the tile's VRAM
+    /// copy that the device kept from a list that has run, or a block this call fills
+    /// (`staging` holds the call's blocks), which the device keeps after the allocator's reset.
     pub(crate) fn clear_by_pattern(
         &mut self,
         c: &SubClear,
@@ -126,9 +127,15 @@ impl Lowering<'_> {
             tile
         } else if let Some(s) = staging.get(&key) {
             s.clone()
+        } else if let Some(s) = self.device.pools.tile(&key, true) {
+            // Filled by a list that has run: copy from it as it is.
+            self.allocator.keep_staged(key, s.clone());
+            staging.insert(key, s.clone());
+            s
         } else {
             let len = footprint.required_bytes().ok_or_else(|| internal("tile size"))?;
             let s = self.stage(&tile, len)?;
+            self.allocator.keep_staged(key, s.clone());
             staging.insert(key, s.clone());
             s
         };
