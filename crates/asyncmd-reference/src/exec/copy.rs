@@ -28,7 +28,7 @@ impl Exec<'_> {
             if let (Some(from), Some(to)) =
                 (s.get(so..so.saturating_add(size)), d.get_mut(doff..doff.saturating_add(size)))
             {
-                to.copy_from_slice(from);
+                super::workers::copy_bytes(to, from);
             }
         });
     }
@@ -62,7 +62,7 @@ impl Exec<'_> {
         }
         with_src_dst(&src, &dst, |s, d| {
             let n = s.len().min(d.len());
-            d[..n].copy_from_slice(&s[..n]);
+            super::workers::copy_bytes(&mut d[..n], &s[..n]);
         });
     }
 }

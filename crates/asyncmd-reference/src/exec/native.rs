@@ -13,9 +13,8 @@ use asyncmd_types::{
     ResourceDimension, SubresourceClear, TextureCopyKind, TextureCopyLocation,
 };
 
-/// Writes `value` into every element (block, all samples) of `bbox` (in texels) of a surface:
-/// one row of elements is built once and copied into each block row, the rows spread over
-/// the workers.
+/// Writes `value` into every element (block, all samples) of `bbox` (in texels) of a surface,
+/// the rows spread over the workers.
 fn fill_box(data: &mut [u8], s: &Surface, bbox: &Box3, value: &[u8]) {
     let (bw, bh) = (s.block_w.max(1), s.block_h.max(1));
     let n = s.sample_bytes();
@@ -23,11 +22,11 @@ fn fill_box(data: &mut [u8], s: &Surface, bbox: &Box3, value: &[u8]) {
         return;
     }
     let (bx0, bx1) = (bbox.left / bw, bbox.right.min(s.width).div_ceil(bw));
-    let row = asyncmd_types::repeat_bytes(&value[..n], bx1.saturating_sub(bx0) as usize * s.elem as usize);
+    let len = bx1.saturating_sub(bx0) as usize * s.elem as usize;
     let x = s.offset(bx0, 0, 0).saturating_sub(s.base) as usize;
     for z in bbox.front..bbox.back.min(s.depth) {
         let rows = bbox.top / bh..bbox.bottom.min(s.height).div_ceil(bh);
-        super::pixels::fill_rows(data, s, rows, z, x, &row, true);
+        super::pixels::fill_rows(data, s, rows, z, (x, len), &value[..n], true);
     }
 }
 

@@ -42,28 +42,30 @@ pub(crate) fn fill_rect(
     if value.len() < n || n == 0 || x1 <= x0 || y1 <= y0 {
         return;
     }
-    let row = asyncmd_types::repeat_bytes(&value[..n], (x1 - x0) as usize * s.elem as usize);
-    fill_rows(data, s, y0..y1, z, s.texel(x0, 0, 0, 0).saturating_sub(s.base) as usize, &row, workers);
+    let len = (x1 - x0) as usize * s.elem as usize;
+    let x = s.texel(x0, 0, 0, 0).saturating_sub(s.base) as usize;
+    fill_rows(data, s, y0..y1, z, (x, len), &value[..n], workers);
 }
 
-/// Writes `row` at byte `x` of rows `ys` of slice `z`, the rows spread over the workers if
-/// `workers` is set. Rows that fall outside `data` are skipped.
+/// Writes `value` repeated over `len` bytes from byte `x` of rows `ys` of slice `z`, the rows
+/// spread over the workers if `workers` is set. Rows that fall outside `data` are skipped.
 pub(crate) fn fill_rows(
     data: &mut [u8],
     s: &Surface,
     ys: std::ops::Range<u32>,
     z: u32,
-    x: usize,
-    row: &[u8],
+    (x, len): (usize, usize),
+    value: &[u8],
     workers: bool,
 ) {
     let pitch = s.row_pitch as usize;
     let start = s.offset(0, ys.start, z) as usize;
     let end = start.saturating_add(ys.len().saturating_mul(pitch)).min(data.len());
     let Some(rows) = data.get_mut(start..end) else { return };
+    // Rows start on an element, so each starts the pattern afresh.
     super::workers::rows_mut(rows, pitch, workers, |_, r| {
-        if let Some(t) = r.get_mut(x..x + row.len()) {
-            t.copy_from_slice(row);
+        if let Some(t) = r.get_mut(x..x.saturating_add(len)) {
+            asyncmd_types::fill_repeating(t, value);
         }
     });
 }

@@ -93,12 +93,25 @@ pub(crate) fn copy_box(src: &[u8], s: &Surface, sbox: &Box3, dst: &mut [u8], d: 
     let dx0 = at.0 / d.block_w.max(1);
     let dy0 = at.1 / d.block_h.max(1);
     let len = (blocks_w as u64 * s.elem.min(d.elem)) as usize;
+    // Whole rows packed on both sides: a slice is one span, copied at once.
+    let packed = s.row_pitch == len as u64 && d.row_pitch == len as u64;
     for z in 0..sbox.back.saturating_sub(sbox.front) {
+        if packed {
+            let so = s.offset(bx0, by0, sbox.front + z) as usize;
+            let doff = d.offset(dx0, dy0, at.2 + z) as usize;
+            let n = len.saturating_mul(blocks_h as usize);
+            if let (Some(from), Some(to)) =
+                (src.get(so..so.saturating_add(n)), dst.get_mut(doff..doff.saturating_add(n)))
+            {
+                super::workers::copy_bytes(to, from);
+                continue;
+            }
+        }
         for y in 0..blocks_h {
             let so = s.offset(bx0, by0 + y, sbox.front + z) as usize;
             let doff = d.offset(dx0, dy0 + y, at.2 + z) as usize;
             if let (Some(from), Some(to)) = (src.get(so..so + len), dst.get_mut(doff..doff + len)) {
-                to.copy_from_slice(from);
+                super::workers::copy_bytes(to, from);
             }
         }
     }
