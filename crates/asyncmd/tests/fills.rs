@@ -207,6 +207,61 @@ fn the_compute_route_starts_from_the_tracked_scope() {
     }
 }
 
+/// A batch of many buffers moves them with one global barrier each way, not a barrier per
+/// buffer, starting from the union of their tracked scopes; the bytes are the same.
+#[test]
+fn many_buffers_move_with_one_global_barrier() {
+    let (ctx, log) = spy_ctx(ReferenceConfig::default());
+    let buffers: Vec<_> = (0..16).map(|_| uav_buffer(&ctx, 256)).collect();
+    let globals = |log: &asyncmd::ddi::spy::SpyLog| -> Vec<GlobalBarrier> {
+        log.commands()
+            .into_iter()
+            .filter_map(|c| match c {
+                Command::Barrier(g) => match &g[..] {
+                    [BarrierGroup::Global(b)] => Some(b[0]),
+                    other => panic!("{other:?}"),
+                },
+                _ => None,
+            })
+            .collect()
+    };
+    let fills: Vec<_> = buffers.iter().map(|b| raw(b, 0, &[9, 8, 7, 6], 64)).collect();
+    log.clear();
+    ctx.run(CommandListType::Direct, |l| l.fill_buffers(&fills));
+    let g = globals(&log);
+    assert_eq!(g.len(), 2, "one barrier to compute, one back");
+    assert_eq!((g[0].sync_before, g[0].access_before), (BarrierSync::COPY, BarrierAccess::COPY_DEST));
+    assert_eq!((g[0].sync_after, g[0].access_after), (BarrierSync::COMPUTE_SHADING, BarrierAccess::UNORDERED_ACCESS));
+    assert_eq!((g[1].sync_after, g[1].access_after), (BarrierSync::COPY, BarrierAccess::COPY_DEST));
+    let mut want = vec![0u8; 256];
+    model(&mut want, 0, &[9, 8, 7, 6], 64);
+    assert!(buffers.iter().all(|b| ctx.read_buffer(b) == want));
+    // One buffer last barriered into COMMON: the union waits for every access.
+    ctx.run(CommandListType::Direct, |l| {
+        l.barrier(&[BarrierGroup::Buffer(vec![BufferBarrier {
+            sync_before: BarrierSync::NONE,
+            sync_after: BarrierSync::ALL,
+            access_before: BarrierAccess::NO_ACCESS,
+            access_after: BarrierAccess::COMMON,
+            resource: &buffers[3],
+            offset: 0,
+            size: u64::MAX,
+        }])]);
+        log.clear();
+        l.fill_buffers(&fills);
+    });
+    let g = globals(&log);
+    assert_eq!((g[0].sync_before, g[0].access_before), (BarrierSync::COPY | BarrierSync::ALL, BarrierAccess::COMMON));
+    // Every device writes the same bytes (and the Vulkan layer finds the fallback's
+    // global barriers valid).
+    for (name, ctx) in async_contexts() {
+        let buffers: Vec<_> = (0..16).map(|_| uav_buffer(&ctx, 256)).collect();
+        let fills: Vec<_> = buffers.iter().map(|b| raw(b, 0, &[9, 8, 7, 6], 64)).collect();
+        ctx.run(CommandListType::Direct, |l| l.fill_buffers(&fills));
+        assert!(buffers.iter().all(|b| ctx.read_buffer(b) == want), "{name}");
+    }
+}
+
 #[test]
 fn the_upload_route_reuses_its_chunk_and_stages_only_on_discrete_devices() {
     for uma in [false, true] {
@@ -279,6 +334,51 @@ fn upload_chunks_outlive_their_allocators_reset() {
     let mut want = vec![0u8; 4096];
     model(&mut want, 0, &[1, 2, 3, 4], 1024);
     assert_eq!(ctx.read_buffer(&buffer), want);
+}
+
+/// On a discrete device a large upload-route fill copies its chunk into VRAM; once that list
+/// has run and its allocator is reset, the device keeps the VRAM copy, and later recordings
+/// copy from it without staging (and the bytes stay right).
+#[test]
+fn staged_chunks_are_kept_in_vram_after_the_reset() {
+    let (ctx, log) = spy_ctx(ReferenceConfig::default());
+    let size = 3 * UPLOAD_CHUNK + 64;
+    let buffer = ctx.buffer(HeapType::Default, size);
+    let copies = |log: &asyncmd::ddi::spy::SpyLog| -> Vec<_> {
+        log.commands()
+            .into_iter()
+            .filter_map(|c| match c {
+                Command::CopyBufferRegion(r) => Some(r),
+                _ => None,
+            })
+            .collect()
+    };
+    let pattern = [3u8, 1, 4, 1, 5, 9, 2, 6];
+    let fill = || raw(&buffer, 0, &pattern, (size / 8) as u32);
+    let alloc = ctx.device.create_command_allocator(CommandListType::Direct).unwrap();
+    log.clear();
+    let mut l = ctx.device.create_command_list(CommandListType::Direct, &alloc).unwrap();
+    l.fill_buffers(&[fill()]);
+    l.close().unwrap();
+    ctx.direct.execute_command_lists(&[&l]).unwrap();
+    ctx.direct.wait_idle(TIMEOUT).unwrap();
+    let first = copies(&log);
+    let staging = first[0].dest;
+    assert_ne!(staging, buffer.id(), "the first recording stages its chunk");
+    assert!(first[1..].iter().all(|c| c.source == staging && c.dest == buffer.id()));
+    drop(l);
+    alloc.reset().unwrap();
+    for _ in 0..2 {
+        ctx.run(CommandListType::Direct, |l| l.fill_buffers(&[raw(&buffer, 0, &[0; 4], (size / 4) as u32)]));
+        log.clear();
+        ctx.run(CommandListType::Direct, |l| l.fill_buffers(&[fill()]));
+        let later = copies(&log);
+        assert!(later.iter().all(|c| c.source == staging && c.dest == buffer.id()), "{later:?}");
+        assert_eq!(later.len(), first.len() - 1, "no staging copy");
+        let mut want = vec![0u8; size as usize];
+        model(&mut want, 0, &pattern, (size / 8) as u32);
+        assert_eq!(ctx.read_buffer(&buffer), want);
+    }
 }
 
 #[test]

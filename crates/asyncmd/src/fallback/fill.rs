@@ -14,8 +14,8 @@ use asyncmd_ddi::{
     FILL_CONSTANT_COUNT,
 };
 use asyncmd_types::{
-    BarrierGroup, BarrierLayout, BufferBarrier, BufferCopyRegion, ClearElement, HeapType, ResolvedFill, ResourceDesc,
-    Result,
+    BarrierAccess, BarrierGroup, BarrierLayout, BarrierSync, BufferBarrier, BufferCopyRegion, ClearElement,
+    GlobalBarrier, HeapType, ResolvedFill, ResourceDesc, Result,
 };
 
 /// A fill the fallback lowers: the resolved description, naming the list's resources.
@@ -88,6 +88,9 @@ pub(crate) fn join_runs<R: Copy>(fills: Vec<ResolvedFill<R>>, same: impl Fn(&R, 
     out
 }
 
+/// Buffers a fill batch moves with a barrier each; more take one global barrier.
+const GLOBAL_FROM: usize = 8;
+
 impl Lowering<'_> {
     /// The device's fill root signature and pipeline, made on first use.
     fn fill_pipeline(&self) -> Result<(RootSignature, PipelineState)> {
@@ -108,6 +111,8 @@ impl Lowering<'_> {
         Ok(self.device.fill_pipeline.get_or_init(|| (root, pso)).clone())
     }
 
+    /// The barriers moving the fills' buffers from their scope (`from`) to `to`: one a buffer,
+    /// or one global barrier for more than [`GLOBAL_FROM`] buffers.
     fn buffer_barriers(
         fills: &[Fill],
         from: impl Fn(&Fill) -> Scope,
@@ -131,7 +136,28 @@ impl Lowering<'_> {
         // One barrier a buffer: sorted, not searched, as a batch may name hundreds.
         barriers.sort_by_key(|b| b.resource.0);
         barriers.dedup_by_key(|b| b.resource.0);
-        BarrierGroup::Buffer(barriers)
+        if barriers.len() <= GLOBAL_FROM {
+            return BarrierGroup::Buffer(barriers);
+        }
+        // Many buffers: one global barrier over the union of their scopes, which orders the
+        // same accesses (buffers have no layouts) for a fraction of the recording. A buffer
+        // that no access reached needs no wait (NO_ACCESS may not share a barrier's bits), and
+        // COMMON (no bits) already means every access.
+        let reached = || barriers.iter().filter(|b| !b.access_before.contains(BarrierAccess::NO_ACCESS));
+        let sync_before = reached().fold(BarrierSync::NONE, |s, b| s | b.sync_before);
+        let access_before = if reached().next().is_none() {
+            BarrierAccess::NO_ACCESS
+        } else if reached().any(|b| b.access_before == BarrierAccess::COMMON) {
+            BarrierAccess::COMMON
+        } else {
+            reached().fold(BarrierAccess::COMMON, |a, b| a | b.access_before)
+        };
+        BarrierGroup::Global(vec![GlobalBarrier {
+            sync_before,
+            sync_after: to.sync,
+            access_before,
+            access_after: to.access,
+        }])
     }
 
     /// The compute route: the buffers move from their tracked scope to compute/UAV, the fill
@@ -169,8 +195,11 @@ impl Lowering<'_> {
         }
         let back = Self::buffer_barriers(fills, |_| COMPUTE_UAV, Scope::COPY_DEST);
         self.record(Command::Barrier(vec![back]));
+        // COPY/COPY_DEST is what an untracked buffer is taken to be in: only others change.
         for f in fills {
-            self.tracker.set_scope(f.buffer.id(), Scope::COPY_DEST);
+            if self.tracker.scope_or(f.buffer.id(), Scope::COPY_DEST) != Scope::COPY_DEST {
+                self.tracker.set_scope(f.buffer.id(), Scope::COPY_DEST);
+            }
         }
         self.restore_compute_state();
         Ok(())
@@ -213,6 +242,19 @@ impl Lowering<'_> {
         Ok(staging)
     }
 
+    /// The VRAM copy of pattern tile `key`, whose bytes `upload` holds (the first `len`): the
+    /// one the device kept from a recording that has run, copied from as it is, or a block
+    /// this recording fills now, which the device keeps after the allocator's reset. A later
+    /// frame then copies from VRAM without staging again.
+    pub(crate) fn vram_tile(&mut self, key: TileKey, upload: &Resource, len: u64) -> Result<Resource> {
+        let vram = match self.device.pools.tile(&key, true) {
+            Some(kept) => kept,
+            None => self.stage(upload, len)?,
+        };
+        self.allocator.keep_staged(key, vram.clone());
+        Ok(vram)
+    }
+
     /// An upload buffer of a pattern's bytes, written once on the CPU: the one this allocator
     /// holds for `key`, or one the device kept from an earlier recording (never written after
     /// it is made, so any list may read it), or a new one. Held by this allocator until its
@@ -234,19 +276,20 @@ impl Lowering<'_> {
 
     /// The upload route: copies from a chunk of whole patterns written on the CPU, reusing the
     /// last chunk when the pattern repeats, and chunks of earlier recordings (a chunk is the
-    /// one-row tile of its pattern: [`chunk_key`]); staged through a VRAM block when `staged`.
+    /// one-row tile of its pattern: [`chunk_key`]); from its VRAM copy when `staged`
+    /// ([`Lowering::vram_tile`]).
     pub(crate) fn fill_upload(&mut self, f: &Fill, staged: bool) -> Result<()> {
         let len = chunk_len(f.pattern.as_bytes().len() as u64, f.bytes);
-        let chunk = match &self.state.last_chunk {
-            Some((pattern, chunk, chunk_len)) if *pattern == f.pattern && *chunk_len >= len => chunk.clone(),
+        let (chunk, held) = match &self.state.last_chunk {
+            Some((pattern, chunk, held)) if *pattern == f.pattern && *held >= len => (chunk.clone(), *held),
             _ => {
                 let chunk =
                     self.pattern_buffer(chunk_key(&f.pattern, len), || chunk_bytes(f.pattern.as_bytes(), len))?;
                 self.state.last_chunk = Some((f.pattern, chunk.clone(), len));
-                chunk
+                (chunk, len)
             }
         };
-        let source = if staged { self.stage(&chunk, len)? } else { chunk };
+        let source = if staged { self.vram_tile(chunk_key(&f.pattern, held), &chunk, held)? } else { chunk };
         let mut done = 0;
         while done < f.bytes {
             let size = len.min(f.bytes - done);

@@ -127,15 +127,9 @@ impl Lowering<'_> {
             tile
         } else if let Some(s) = staging.get(&key) {
             s.clone()
-        } else if let Some(s) = self.device.pools.tile(&key, true) {
-            // Filled by a list that has run: copy from it as it is.
-            self.allocator.keep_staged(key, s.clone());
-            staging.insert(key, s.clone());
-            s
         } else {
             let len = footprint.required_bytes().ok_or_else(|| internal("tile size"))?;
-            let s = self.stage(&tile, len)?;
-            self.allocator.keep_staged(key, s.clone());
+            let s = self.vram_tile(key, &tile, len)?;
             staging.insert(key, s.clone());
             s
         };
