@@ -267,7 +267,7 @@ pub enum Command {
         /// Render targets.
         render_targets: Vec<RenderPassRenderTarget<RenderTargetView, ResourceId>>,
         /// Depth-stencil target.
-        depth_stencil: Option<RenderPassDepthStencil<DepthStencilView, ResourceId>>,
+        depth_stencil: Option<Box<RenderPassDepthStencil<DepthStencilView, ResourceId>>>,
         /// Flags.
         flags: RenderPassFlags,
     },

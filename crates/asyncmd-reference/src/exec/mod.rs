@@ -236,7 +236,7 @@ impl<'a> Exec<'a> {
                 self.state.dsv = *dsv;
             }
             Command::BeginRenderPass { render_targets, depth_stencil, flags } => {
-                self.begin_render_pass(render_targets, depth_stencil.as_ref(), *flags)
+                self.begin_render_pass(render_targets, depth_stencil.as_deref(), *flags)
             }
             Command::EndRenderPass => self.end_render_pass(),
             Command::DrawInstanced { vertex_count, instance_count, start_vertex, start_instance } if !skip => {

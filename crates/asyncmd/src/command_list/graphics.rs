@@ -510,7 +510,7 @@ impl CommandList {
         read_only.set(ClearFlags::DEPTH, flags.contains(RenderPassFlags::BIND_READ_ONLY_DEPTH));
         read_only.set(ClearFlags::STENCIL, flags.contains(RenderPassFlags::BIND_READ_ONLY_STENCIL));
         self.pass = Pass::Open { suspending: flags.contains(RenderPassFlags::SUSPENDING_PASS), read_only };
-        self.record(Command::BeginRenderPass { render_targets: rts, depth_stencil: ds, flags });
+        self.record(Command::BeginRenderPass { render_targets: rts, depth_stencil: ds.map(Box::new), flags });
     }
 
     /// `EndRenderPass`.

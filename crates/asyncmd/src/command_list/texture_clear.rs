@@ -6,7 +6,7 @@ use super::semantics::Use;
 use super::{CommandList, DIRECT_COMPUTE};
 use crate::err;
 use crate::fallback::plan::{plan_texture_clear, DeviceFacts, TextureClearFacts, TextureClearRoute};
-use crate::fallback::texture_clear::SubClear;
+use crate::fallback::texture_clear::{PatternSources, SubClear};
 use crate::resource::Resource;
 use crate::track::hazards::Access;
 use asyncmd_ddi::{Command, FormatSupport, ResourceId};
@@ -14,7 +14,6 @@ use asyncmd_types::{
     encode_clear, view_clear_exact, AsyncCommandsImpl, BarrierAccess, Box3, ClearData, ClearElement, ClearTextureDesc,
     Error, Format, Layout, MessageId, ResourceDimension, ResourceFlags, Result, SubresourceClear, ALL_SUBRESOURCES,
 };
-use std::collections::HashMap;
 
 const API: &str = "ClearTextureSubresources";
 
@@ -277,10 +276,10 @@ impl CommandList {
                 route => planned.push((route, c)),
             }
         }
-        let mut staging = HashMap::new();
+        let mut sources = PatternSources::default();
         for (route, c) in planned {
             let r = match route {
-                TextureClearRoute::PatternCopy { staged } => self.lowering().clear_by_pattern(&c, staged, &mut staging),
+                TextureClearRoute::PatternCopy { staged } => self.lowering().clear_by_pattern(&c, staged, &mut sources),
                 TextureClearRoute::InPlace => self.lowering().clear_in_place(&c),
                 TextureClearRoute::MsaaCopy => self.lowering().clear_through_msaa(&c),
                 // Rejections removed the list above.

@@ -21,18 +21,23 @@ use asyncmd_types::{
 /// A fill the fallback lowers: the resolved description, naming the list's resources.
 pub(crate) type Fill<'r> = ResolvedFill<&'r Resource>;
 
-/// The fill shader's root constants for `dwords` dwords of `pattern`: the pattern as dwords
-/// (see [`ClearElement::dwords`]), their count, and the dwords to write.
-pub(crate) fn fill_constants(pattern: &ClearElement, dwords: u32) -> [u32; 6] {
-    let (p, n) = pattern.dwords().unwrap_or(([0; 4], 1));
+/// A pattern as the fill shader takes it (see [`ClearElement::dwords`]): its dwords and their
+/// count.
+pub(crate) fn pattern_dwords(pattern: &ClearElement) -> ([u32; 4], u32) {
+    pattern.dwords().unwrap_or(([0; 4], 1))
+}
+
+/// The fill shader's root constants for `dwords` dwords of a pattern of `(p, n)`
+/// ([`pattern_dwords`]): the pattern, its dword count, and the dwords to write.
+pub(crate) fn fill_constants((p, n): ([u32; 4], u32), dwords: u32) -> [u32; 6] {
     [p[0], p[1], p[2], p[3], n, dwords]
 }
 
-/// The dispatches of one compute fill of `bytes` bytes, as (byte offset, bytes): the shader
-/// counts dwords in 32 bits, so a larger fill takes several, each starting at a whole dword
-/// pattern.
-pub(crate) fn dispatch_pieces(pattern: &ClearElement, bytes: u64) -> impl Iterator<Item = (u64, u64)> {
-    let step = 4 * pattern.dwords().map_or(1, |(_, n)| n) as u64;
+/// The dispatches of one compute fill of `bytes` bytes of a pattern of `n` dwords, as (byte
+/// offset, bytes): the shader counts dwords in 32 bits, so a larger fill takes several, each
+/// starting at a whole dword pattern.
+pub(crate) fn dispatch_pieces(n: u32, bytes: u64) -> impl Iterator<Item = (u64, u64)> {
+    let step = 4 * n.max(1) as u64;
     let max = u32::MAX as u64 * 4 / step * step;
     (0..bytes.div_ceil(max)).map(move |n| (n * max, (bytes - n * max).min(max)))
 }
@@ -88,7 +93,7 @@ pub(crate) fn join_runs<R: Copy>(fills: Vec<ResolvedFill<R>>, same: impl Fn(&R, 
     out
 }
 
-/// Buffers a fill batch moves with a barrier each; more take one global barrier.
+/// Fills a batch moves with a barrier a buffer; more take one global barrier.
 const GLOBAL_FROM: usize = 8;
 
 impl Lowering<'_> {
@@ -112,12 +117,15 @@ impl Lowering<'_> {
     }
 
     /// The barriers moving the fills' buffers from their scope (`from`) to `to`: one a buffer,
-    /// or one global barrier for more than [`GLOBAL_FROM`] buffers.
+    /// or for a batch of more than [`GLOBAL_FROM`] fills one global barrier.
     fn buffer_barriers(
         fills: &[Fill],
         from: impl Fn(&Fill) -> Scope,
         to: Scope,
     ) -> BarrierGroup<asyncmd_ddi::ResourceId> {
+        if fills.len() > GLOBAL_FROM {
+            return BarrierGroup::Global(vec![Self::global_barrier(fills.iter().map(from), to)]);
+        }
         let mut barriers: Vec<BufferBarrier<asyncmd_ddi::ResourceId>> = fills
             .iter()
             .map(|f| {
@@ -133,31 +141,31 @@ impl Lowering<'_> {
                 }
             })
             .collect();
-        // One barrier a buffer: sorted, not searched, as a batch may name hundreds.
+        // One barrier a buffer.
         barriers.sort_by_key(|b| b.resource.0);
         barriers.dedup_by_key(|b| b.resource.0);
-        if barriers.len() <= GLOBAL_FROM {
-            return BarrierGroup::Buffer(barriers);
+        BarrierGroup::Buffer(barriers)
+    }
+
+    /// One global barrier from the union of `scopes` to `to`: it orders the same accesses as
+    /// a barrier a buffer (buffers have no layouts) for a fraction of the recording. A buffer
+    /// that no access reached needs no wait (NO_ACCESS may not share a barrier's bits), and
+    /// COMMON (no bits) already means every access.
+    fn global_barrier(scopes: impl Iterator<Item = Scope>, to: Scope) -> GlobalBarrier {
+        let (mut sync_before, mut access_before, mut reached, mut common) =
+            (BarrierSync::NONE, BarrierAccess::COMMON, false, false);
+        for s in scopes.filter(|s| !s.access.contains(BarrierAccess::NO_ACCESS)) {
+            sync_before |= s.sync;
+            access_before |= s.access;
+            common |= s.access == BarrierAccess::COMMON;
+            reached = true;
         }
-        // Many buffers: one global barrier over the union of their scopes, which orders the
-        // same accesses (buffers have no layouts) for a fraction of the recording. A buffer
-        // that no access reached needs no wait (NO_ACCESS may not share a barrier's bits), and
-        // COMMON (no bits) already means every access.
-        let reached = || barriers.iter().filter(|b| !b.access_before.contains(BarrierAccess::NO_ACCESS));
-        let sync_before = reached().fold(BarrierSync::NONE, |s, b| s | b.sync_before);
-        let access_before = if reached().next().is_none() {
-            BarrierAccess::NO_ACCESS
-        } else if reached().any(|b| b.access_before == BarrierAccess::COMMON) {
-            BarrierAccess::COMMON
-        } else {
-            reached().fold(BarrierAccess::COMMON, |a, b| a | b.access_before)
+        let access_before = match (reached, common) {
+            (false, _) => BarrierAccess::NO_ACCESS,
+            (true, true) => BarrierAccess::COMMON,
+            (true, false) => access_before,
         };
-        BarrierGroup::Global(vec![GlobalBarrier {
-            sync_before,
-            sync_after: to.sync,
-            access_before,
-            access_after: to.access,
-        }])
+        GlobalBarrier { sync_before, sync_after: to.sync, access_before, access_after: to.access }
     }
 
     /// The compute route: the buffers move from their tracked scope to compute/UAV, the fill
@@ -173,10 +181,15 @@ impl Lowering<'_> {
         self.record(Command::SetPipelineState(pso.0.id));
         // Fills of one pattern and size (the common batch) share their constants: set once.
         let mut set = None;
+        let mut last: Option<(ClearElement, ([u32; 4], u32))> = None;
         for f in fills {
-            for (done, bytes) in dispatch_pieces(&f.pattern, f.bytes) {
+            let pattern = match last {
+                Some((p, d)) if p == f.pattern => d,
+                _ => last.insert((f.pattern, pattern_dwords(&f.pattern))).1,
+            };
+            for (done, bytes) in dispatch_pieces(pattern.1, f.bytes) {
                 let dwords = (bytes / 4) as u32;
-                let constants = fill_constants(&f.pattern, dwords);
+                let constants = fill_constants(pattern, dwords);
                 if set != Some(constants) {
                     set = Some(constants);
                     self.record(Command::SetComputeRootConstants {
@@ -316,6 +329,7 @@ mod tests {
 
     #[test]
     fn patterns_become_dwords_with_their_phase() {
+        let fill_constants = |p: &ClearElement, dwords| fill_constants(pattern_dwords(p), dwords);
         assert_eq!(fill_constants(&e(&[0xAB]), 3), [0xABAB_ABAB, 0, 0, 0, 1, 3]);
         assert_eq!(fill_constants(&e(&[1, 2]), 3), [0x0201_0201, 0, 0, 0, 1, 3]);
         assert_eq!(
@@ -335,7 +349,7 @@ mod tests {
 
     #[test]
     fn large_fills_split_into_dispatches_of_whole_patterns() {
-        let pieces = |pattern: &[u8], bytes| dispatch_pieces(&e(pattern), bytes).collect::<Vec<_>>();
+        let pieces = |pattern: &[u8], bytes| dispatch_pieces(pattern_dwords(&e(pattern)).1, bytes).collect::<Vec<_>>();
         assert_eq!(pieces(&[1], 64), [(0, 64)]);
         assert_eq!(pieces(&[1], 0), []);
         // One dispatch writes at most u32::MAX dwords, rounded down to whole patterns:

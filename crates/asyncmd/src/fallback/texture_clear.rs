@@ -31,6 +31,14 @@ pub(crate) const TILE_MAX_BYTES: u64 = 4 << 20;
 /// resources.
 pub(crate) type SubClear<'r> = SubresourceClear<&'r Resource>;
 
+/// The sources of one call's pattern copies: the VRAM blocks it filled by tile, and the last
+/// clear's tile and source (a batch of like clears looks nothing up again).
+#[derive(Default)]
+pub(crate) struct PatternSources {
+    staging: HashMap<TileKey, Resource>,
+    last: Option<(TileKey, bool, Resource)>,
+}
+
 /// The footprint of a tile covering (a first part of) a `w × h × d` region in a plane: at
 /// most [`TILE_MAX_WIDTH`] texels wide and [`TILE_MAX_BYTES`] in size.
 pub(crate) fn tile_footprint(format: Format, plane: &PlaneInfo, (w, h, d): (u32, u32, u32)) -> SubresourceFootprint {
@@ -109,29 +117,32 @@ impl Lowering<'_> {
     /// The pattern-copy route: a tile of the encoded value (cached in the allocator by pattern
     /// and footprint) copied over the region. When `staged`, copied from VRAM: the tile's VRAM
     /// copy that the device kept from a list that has run, or a block this call fills
-    /// (`staging` holds the call's blocks), which the device keeps after the allocator's reset.
-    pub(crate) fn clear_by_pattern(
-        &mut self,
-        c: &SubClear,
-        staged: bool,
-        staging: &mut HashMap<TileKey, Resource>,
-    ) -> Result<()> {
+    /// (`sources` holds the call's blocks), which the device keeps after the allocator's reset.
+    pub(crate) fn clear_by_pattern(&mut self, c: &SubClear, staged: bool, sources: &mut PatternSources) -> Result<()> {
         let element = c.element;
         let rf = c.texture.desc().format;
         let plane = rf.plane(c.plane).ok_or_else(|| internal("no such plane"))?;
         let format = if rf.plane_count() > 1 { plane.format } else { rf };
         let footprint = tile_footprint(format, &plane, c.region.extent());
         let key: TileKey = (element, footprint);
-        let tile = self.pattern_buffer(key, || tile_bytes(&footprint, &plane, &element))?;
-        let source = if !staged {
-            tile
-        } else if let Some(s) = staging.get(&key) {
-            s.clone()
-        } else {
-            let len = footprint.required_bytes().ok_or_else(|| internal("tile size"))?;
-            let s = self.vram_tile(key, &tile, len)?;
-            staging.insert(key, s.clone());
-            s
+        let source = match &sources.last {
+            // A batch of like clears: the source of the one before.
+            Some((k, s, r)) if *k == key && *s == staged => r.clone(),
+            _ => {
+                let tile = self.pattern_buffer(key, || tile_bytes(&footprint, &plane, &element))?;
+                let source = if !staged {
+                    tile
+                } else if let Some(s) = sources.staging.get(&key) {
+                    s.clone()
+                } else {
+                    let len = footprint.required_bytes().ok_or_else(|| internal("tile size"))?;
+                    let s = self.vram_tile(key, &tile, len)?;
+                    sources.staging.insert(key, s.clone());
+                    s
+                };
+                sources.last = Some((key, staged, source.clone()));
+                source
+            }
         };
         let placed = PlacedSubresourceFootprint { offset: 0, footprint };
         for (x, y, z, size) in tile_pieces(&c.region, &footprint) {
