@@ -5,13 +5,16 @@ use asyncmd_ddi::{FormatSupport, GpuAddress, ResourceCreateInfo, ResourceId};
 use asyncmd_types::{BarrierLayout, Error, HeapType, MessageId, ResourceDesc, ResourceFlags, Result};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+// In declaration order: what recording reads of every resource it names (the device, id,
+// heap, flags and description) leads, in the cache line or two a batch touches per resource.
+#[repr(C)]
 pub(crate) struct ResourceShared {
     pub(crate) device: Arc<DeviceShared>,
     pub(crate) id: ResourceId,
-    pub(crate) desc: ResourceDesc,
     pub(crate) heap: HeapType,
     pub(crate) reserved: bool,
     pub(crate) protected: bool,
+    pub(crate) desc: ResourceDesc,
     /// Layout of each subresource as of the last submission (textures whose layouts are
     /// tracked; empty otherwise).
     pub(crate) layouts: Mutex<Vec<BarrierLayout>>,
