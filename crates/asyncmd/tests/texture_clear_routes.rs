@@ -79,7 +79,7 @@ fn pattern_tiles_are_cached_per_allocator_then_kept_by_the_device() {
 #[test]
 fn large_regions_stage_their_tile_in_vram_once_a_recording_then_copy_the_kept_copy() {
     let (ctx, log) = spy_ctx(ReferenceConfig::default());
-    let tex = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 2048, 1024), BarrierLayout::Common);
+    let tex = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 4096, 2048), BarrierLayout::Common);
     let value = ClearData::from_floats([0.2, 0.4, 0.6, 0.8]);
     let alloc = ctx.device.create_command_allocator(CommandListType::Compute).unwrap();
     log.clear();
@@ -92,7 +92,7 @@ fn large_regions_stage_their_tile_in_vram_once_a_recording_then_copy_the_kept_co
     let names = log.names();
     let call = {
         let mut v = vec!["CopyBufferRegion", "Barrier"];
-        // 2048 x 1024 texels at 4 bytes: 4 MiB tiles of 512 rows, two copies.
+        // 4096 x 2048 texels at 4 bytes: 16 MiB tiles of 1024 rows, two copies.
         v.extend(["CopyTextureRegion"; 2]);
         v
     };
@@ -116,7 +116,7 @@ fn large_regions_stage_their_tile_in_vram_once_a_recording_then_copy_the_kept_co
     assert_eq!(log.names()[0], "CopyBufferRegion", "the block is not kept before the reset");
     drop(l);
     alloc.reset().unwrap();
-    let other = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 2048, 1024), BarrierLayout::Common);
+    let other = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 4096, 2048), BarrierLayout::Common);
     log.clear();
     ctx.run(CommandListType::Compute, |l| l.clear_texture_subresources(&[clear(&other, 0, value, None)]));
     assert_eq!(log.names(), vec!["CopyTextureRegion"; 2], "no staging once a filled copy is kept");
@@ -128,7 +128,7 @@ fn large_regions_stage_their_tile_in_vram_once_a_recording_then_copy_the_kept_co
         [(ReferenceConfig { uma: true, ..Default::default() }, false), (ReferenceConfig::default(), true)]
     {
         let (ctx, log) = spy_ctx(config);
-        let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 2048, 1024);
+        let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 4096, 2048);
         let tex = if protected {
             ctx.device.create_protected_resource(&desc, BarrierLayout::Common).unwrap()
         } else {

@@ -15,7 +15,7 @@ use std::sync::{Mutex, PoisonError};
 pub const POOL_BUDGET: u64 = 128 << 20;
 /// Bytes of pattern tiles kept, upload tiles and their VRAM copies together, oldest given up
 /// first (part of [`POOL_BUDGET`]).
-pub const TILE_BUDGET: u64 = 32 << 20;
+pub const TILE_BUDGET: u64 = 64 << 20;
 /// The smallest size class.
 const MIN_CLASS: u64 = 64 << 10;
 
