@@ -9,11 +9,21 @@ use asyncmd_ddi::ResourceId;
 use rayon::prelude::*;
 use std::sync::OnceLock;
 
-/// Less work than this runs on the calling thread. Waking sleeping workers costs tens of
-/// microseconds on a small virtual machine, and memory-bound work gains little from a second
-/// core there (`asyncmd bench` on 2 cores: a 256 KiB clear took 8 µs alone and 60 µs spread,
-/// a 4 MiB one 0.10 ms alone and 0.16-0.20 spread, a 16 MiB one 1.4 ms alone and 0.9 spread).
-pub(crate) const PARALLEL_MIN_BYTES: u64 = 8 << 20;
+/// Work smaller than this, divided by the workers, runs on the calling thread (but never less
+/// than [`PARALLEL_FLOOR_BYTES`]). Waking sleeping workers costs tens of microseconds on a
+/// small virtual machine, and memory-bound work gains little from a second core there. On 2
+/// cores (`asyncmd bench`): a 256 KiB clear took 8 µs alone and 60 µs spread, a 4 MiB one
+/// 0.10 ms alone and 0.16-0.20 spread, a 16 MiB depth clear 0.6-0.9 ms alone and 0.7-1.1
+/// spread, while 32 MiB of bound clears and 256 MiB batches gained 1.0-1.9×. On 16 cores a
+/// 16 MiB depth clear gained 2.6-3.5×.
+const PARALLEL_WORK_BYTES: u64 = 64 << 20;
+/// The least work ever spread.
+const PARALLEL_FLOOR_BYTES: u64 = 4 << 20;
+
+/// The least work spread over `workers` threads.
+fn parallel_min_bytes(workers: usize) -> u64 {
+    (PARALLEL_WORK_BYTES / workers.max(1) as u64).max(PARALLEL_FLOOR_BYTES)
+}
 
 /// The pool, built on first use; `None` where the host has one core or no thread can start,
 /// and then every part runs on the calling thread.
@@ -34,7 +44,7 @@ fn pool() -> Option<&'static rayon::ThreadPool> {
     .as_ref()
 }
 
-/// Runs `f` over `items` on the workers when they move at least [`PARALLEL_MIN_BYTES`]
+/// Runs `f` over `items` on the workers when they move at least [`parallel_min_bytes`]
 /// together (`bytes` says how much each moves). Items that write the same resource (`dest`)
 /// run on one worker in their order: its lock would serialize them anyway.
 pub(crate) fn parallel<T: Sync>(
@@ -44,7 +54,7 @@ pub(crate) fn parallel<T: Sync>(
     f: impl Fn(&T) + Sync + Send,
 ) {
     let total = items.iter().map(&bytes).fold(0u64, u64::saturating_add);
-    let pool = pool().filter(|_| items.len() > 1 && total >= PARALLEL_MIN_BYTES);
+    let pool = pool().filter(|p| items.len() > 1 && total >= parallel_min_bytes(p.current_num_threads()));
     let Some(pool) = pool else {
         items.iter().for_each(f);
         return;
@@ -67,12 +77,12 @@ pub(crate) fn parallel<T: Sync>(
 }
 
 /// Runs `f(index, chunk)` over `rows` split into chunks of `rows_per` rows of `pitch` bytes,
-/// on the workers when the rows hold at least [`PARALLEL_MIN_BYTES`] and `split` is set.
+/// on the workers when the rows hold at least [`parallel_min_bytes`] and `split` is set.
 pub(crate) fn rows_mut(rows: &mut [u8], pitch: usize, split: bool, f: impl Fn(usize, &mut [u8]) + Sync + Send) {
     if pitch == 0 {
         return;
     }
-    let pool = pool().filter(|_| split && rows.len() as u64 >= PARALLEL_MIN_BYTES);
+    let pool = pool().filter(|p| split && rows.len() as u64 >= parallel_min_bytes(p.current_num_threads()));
     let Some(pool) = pool else {
         rows.chunks_mut(pitch).enumerate().for_each(|(i, r)| f(i, r));
         return;
