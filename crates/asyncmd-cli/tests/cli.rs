@@ -198,6 +198,16 @@ fn bench_selects_apis_and_writes_json_and_a_plot() {
         }
     }
     assert_eq!(report["routes"].as_array().unwrap().len(), 2, "the fill sweep, both routes");
+    // The CPU bar is checked from the rows: a row over it is named with its ratio.
+    assert_eq!(
+        (report["cpu_goal"]["api_bar"].as_f64(), report["cpu_goal"]["route_bar"].as_f64()),
+        (Some(1.5), Some(3.0))
+    );
+    for over in report["cpu_goal"]["over"].as_array().unwrap() {
+        let name = over.as_str().unwrap();
+        assert!(name.starts_with("CopyBufferRegions (") || name.starts_with("FillBuffers"), "{name}");
+    }
+    assert!(text.contains("fallback / legacy CPU"), "{text}");
     let svg = std::fs::read_to_string(&plot).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("FillBuffers, compute route"), "{svg}");
     // Counts and sizes out of range are usage errors; together they may not ask too much.

@@ -66,6 +66,22 @@ pub fn markdown(r: &Report) -> String {
         let _ = writeln!(out, "\nlarge fills and texture clears, by fallback route:\n");
         rows_table(&mut out, &r.routes);
     }
+    let g = &r.cpu_goal;
+    if g.over.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nfallback / legacy CPU: every row within its bar ({} for APIs, {} for routes)",
+            g.api_bar, g.route_bar
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "\nfallback / legacy CPU above the bar ({} for APIs, {} for routes): {}",
+            g.api_bar,
+            g.route_bar,
+            g.over.join(", ")
+        );
+    }
     if !r.coverage.is_empty() {
         let side = r.coverage_side;
         let _ = writeln!(out, "\npartial regions of a {side}² RGBA8 render target (full rows):\n");
