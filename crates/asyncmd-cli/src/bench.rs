@@ -9,6 +9,7 @@
 
 mod cases;
 pub mod command_buffers;
+mod draw_target;
 mod e2e;
 mod report;
 pub mod semantics;

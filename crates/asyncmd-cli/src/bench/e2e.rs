@@ -5,16 +5,11 @@
 //! rows of the default mode cannot.
 
 use super::cases::{self, Case};
+use super::draw_target::DrawTarget;
 use super::timing::{interleaved, Bench, Part};
 use super::{BenchOptions, Params, Row};
-use asyncmd::ddi::{
-    ColorWriteMask, DepthStencilState, GraphicsPipelineDesc, PipelineDesc, PrimitiveTopology, PrimitiveTopologyType,
-    RootParameter, RootSignatureDesc, ShaderId, CLEAR_CONSTANT_COUNT,
-};
 use asyncmd::types::*;
-use asyncmd::{
-    CommandList, DescriptorHeap, DescriptorHeapType, Device, PipelineState, Resource, Result, RootSignature,
-};
+use asyncmd::{CommandList, Device, Result};
 
 /// The sample's render target.
 const WIDTH: u32 = 1280;
@@ -40,45 +35,16 @@ const APIS: [&str; 6] = [
 ];
 
 /// What the draws of a frame need on one device.
-struct Scene {
-    root: RootSignature,
-    pso: PipelineState,
-    heap: DescriptorHeap,
-    /// The render target the view names (views do not keep it alive).
-    _target: Resource,
-}
+struct Scene(DrawTarget);
 
 impl Scene {
     fn new(d: &Device) -> Result<Scene> {
-        let root = d.create_root_signature(&RootSignatureDesc {
-            parameters: vec![RootParameter::Constants { shader_register: 0, count: CLEAR_CONSTANT_COUNT }],
-        })?;
-        let pso = d.create_pipeline_state(&PipelineDesc::Graphics(GraphicsPipelineDesc {
-            root_signature: root.id(),
-            vs: ShaderId::ClearVs,
-            ps: Some(ShaderId::ClearPsFloat),
-            write_masks: [ColorWriteMask::ALL; 8],
-            depth_stencil: DepthStencilState::default(),
-            rtv_formats: vec![Format::R8G8B8A8Unorm],
-            dsv_format: Format::Unknown,
-            sample_desc: SampleDesc { count: 1, quality: 0 },
-            sample_mask: u32::MAX,
-            topology_type: PrimitiveTopologyType::Triangle,
-        }))?;
-        let desc =
-            ResourceDesc::tex2d(Format::R8G8B8A8Unorm, WIDTH, HEIGHT).with_flags(ResourceFlags::ALLOW_RENDER_TARGET);
-        let target = d.create_committed_resource(HeapType::Default, &desc, BarrierLayout::RenderTarget)?;
-        let heap = d.create_descriptor_heap(DescriptorHeapType::Rtv, 1)?;
-        d.create_render_target_view(&target, None, &heap.handle(0))?;
-        Ok(Scene { root, pso, heap, _target: target })
+        Ok(Scene(DrawTarget::new(d, WIDTH, HEIGHT)?))
     }
 
     /// The frame's draws: each a quad of its own place and colour.
     fn draw(&self, l: &mut CommandList) {
-        l.om_set_render_targets(&[self.heap.handle(0)], None);
-        l.set_graphics_root_signature(&self.root);
-        l.set_pipeline_state(&self.pso);
-        l.ia_set_primitive_topology(PrimitiveTopology::TriangleList);
+        self.0.bind(l);
         l.rs_set_scissor_rects(&[Rect::new(0, 0, WIDTH as i32, HEIGHT as i32)]);
         let columns = WIDTH / QUAD;
         let rows = HEIGHT / QUAD;

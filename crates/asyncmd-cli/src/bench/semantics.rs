@@ -5,11 +5,11 @@
 //! them). CPU time per recorded command, GPU time between timestamps around the stream, and
 //! the barriers each way records.
 
+use super::draw_target::DrawTarget;
 use super::timing::{median, Bench};
 use crate::devices::DeviceSpec;
 use asyncmd::ddi::{
-    ColorWriteMask, ComputePipelineDesc, DepthStencilState, GraphicsPipelineDesc, PipelineDesc, PrimitiveTopology,
-    PrimitiveTopologyType, RootParameter, RootSignatureDesc, ShaderId, CLEAR_CONSTANT_COUNT, FILL_CONSTANT_COUNT,
+    ComputePipelineDesc, PipelineDesc, RootParameter, RootSignatureDesc, ShaderId, FILL_CONSTANT_COUNT,
     FILL_THREADS_PER_GROUP,
 };
 use asyncmd::types::*;
@@ -45,10 +45,7 @@ struct Scene {
     dsts: Vec<Resource>,
     uavs: Vec<Resource>,
     fill: (RootSignature, PipelineState),
-    draw: (RootSignature, PipelineState),
-    rtv_heap: DescriptorHeap,
-    /// The render target the view names (views do not keep it alive).
-    _target: Resource,
+    draw: DrawTarget,
 }
 
 const BYTES: u64 = 64 << 10;
@@ -80,36 +77,7 @@ impl Scene {
             root_signature: fill_root.id(),
             cs: ShaderId::FillCs,
         }))?;
-        let draw_root = device.create_root_signature(&RootSignatureDesc {
-            parameters: vec![RootParameter::Constants { shader_register: 0, count: CLEAR_CONSTANT_COUNT }],
-        })?;
-        let draw_pso = device.create_pipeline_state(&PipelineDesc::Graphics(GraphicsPipelineDesc {
-            root_signature: draw_root.id(),
-            vs: ShaderId::ClearVs,
-            ps: Some(ShaderId::ClearPsFloat),
-            write_masks: [ColorWriteMask::ALL; 8],
-            depth_stencil: DepthStencilState::default(),
-            rtv_formats: vec![Format::R8G8B8A8Unorm],
-            dsv_format: Format::Unknown,
-            sample_desc: SampleDesc { count: 1, quality: 0 },
-            sample_mask: u32::MAX,
-            topology_type: PrimitiveTopologyType::Triangle,
-        }))?;
-        let desc =
-            ResourceDesc::tex2d(Format::R8G8B8A8Unorm, TARGET, TARGET).with_flags(ResourceFlags::ALLOW_RENDER_TARGET);
-        let target = device.create_committed_resource(HeapType::Default, &desc, BarrierLayout::RenderTarget)?;
-        let rtv_heap = device.create_descriptor_heap(DescriptorHeapType::Rtv, 1)?;
-        device.create_render_target_view(&target, None, &rtv_heap.handle(0))?;
-        Ok(Scene {
-            src,
-            mids,
-            dsts,
-            uavs,
-            fill: (fill_root, fill_pso),
-            draw: (draw_root, draw_pso),
-            rtv_heap,
-            _target: target,
-        })
+        Ok(Scene { src, mids, dsts, uavs, fill: (fill_root, fill_pso), draw: DrawTarget::new(device, TARGET, TARGET)? })
     }
 }
 
@@ -172,12 +140,9 @@ fn record(s: &Scene, stream: Stream, l: &mut CommandList, barriers: bool) -> u64
             }
         }
         Stream::Draws => {
-            l.om_set_render_targets(&[s.rtv_heap.handle(0)], None);
-            l.set_graphics_root_signature(&s.draw.0);
-            l.set_pipeline_state(&s.draw.1);
+            s.draw.bind(l);
             l.rs_set_viewports(&[Viewport::sized(TARGET as f32, TARGET as f32)]);
             l.rs_set_scissor_rects(&[Rect::new(0, 0, TARGET as i32, TARGET as i32)]);
-            l.ia_set_primitive_topology(PrimitiveTopology::TriangleList);
             for i in 0..(s.mids.len() as u32) {
                 let c = (i as f32 / 255.0).to_bits();
                 l.set_graphics_root_32bit_constants(0, &[c, c, c, 1.0f32.to_bits(), 0, 0], 0);

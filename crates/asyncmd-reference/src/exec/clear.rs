@@ -53,20 +53,9 @@ impl Exec<'_> {
         }
     }
 
-    pub(crate) fn clear_dsv(
-        &self,
-        view: &DepthStencilView,
-        flags: ClearFlags,
-        depth: f32,
-        stencil: u8,
-        rects: &[Rect],
-    ) {
-        self.clear_dsv_on(view, flags, depth, stencil, rects, false)
-    }
-
     /// `ClearDepthStencilView`, its rows spread over the workers if `workers` is set (a
     /// native bound clear).
-    pub(crate) fn clear_dsv_on(
+    pub(crate) fn clear_dsv(
         &self,
         view: &DepthStencilView,
         flags: ClearFlags,

@@ -305,7 +305,7 @@ impl Exec<'_> {
                     stencil = v.uints()[1] as u8;
                 }
                 if !clear.is_empty() {
-                    self.clear_dsv(&ds.view, clear, depth, stencil, &[]);
+                    self.clear_dsv(&ds.view, clear, depth, stencil, &[], false);
                 }
             }
             if ds.depth_beginning.binds() || ds.stencil_beginning.binds() {

@@ -201,7 +201,7 @@ impl<'a> Exec<'a> {
             Command::Barrier(_) => {}
             Command::ClearRenderTargetView { view, color, rects } if !skip => self.clear_rtv(view, color, rects),
             Command::ClearDepthStencilView { view, flags, depth, stencil, rects } if !skip => {
-                self.clear_dsv(view, *flags, *depth, *stencil, rects)
+                self.clear_dsv(view, *flags, *depth, *stencil, rects, false)
             }
             Command::SetPipelineState(id) => self.state.pipeline = self.find(|o| o.pipelines.get(&id.0)),
             Command::SetGraphicsRootSignature(id) => {

@@ -216,9 +216,9 @@ impl Exec<'_> {
                 },
             };
             if !res.desc.is_msaa() && res.desc.dimension == ResourceDimension::Texture2D {
-                self.clear_dsv_on(&sub_view, flags, depth, stencil, &[rect], true);
+                self.clear_dsv(&sub_view, flags, depth, stencil, &[rect], true);
             } else {
-                self.clear_dsv_on(view, flags, depth, stencil, &[rect], true);
+                self.clear_dsv(view, flags, depth, stencil, &[rect], true);
             }
         }
     }
