@@ -221,6 +221,21 @@ fn sample_workloads(c: &mut Criterion) {
     let value = ClearData::from_floats([0.2, 0.4, 0.6, 0.8]);
     let clears: Vec<_> = textures.iter().map(|t| clear_desc(t, value)).collect();
     bench_frames(c, "sample fallback ClearTextureSubresources × 256", &d, |l| l.clear_texture_subresources(&clears));
+    // The copy-route sweep's one large clear, and the one copy an app would record instead.
+    let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 1024, 1024);
+    let large = texture(&d, &desc);
+    let fp = d.copyable_footprints(&desc, 0, 1, 0).expect("footprint");
+    let image = d
+        .create_committed_resource(HeapType::Upload, &ResourceDesc::buffer(fp.total_bytes), BarrierLayout::Undefined)
+        .expect("upload");
+    bench_frames(c, "sample legacy copy of an uploaded 1024² image", &d, |l| {
+        let (dl, sl) =
+            (TextureCopyLocation::subresource(&large, 0), TextureCopyLocation::footprint(&image, fp.layouts[0]));
+        l.copy_texture_region(&dl, 0, 0, 0, &sl, None);
+    });
+    bench_frames(c, "sample fallback ClearTextureSubresources of 1024²", &d, |l| {
+        l.clear_texture_subresources(&[clear_desc(&large, value)])
+    });
 }
 
 /// One stream (64 × a root UAV, a dispatch into it, the app's barrier where asked, a copy of

@@ -3,7 +3,7 @@
 use crate::device::{Device, DeviceShared};
 use crate::fence::Fence;
 use asyncmd_types::{CommandListType, Error, MessageId, Result, SubresourceFootprint};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -48,8 +48,8 @@ impl CommandAllocator {
             recording: AtomicBool::new(false),
             in_flight: Mutex::new(Vec::new()),
             owned: Mutex::new(Vec::new()),
-            tiles: Mutex::new(HashMap::new()),
-            staged: Mutex::new(HashMap::new()),
+            tiles: Mutex::new(HashMap::default()),
+            staged: Mutex::new(HashMap::default()),
             pipelines: Mutex::new(Vec::new()),
             large: Mutex::new(Vec::new()),
         }))
@@ -94,8 +94,10 @@ impl CommandAllocator {
             ));
         }
         drop(in_flight);
-        let tiles = std::mem::take(&mut *self.0.tiles.lock().unwrap_or_else(PoisonError::into_inner));
-        let staged = std::mem::take(&mut *self.0.staged.lock().unwrap_or_else(PoisonError::into_inner));
+        // The tile maps keep their storage for the next recording (a frame that clears again
+        // inserts without growing them); their entries go to the device below.
+        let mut tiles = self.0.tiles.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut staged = self.0.staged.lock().unwrap_or_else(PoisonError::into_inner);
         self.0.pipelines.lock().unwrap_or_else(PoisonError::into_inner).clear();
         let mut owned = std::mem::take(&mut *self.0.owned.lock().unwrap_or_else(PoisonError::into_inner));
         // Tiles are never written again: the device keeps them for later recordings instead of
@@ -113,9 +115,7 @@ impl CommandAllocator {
         // The GPU is done with everything recorded here: the fallback's buffers go back to the
         // pools, while the app holds the device (pooled buffers hold it).
         d.give_back(owned);
-        d.keep_tiles(
-            tiles.into_iter().map(|(k, t)| ((k, false), t)).chain(staged.into_iter().map(|(k, t)| ((k, true), t))),
-        );
+        d.keep_tiles(tiles.drain().map(|(k, t)| ((k, false), t)).chain(staged.drain().map(|(k, t)| ((k, true), t))));
         Ok(())
     }
 

@@ -8,7 +8,7 @@
 use crate::allocator::TileKey;
 use crate::resource::Resource;
 use asyncmd_types::{HeapType, ResourceDesc};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::{Mutex, PoisonError};
 
 /// Bytes of buffers a device keeps for reuse, all pools together.

@@ -15,7 +15,7 @@ use asyncmd_types::{
     Result, RtvDimension, SubresourceClear, SubresourceFootprint, TextureBarrier, TextureBarrierFlags,
     TextureCopyLocation, TEXTURE_DATA_PITCH_ALIGNMENT,
 };
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Texels of the widest tile row: wide enough that a row copy is cheap, small enough that a
 /// tile of a few rows fits in one upload chunk.
