@@ -180,7 +180,11 @@ impl CommandList {
             (ResourceFlags::ALLOW_RENDER_TARGET, FormatSupport::RENDER_TARGET)
         };
         let asked = (c.format, c.plane, samples, c.value);
+        // Only a view clear (a flagged target, or any MSAA texture's private one) asks whether
+        // the format renders and the value clears exactly: a plain texture takes the copy.
+        let viewable = samples > 1 || desc.flags.contains(flag);
         let (renderable_format, exact) = match *memo {
+            _ if !viewable => (false, false),
             Some(m) if m.asked == asked => (m.renderable, m.exact),
             _ => {
                 let renderable = c.view_format().is_some_and(|f| {

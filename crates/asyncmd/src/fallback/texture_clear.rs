@@ -15,7 +15,6 @@ use asyncmd_types::{
     Result, RtvDimension, SubresourceClear, SubresourceFootprint, TextureBarrier, TextureBarrierFlags,
     TextureCopyLocation, TEXTURE_DATA_PITCH_ALIGNMENT,
 };
-use rustc_hash::FxHashMap as HashMap;
 
 /// Texels of the widest tile row: wide enough that a row copy is cheap, small enough that a
 /// tile of a few rows fits in one upload chunk.
@@ -36,7 +35,8 @@ pub(crate) type SubClear<'r> = SubresourceClear<&'r Resource>;
 /// clear's tile and source (a batch of like clears looks nothing up again).
 #[derive(Default)]
 pub(crate) struct PatternSources {
-    staging: HashMap<TileKey, Resource>,
+    /// A call names a handful of tiles at most: searched, not hashed.
+    staging: smallvec::SmallVec<[(TileKey, Resource); 2]>,
     last: Option<(TileKey, bool, Resource)>,
 }
 
@@ -133,12 +133,12 @@ impl Lowering<'_> {
                 let tile = self.pattern_buffer(key, || tile_bytes(&footprint, &plane, &element))?;
                 let source = if !staged {
                     tile
-                } else if let Some(s) = sources.staging.get(&key) {
+                } else if let Some((_, s)) = sources.staging.iter().find(|(k, _)| *k == key) {
                     s.clone()
                 } else {
                     let len = footprint.required_bytes().ok_or_else(|| internal("tile size"))?;
                     let s = self.vram_tile(key, &tile, len)?;
-                    sources.staging.insert(key, s.clone());
+                    sources.staging.push((key, s.clone()));
                     s
                 };
                 sources.last = Some((key, staged, source.clone()));

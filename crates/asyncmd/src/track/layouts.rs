@@ -23,8 +23,9 @@ enum FirstUse {
 
 struct Tracked {
     resource: Weak<ResourceShared>,
-    known: Vec<Option<BarrierLayout>>,
-    first: Vec<Option<FirstUse>>,
+    // Most textures a list names have one subresource: inline, no allocation for them.
+    known: smallvec::SmallVec<[Option<BarrierLayout>; 2]>,
+    first: smallvec::SmallVec<[Option<FirstUse>; 2]>,
 }
 
 /// Layouts one command list sets and expects, per subresource.
@@ -54,8 +55,8 @@ impl Layouts {
         }
         Ok(Some(self.entries.entry(res.id()).or_insert_with(|| Tracked {
             resource: Arc::downgrade(&res.shared),
-            known: vec![None; n],
-            first: vec![None; n],
+            known: smallvec::smallvec![None; n],
+            first: smallvec::smallvec![None; n],
         })))
     }
 
