@@ -115,53 +115,48 @@ impl CommandList {
 
     /// The fallback's fills: each planned on its route, runs of one route recorded together.
     fn lower_fills(&mut self, planned: Vec<ResolvedFill<&Resource>>) {
-        let planned = crate::fallback::fill::join_runs(planned, |a, b| a.same(b));
+        // Fills that continue each other are joined; a batch of separate buffers (the usual
+        // one) skips the pass.
+        let planned = if planned.windows(2).any(|w| w[0].buffer.same(w[1].buffer)) {
+            crate::fallback::fill::join_runs(planned, |a, b| a.same(b))
+        } else {
+            planned
+        };
         // Every fill is planned before anything is recorded; runs of one route go together.
         let device = DeviceFacts::of(self.device.ddi.capabilities());
-        let mut runs: Vec<(FillRoute, Vec<ResolvedFill<&Resource>>)> = Vec::new();
-        for f in planned {
-            let facts = FillFacts {
-                list: self.ty,
-                heap: f.buffer.heap_type(),
-                uav: f.buffer.desc().flags.contains(ResourceFlags::ALLOW_UNORDERED_ACCESS),
-                protected: f.buffer.is_protected(),
-                offset: f.offset,
-                bytes: f.bytes,
-            };
-            let route = plan_fill(&facts, &device);
-            tracing::debug!(?route, bytes = f.bytes, "FillBuffers: fallback route");
-            let same_kind = |r: &FillRoute| {
-                matches!(
-                    (r, route),
-                    (FillRoute::Compute, FillRoute::Compute) | (FillRoute::Upload { .. }, FillRoute::Upload { .. })
-                )
-            };
-            match runs.last_mut() {
-                Some((r, run)) if same_kind(r) => run.push(f),
-                _ => runs.push((route, vec![f])),
-            }
-        }
-        for (route, run) in runs {
-            let r = match route {
-                FillRoute::Compute => self.lowering().fill_compute(&run),
-                FillRoute::Upload { .. } => run.iter().try_for_each(|f| {
-                    let staged = plan_fill(
-                        &FillFacts {
-                            list: self.ty,
-                            heap: f.buffer.heap_type(),
-                            uav: false,
-                            protected: f.buffer.is_protected(),
-                            offset: f.offset,
-                            bytes: f.bytes,
-                        },
-                        &device,
-                    ) == FillRoute::Upload { staged: true };
-                    self.lowering().fill_upload(f, staged)
-                }),
+        let routes: Vec<FillRoute> = planned
+            .iter()
+            .map(|f| {
+                let facts = FillFacts {
+                    list: self.ty,
+                    heap: f.buffer.heap_type(),
+                    uav: f.buffer.desc().flags.contains(ResourceFlags::ALLOW_UNORDERED_ACCESS),
+                    protected: f.buffer.is_protected(),
+                    offset: f.offset,
+                    bytes: f.bytes,
+                };
+                let route = plan_fill(&facts, &device);
+                tracing::trace!(?route, bytes = f.bytes, "FillBuffers: fallback route");
+                route
+            })
+            .collect();
+        let mut start = 0;
+        while start < planned.len() {
+            let compute = routes[start] == FillRoute::Compute;
+            let end = (start..planned.len()).find(|&i| (routes[i] == FillRoute::Compute) != compute);
+            let end = end.unwrap_or(planned.len());
+            let run = &planned[start..end];
+            let r = if compute {
+                self.lowering().fill_compute(run)
+            } else {
+                run.iter().zip(&routes[start..end]).try_for_each(|(f, route)| {
+                    self.lowering().fill_upload(f, *route == FillRoute::Upload { staged: true })
+                })
             };
             if let Err(e) = r {
                 return self.remove(e);
             }
+            start = end;
         }
     }
 }
