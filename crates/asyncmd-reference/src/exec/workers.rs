@@ -76,13 +76,20 @@ pub(crate) fn parallel<T: Sync>(
     pool.install(|| groups.par_iter().for_each(|g| g.iter().for_each(|item| f(item))));
 }
 
-/// Runs `f(index, chunk)` over `rows` split into chunks of `rows_per` rows of `pitch` bytes,
-/// on the workers when the rows hold at least [`parallel_min_bytes`] and `split` is set.
+/// Runs `f(index, row)` over `rows` cut into rows of `pitch` bytes, in chunks of rows on the
+/// workers when the rows hold at least [`parallel_min_bytes`], `split` is set and the caller
+/// is not a worker itself.
 pub(crate) fn rows_mut(rows: &mut [u8], pitch: usize, split: bool, f: impl Fn(usize, &mut [u8]) + Sync + Send) {
     if pitch == 0 {
         return;
     }
-    let pool = pool().filter(|p| split && rows.len() as u64 >= parallel_min_bytes(p.current_num_threads()));
+    // Callers hold the locks of the resource the rows belong to. On a worker (a part of a
+    // call already spread) the rows stay on it: a worker waiting for its chunks would run other
+    // queued parts meanwhile, and one that locks what this one holds (another queue's racing
+    // access) would wait on its own thread's lock.
+    let on_worker = rayon::current_thread_index().is_some();
+    let pool =
+        pool().filter(|p| split && !on_worker && rows.len() as u64 >= parallel_min_bytes(p.current_num_threads()));
     let Some(pool) = pool else {
         rows.chunks_mut(pitch).enumerate().for_each(|(i, r)| f(i, r));
         return;
