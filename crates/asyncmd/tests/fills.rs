@@ -179,20 +179,25 @@ fn the_compute_route_transitions_dispatches_and_restores() {
     assert_eq!(ctx.read_buffer(&buf), want);
 }
 
+/// A barrier that leaves `buf` in the COMMON scope (from no access), as an app's might.
+fn into_common(l: &mut CommandList, buf: &Resource) {
+    l.barrier(&[BarrierGroup::Buffer(vec![BufferBarrier {
+        sync_before: BarrierSync::NONE,
+        sync_after: BarrierSync::ALL,
+        access_before: BarrierAccess::NO_ACCESS,
+        access_after: BarrierAccess::COMMON,
+        resource: buf,
+        offset: 0,
+        size: u64::MAX,
+    }])]);
+}
+
 #[test]
 fn the_compute_route_starts_from_the_tracked_scope() {
     let (ctx, log) = spy_ctx(ReferenceConfig::default());
     let buf = uav_buffer(&ctx, 256);
     ctx.run(CommandListType::Direct, |l| {
-        l.barrier(&[BarrierGroup::Buffer(vec![BufferBarrier {
-            sync_before: BarrierSync::NONE,
-            sync_after: BarrierSync::ALL,
-            access_before: BarrierAccess::NO_ACCESS,
-            access_after: BarrierAccess::COMMON,
-            resource: &buf,
-            offset: 0,
-            size: u64::MAX,
-        }])]);
+        into_common(l, &buf);
         log.clear();
         l.fill_buffers(&[raw(&buf, 0, &[1; 4], 4)]);
     });
@@ -238,15 +243,7 @@ fn many_buffers_move_with_one_global_barrier() {
     assert!(buffers.iter().all(|b| ctx.read_buffer(b) == want));
     // One buffer last barriered into COMMON: the union waits for every access.
     ctx.run(CommandListType::Direct, |l| {
-        l.barrier(&[BarrierGroup::Buffer(vec![BufferBarrier {
-            sync_before: BarrierSync::NONE,
-            sync_after: BarrierSync::ALL,
-            access_before: BarrierAccess::NO_ACCESS,
-            access_after: BarrierAccess::COMMON,
-            resource: &buffers[3],
-            offset: 0,
-            size: u64::MAX,
-        }])]);
+        into_common(l, &buffers[3]);
         log.clear();
         l.fill_buffers(&fills);
     });
