@@ -96,6 +96,37 @@ pub(crate) struct Exec<'a> {
     pub(crate) queries: Vec<ActiveQuery>,
 }
 
+/// How many commands from the start of `commands` are native Async Commands that touch no
+/// resource another of them touches (0 or 1: none to run together). No barrier orders such
+/// commands, so the device may run them at once, as a GPU overlaps them; disjoint resources
+/// make every order give the same bytes. Bound clears take the bound targets of the moment,
+/// so they stay in order.
+fn independent_async(commands: &[Command]) -> usize {
+    /// Commands run together at most: enough for any frame's batch of single resolves.
+    const MOST: usize = 1024;
+    let groupable = |c: &Command| {
+        c.is_async()
+            && !matches!(c, Command::ClearBoundRenderTargetViews { .. } | Command::ClearBoundDepthStencilView { .. })
+    };
+    if commands.len() < 2 || !groupable(&commands[0]) || !groupable(&commands[1]) {
+        return 0;
+    }
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut n = 0;
+    for c in commands.iter().take(MOST).take_while(|c| groupable(c)) {
+        let mut mine = smallvec::SmallVec::<[ResourceId; 4]>::new();
+        c.for_each_resource(|id| mine.push(id));
+        mine.sort_unstable_by_key(|id| id.0);
+        mine.dedup();
+        if mine.iter().any(|id| seen.contains(id)) {
+            break;
+        }
+        seen.extend(mine);
+        n += 1;
+    }
+    n
+}
+
 /// A command's first resource: commands of a group touch disjoint resources, so this keeps
 /// each alone in its own worker's queue.
 fn first_resource(c: &Command) -> ResourceId {
@@ -130,7 +161,7 @@ impl<'a> Exec<'a> {
     fn run(&mut self, commands: &[Command]) {
         let mut i = 0;
         while let Some(c) = commands.get(i) {
-            let together = self.independent_async(&commands[i..]);
+            let together = if self.state.predicated_off { 0 } else { independent_async(&commands[i..]) };
             if together > 1 {
                 let group = &commands[i..i + together];
                 let this: &Self = self;
@@ -141,40 +172,6 @@ impl<'a> Exec<'a> {
                 i += 1;
             }
         }
-    }
-
-    /// How many commands from the start of `commands` are native Async Commands that touch no
-    /// resource another of them touches (0 or 1: none to run together). No barrier orders
-    /// such commands, so the device may run them at once, as a GPU overlaps them; disjoint
-    /// resources make every order give the same bytes. Bound clears take the bound targets
-    /// of the moment, so they stay in order.
-    fn independent_async(&self, commands: &[Command]) -> usize {
-        /// Commands run together at most: enough for any frame's batch of single resolves.
-        const MOST: usize = 1024;
-        let groupable = |c: &Command| {
-            c.is_async()
-                && !matches!(
-                    c,
-                    Command::ClearBoundRenderTargetViews { .. } | Command::ClearBoundDepthStencilView { .. }
-                )
-        };
-        if self.state.predicated_off || commands.len() < 2 || !groupable(&commands[0]) || !groupable(&commands[1]) {
-            return 0;
-        }
-        let mut seen = rustc_hash::FxHashSet::default();
-        let mut n = 0;
-        for c in commands.iter().take(MOST).take_while(|c| groupable(c)) {
-            let mut mine = smallvec::SmallVec::<[ResourceId; 4]>::new();
-            c.for_each_resource(|id| mine.push(id));
-            mine.sort_unstable_by_key(|id| id.0);
-            mine.dedup();
-            if mine.iter().any(|id| seen.contains(id)) {
-                break;
-            }
-            seen.extend(mine);
-            n += 1;
-        }
-        n
     }
 
     /// Bytes of the resources a command touches, to weigh it among others.
@@ -287,5 +284,36 @@ impl<'a> Exec<'a> {
                 }
             }
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use asyncmd_ddi::Command;
+
+    fn copy(dest: u64, source: u64) -> Command {
+        Command::CopyResources(vec![(ResourceId(dest), ResourceId(source))])
+    }
+
+    /// Runs of native calls go together only while no resource repeats: a call that reads
+    /// what an earlier one of the run writes (or writes what it reads) starts a new run.
+    #[test]
+    fn only_calls_on_disjoint_resources_run_together() {
+        assert_eq!(independent_async(&[copy(1, 2), copy(3, 4), copy(5, 6)]), 3);
+        assert_eq!(independent_async(&[copy(1, 2), copy(3, 4), copy(5, 1)]), 2, "reads an earlier destination");
+        assert_eq!(independent_async(&[copy(1, 2), copy(2, 3)]), 1, "writes an earlier source");
+        assert_eq!(independent_async(&[copy(1, 2), copy(1, 4)]), 1, "writes an earlier destination");
+        assert_eq!(independent_async(&[copy(1, 2)]), 0);
+        let barrier = Command::Barrier(Vec::new());
+        assert_eq!(independent_async(&[copy(1, 2), barrier.clone(), copy(3, 4)]), 0, "a barrier orders them");
+        assert_eq!(independent_async(&[copy(1, 2), copy(3, 4), barrier, copy(5, 6)]), 2);
+        let bound = Command::ClearBoundDepthStencilView {
+            flags: asyncmd_types::ClearFlags::DEPTH,
+            depth: 0.0,
+            stencil: 0,
+            regions: None,
+        };
+        assert_eq!(independent_async(&[copy(1, 2), bound]), 0, "bound clears keep their place");
     }
 }
