@@ -287,6 +287,13 @@ fn write_json<T: serde::Serialize>(path: Option<&std::path::Path>, rows: &T) -> 
 
 /// `asyncmd bench`: prints the report as Markdown tables, and writes JSON and a plot if asked.
 pub fn run(opts: BenchOptions) -> Result<()> {
+    if opts.e2e && (opts.suite != Suite::AsyncCommands || opts.count.is_some() || opts.size.is_some()) {
+        return Err(Error::invalid_arg(
+            MessageId::CreateDeviceInvalidArgs,
+            "bench: --e2e is the Async Commands suite's end-to-end mode, on the sample's own sizes \
+             (no --suite, --count or --size)",
+        ));
+    }
     match opts.suite {
         Suite::CommandBuffers => {
             let (device, rows) = command_buffers::measure(DeviceSpec::resolve(opts.device)?, opts.quick)?;

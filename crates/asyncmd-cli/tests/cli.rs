@@ -256,6 +256,12 @@ fn bench_e2e_times_frames_of_work_around_draws() {
     }
     assert!(report["apis"].as_array().unwrap().is_empty());
     std::fs::remove_file(&json).ok();
+    // The mode has its own sizes and belongs to one suite: anything else is a usage error.
+    for bad in [&["--count", "4"][..], &["--size", "4096"], &["--suite", "semantics"]] {
+        let out = asyncmd(&cfg).args(["bench", "--quick", "--e2e"]).args(bad).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{bad:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("--e2e"), "{bad:?}");
+    }
 }
 
 #[test]
