@@ -60,7 +60,7 @@ pub(crate) fn parallel<T: Sync>(
         return;
     };
     // Groups by destination, in first-seen order; most calls name each destination once.
-    let mut index: std::collections::HashMap<ResourceId, usize> = std::collections::HashMap::new();
+    let mut index: rustc_hash::FxHashMap<ResourceId, usize> = Default::default();
     let mut groups: Vec<Vec<&T>> = Vec::new();
     for item in items {
         let slot = *index.entry(dest(item)).or_insert_with(|| {
