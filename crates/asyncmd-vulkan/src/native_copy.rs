@@ -103,9 +103,10 @@ impl VkCommandList {
             return Ok(false);
         }
         let (dst, src) = (self.resource(dest.resource)?, self.resource(source.resource)?);
-        let Some((sbox, extent)) = copy_extent(&dst, dest, at, &src, source, source_box)? else {
+        let Some((sbox, extents)) = copy_extent(&dst, dest, at, &src, source, source_box)? else {
             return Ok(true);
         };
+        let Some(extent) = extents.same() else { return Ok(false) };
         if extent.depth != 1 || at.2 != 0 || sbox.front != 0 {
             return Ok(false);
         }

@@ -306,7 +306,12 @@ fn texture_copies_by_kernel_match_the_legacy_loop() {
                 1 => (p.dest_sub % subs, p.dest_sub % subs),
                 _ => (p.source_sub % subs, p.source_sub % subs),
             };
-            let (sw, sh, _) = desc.subresource_extent(ss).unwrap();
+            // A buffer-to-texture part reads a footprint, whose extent is whole blocks: its
+            // box may not stop at the subresource's edge inside a block.
+            let (sw, sh) = match p.kind {
+                1 => (fps.layouts[ss as usize].footprint.width, fps.layouts[ss as usize].footprint.height),
+                _ => desc.subresource_extent(ss).map(|(w, h, _)| (w, h)).unwrap(),
+            };
             let (dw, dh, _) = desc.subresource_extent(ds).unwrap();
             let block = if case.format == Format::Bc1Unorm { 4 } else { 1 };
             let at = |f: u32, n: u32| (f * n / 100) / block * block;

@@ -81,7 +81,7 @@ impl VkCommandList {
         self.check_not_predicated("CopyTextureRegion")?;
         let d = self.core.device.clone();
         let (dst, src) = (self.resource(dest.resource)?, self.resource(source.resource)?);
-        let Some((sbox, extent)) = copy_extent(&dst, dest, at, &src, source, source_box)? else {
+        let Some((sbox, extents)) = copy_extent(&dst, dest, at, &src, source, source_box)? else {
             return Ok(());
         };
         let src_offset = vk::Offset3D { x: sbox.left as i32, y: sbox.top as i32, z: sbox.front as i32 };
@@ -89,13 +89,14 @@ impl VkCommandList {
         self.serialize();
         match (&dest.kind, &source.kind) {
             (CopyLocationKind::Subresource(di), CopyLocationKind::Subresource(si))
-                if copies_through_buffer(&dst.desc, &src.desc) =>
+                if copies_through_buffer(&dst.desc, &src.desc) || extents.same().is_none() =>
             {
-                self.copy_aspect_through_buffer(&dst, *di, dst_offset, &src, *si, src_offset, extent)?;
+                self.copy_aspect_through_buffer(&dst, *di, dst_offset, &src, *si, src_offset, extents)?;
             }
             (CopyLocationKind::Subresource(di), CopyLocationKind::Subresource(si)) => {
                 let (dl, _) = Self::layers(&dst, *di)?;
                 let (sl, _) = Self::layers(&src, *si)?;
+                let extent = extents.dest;
                 let region =
                     [vk::ImageCopy { src_subresource: sl, src_offset, dst_subresource: dl, dst_offset, extent }];
                 let (di, si) = (dst.image().unwrap_or_default(), src.image().unwrap_or_default());
@@ -113,7 +114,7 @@ impl VkCommandList {
                     buffer_image_height: image_height,
                     image_subresource: dl,
                     image_offset: dst_offset,
-                    image_extent: extent,
+                    image_extent: extents.dest,
                 }];
                 let (image, buffer) = (dst.image().unwrap_or_default(), src.buffer().unwrap_or_default());
                 // SAFETY: a live buffer and image; the runtime checked footprint and region.
@@ -128,7 +129,7 @@ impl VkCommandList {
                     buffer_image_height: image_height,
                     image_subresource: sl,
                     image_offset: src_offset,
-                    image_extent: extent,
+                    image_extent: extents.source,
                 }];
                 let (image, buffer) = (src.image().unwrap_or_default(), dst.buffer().unwrap_or_default());
                 // SAFETY: as above.
@@ -140,7 +141,8 @@ impl VkCommandList {
     }
 
     /// Copies one aspect of `src` into one aspect of `dst` through a scratch buffer: the copies
-    /// `vkCmdCopyImage` cannot make (see [`copies_through_buffer`]).
+    /// `vkCmdCopyImage` cannot make (see [`copies_through_buffer`] and [`copy_extent`]). Both
+    /// extents cover the same blocks, so the buffer is packed alike on both halves.
     #[allow(clippy::too_many_arguments)] // both ends of an image copy
     pub(super) fn copy_aspect_through_buffer(
         &mut self,
@@ -150,7 +152,7 @@ impl VkCommandList {
         src: &VkResource,
         src_sub: u32,
         src_offset: vk::Offset3D,
-        extent: vk::Extent3D,
+        extents: CopyExtents,
     ) -> Result<()> {
         if src.desc.is_msaa() || dst.desc.is_msaa() {
             // Buffers hold no samples, and Vulkan copies images of different aspects only
@@ -163,8 +165,13 @@ impl VkCommandList {
         }
         let (sl, plane) = Self::layers(src, src_sub)?;
         let (dl, _) = Self::layers(dst, dst_sub)?;
-        let bytes = src.desc.format.plane(plane).map_or(4, |p| p.bytes_per_block) as u64;
-        let size = bytes * extent.width as u64 * extent.height as u64 * extent.depth as u64;
+        let info = src.desc.format.plane(plane);
+        let (bytes, bw, bh) = info.map_or((4, 1, 1), |p| (p.bytes_per_block, p.block_width, p.block_height));
+        let e = extents.source;
+        let size = [e.width.div_ceil(bw.max(1)), e.height.div_ceil(bh.max(1)), e.depth]
+            .into_iter()
+            .try_fold(u64::from(bytes), |n, k| n.checked_mul(u64::from(k)))
+            .ok_or_else(|| fail("CopyTextureRegion: copy too large".into()))?;
         let scratch = Arc::new(VkResource::new(
             &self.core,
             &asyncmd_types::ResourceDesc::buffer(size),
@@ -176,13 +183,13 @@ impl VkCommandList {
         let out = [vk::BufferImageCopy {
             image_subresource: sl,
             image_offset: src_offset,
-            image_extent: extent,
+            image_extent: extents.source,
             ..Default::default()
         }];
         let back = [vk::BufferImageCopy {
             image_subresource: dl,
             image_offset: dst_offset,
-            image_extent: extent,
+            image_extent: extents.dest,
             ..Default::default()
         }];
         let between = [sync::serialize_transfers(false)];
@@ -257,8 +264,9 @@ impl VkCommandList {
         if copies_through_buffer(&dst.desc, &desc) {
             for sub in 0..desc.subresource_count() {
                 let (width, height, depth) = desc.subresource_extent(sub).unwrap_or((0, 0, 0));
-                let (origin, extent) = (vk::Offset3D::default(), vk::Extent3D { width, height, depth });
-                self.copy_aspect_through_buffer(&dst, sub, origin, &src, sub, origin, extent)?;
+                let extent = vk::Extent3D { width, height, depth };
+                let (origin, extents) = (vk::Offset3D::default(), CopyExtents { source: extent, dest: extent });
+                self.copy_aspect_through_buffer(&dst, sub, origin, &src, sub, origin, extents)?;
             }
             return Ok(());
         }
@@ -288,10 +296,31 @@ impl VkCommandList {
     }
 }
 
-/// The source box of a texture copy (the whole source where none is given) and the extent it
-/// copies, clipped to the edges of both subresources (footprints of block-compressed mips are
-/// padded to whole blocks; Vulkan wants the copy to end at the image's edge); `None` where it
-/// copies nothing.
+/// What one texture copy covers on each side, in that side's own texels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CopyExtents {
+    /// The region read from the source.
+    pub source: vk::Extent3D,
+    /// The region written in the destination.
+    pub dest: vk::Extent3D,
+}
+
+impl CopyExtents {
+    /// The one extent `vkCmdCopyImage` takes, where both sides agree.
+    pub(crate) fn same(&self) -> Option<vk::Extent3D> {
+        (self.source == self.dest).then_some(self.source)
+    }
+}
+
+/// The source box of a texture copy (the whole source where none is given) and what it covers
+/// on each side; `None` where it copies nothing.
+///
+/// D3D12 copies whole blocks of block-compressed formats: a box that stops inside the last
+/// block of the source's edge still writes that whole block into the destination. Vulkan wants
+/// an image's extent in whole blocks unless it ends at that image's edge, so each image side
+/// gets the box rounded up to blocks and clipped to its own edge (footprints of
+/// block-compressed mips are padded to whole blocks, which the clip also takes off). The two
+/// sides then differ where the source ends at an edge that the destination does not.
 pub(crate) fn copy_extent(
     dst: &VkResource,
     dest: &TextureCopyLocation<ResourceId>,
@@ -299,7 +328,7 @@ pub(crate) fn copy_extent(
     src: &VkResource,
     source: &TextureCopyLocation<ResourceId>,
     source_box: Option<Box3>,
-) -> Result<Option<(Box3, vk::Extent3D)>> {
+) -> Result<Option<(Box3, CopyExtents)>> {
     let full = |res: &VkResource, kind: &CopyLocationKind| match kind {
         CopyLocationKind::Subresource(i) => res.desc.subresource_extent(*i).map(|(w, h, z)| Box3::sized(w, h, z)),
         CopyLocationKind::PlacedFootprint(fp) => {
@@ -314,17 +343,27 @@ pub(crate) fn copy_extent(
     if w == 0 || h == 0 || depth == 0 {
         return Ok(None);
     }
-    let mut extent = vk::Extent3D { width: w, height: h, depth };
-    for (res, kind, (x, y, z)) in [(dst, &dest.kind, at), (src, &source.kind, (sbox.left, sbox.top, sbox.front))] {
-        if let CopyLocationKind::Subresource(i) = kind {
-            if let Some((ew, eh, ed)) = res.desc.subresource_extent(*i) {
-                extent.width = extent.width.min(ew.saturating_sub(x));
-                extent.height = extent.height.min(eh.saturating_sub(y));
-                extent.depth = extent.depth.min(ed.saturating_sub(z));
-            }
-        }
+    let side = |res: &VkResource, kind: &CopyLocationKind, (x, y, z): (u32, u32, u32)| {
+        let CopyLocationKind::Subresource(i) = kind else { return None };
+        let (ew, eh, ed) = res.desc.subresource_extent(*i)?;
+        let plane = res.desc.subresource(*i).and_then(|s| res.desc.format.plane(s.plane));
+        let (bw, bh) = plane.map_or((1, 1), |p| (p.block_width.max(1), p.block_height.max(1)));
+        let whole = |n: u32, block: u32| n.div_ceil(block).saturating_mul(block);
+        Some(vk::Extent3D {
+            width: whole(w, bw).min(ew.saturating_sub(x)),
+            height: whole(h, bh).min(eh.saturating_sub(y)),
+            depth: depth.min(ed.saturating_sub(z)),
+        })
+    };
+    let to = side(dst, &dest.kind, at);
+    let from = side(src, &source.kind, (sbox.left, sbox.top, sbox.front));
+    let (Some(source), Some(dest)) = (from.or(to), to.or(from)) else {
+        return Err(fail("CopyTextureRegion: buffer to buffer".into()));
+    };
+    if [source.width, source.height, source.depth, dest.width, dest.height, dest.depth].contains(&0) {
+        return Ok(None);
     }
-    Ok(Some((sbox, extent)))
+    Ok(Some((sbox, CopyExtents { source, dest })))
 }
 
 /// The linear indices of the tiles a tile copy names, in the order the buffer holds them.
