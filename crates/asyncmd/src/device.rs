@@ -138,6 +138,9 @@ pub struct DeviceConfiguration {
     pub async_commands_fallback_enabled: bool,
     /// The developer's forced setting in effect at creation.
     pub async_commands_force_fallback: bool,
+    /// The fallback clears with the closest value a legacy view clear takes, as the D3D12
+    /// runtime's does (`AsyncCommandsFallback::set_closest_clear_values`).
+    pub async_commands_closest_clear_values: bool,
 }
 
 /// A device (`ID3D12Device`). Cloning shares it.
@@ -177,6 +180,7 @@ impl Device {
         DeviceConfiguration {
             async_commands_fallback_enabled: self.shared.options.async_commands_fallback_enabled,
             async_commands_force_fallback: self.shared.options.async_commands_force_fallback,
+            async_commands_closest_clear_values: self.shared.options.async_commands_closest_clear_values,
         }
     }
 

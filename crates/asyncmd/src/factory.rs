@@ -40,6 +40,10 @@ pub struct StartupOptions {
     pub async_commands_fallback_enabled: bool,
     /// A developer forces the fallback (`bAsyncCommandsForceFallback`).
     pub async_commands_force_fallback: bool,
+    /// The fallback clears as the D3D12 runtime's does where a legacy view clear cannot store
+    /// the value exactly: with the closest value that clear takes
+    /// ([`AsyncCommandsFallback::set_closest_clear_values`]).
+    pub async_commands_closest_clear_values: bool,
 }
 
 /// Chooses the Async Commands implementation, once, at device creation:
@@ -62,6 +66,7 @@ pub fn select_impl(caps: &Capabilities, options: StartupOptions) -> AsyncCommand
 #[derive(Default)]
 pub struct AsyncCommandsFallback {
     enabled: AtomicBool,
+    closest: AtomicBool,
 }
 
 impl AsyncCommandsFallback {
@@ -73,6 +78,22 @@ impl AsyncCommandsFallback {
     /// Whether the app opted in.
     pub fn fallback_layer_enabled(&self) -> bool {
         self.enabled.load(Ordering::Relaxed)
+    }
+
+    /// Makes the fallback of devices this factory creates from now on clear as the D3D12
+    /// runtime's fallback does: multisampled `ClearTextureSubresources` and the bound clears'
+    /// legacy shortcut outside a render pass take the closest value a legacy view clear can
+    /// store (integers above 2^24 in magnitude may round, subnormals flush, NaN payloads are
+    /// not kept). Off by default: asyncmd's fallback then draws those clears, which stores
+    /// every value exactly, as native clears do. For apps that compare against results the
+    /// D3D12 runtime produced.
+    pub fn set_closest_clear_values(&self, closest: bool) {
+        self.closest.store(closest, Ordering::Relaxed);
+    }
+
+    /// Whether new devices clear with the closest value ([`Self::set_closest_clear_values`]).
+    pub fn closest_clear_values(&self) -> bool {
+        self.closest.load(Ordering::Relaxed)
     }
 }
 
@@ -125,6 +146,7 @@ impl DeviceFactory {
         Ok(StartupOptions {
             async_commands_fallback_enabled: self.fallback.fallback_layer_enabled(),
             async_commands_force_fallback: force_fallback_setting()?,
+            async_commands_closest_clear_values: self.fallback.closest_clear_values(),
         })
     }
 

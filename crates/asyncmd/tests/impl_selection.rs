@@ -39,7 +39,11 @@ fn expected(enhanced: bool, native: bool, opt_in: bool, forced: bool) -> AsyncCo
 fn truth_table_of_select_impl_matches_the_spec_in_every_cell() {
     for bits in 0..16u8 {
         let (e, n, o, f) = (bits & 1 != 0, bits & 2 != 0, bits & 4 != 0, bits & 8 != 0);
-        let options = StartupOptions { async_commands_fallback_enabled: o, async_commands_force_fallback: f };
+        let options = StartupOptions {
+            async_commands_fallback_enabled: o,
+            async_commands_force_fallback: f,
+            ..Default::default()
+        };
         assert_eq!(
             select_impl(&caps(e, n), options),
             expected(e, n, o, f),

@@ -3,6 +3,7 @@
 //! themselves are in `fallback::bound_clear`).
 
 use super::async_cmd::Gate;
+use super::bundle_clear::BundledClear;
 use super::{CommandList, Pass};
 use crate::err;
 use crate::fallback::bound_clear::{clamp_depth, ClearTarget};
@@ -90,11 +91,11 @@ impl CommandList {
             })
         });
         let facts = BoundClearFacts {
-            bundle: self.ty == CommandListType::Bundle,
             in_pass: matches!(self.pass, Pass::Open { .. }),
             legacy_exact,
             past_smallest_output: past,
             mixed_sample_counts: mixed,
+            closest_values: self.device.options.async_commands_closest_clear_values,
         };
         let (flags, depth, stencil) = ds.unwrap_or((ClearFlags::empty(), 0.0, 0));
         let route = plan_bound_clear(&facts);
@@ -104,6 +105,11 @@ impl CommandList {
                 self.remove(err::fail(MessageId::AsyncCommandsFallbackUnsupported, api, why.reason()))
             }
             BoundClearRoute::Legacy => self.lowering().bound_clear_legacy(&targets, flags, depth, stencil),
+            BoundClearRoute::DrawsAlone => {
+                if let Err(e) = self.lowering().clear_targets_alone(targets) {
+                    self.remove(e);
+                }
+            }
             BoundClearRoute::Draws => {
                 let (bound, dsv_format) = self.bound_formats();
                 let planes = ds.map(|(f, _, _)| (f.contains(ClearFlags::DEPTH), f.contains(ClearFlags::STENCIL)));
@@ -146,7 +152,18 @@ impl CommandList {
                 Command::ClearBoundRenderTargetViews { mask: mask as u8, values: Box::new(v), regions: Box::new(r) }
             },
             |l, targets| {
-                if mask == 0 || targets.is_empty() && l.ty != CommandListType::Bundle {
+                if mask == 0 {
+                    return;
+                }
+                if l.ty == CommandListType::Bundle {
+                    let mut v = Box::new([ClearData::default(); SIMULTANEOUS_RENDER_TARGET_COUNT]);
+                    for (slot, value) in values.iter().take(SIMULTANEOUS_RENDER_TARGET_COUNT).enumerate() {
+                        v[slot] = *value;
+                    }
+                    let regions = regions.map(|r| r.iter().map(|b| b.map(<[Box3]>::to_vec)).collect());
+                    return l.defer_bundled_clear(BundledClear::Rtv { mask, values: v, regions });
+                }
+                if targets.is_empty() {
                     return;
                 }
                 let exact = targets.iter().all(|t| legacy_rtv_exact(t.format, &t.value));
@@ -231,7 +248,11 @@ impl CommandList {
                 regions: regions.map(|r| r.to_vec()),
             },
             |l, c| {
-                if c.target.is_none() && l.ty != CommandListType::Bundle || c.planes.is_empty() {
+                if l.ty == CommandListType::Bundle {
+                    let regions = regions.map(<[Box3]>::to_vec);
+                    return l.defer_bundled_clear(BundledClear::Dsv { flags, depth, stencil, regions });
+                }
+                if c.target.is_none() || c.planes.is_empty() {
                     return;
                 }
                 l.lower_bound_clear(DSV_API, c.target.into_iter().collect(), Some((c.planes, c.depth, stencil)), true);

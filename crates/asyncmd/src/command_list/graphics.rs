@@ -609,6 +609,10 @@ impl CommandList {
                 if !self.is_recording() {
                     return;
                 }
+                self.execute_bundle_pieces(bundle);
+                if !self.is_recording() {
+                    return;
+                }
                 self.shadow.absorb_bundle(&bundle.shadow);
                 self.record(Command::ExecuteBundle(exe))
             }

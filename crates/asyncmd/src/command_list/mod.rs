@@ -8,6 +8,7 @@ mod async_cmd;
 mod async_copy;
 mod barrier;
 mod bound_clear;
+mod bundle_clear;
 mod copy;
 mod fill;
 mod graphics;
@@ -90,6 +91,8 @@ pub struct CommandList {
     late_records: u32,
     /// Legacy or fast semantics, for the lists of command buffers.
     pub(crate) semantics: semantics::SemanticsState,
+    /// A bundle's pieces before its bound clears, under the fallback (`bundle_clear`).
+    bundle_pieces: Vec<bundle_clear::BundlePiece>,
 }
 
 impl CommandList {
@@ -112,6 +115,7 @@ impl CommandList {
             fallback: FallbackState::default(),
             late_records: 0,
             semantics: semantics::SemanticsState::watching(d.debug_layer()),
+            bundle_pieces: Vec::new(),
         })
     }
 
@@ -229,6 +233,7 @@ impl CommandList {
         self.queries.clear();
         self.shadow = Default::default();
         self.fallback.reset();
+        self.bundle_pieces.clear();
         self.late_records = 0;
         self.semantics.reset();
         self.semantics.watch = self.device.debug_layer();

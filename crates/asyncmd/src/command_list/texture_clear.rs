@@ -223,6 +223,7 @@ impl CommandList {
             region_bytes,
             protected: c.texture.is_protected(),
             msaa_renderable: renderable && desc.sample_desc.quality == 0,
+            closest_values: self.device.options.async_commands_closest_clear_values,
         }
     }
 
@@ -284,8 +285,8 @@ impl CommandList {
         for (route, c) in planned {
             let r = match route {
                 TextureClearRoute::PatternCopy { staged } => self.lowering().clear_by_pattern(&c, staged, &mut sources),
-                TextureClearRoute::InPlace => self.lowering().clear_in_place(&c),
-                TextureClearRoute::MsaaCopy => self.lowering().clear_through_msaa(&c),
+                TextureClearRoute::InPlace { draw } => self.lowering().clear_in_place(&c, draw),
+                TextureClearRoute::MsaaCopy { draw } => self.lowering().clear_through_msaa(&c, draw),
                 // Rejections removed the list above.
                 TextureClearRoute::Rejected(_) => Ok(()),
             };

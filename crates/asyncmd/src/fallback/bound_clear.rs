@@ -192,6 +192,24 @@ impl Lowering<'_> {
     }
 }
 
+impl Lowering<'_> {
+    /// Draws each of `targets` (render targets) bound alone as slot 0, over its own extent,
+    /// then binds the app's targets again: the exact route where draws into the bound outputs
+    /// together cannot cover a clear (regions past the smallest output, mixed sample counts)
+    /// and the texture clears' exact MSAA route. Outside render passes only.
+    pub(crate) fn clear_targets_alone(&mut self, targets: Vec<ClearTarget>) -> Result<()> {
+        for mut t in targets {
+            let TargetView::Rtv(view) = t.view else { continue };
+            t.slot = 0;
+            self.record(Command::SetRenderTargets { rtvs: vec![view], dsv: None });
+            let (format, extent) = (t.format, t.extent);
+            self.bound_clear_draws(std::slice::from_ref(&t), None, 0.0, 0, vec![format], Format::Unknown, extent)?;
+        }
+        self.restore_render_targets();
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

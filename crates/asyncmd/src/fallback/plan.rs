@@ -80,10 +80,18 @@ pub enum TextureClearRoute {
         /// The tile is staged through device memory first.
         staged: bool,
     },
-    /// A legacy view clear through a private RTV or DSV, between transitions.
-    InPlace,
-    /// A legacy view clear of a private MSAA texture, copied into the target.
-    MsaaCopy,
+    /// A clear through a private RTV or DSV, between transitions: a legacy view clear, or with
+    /// `draw` the runtime's clear draw (exact where the view clear is not).
+    InPlace {
+        /// Drawn rather than view-cleared.
+        draw: bool,
+    },
+    /// A clear of a private MSAA texture, copied into the target: a legacy view clear, or with
+    /// `draw` the runtime's clear draw.
+    MsaaCopy {
+        /// Drawn rather than view-cleared.
+        draw: bool,
+    },
     /// Not lowerable: the list is removed with `Fail`.
     Rejected(ClearRejection),
 }
@@ -152,6 +160,9 @@ pub struct TextureClearFacts {
     pub protected: bool,
     /// A private texture of the format, sample count and quality can be rendered.
     pub msaa_renderable: bool,
+    /// The device was created to clear with the closest value a view clear takes, as the
+    /// D3D12 runtime does, rather than drawing inexact MSAA colour clears.
+    pub closest_values: bool,
 }
 
 /// The layouts an in-place clear can start from and return to.
@@ -168,9 +179,11 @@ fn in_place_layout(layout: Option<BarrierLayout>) -> bool {
 }
 
 /// The route of one subresource clear, as the spec's appendix matrix lays out:
-/// - MSAA: direct lists only; in place where the view clear is possible (the closest value
-///   when the exact one is not), else through a private MSAA texture (unprotected, renderable,
-///   whole subresource unless the device has programmable sample positions);
+/// - MSAA: direct lists only; in place where the view clear is possible, else through a
+///   private MSAA texture (unprotected, renderable, whole subresource unless the device has
+///   programmable sample positions). Where a colour view clear cannot store the value exactly
+///   either route draws it instead (the spec's fallback takes the closest value; so does
+///   this one with `closest_values`);
 /// - single-sample: in place on direct lists when the view clear is exact and the layout
 ///   known, for partial regions on discrete devices only above a quarter of the subresource
 ///   (or when a partial copy is not legal); otherwise the pattern copy, staged through VRAM on
@@ -180,10 +193,11 @@ pub fn plan_texture_clear(f: &TextureClearFacts, d: &DeviceFacts) -> TextureClea
     let view_clear =
         f.list == CommandListType::Direct && f.view_target && !f.simultaneous_access && in_place_layout(f.known_layout);
     if f.samples > 1 {
+        let draw = !f.exact && !f.depth_stencil && !f.closest_values;
         return if f.list != CommandListType::Direct {
             TextureClearRoute::Rejected(ClearRejection::MsaaOnComputeList)
         } else if view_clear {
-            TextureClearRoute::InPlace
+            TextureClearRoute::InPlace { draw }
         } else if f.protected {
             TextureClearRoute::Rejected(ClearRejection::ProtectedMsaa)
         } else if !f.msaa_renderable {
@@ -191,7 +205,7 @@ pub fn plan_texture_clear(f: &TextureClearFacts, d: &DeviceFacts) -> TextureClea
         } else if !whole && !d.programmable_sample_positions {
             TextureClearRoute::Rejected(ClearRejection::PartialWithoutSamplePositions)
         } else {
-            TextureClearRoute::MsaaCopy
+            TextureClearRoute::MsaaCopy { draw }
         };
     }
     let partial_copy_legal = !f.depth_stencil || d.programmable_sample_positions;
@@ -207,7 +221,7 @@ pub fn plan_texture_clear(f: &TextureClearFacts, d: &DeviceFacts) -> TextureClea
         // transitions cost more than the clear (measured on a 4K target).
         let large = f.region_texels.saturating_mul(4) > f.subresource_texels;
         if whole || d.uma || large || copy.is_err() {
-            return TextureClearRoute::InPlace;
+            return TextureClearRoute::InPlace { draw: false };
         }
     }
     copy.unwrap_or_else(TextureClearRoute::Rejected)
@@ -221,6 +235,10 @@ pub enum BoundClearRoute {
     Legacy,
     /// Runtime-owned draws with the app's state restored after them.
     Draws,
+    /// Outside a pass, where draws into the bound outputs cannot cover the clear and a legacy
+    /// clear would not be exact: runtime draws into each selected target bound alone, then
+    /// the app's targets and state bound again.
+    DrawsAlone,
     /// Not lowerable: the list is removed with `Fail`.
     Rejected(BoundClearRejection),
 }
@@ -228,8 +246,6 @@ pub enum BoundClearRoute {
 /// Why the fallback cannot lower a bound clear.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BoundClearRejection {
-    /// Bound clears recorded in bundles would have to be lowered when the bundle runs.
-    Bundle,
     /// Inside a pass, a selected region reaches past the smallest bound output.
     PastSmallestOutput,
     /// Inside a pass, the bound outputs have different sample counts.
@@ -240,7 +256,6 @@ impl BoundClearRejection {
     /// The reason, as the removal message states it.
     pub fn reason(self) -> &'static str {
         match self {
-            BoundClearRejection::Bundle => "the fallback does not lower bound clears recorded in bundles",
             BoundClearRejection::PastSmallestOutput => {
                 "inside a render pass a selected region reaches past the smallest bound output, which draws cannot cover"
             }
@@ -254,8 +269,6 @@ impl BoundClearRejection {
 /// What the planner needs to know of one bound clear.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BoundClearFacts {
-    /// Recorded in a bundle.
-    pub bundle: bool,
     /// Inside a render pass.
     pub in_pass: bool,
     /// Legacy clears write exactly the requested values: always for depth-stencil clears; for
@@ -267,11 +280,16 @@ pub struct BoundClearFacts {
     pub past_smallest_output: bool,
     /// The bound outputs have different sample counts.
     pub mixed_sample_counts: bool,
+    /// The device clears with the closest value a legacy clear takes, as the D3D12 runtime
+    /// does: outside a pass, what draws cannot cover takes the legacy clear, exact or not.
+    pub closest_values: bool,
 }
 
-/// The route of a bound clear: bundles are rejected; inside a pass the clear draws unless the
-/// draws cannot cover it (rejected); outside a pass legacy clears are used where they are
-/// exact, and also where draws cannot cover the clear (the closest value), draws otherwise.
+/// The route of a bound clear (one recorded in a bundle is planned when a list executes it):
+/// inside a pass the clear draws unless the draws cannot cover it (rejected); outside a pass
+/// legacy clears are used where they are exact, draws otherwise, and where draws into the
+/// bound outputs cannot cover the clear, draws into each target alone (the legacy clear's
+/// closest value with `closest_values`).
 pub fn plan_bound_clear(f: &BoundClearFacts) -> BoundClearRoute {
     let undrawable = if f.past_smallest_output {
         Some(BoundClearRejection::PastSmallestOutput)
@@ -280,13 +298,13 @@ pub fn plan_bound_clear(f: &BoundClearFacts) -> BoundClearRoute {
     } else {
         None
     };
-    match (f.bundle, f.in_pass, undrawable) {
-        (true, _, _) => BoundClearRoute::Rejected(BoundClearRejection::Bundle),
-        (false, true, Some(why)) => BoundClearRoute::Rejected(why),
-        (false, true, None) => BoundClearRoute::Draws,
-        (false, false, Some(_)) => BoundClearRoute::Legacy,
-        (false, false, None) if f.legacy_exact => BoundClearRoute::Legacy,
-        (false, false, None) => BoundClearRoute::Draws,
+    match (f.in_pass, undrawable) {
+        (true, Some(why)) => BoundClearRoute::Rejected(why),
+        (true, None) => BoundClearRoute::Draws,
+        (false, Some(_)) if f.legacy_exact || f.closest_values => BoundClearRoute::Legacy,
+        (false, Some(_)) => BoundClearRoute::DrawsAlone,
+        (false, None) if f.legacy_exact => BoundClearRoute::Legacy,
+        (false, None) => BoundClearRoute::Draws,
     }
 }
 
@@ -308,7 +326,6 @@ mod tests {
             assert!(r.reason().contains(cause), "{r:?}: {}", r.reason());
         }
         let bound = [
-            (BoundClearRejection::Bundle, "bundles"),
             (BoundClearRejection::PastSmallestOutput, "past the smallest bound output"),
             (BoundClearRejection::MixedSampleCounts, "different sample counts"),
         ];
@@ -378,6 +395,7 @@ mod tests {
             region_bytes: 400,
             protected: false,
             msaa_renderable: true,
+            closest_values: false,
         }
     }
 
@@ -387,10 +405,10 @@ mod tests {
 
     #[test]
     fn in_place_needs_every_condition_for_single_sample_textures() {
-        assert_eq!(plan_texture_clear(&clear(), &DISCRETE), TextureClearRoute::InPlace);
+        assert_eq!(plan_texture_clear(&clear(), &DISCRETE), TextureClearRoute::InPlace { draw: false });
         for layout in [BarrierLayout::Common, BarrierLayout::DirectQueueCommon, BarrierLayout::DirectQueueCopyDest] {
             let f = TextureClearFacts { known_layout: Some(layout), ..clear() };
-            assert_eq!(plan_texture_clear(&f, &DISCRETE), TextureClearRoute::InPlace, "{layout:?}");
+            assert_eq!(plan_texture_clear(&f, &DISCRETE), TextureClearRoute::InPlace { draw: false }, "{layout:?}");
         }
         for (what, f) in [
             ("compute list", TextureClearFacts { list: CommandListType::Compute, ..clear() }),
@@ -417,19 +435,19 @@ mod tests {
         let quarter = TextureClearFacts { region_texels: 25, ..clear() };
         let above = TextureClearFacts { region_texels: 26, ..clear() };
         assert_eq!(plan_texture_clear(&quarter, &DISCRETE), COPY);
-        assert_eq!(plan_texture_clear(&above, &DISCRETE), TextureClearRoute::InPlace);
+        assert_eq!(plan_texture_clear(&above, &DISCRETE), TextureClearRoute::InPlace { draw: false });
         // UMA: whenever the view clear is possible.
         assert_eq!(
             plan_texture_clear(&TextureClearFacts { region_texels: 1, ..clear() }, &UMA),
-            TextureClearRoute::InPlace
+            TextureClearRoute::InPlace { draw: false }
         );
         // Depth-stencil partial regions where a partial copy is not legal stay in place.
         let ds = TextureClearFacts { depth_stencil: true, region_texels: 1, ..clear() };
-        assert_eq!(plan_texture_clear(&ds, &NO_PSP), TextureClearRoute::InPlace);
+        assert_eq!(plan_texture_clear(&ds, &NO_PSP), TextureClearRoute::InPlace { draw: false });
         assert_eq!(plan_texture_clear(&ds, &DISCRETE), COPY);
         // A region the copy cannot write goes in place at any size.
         let uncopyable = TextureClearFacts { copyable: false, region_texels: 1, ..clear() };
-        assert_eq!(plan_texture_clear(&uncopyable, &DISCRETE), TextureClearRoute::InPlace);
+        assert_eq!(plan_texture_clear(&uncopyable, &DISCRETE), TextureClearRoute::InPlace { draw: false });
     }
 
     #[test]
@@ -457,16 +475,27 @@ mod tests {
     #[test]
     fn msaa_routes() {
         let msaa = TextureClearFacts { samples: 4, exact: false, ..clear() };
-        // In place even with an inexact value (the closest one).
-        assert_eq!(plan_texture_clear(&msaa, &DISCRETE), TextureClearRoute::InPlace);
+        const IN_PLACE: TextureClearRoute = TextureClearRoute::InPlace { draw: true };
+        const PRIVATE: TextureClearRoute = TextureClearRoute::MsaaCopy { draw: true };
+        // In place even with an inexact value, drawn.
+        assert_eq!(plan_texture_clear(&msaa, &DISCRETE), IN_PLACE);
+        // A value the view clear stores, or the closest value where the device asks for it.
+        let exact = TextureClearFacts { exact: true, ..msaa };
+        assert_eq!(plan_texture_clear(&exact, &DISCRETE), TextureClearRoute::InPlace { draw: false });
+        let closest = TextureClearFacts { closest_values: true, ..msaa };
+        assert_eq!(plan_texture_clear(&closest, &DISCRETE), TextureClearRoute::InPlace { draw: false });
+        // Depth is stored exactly by the view clear.
+        let depth = TextureClearFacts { depth_stencil: true, ..msaa };
+        assert_eq!(plan_texture_clear(&depth, &DISCRETE), TextureClearRoute::InPlace { draw: false });
         let partial = TextureClearFacts { region_texels: 10, ..msaa };
-        assert_eq!(plan_texture_clear(&partial, &NO_PSP), TextureClearRoute::InPlace);
+        assert_eq!(plan_texture_clear(&partial, &NO_PSP), IN_PLACE);
         let private = TextureClearFacts { view_target: false, ..msaa };
-        assert_eq!(plan_texture_clear(&private, &DISCRETE), TextureClearRoute::MsaaCopy);
+        assert_eq!(plan_texture_clear(&private, &DISCRETE), PRIVATE);
         assert_eq!(
-            plan_texture_clear(&TextureClearFacts { known_layout: None, ..msaa }, &NO_PSP),
-            TextureClearRoute::MsaaCopy
+            plan_texture_clear(&TextureClearFacts { exact: true, ..private }, &DISCRETE),
+            TextureClearRoute::MsaaCopy { draw: false }
         );
+        assert_eq!(plan_texture_clear(&TextureClearFacts { known_layout: None, ..msaa }, &NO_PSP), PRIVATE);
         let rejected = |r| TextureClearRoute::Rejected(r);
         assert_eq!(
             plan_texture_clear(&TextureClearFacts { list: CommandListType::Compute, ..msaa }, &DISCRETE),
@@ -481,7 +510,7 @@ mod tests {
             rejected(ClearRejection::UnrenderableMsaa)
         );
         let partial_private = TextureClearFacts { region_texels: 10, ..private };
-        assert_eq!(plan_texture_clear(&partial_private, &DISCRETE), TextureClearRoute::MsaaCopy);
+        assert_eq!(plan_texture_clear(&partial_private, &DISCRETE), PRIVATE);
         assert_eq!(
             plan_texture_clear(&partial_private, &NO_PSP),
             rejected(ClearRejection::PartialWithoutSamplePositions)
@@ -491,20 +520,26 @@ mod tests {
     #[test]
     fn bound_clears_draw_inside_passes_and_take_legacy_clears_outside_where_exact() {
         let f = BoundClearFacts {
-            bundle: false,
             in_pass: false,
             legacy_exact: true,
             past_smallest_output: false,
             mixed_sample_counts: false,
+            closest_values: false,
         };
         assert_eq!(plan_bound_clear(&f), BoundClearRoute::Legacy);
         assert_eq!(plan_bound_clear(&BoundClearFacts { legacy_exact: false, ..f }), BoundClearRoute::Draws);
-        // Outside a pass, what draws cannot cover takes the legacy clear even when inexact.
+        // Outside a pass, what draws into the bound outputs cannot cover takes the legacy clear
+        // where it is exact, draws into each target alone where not (the legacy clear's
+        // closest value when the device asks for the D3D12 runtime's results).
         for undrawable in [
-            BoundClearFacts { legacy_exact: false, past_smallest_output: true, ..f },
-            BoundClearFacts { legacy_exact: false, mixed_sample_counts: true, ..f },
+            BoundClearFacts { past_smallest_output: true, ..f },
+            BoundClearFacts { mixed_sample_counts: true, ..f },
         ] {
             assert_eq!(plan_bound_clear(&undrawable), BoundClearRoute::Legacy);
+            let inexact = BoundClearFacts { legacy_exact: false, ..undrawable };
+            assert_eq!(plan_bound_clear(&inexact), BoundClearRoute::DrawsAlone);
+            let closest = BoundClearFacts { closest_values: true, ..inexact };
+            assert_eq!(plan_bound_clear(&closest), BoundClearRoute::Legacy);
         }
         let pass = BoundClearFacts { in_pass: true, ..f };
         assert_eq!(plan_bound_clear(&pass), BoundClearRoute::Draws, "exact or not, passes draw");
@@ -516,8 +551,10 @@ mod tests {
             plan_bound_clear(&BoundClearFacts { mixed_sample_counts: true, ..pass }),
             BoundClearRoute::Rejected(BoundClearRejection::MixedSampleCounts)
         );
-        for b in [BoundClearFacts { bundle: true, ..f }, BoundClearFacts { bundle: true, ..pass }] {
-            assert_eq!(plan_bound_clear(&b), BoundClearRoute::Rejected(BoundClearRejection::Bundle));
-        }
+        assert_eq!(
+            plan_bound_clear(&BoundClearFacts { legacy_exact: false, closest_values: true, ..pass }),
+            BoundClearRoute::Draws,
+            "the option leaves passes drawing"
+        );
     }
 }

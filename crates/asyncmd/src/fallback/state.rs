@@ -105,6 +105,14 @@ impl Lowering<'_> {
         *self.shadow = s;
     }
 
+    /// Binds the app's render targets and depth-stencil view again (outside render passes)
+    /// after the runtime drew into targets of its own.
+    pub(crate) fn restore_render_targets(&mut self) {
+        let rtvs = self.shadow.rtvs.iter().flatten().map(|c| c.view).collect();
+        let dsv = self.shadow.dsv.as_ref().map(|c| c.view);
+        self.record(Command::SetRenderTargets { rtvs, dsv });
+    }
+
     /// Rebinds the app's compute root signature, root arguments and pipeline after the
     /// runtime's dispatches.
     pub(crate) fn restore_compute_state(&mut self) {

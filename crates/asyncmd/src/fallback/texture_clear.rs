@@ -1,7 +1,9 @@
 //! The three `ClearTextureSubresources` routes and what they emit: legacy copies from a tile of
 //! the encoded value, a legacy view clear in place between transitions, and a legacy view
-//! clear of a private MSAA texture copied into the target.
+//! clear of a private MSAA texture copied into the target. Multisampled colour values a view
+//! clear cannot store exactly are drawn instead of view-cleared on the last two.
 
+use super::bound_clear::ClearTarget;
 use super::lowering::Lowering;
 use crate::allocator::TileKey;
 use crate::device::Device;
@@ -9,7 +11,7 @@ use crate::resource::Resource;
 use crate::track::Scope;
 use asyncmd_ddi::{Command, DepthStencilView, RenderTargetView};
 use asyncmd_types::{
-    align_up, BarrierAccess, BarrierGroup, BarrierLayout, BarrierSubresourceRange, BarrierSync, Box3, ClearElement,
+    align_up, stored_integers, BarrierAccess, BarrierGroup, BarrierLayout, BarrierSubresourceRange, BarrierSync, Box3, ClearElement,
     ClearFlags, DepthStencilViewDesc, DsvDimension, DsvFlags, Error, Format, HeapType, MessageId,
     PlacedSubresourceFootprint, PlaneInfo, Rect, RenderTargetViewDesc, ResourceDesc, ResourceDimension, ResourceFlags,
     Result, RtvDimension, SubresourceClear, SubresourceFootprint, TextureBarrier, TextureBarrierFlags,
@@ -159,11 +161,29 @@ impl Lowering<'_> {
         Ok(())
     }
 
+    /// The clear draw of `c`'s region of `resource` (subresource `c`'s, or the whole of a
+    /// private texture when `private`), multisampled colour only: through a private RTV bound
+    /// alone, every sample written with the value's exact bits.
+    fn draw_clear(&mut self, c: &SubClear, resource: &Resource, private: bool) -> Result<()> {
+        let format = c.view_format().ok_or_else(|| internal("no view format"))?;
+        let slice = if private { 0 } else { c.slice };
+        let dimension = RtvDimension::Texture2DMsArray { first_slice: slice, array_size: 1 };
+        let view = RenderTargetView { resource: resource.id(), desc: RenderTargetViewDesc { format, dimension } };
+        let region = if private { None } else { Some(Box3::new(c.region.left, c.region.top, 0, c.region.right, c.region.bottom, 1)) };
+        let mut target = ClearTarget::rtv(0, view, resource.desc()).ok_or_else(|| internal("no view"))?;
+        target = target.with_regions(region.as_ref().map(std::slice::from_ref));
+        target.value = stored_integers(format, &c.value);
+        self.clear_targets_alone(vec![target])
+    }
+
     /// The view clear of `c`'s region of `resource` (subresource `c`'s, or the whole of a
-    /// private texture when `private`).
-    fn view_clear(&mut self, c: &SubClear, resource: &Resource, private: bool) -> Result<()> {
+    /// private texture when `private`), or its clear draw with `draw`.
+    fn view_clear(&mut self, c: &SubClear, resource: &Resource, private: bool, draw: bool) -> Result<()> {
         let desc = resource.desc();
         let msaa = desc.is_msaa();
+        if draw && msaa && !c.depth_stencil() {
+            return self.draw_clear(c, resource, private);
+        }
         let (mip, slice) = if private { (0, 0) } else { (c.mip, c.slice) };
         let rects = if private
             || (c.region.left, c.region.top) == (0, 0) && {
@@ -208,13 +228,13 @@ impl Lowering<'_> {
     /// The in-place route: the subresource moves from its tracked scope and layout to render
     /// target or depth-write, is cleared through a private view, and returns to COPY /
     /// COPY_DEST in the layout it started in.
-    pub(crate) fn clear_in_place(&mut self, c: &SubClear) -> Result<()> {
+    pub(crate) fn clear_in_place(&mut self, c: &SubClear, draw: bool) -> Result<()> {
         let id = c.texture.id();
         let layout = self.tracker.layout(id, c.subresource).ok_or_else(|| internal("unknown layout"))?;
         let scope = self.tracker.scope_or(id, Scope::COPY_DEST);
         let target = view_scope(c.depth_stencil());
         self.record(texture_barrier(c.texture, c.subresource, (scope.sync, scope.access, layout), target));
-        self.view_clear(c, c.texture, false)?;
+        self.view_clear(c, c.texture, false, draw)?;
         let back = (BarrierSync::COPY, BarrierAccess::COPY_DEST, layout);
         self.record(texture_barrier(c.texture, c.subresource, target, back));
         self.tracker.set_scope(id, Scope::COPY_DEST);
@@ -225,7 +245,7 @@ impl Lowering<'_> {
     /// combined depth-stencil one for depth) and sample count, owned by the allocator, reused
     /// within the recording and pooled after the allocator's reset, is cleared whole and copied
     /// into the region.
-    pub(crate) fn clear_through_msaa(&mut self, c: &SubClear) -> Result<()> {
+    pub(crate) fn clear_through_msaa(&mut self, c: &SubClear, draw: bool) -> Result<()> {
         let desc = c.texture.desc();
         let (w, h, _) = desc.subresource_extent(c.subresource).ok_or_else(|| internal("subresource"))?;
         let format = c.view_format().ok_or_else(|| internal("no view format"))?;
@@ -258,7 +278,7 @@ impl Lowering<'_> {
         for plane in 0..format.plane_count() {
             self.record(texture_barrier(&private, pdesc.subresource_index(0, 0, plane), copy_source, target));
         }
-        self.view_clear(c, &private, true)?;
+        self.view_clear(c, &private, true, draw)?;
         let psub = pdesc.subresource_index(0, 0, c.plane);
         for plane in 0..format.plane_count() {
             self.record(texture_barrier(&private, pdesc.subresource_index(0, 0, plane), target, copy_source));

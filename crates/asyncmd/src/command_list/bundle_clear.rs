@@ -1,0 +1,71 @@
+//! Bound clears recorded in bundles under the fallback. The bundle cannot lower them: what
+//! they clear is bound by the list that executes it. So the bundle's driver recording is cut
+//! at each one; the clear is kept unlowered with the bundle's state summary at that point, and
+//! `ExecuteBundle` runs the pieces in order, lowering each clear in the executing list as if
+//! it had been recorded there.
+
+use super::CommandList;
+use crate::fallback::state::Shadow;
+use asyncmd_ddi::{Command, Executable};
+use asyncmd_types::{Box3, ClearData, ClearFlags, SIMULTANEOUS_RENDER_TARGET_COUNT};
+
+/// A bound clear as a bundle recorded it, validated but unlowered.
+#[derive(Clone, Debug)]
+pub(crate) enum BundledClear {
+    /// `ClearBoundRenderTargetViews`: the mask, a value per slot, and the region lists
+    /// (`None`: every selected view whole).
+    Rtv { mask: u32, values: Box<[ClearData; SIMULTANEOUS_RENDER_TARGET_COUNT]>, regions: Option<Vec<Option<Vec<Box3>>>> },
+    /// `ClearBoundDepthStencilView`.
+    Dsv { flags: ClearFlags, depth: f32, stencil: u8, regions: Option<Vec<Box3>> },
+}
+
+/// The part of a bundle before one of its bound clears.
+pub(crate) struct BundlePiece {
+    /// The driver's bundle of the commands since the previous clear.
+    before: Executable,
+    /// The bundle's state summary at the clear (what it set so far).
+    state: Shadow,
+    clear: BundledClear,
+}
+
+impl CommandList {
+    /// Cuts this bundle's driver recording at `clear`: the commands so far become a driver
+    /// bundle of their own, and the next piece starts with the state a driver bundle does
+    /// not inherit (pipeline and topology) as this bundle set it.
+    pub(super) fn defer_bundled_clear(&mut self, clear: BundledClear) {
+        let before = match self.ddi.close() {
+            Ok(exe) => exe,
+            Err(e) => return self.remove(e),
+        };
+        self.ddi.reset();
+        if let Some(p) = &self.shadow.pipeline {
+            self.ddi.record(Command::SetPipelineState(p.0.id));
+        }
+        if let Some(t) = self.shadow.topology {
+            self.ddi.record(Command::SetPrimitiveTopology(t));
+        }
+        self.bundle_pieces.push(BundlePiece { before, state: self.shadow.clone(), clear });
+    }
+
+    /// Runs the pieces of `bundle` before its last driver bundle: each piece's commands, then
+    /// its clear lowered here against this list's bindings. Stops where the list is removed.
+    pub(super) fn execute_bundle_pieces(&mut self, bundle: &CommandList) {
+        for piece in &bundle.bundle_pieces {
+            if !self.is_recording() {
+                return;
+            }
+            self.shadow.absorb_bundle(&piece.state);
+            self.record(Command::ExecuteBundle(piece.before.clone()));
+            match &piece.clear {
+                BundledClear::Rtv { mask, values, regions } => {
+                    let lists: Option<Vec<Option<&[Box3]>>> =
+                        regions.as_ref().map(|r| r.iter().map(|b| b.as_deref()).collect());
+                    self.clear_bound_render_target_views(*mask, &values[..], lists.as_deref());
+                }
+                BundledClear::Dsv { flags, depth, stencil, regions } => {
+                    self.clear_bound_depth_stencil_view(*flags, *depth, *stencil, regions.as_deref())
+                }
+            }
+        }
+    }
+}

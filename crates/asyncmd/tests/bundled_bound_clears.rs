@@ -1,0 +1,185 @@
+//! Bound clears recorded in bundles, natively and through the fallback on every device: each
+//! list that executes the bundle clears its own targets, inside and outside render passes;
+//! the bundle's own state carries across its clears; a clear one list cannot lower removes
+//! that list only.
+
+mod common;
+
+use asyncmd::ddi::*;
+use asyncmd::types::*;
+use asyncmd::*;
+use common::targets::*;
+use common::*;
+
+/// 2^24 + 1: a view clear's float cannot hold it.
+const BIG: u32 = (1 << 24) + 1;
+
+/// Records a bundle with a bound RTV clear of slot 0 and a bound DSV clear of both planes.
+fn clearing_bundle(ctx: &Ctx) -> CommandList {
+    let mut bundle = ctx.list(CommandListType::Bundle);
+    bundle.clear_bound_render_target_views(
+        1,
+        &[ClearData::from_uints([BIG, 0, 0, 0])],
+        Some(&[Some(&[Box3::new(1, 1, 0, 5, 4, 1)])]),
+    );
+    bundle.clear_bound_depth_stencil_view(
+        ClearFlags::DEPTH | ClearFlags::STENCIL,
+        0.5,
+        0x42,
+        Some(&[Box3::new(0, 2, 0, 6, 6, 1)]),
+    );
+    bundle.close().unwrap();
+    bundle
+}
+
+#[test]
+fn a_bundle_clears_the_targets_of_each_list_that_executes_it() {
+    for (name, ctx) in async_contexts() {
+        let bundle = clearing_bundle(&ctx);
+        for in_pass in [false, true] {
+            // Two lists with targets of different sizes, each executing the bundle.
+            for size in [8, 16] {
+                let t = rt(&ctx, ResourceDesc::tex2d(Format::R32Uint, size, size), None);
+                let d = ds(&ctx, ResourceDesc::tex2d(Format::D24UnormS8Uint, size, size), DsvFlags::empty());
+                let before = snapshot(&ctx, &[&t, &d]);
+                ctx.run(CommandListType::Direct, |l| {
+                    to_target(l, &t);
+                    to_target(l, &d);
+                    if in_pass {
+                        let p = pass_depth(&d, BeginningAccess::Preserve, BeginningAccess::Preserve);
+                        l.begin_render_pass(&[pass_target(&t)], Some(&p), RenderPassFlags::empty());
+                    } else {
+                        l.om_set_render_targets(std::slice::from_ref(&t.view), Some(&d.view));
+                    }
+                    l.execute_bundle(&bundle);
+                    // Twice: the bundle stays executable.
+                    l.execute_bundle(&bundle);
+                    if in_pass {
+                        l.end_render_pass();
+                    }
+                    from_target(l, &t);
+                    from_target(l, &d);
+                });
+                let what = format!("{name}, {size}², in pass {in_pass}");
+                let colour = model(&before[0][0], size, (1, 1, 5, 4), &BIG.to_le_bytes());
+                assert!(ctx.read_subresource(&t.tex, 0) == colour, "{what}: render target");
+                let depth = element(Format::D24UnormS8Uint, 0, &ClearData::from_depth_stencil(0.5, 0));
+                let want = model(&before[1][0], size, (0, 2, 6, 6), &depth);
+                assert!(ctx.read_subresource(&d.tex, 0) == want, "{what}: depth");
+                let want = model(&before[1][1], size, (0, 2, 6, 6), &[0x42]);
+                assert!(ctx.read_subresource(&d.tex, 1) == want, "{what}: stencil");
+            }
+        }
+    }
+}
+
+/// Executes a bundle that sets the app's state, clears a slot the app's pipeline draws into
+/// (and a target it does not, and the stencil), and draws; returns the targets' bytes.
+fn bundle_draws_after_its_clears(ctx: &Ctx, in_pass: bool) -> Vec<Vec<u8>> {
+    let a = rt(ctx, ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 32, 16), None);
+    let b = rt(ctx, ResourceDesc::tex2d(Format::R32Uint, 32, 16), None);
+    let d = ds(ctx, ResourceDesc::tex2d(Format::D24UnormS8Uint, 32, 16), DsvFlags::empty());
+    // Stencil 0x33 in the left 20 columns, 0x77 elsewhere: the app's test passes on the left.
+    let stencil: Vec<u8> = (0..32 * 16).map(|i| if i % 32 < 20 { 0x33 } else { 0x77 }).collect();
+    ctx.upload_subresource(&d.tex, 1, &stencil);
+    let (root, pso) = app_pipeline(ctx, &[Format::R8G8B8A8Unorm, Format::R32Uint], Format::D24UnormS8Uint);
+    let mut bundle = ctx.list(CommandListType::Bundle);
+    bundle.set_graphics_root_signature(&root);
+    bundle.set_pipeline_state(&pso);
+    let v = floats([0.8, 0.2, 0.4, 0.6]).uints();
+    bundle.set_graphics_root_32bit_constants(0, &[v[0], v[1], v[2], v[3], 0, 0], 0);
+    bundle.ia_set_primitive_topology(PrimitiveTopology::TriangleList);
+    bundle.om_set_stencil_ref(0x33);
+    // An exact float for slot 0 (a legacy clear outside a pass), a large integer for slot 1
+    // (draws), a stencil region away from the draw.
+    bundle.clear_bound_render_target_views(
+        0b11,
+        &[floats([0.0, 1.0, 0.0, 1.0]), ClearData::from_uints([BIG, 0, 0, 0])],
+        Some(&[Some(&[Box3::new(0, 0, 0, 24, 16, 1)]), Some(&[Box3::new(2, 2, 0, 30, 14, 1)])]),
+    );
+    bundle.clear_bound_depth_stencil_view(ClearFlags::STENCIL, 0.0, 0x99, Some(&[Box3::new(24, 12, 0, 32, 16, 1)]));
+    bundle.draw_instanced(3, 1, 0, 0);
+    bundle.close().unwrap();
+    ctx.run(CommandListType::Direct, |l| {
+        for t in [&a, &b, &d] {
+            to_target(l, t);
+        }
+        if in_pass {
+            let p = pass_depth(&d, BeginningAccess::Preserve, BeginningAccess::Preserve);
+            l.begin_render_pass(&[pass_target(&a), pass_target(&b)], Some(&p), RenderPassFlags::empty());
+        } else {
+            l.om_set_render_targets(&[a.view.clone(), b.view.clone()], Some(&d.view));
+        }
+        l.rs_set_viewports(&[Viewport::sized(32.0, 16.0)]);
+        l.rs_set_scissor_rects(&[Rect::new(0, 0, 16, 12)]);
+        l.execute_bundle(&bundle);
+        if in_pass {
+            l.end_render_pass();
+        }
+        for t in [&a, &b, &d] {
+            from_target(l, t);
+        }
+    });
+    vec![ctx.read_subresource(&a.tex, 0), ctx.read_subresource(&b.tex, 0), ctx.read_subresource(&d.tex, 1)]
+}
+
+#[test]
+fn a_bundles_own_state_carries_across_its_clears() {
+    let ctxs = async_contexts();
+    let find = |n: &str| ctxs.iter().find(|(name, _)| *name == n).map(|(_, c)| c);
+    for (native, fallback) in [("reference native", "reference fallback"), ("vulkan native", "vulkan fallback")] {
+        let (Some(n), Some(f)) = (find(native), find(fallback)) else { continue };
+        for in_pass in [false, true] {
+            let want = bundle_draws_after_its_clears(n, in_pass);
+            let got = bundle_draws_after_its_clears(f, in_pass);
+            for (i, what) in ["the app's draw target", "the integer target", "the stencil plane"].iter().enumerate() {
+                assert!(got[i] == want[i], "{fallback} vs {native}, in pass {in_pass}: {what} differs");
+            }
+            // The draw after the clears landed: red and alpha of the app's colour where the
+            // scissor and the stencil pass, over the clear's green.
+            let texel = &want[0][(4 * 32 + 6) * 4..(4 * 32 + 6) * 4 + 4];
+            assert_eq!(texel, [204, 255, 0, 153], "{native}: the bundle's draw wrote texel (6, 4)");
+            let cleared = &want[1][(4 * 32 + 6) * 4..(4 * 32 + 6) * 4 + 4];
+            assert_eq!(cleared, BIG.to_le_bytes(), "{native}: the integer clear");
+        }
+    }
+}
+
+#[test]
+fn a_clear_one_list_cannot_lower_removes_that_list_only() {
+    for (name, ctx) in async_contexts() {
+        let native = ctx.device.async_commands_impl() == AsyncCommandsImpl::Native;
+        // The whole view of slot 0, inside a pass: past a smaller second target, draws
+        // cannot cover it.
+        let mut bundle = ctx.list(CommandListType::Bundle);
+        bundle.clear_bound_render_target_views(1, &[ClearData::from_uints([5, 0, 0, 0])], None);
+        bundle.close().unwrap();
+        let big = rt(&ctx, ResourceDesc::tex2d(Format::R32Uint, 16, 16), None);
+        let small = rt(&ctx, ResourceDesc::tex2d(Format::R32Uint, 8, 8), None);
+        let alone = rt(&ctx, ResourceDesc::tex2d(Format::R32Uint, 16, 16), None);
+        let before = snapshot(&ctx, &[&alone]);
+        let r = ctx.record(CommandListType::Direct, |l| {
+            to_target(l, &big);
+            to_target(l, &small);
+            l.begin_render_pass(&[pass_target(&big), pass_target(&small)], None, RenderPassFlags::empty());
+            l.execute_bundle(&bundle);
+            l.end_render_pass();
+        });
+        if native {
+            r.unwrap_or_else(|e| panic!("{name}: {}", e.text));
+        } else {
+            let e = assert_error(r, ErrorCode::Fail, MessageId::AsyncCommandsFallbackUnsupported);
+            assert!(e.text.contains("past the smallest bound output"), "{name}: {}", e.text);
+        }
+        // The same bundle in a list whose pass binds one target clears it.
+        ctx.run(CommandListType::Direct, |l| {
+            to_target(l, &alone);
+            l.begin_render_pass(&[pass_target(&alone)], None, RenderPassFlags::empty());
+            l.execute_bundle(&bundle);
+            l.end_render_pass();
+            from_target(l, &alone);
+        });
+        let want = model(&before[0][0], 16, (0, 0, 16, 16), &5u32.to_le_bytes());
+        assert!(ctx.read_subresource(&alone.tex, 0) == want, "{name}");
+    }
+}
