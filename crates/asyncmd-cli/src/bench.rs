@@ -7,6 +7,7 @@
 //! Device time is measured between two timestamp queries around the work in one command list;
 //! CPU time is the time to record it; both are the median of the runs after a warm-up.
 
+pub mod bundle_clears;
 mod cases;
 pub mod command_buffers;
 mod draw_target;
@@ -58,6 +59,9 @@ pub enum Suite {
     Semantics,
     /// Uploads on the copy queue alone, beside direct work and together; frames with a budget.
     Streaming,
+    /// Bound clears in bundles under the fallback: a bundle executed N times against the same
+    /// clears recorded in the list, and what the bundle keeps.
+    BundleClears,
 }
 
 /// How much work a case does, from the options.
@@ -309,6 +313,11 @@ pub fn run(opts: BenchOptions) -> Result<()> {
             let report = streaming::measure(DeviceSpec::resolve(opts.device)?, opts.quick)?;
             print!("{}", streaming::markdown(&report));
             return write_json(opts.json.as_deref(), &report);
+        }
+        Suite::BundleClears => {
+            let (device, rows) = bundle_clears::measure(DeviceSpec::resolve(opts.device)?, opts.quick)?;
+            print!("{}", bundle_clears::markdown(&device, &rows));
+            return write_json(opts.json.as_deref(), &rows);
         }
         Suite::AsyncCommands => {}
     }

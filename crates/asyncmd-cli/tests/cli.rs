@@ -171,6 +171,34 @@ fn bench_measures_the_command_buffer_cycle_against_one_by_hand() {
 }
 
 #[test]
+fn bench_measures_bound_clears_in_bundles_against_the_same_clears_in_the_list() {
+    let cfg = temp_config("bench-bundles");
+    let json = std::env::temp_dir().join(format!("asyncmd-bench-bundles-{}.json", std::process::id()));
+    let out = asyncmd(&cfg)
+        .env_remove("ASYNCMD_DEVICE")
+        .args(["bench", "--quick", "--suite", "bundle-clears", "--json"])
+        .arg(&json)
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("## Bound clears in bundles on asyncmd reference device (Fallback)"), "{text}");
+    let rows: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let shape: Vec<(u64, u64)> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["clears"].as_u64().unwrap(), r["executions"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(shape, [(2, 1), (2, 16), (2, 64), (16, 1), (16, 16), (16, 64)]);
+    for r in rows.as_array().unwrap() {
+        assert!(r["bundle_us"].as_f64().unwrap() > 0.0 && r["in_list_us"].as_f64().unwrap() > 0.0, "{r}");
+        // Every clear is kept unlowered, with what it needs.
+        assert_eq!(r["deferred_clears"], r["clears"], "{r}");
+        assert!(r["kept_bytes"].as_u64().unwrap() >= 64 * r["clears"].as_u64().unwrap(), "{r}");
+    }
+}
+
+#[test]
 fn bench_selects_apis_and_writes_json_and_a_plot() {
     let cfg = temp_config("bench-json");
     let dir = std::env::temp_dir().join(format!("asyncmd-bench-{}", std::process::id()));

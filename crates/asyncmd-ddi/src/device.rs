@@ -78,6 +78,15 @@ pub trait DeviceDdi: FormatQuery + Send + Sync {
     /// Reads bytes from a CPU-visible buffer at `offset` (readback heaps).
     fn read_buffer(&self, id: ResourceId, offset: u64, out: &mut [u8]) -> Result<()>;
 
+    /// Reads every sample of an idle subresource of a multisampled texture: texel by texel in
+    /// rows, the samples of a texel next to each other, each as many bytes as the format's
+    /// element. No copy reaches samples; this is how tools and tests see them. The caller
+    /// makes sure no GPU work uses the texture. Devices that cannot return `Unsupported`.
+    fn read_samples(&self, id: ResourceId, subresource: u32) -> Result<Vec<u8>> {
+        let _ = (id, subresource);
+        Err(asyncmd_types::Error::unsupported("ReadSamples: the device cannot read samples"))
+    }
+
     /// Creates a heap of `size` bytes for tile mappings.
     fn create_heap(&self, size: u64) -> Result<HeapId>;
 

@@ -127,6 +127,9 @@ impl DeviceDdi for SpyDevice {
     fn read_buffer(&self, id: ResourceId, offset: u64, out: &mut [u8]) -> Result<()> {
         self.inner.read_buffer(id, offset, out)
     }
+    fn read_samples(&self, id: ResourceId, subresource: u32) -> Result<Vec<u8>> {
+        self.inner.read_samples(id, subresource)
+    }
     fn create_heap(&self, size: u64) -> Result<HeapId> {
         self.inner.create_heap(size)
     }

@@ -226,6 +226,27 @@ impl DeviceDdi for ReferenceDevice {
         Ok(())
     }
 
+    fn read_samples(&self, id: ResourceId, subresource: u32) -> Result<Vec<u8>> {
+        const API: &str = "ReadSamples";
+        let res = self.resource(id, API)?;
+        let (offset, layout) = res.subresource(subresource).ok_or_else(|| {
+            Error::invalid_arg(MessageId::InvalidSubresourceIndex, format!("{API}: no subresource {subresource}"))
+        })?;
+        // The samples of a texel lie next to each other: the subresource is one span.
+        let bytes = layout.checked_size().and_then(|s| s.checked_mul(u64::from(res.samples)));
+        let range = bytes
+            .and_then(|b| Some(usize::try_from(offset).ok()?..usize::try_from(offset.checked_add(b)?).ok()?))
+            .ok_or_else(|| Error::out_of_memory(format!("{API}: the subresource does not fit the address space")))?;
+        let data = res.read();
+        let span = data
+            .get(range)
+            .ok_or_else(|| Error::fail(MessageId::InvalidSubresourceIndex, format!("{API}: outside the resource")))?;
+        let mut out = Vec::new();
+        out.try_reserve_exact(span.len()).map_err(|_| Error::out_of_memory(format!("{API}: {} bytes", span.len())))?;
+        out.extend_from_slice(span);
+        Ok(out)
+    }
+
     fn create_heap(&self, size: u64) -> Result<HeapId> {
         if size == 0 || size % TILE_SIZE_IN_BYTES != 0 {
             return Err(Error::invalid_arg(

@@ -143,6 +143,18 @@ impl Viewport {
     pub fn sized(width: f32, height: f32) -> Self {
         Self { top_left_x: 0.0, top_left_y: 0.0, width, height, min_depth: 0.0, max_depth: 1.0 }
     }
+
+    /// A viewport covering `rect` with depth range [0, 1].
+    pub fn of_rect(rect: &Rect) -> Self {
+        Self {
+            top_left_x: rect.left as f32,
+            top_left_y: rect.top as f32,
+            width: rect.right.saturating_sub(rect.left) as f32,
+            height: rect.bottom.saturating_sub(rect.top) as f32,
+            min_depth: 0.0,
+            max_depth: 1.0,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -296,6 +296,11 @@ impl DeviceDdi for VulkanDevice {
         self.resource(id, "Map (read)")?.host_access(offset, out.len(), |bytes| out.copy_from_slice(bytes))
     }
 
+    fn read_samples(&self, id: ResourceId, subresource: u32) -> Result<Vec<u8>> {
+        let res = self.resource(id, "ReadSamples")?;
+        crate::threads::on_driver(|| crate::samples::read_samples(&self.core, &res, subresource))
+    }
+
     fn create_heap(&self, size: u64) -> Result<HeapId> {
         crate::threads::on_driver(|| {
             if !self.core.features.sparse_tier2 {

@@ -25,6 +25,7 @@ mod native_copy;
 mod physical;
 mod pipeline;
 mod queue;
+mod samples;
 mod sparse;
 mod sync;
 mod threads;

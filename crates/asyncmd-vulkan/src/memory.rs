@@ -25,6 +25,9 @@ pub(crate) enum Kind {
         clear_format: Option<vk::Format>,
         /// The image's usage (its flags', and what the device added for its own clears).
         usage: vk::ImageUsageFlags,
+        /// Multisampled images: the unsigned-integer format of the texel size `ReadSamples`
+        /// reads raw samples through (sampled usage, mutable format).
+        sample_format: Option<vk::Format>,
     },
 }
 
@@ -205,7 +208,7 @@ impl VkResource {
                 | asyncmd_types::Layout::B5G5R5A1
                 | asyncmd_types::Layout::B4G4R4A4
         );
-        let mut clear_format = None;
+        let (mut clear_format, mut sample_format) = (None, None);
         if desc.is_msaa() {
             // Copies reach no sample of a multisampled image, so a partial clear of one is an
             // attachment clear: made possible where the D3D12 flags ask for no attachment.
@@ -221,6 +224,27 @@ impl VkResource {
             let sampled = usage | vk::ImageUsageFlags::SAMPLED;
             if core.features.image_kernels && !desc.format.has_depth() && properties(sampled, flags).is_ok() {
                 usage = sampled;
+                // `ReadSamples` and the exact clears of samples read and draw raw texels
+                // through an unsigned-integer view of the texel's size.
+                let raw = raw_uint_format(info.bytes_per_block as u32).filter(|_| plain);
+                let mutable = flags | vk::ImageCreateFlags::MUTABLE_FORMAT;
+                let raw_usage = vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::SAMPLED;
+                // SAFETY: a format-properties query on this device's physical device.
+                let raw_samples = raw.and_then(|r| unsafe {
+                    i.get_physical_device_image_format_properties(
+                        core.physical,
+                        r,
+                        ty,
+                        vk::ImageTiling::OPTIMAL,
+                        raw_usage,
+                        mutable,
+                    )
+                    .ok()
+                });
+                if raw_samples.is_some_and(|p| p.sample_counts.contains(samples)) && properties(usage, mutable).is_ok()
+                {
+                    (flags, sample_format) = (mutable, raw);
+                }
             }
         }
         if core.features.image_kernels && plain && !desc.is_msaa() && desc.dimension == ResourceDimension::Texture2D {
@@ -290,7 +314,7 @@ impl VkResource {
         let res = Self {
             core: core.clone(),
             desc: *desc,
-            kind: Kind::Image { image, format, views: Mutex::new(HashMap::new()), clear_format, usage },
+            kind: Kind::Image { image, format, views: Mutex::new(HashMap::new()), clear_format, usage, sample_format },
             allocation: Mutex::new(Some(allocation)),
             reserved: false,
             sparse_size: 0,
@@ -353,7 +377,14 @@ impl VkResource {
         let res = Self {
             core: core.clone(),
             desc: *desc,
-            kind: Kind::Image { image, format, views: Mutex::new(HashMap::new()), clear_format: None, usage },
+            kind: Kind::Image {
+                image,
+                format,
+                views: Mutex::new(HashMap::new()),
+                clear_format: None,
+                usage,
+                sample_format: None,
+            },
             allocation: Mutex::new(None),
             reserved: true,
             sparse_size: 0,
@@ -601,6 +632,15 @@ impl VkResource {
     pub(crate) fn clear_format(&self) -> Option<vk::Format> {
         match self.kind {
             Kind::Image { clear_format, .. } => clear_format,
+            Kind::Buffer { .. } => None,
+        }
+    }
+
+    /// The unsigned-integer format `ReadSamples` reads a multisampled image's raw samples
+    /// through, where the image allows it.
+    pub(crate) fn sample_format(&self) -> Option<vk::Format> {
+        match self.kind {
+            Kind::Image { sample_format, .. } => sample_format,
             Kind::Buffer { .. } => None,
         }
     }

@@ -125,6 +125,9 @@ impl VkCommandList {
                 return Ok(());
             }
         }
+        if self.clear_samples_by_draw(res, c)? {
+            return Ok(());
+        }
         if whole && res.view_format(format) == res.view_format(rf) {
             if let Some(value) = color_value(format, &c.view(), res.desc.is_msaa()) {
                 // SAFETY: a live uncompressed colour image in GENERAL with TRANSFER_DST usage.
@@ -223,10 +226,51 @@ impl VkCommandList {
         self.clear_rtv(&view, c.view().color, &rect)
     }
 
+    /// The exact clear of a multisampled colour subresource, where its image has a raw view
+    /// it can render (`SampleClears`): every sample of the region gets the encoded texel's
+    /// bits. Returns whether it recorded one.
+    fn clear_samples_by_draw(&mut self, res: &VkResource, c: &SubresourceClear<ResourceId>) -> Result<bool> {
+        let raw = res.sample_format().and_then(raw_format);
+        let Some(raw) = raw.filter(|_| res.desc.is_msaa() && res.attachment_capable(false)) else {
+            return Ok(false);
+        };
+        if c.format.has_depth() || self.ty != CommandListType::Direct {
+            return Ok(false);
+        }
+        let core = self.core.clone();
+        let clears = &core.meta()?.sample_clears;
+        let key = (res.view_format(raw), vk::ImageViewType::TYPE_2D, 0, c.slice, 1, vk::ImageAspectFlags::COLOR);
+        let (w, h, _) = res.desc.mip_extent(0);
+        let r = c.region;
+        let rect = vk::Rect2D {
+            offset: vk::Offset2D { x: r.left as i32, y: r.top as i32 },
+            extent: vk::Extent2D { width: r.right - r.left, height: r.bottom - r.top },
+        };
+        let (samples, words) = (res.desc.sample_desc.count, element_words(&c.element));
+        // The app orders a clear as a copy: barriers make the draw one.
+        type S = vk::PipelineStageFlags2;
+        type A = vk::AccessFlags2;
+        let (copies, draw) = (S::ALL_TRANSFER | S::COMPUTE_SHADER, S::COLOR_ATTACHMENT_OUTPUT);
+        let copy_access = A::TRANSFER_READ | A::TRANSFER_WRITE | A::SHADER_STORAGE_WRITE | A::SHADER_SAMPLED_READ;
+        let draw_access = A::COLOR_ATTACHMENT_READ | A::COLOR_ATTACHMENT_WRITE;
+        self.serialize();
+        self.memory_barrier(copies, A::TRANSFER_WRITE | A::SHADER_STORAGE_WRITE, draw, draw_access);
+        let mut drawn = Ok(());
+        self.with_attachment(res, key, None, (w, h), |_, cb| {
+            drawn = clears.draw(&core, cb, (raw, samples), rect, words);
+        })?;
+        self.memory_barrier(draw, A::COLOR_ATTACHMENT_WRITE, copies, copy_access);
+        drawn.map(|()| true)
+    }
+
     /// A clear under predication: conditional rendering reaches attachment clears and
     /// dispatches, not transfers, so the region is cleared through a view of its subresource,
     /// where the texture can be an attachment and the view clear writes the exact value.
     fn clear_predicated(&mut self, res: &VkResource, c: &SubresourceClear<ResourceId>) -> Result<()> {
+        // A draw: conditional rendering reaches it.
+        if self.clear_samples_by_draw(res, c)? {
+            return Ok(());
+        }
         let rf = res.desc.format;
         let (format, sub, region) = (c.format, c, c.region);
         let refuse = || {
@@ -273,5 +317,17 @@ impl VkCommandList {
         };
         let view = RenderTargetView { resource: c.texture, desc: RenderTargetViewDesc { format, dimension } };
         self.clear_rtv_value(&view, value, &rect)
+    }
+}
+
+/// The format of a raw unsigned-integer view format.
+fn raw_format(raw: vk::Format) -> Option<Format> {
+    match raw {
+        vk::Format::R8_UINT => Some(Format::R8Uint),
+        vk::Format::R16_UINT => Some(Format::R16Uint),
+        vk::Format::R32_UINT => Some(Format::R32Uint),
+        vk::Format::R32G32_UINT => Some(Format::R32G32Uint),
+        vk::Format::R32G32B32A32_UINT => Some(Format::R32G32B32A32Uint),
+        _ => None,
     }
 }

@@ -201,105 +201,109 @@ impl VkPipeline {
                 unsafe { d.destroy_shader_module(m, None) };
                 (p.map_err(|(_, e)| fail(e))?[0], true)
             }
-            PipelineDesc::Graphics(g) => {
-                let vs = crate::meta::shader_module(core, g.vs)?;
-                let ps = match g.ps.map(|p| crate::meta::shader_module(core, p)).transpose() {
-                    Ok(p) => p,
-                    Err(e) => {
-                        // SAFETY: the module has no other user.
-                        unsafe { d.destroy_shader_module(vs, None) };
-                        return Err(e);
-                    }
-                };
-                let mut stages = vec![vk::PipelineShaderStageCreateInfo::default()
-                    .stage(vk::ShaderStageFlags::VERTEX)
-                    .module(vs)
-                    .name(c"main")];
-                if let Some(ps) = ps {
-                    stages.push(
-                        vk::PipelineShaderStageCreateInfo::default()
-                            .stage(vk::ShaderStageFlags::FRAGMENT)
-                            .module(ps)
-                            .name(c"main"),
-                    );
-                }
-                let vertex = vk::PipelineVertexInputStateCreateInfo::default();
-                let assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(match g.topology_type {
-                    asyncmd_ddi::PrimitiveTopologyType::Point => vk::PrimitiveTopology::POINT_LIST,
-                    asyncmd_ddi::PrimitiveTopologyType::Line => vk::PrimitiveTopology::LINE_LIST,
-                    asyncmd_ddi::PrimitiveTopologyType::Triangle => vk::PrimitiveTopology::TRIANGLE_LIST,
-                });
-                let viewport = vk::PipelineViewportStateCreateInfo::default().viewport_count(1).scissor_count(1);
-                let raster = vk::PipelineRasterizationStateCreateInfo::default()
-                    .polygon_mode(vk::PolygonMode::FILL)
-                    .cull_mode(vk::CullModeFlags::NONE)
-                    .front_face(vk::FrontFace::CLOCKWISE)
-                    .depth_clamp_enable(false)
-                    .line_width(1.0);
-                let mask = [g.sample_mask];
-                let multisample = vk::PipelineMultisampleStateCreateInfo::default()
-                    .rasterization_samples(vk::SampleCountFlags::from_raw(g.sample_desc.count.max(1)))
-                    .sample_mask(&mask);
-                let ds = g.depth_stencil;
-                let depth = vk::PipelineDepthStencilStateCreateInfo::default()
-                    .depth_test_enable(ds.depth_enable)
-                    .depth_write_enable(ds.depth_enable && ds.depth_write)
-                    .depth_compare_op(compare(ds.depth_func))
-                    .stencil_test_enable(ds.stencil_enable)
-                    .front(face(&ds.front, ds.stencil_read_mask, ds.stencil_write_mask))
-                    .back(face(&ds.back, ds.stencil_read_mask, ds.stencil_write_mask));
-                let attachments: Vec<_> = (0..g.rtv_formats.len())
-                    .map(|i| {
-                        vk::PipelineColorBlendAttachmentState::default()
-                            .blend_enable(false)
-                            .color_write_mask(vk::ColorComponentFlags::from_raw(g.write_masks[i].bits() as u32))
-                    })
-                    .collect();
-                let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&attachments);
-                let dynamic_states = [
-                    vk::DynamicState::VIEWPORT,
-                    vk::DynamicState::SCISSOR,
-                    vk::DynamicState::STENCIL_REFERENCE,
-                    vk::DynamicState::BLEND_CONSTANTS,
-                ];
-                let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
-                let colors: Vec<vk::Format> =
-                    g.rtv_formats.iter().map(|f| vk_format(*f).unwrap_or(vk::Format::UNDEFINED)).collect();
-                let (depth_format, stencil_format) = match g.dsv_format {
-                    Format::Unknown => (vk::Format::UNDEFINED, vk::Format::UNDEFINED),
-                    f => {
-                        let v = vk_format(f).unwrap_or(vk::Format::UNDEFINED);
-                        (v, if f.has_stencil() { v } else { vk::Format::UNDEFINED })
-                    }
-                };
-                let mut rendering = vk::PipelineRenderingCreateInfo::default()
-                    .color_attachment_formats(&colors)
-                    .depth_attachment_format(depth_format)
-                    .stencil_attachment_format(stencil_format);
-                let info = [vk::GraphicsPipelineCreateInfo::default()
-                    .stages(&stages)
-                    .vertex_input_state(&vertex)
-                    .input_assembly_state(&assembly)
-                    .viewport_state(&viewport)
-                    .rasterization_state(&raster)
-                    .multisample_state(&multisample)
-                    .depth_stencil_state(&depth)
-                    .color_blend_state(&blend)
-                    .dynamic_state(&dynamic)
-                    .layout(root.layout(false))
-                    .push_next(&mut rendering)];
-                // SAFETY: every pointer refers to locals alive during the call.
-                let p = unsafe { d.create_graphics_pipelines(vk::PipelineCache::null(), &info, None) };
-                // SAFETY: the modules are no longer needed once the pipeline exists.
-                unsafe {
-                    d.destroy_shader_module(vs, None);
-                    if let Some(ps) = ps {
-                        d.destroy_shader_module(ps, None);
-                    }
-                }
-                (p.map_err(|(_, e)| fail(e))?[0], false)
-            }
+            PipelineDesc::Graphics(g) => (graphics_pipeline(core, g, root.layout(false))?, false),
         };
         Ok(Self { core: core.clone(), pipeline, compute, cs, root })
     }
+}
+
+/// A graphics pipeline of built-in shaders on dynamic rendering, with `layout`.
+pub(crate) fn graphics_pipeline(
+    core: &Core,
+    g: &asyncmd_ddi::GraphicsPipelineDesc,
+    layout: vk::PipelineLayout,
+) -> Result<vk::Pipeline> {
+    let d = &core.device;
+    let fail = |e: vk::Result| Error::out_of_memory(format!("CreatePipelineState: {e}"));
+    let vs = crate::meta::shader_module(core, g.vs)?;
+    let ps = match g.ps.map(|p| crate::meta::shader_module(core, p)).transpose() {
+        Ok(p) => p,
+        Err(e) => {
+            // SAFETY: the module has no other user.
+            unsafe { d.destroy_shader_module(vs, None) };
+            return Err(e);
+        }
+    };
+    let mut stages =
+        vec![vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::VERTEX).module(vs).name(c"main")];
+    if let Some(ps) = ps {
+        stages.push(
+            vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::FRAGMENT).module(ps).name(c"main"),
+        );
+    }
+    let vertex = vk::PipelineVertexInputStateCreateInfo::default();
+    let assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(match g.topology_type {
+        asyncmd_ddi::PrimitiveTopologyType::Point => vk::PrimitiveTopology::POINT_LIST,
+        asyncmd_ddi::PrimitiveTopologyType::Line => vk::PrimitiveTopology::LINE_LIST,
+        asyncmd_ddi::PrimitiveTopologyType::Triangle => vk::PrimitiveTopology::TRIANGLE_LIST,
+    });
+    let viewport = vk::PipelineViewportStateCreateInfo::default().viewport_count(1).scissor_count(1);
+    let raster = vk::PipelineRasterizationStateCreateInfo::default()
+        .polygon_mode(vk::PolygonMode::FILL)
+        .cull_mode(vk::CullModeFlags::NONE)
+        .front_face(vk::FrontFace::CLOCKWISE)
+        .depth_clamp_enable(false)
+        .line_width(1.0);
+    let mask = [g.sample_mask];
+    let multisample = vk::PipelineMultisampleStateCreateInfo::default()
+        .rasterization_samples(vk::SampleCountFlags::from_raw(g.sample_desc.count.max(1)))
+        .sample_mask(&mask);
+    let ds = g.depth_stencil;
+    let depth = vk::PipelineDepthStencilStateCreateInfo::default()
+        .depth_test_enable(ds.depth_enable)
+        .depth_write_enable(ds.depth_enable && ds.depth_write)
+        .depth_compare_op(compare(ds.depth_func))
+        .stencil_test_enable(ds.stencil_enable)
+        .front(face(&ds.front, ds.stencil_read_mask, ds.stencil_write_mask))
+        .back(face(&ds.back, ds.stencil_read_mask, ds.stencil_write_mask));
+    let attachments: Vec<_> = (0..g.rtv_formats.len())
+        .map(|i| {
+            vk::PipelineColorBlendAttachmentState::default()
+                .blend_enable(false)
+                .color_write_mask(vk::ColorComponentFlags::from_raw(g.write_masks[i].bits() as u32))
+        })
+        .collect();
+    let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&attachments);
+    let dynamic_states = [
+        vk::DynamicState::VIEWPORT,
+        vk::DynamicState::SCISSOR,
+        vk::DynamicState::STENCIL_REFERENCE,
+        vk::DynamicState::BLEND_CONSTANTS,
+    ];
+    let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
+    let colors: Vec<vk::Format> =
+        g.rtv_formats.iter().map(|f| vk_format(*f).unwrap_or(vk::Format::UNDEFINED)).collect();
+    let (depth_format, stencil_format) = match g.dsv_format {
+        Format::Unknown => (vk::Format::UNDEFINED, vk::Format::UNDEFINED),
+        f => {
+            let v = vk_format(f).unwrap_or(vk::Format::UNDEFINED);
+            (v, if f.has_stencil() { v } else { vk::Format::UNDEFINED })
+        }
+    };
+    let mut rendering = vk::PipelineRenderingCreateInfo::default()
+        .color_attachment_formats(&colors)
+        .depth_attachment_format(depth_format)
+        .stencil_attachment_format(stencil_format);
+    let info = [vk::GraphicsPipelineCreateInfo::default()
+        .stages(&stages)
+        .vertex_input_state(&vertex)
+        .input_assembly_state(&assembly)
+        .viewport_state(&viewport)
+        .rasterization_state(&raster)
+        .multisample_state(&multisample)
+        .depth_stencil_state(&depth)
+        .color_blend_state(&blend)
+        .dynamic_state(&dynamic)
+        .layout(layout)
+        .push_next(&mut rendering)];
+    // SAFETY: every pointer refers to locals alive during the call.
+    let p = unsafe { d.create_graphics_pipelines(vk::PipelineCache::null(), &info, None) };
+    // SAFETY: the modules are no longer needed once the pipeline exists.
+    unsafe {
+        d.destroy_shader_module(vs, None);
+        if let Some(ps) = ps {
+            d.destroy_shader_module(ps, None);
+        }
+    }
+    p.map_err(|(_, e)| fail(e)).map(|p| p[0])
 }

@@ -36,7 +36,7 @@ mod track;
 
 pub use allocator::CommandAllocator;
 pub use command_buffer::{CommandBuffer, Level, Semantics, Tracked};
-pub use command_list::CommandList;
+pub use command_list::{BundleClearFootprint, CommandList};
 pub use config::{DeveloperConfig, ForceFallbackGuard};
 pub use debug::{InfoQueue, Message};
 pub use descriptor::{CpuDescriptorHandle, DescriptorHeap, DescriptorHeapType};

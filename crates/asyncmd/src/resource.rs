@@ -181,6 +181,31 @@ impl Resource {
         self.shared.device.ddi.read_buffer(self.shared.id, offset, out)
     }
 
+    /// Reads every sample of one subresource of a multisampled texture to the host: texel by
+    /// texel in rows, the samples of a texel next to each other, each the size of the format's
+    /// element. Not in D3D12, where no copy reaches samples and only a shader can read them:
+    /// this is how tools and tests check what a clear or a draw stored in each sample without
+    /// a resolve. Like a map, it waits for submitted legacy work that writes the texture.
+    /// Errors: `InvalidArg` for a texture without samples or a subresource out of range,
+    /// `Unsupported` where the device cannot read them (the Vulkan device reads colour
+    /// formats of 1-, 2-, 4-, 8- and 16-byte texels).
+    pub fn read_samples(&self, subresource: u32) -> Result<Vec<u8>> {
+        const API: &str = "ReadSamples";
+        let s = &self.shared;
+        if !s.desc.is_msaa() {
+            let e = Error::invalid_arg(MessageId::ResourceMapInvalid, format!("{API}: the resource has no samples"));
+            return s.device.fail(e);
+        }
+        if subresource >= s.desc.subresource_count() {
+            return s.device.fail(Error::invalid_arg(
+                MessageId::InvalidSubresourceIndex,
+                format!("{API}: subresource {subresource} of {}", s.desc.subresource_count()),
+            ));
+        }
+        s.pending.before_cpu_read(&s.device, API)?;
+        s.device.ddi.read_samples(s.id, subresource).or_else(|e| s.device.fail(e))
+    }
+
     /// Reads `len` bytes from an UPLOAD or READBACK buffer into a new vector.
     pub fn read_vec(&self, offset: u64, len: usize) -> Result<Vec<u8>> {
         // The range is checked before anything is allocated, and the allocation may fail.

@@ -366,8 +366,8 @@ fn legacy_clears_where_exact_outside_a_pass_and_draws_otherwise() {
         l.clear_bound_depth_stencil_view(ClearFlags::STENCIL, 0.0, 9, Some(&[Box3::new(0, 0, 0, 4, 4, 1)]));
         restore = log.commands();
         l.end_render_pass();
-        // Outside a pass, a region past the smallest output takes the legacy clear even for
-        // an integer target.
+        // Outside a pass, a region past the smallest output draws into its target bound
+        // alone (an integer value a legacy clear would round), then binds the app's again.
         l.om_set_render_targets(&[u.view.clone(), small.view.clone()], None);
         log.clear();
         l.clear_bound_render_target_views(0b01, &value[1..], None);
@@ -378,9 +378,9 @@ fn legacy_clears_where_exact_outside_a_pass_and_draws_otherwise() {
     });
     let draw = [
         "SetGraphicsRootSignature",
-        "RSSetViewports",
         "IASetPrimitiveTopology",
         "SetPipelineState",
+        "RSSetViewports",
         "RSSetScissorRects",
         "SetGraphicsRoot32BitConstants",
         "DrawInstanced",
@@ -396,7 +396,8 @@ fn legacy_clears_where_exact_outside_a_pass_and_draws_otherwise() {
     assert_eq!(names[0], ("float, finite", vec!["ClearRenderTargetView"]));
     assert_eq!(names[1], ("uint", [&draw[..], &back[..]].concat()));
     assert_eq!(names[2], ("depth-stencil", vec!["ClearDepthStencilView"]));
-    assert_eq!(names[3], ("uint past the smallest output", vec!["ClearRenderTargetView"]));
+    let alone = [&["OMSetRenderTargets"][..], &draw, &back, &["OMSetRenderTargets"]].concat();
+    assert_eq!(names[3], ("uint past the smallest output", alone));
     // The stencil draw: its reference, then the app's state exactly as it set it.
     let tail: Vec<Command> = restore.iter().rev().take(7).rev().cloned().collect();
     assert!(restore.contains(&Command::SetStencilRef(9)));

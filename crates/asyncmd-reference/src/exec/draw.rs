@@ -154,7 +154,10 @@ impl Exec<'_> {
             .iter()
             .map(|t| {
                 t.as_ref().and_then(|t| {
-                    if pso.ps == Some(ShaderId::ClearPsFloat) {
+                    // A float output reaches a float target bit for bit (subnormals and NaN
+                    // payloads too); normalized targets convert as a view clear does.
+                    let float_target = t.format.info().class == asyncmd_types::ComponentClass::Float;
+                    if pso.ps == Some(ShaderId::ClearPsFloat) && !float_target {
                         rtv_clear_texel(t.format, &ps_value.floats())
                             .or_else(|| encode_texel(t.format, &ps_value).map(|(b, n)| b[..n].to_vec()))
                     } else {

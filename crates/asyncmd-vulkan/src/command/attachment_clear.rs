@@ -30,7 +30,7 @@ pub(crate) fn driver_depth(format: Format, depth: f32) -> f32 {
 
 impl VkCommandList {
     /// Runs `f` inside a dynamic-rendering instance over one attachment view.
-    pub(super) fn with_attachment(
+    pub(crate) fn with_attachment(
         &mut self,
         res: &VkResource,
         key: crate::memory::ViewKey,

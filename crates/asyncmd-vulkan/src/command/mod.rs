@@ -193,7 +193,7 @@ impl VkCommandList {
     }
 
     /// Legacy copies, clears and resolves complete one before the next: a barrier between them.
-    fn serialize(&mut self) {
+    pub(crate) fn serialize(&mut self) {
         if self.transfer_pending {
             let b = [sync::serialize_transfers(self.copies_in_compute())];
             // SAFETY: recording into this list's open command buffer.

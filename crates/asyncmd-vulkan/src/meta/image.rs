@@ -189,6 +189,8 @@ pub(crate) struct ImageKernels {
     pub(crate) resolve_uint: ImageKernel,
     /// Resolves signed integer formats (minimum, maximum).
     pub(crate) resolve_sint: ImageKernel,
+    /// Reads every sample of a multisampled subresource into a buffer (`ReadSamples`).
+    pub(crate) read_samples: ImageKernel,
     /// The layout: declared last, so it is destroyed after the kernels.
     _layout: ImageLayout,
 }
@@ -205,6 +207,7 @@ impl ImageKernels {
             resolve_float: kernel(include_bytes!("../../shaders/meta/cs_resolve_float.comp.spv"))?,
             resolve_uint: kernel(include_bytes!("../../shaders/meta/cs_resolve_uint.comp.spv"))?,
             resolve_sint: kernel(include_bytes!("../../shaders/meta/cs_resolve_sint.comp.spv"))?,
+            read_samples: kernel(include_bytes!("../../shaders/meta/cs_read_samples.comp.spv"))?,
             _layout: layout,
         })
     }

@@ -7,10 +7,12 @@
 mod builtin;
 mod image;
 mod kernel;
+mod sample_clear;
 
 pub(crate) use builtin::{module_from, shader_module};
 pub(crate) use image::{element_words, groups as image_groups, ImageKernels, Views};
 pub(crate) use kernel::{Kernel, KernelLayout};
+pub(crate) use sample_clear::SampleClears;
 
 use crate::core::Core;
 use asyncmd_types::Result;
@@ -32,6 +34,8 @@ pub(crate) struct Meta {
     pub(crate) fill: Kernel,
     /// The image kernels, where the device has push descriptors.
     pub(crate) image: Option<ImageKernels>,
+    /// The exact clears of multisampled colour images.
+    pub(crate) sample_clears: SampleClears,
     /// The kernels' layout: declared last, so it is destroyed after them.
     _layout: KernelLayout,
 }
@@ -51,6 +55,7 @@ impl Meta {
                 Some(push) => Some(ImageKernels::new(core, push.clone())?),
                 None => None,
             },
+            sample_clears: SampleClears::new(core)?,
             _layout: layout,
         })
     }

@@ -113,9 +113,7 @@ impl CommandList {
             BoundClearRoute::Draws => {
                 let (bound, dsv_format) = self.bound_formats();
                 let planes = ds.map(|(f, _, _)| (f.contains(ClearFlags::DEPTH), f.contains(ClearFlags::STENCIL)));
-                if let Err(e) =
-                    self.lowering().bound_clear_draws(&targets, planes, depth, stencil, bound, dsv_format, area)
-                {
+                if let Err(e) = self.lowering().bound_clear_draws(&targets, planes, depth, stencil, bound, dsv_format) {
                     self.remove(e);
                 }
             }

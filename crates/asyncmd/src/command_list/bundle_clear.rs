@@ -14,7 +14,11 @@ use asyncmd_types::{Box3, ClearData, ClearFlags, SIMULTANEOUS_RENDER_TARGET_COUN
 pub(crate) enum BundledClear {
     /// `ClearBoundRenderTargetViews`: the mask, a value per slot, and the region lists
     /// (`None`: every selected view whole).
-    Rtv { mask: u32, values: Box<[ClearData; SIMULTANEOUS_RENDER_TARGET_COUNT]>, regions: Option<Vec<Option<Vec<Box3>>>> },
+    Rtv {
+        mask: u32,
+        values: Box<[ClearData; SIMULTANEOUS_RENDER_TARGET_COUNT]>,
+        regions: Option<Vec<Option<Vec<Box3>>>>,
+    },
     /// `ClearBoundDepthStencilView`.
     Dsv { flags: ClearFlags, depth: f32, stencil: u8, regions: Option<Vec<Box3>> },
 }
@@ -28,7 +32,44 @@ pub(crate) struct BundlePiece {
     clear: BundledClear,
 }
 
+/// What a bundle keeps for the bound clears the fallback lowers when it runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BundleClearFootprint {
+    /// Bound clears kept unlowered: the driver recording is cut into one more piece each.
+    pub deferred_clears: usize,
+    /// Bytes kept for them on the host: each clear with the bundle's state summary at it.
+    pub bytes: usize,
+}
+
+impl BundledClear {
+    fn heap_bytes(&self) -> usize {
+        match self {
+            BundledClear::Rtv { values, regions, .. } => {
+                std::mem::size_of_val(&**values)
+                    + regions.as_ref().map_or(0, |r| {
+                        r.capacity() * std::mem::size_of::<Option<Vec<Box3>>>()
+                            + r.iter().flatten().map(|b| b.capacity() * std::mem::size_of::<Box3>()).sum::<usize>()
+                    })
+            }
+            BundledClear::Dsv { regions, .. } => {
+                regions.as_ref().map_or(0, |r| r.capacity() * std::mem::size_of::<Box3>())
+            }
+        }
+    }
+}
+
 impl CommandList {
+    /// What this bundle keeps for bound clears lowered when it runs (under the fallback;
+    /// nothing natively, where the driver records them).
+    pub fn bundle_clear_footprint(&self) -> BundleClearFootprint {
+        let bytes = self
+            .bundle_pieces
+            .iter()
+            .map(|p| std::mem::size_of::<BundlePiece>() + p.state.heap_bytes() + p.clear.heap_bytes())
+            .sum();
+        BundleClearFootprint { deferred_clears: self.bundle_pieces.len(), bytes }
+    }
+
     /// Cuts this bundle's driver recording at `clear`: the commands so far become a driver
     /// bundle of their own, and the next piece starts with the state a driver bundle does
     /// not inherit (pipeline and topology) as this bundle set it.

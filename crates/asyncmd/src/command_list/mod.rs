@@ -9,6 +9,7 @@ mod async_copy;
 mod barrier;
 mod bound_clear;
 mod bundle_clear;
+pub use bundle_clear::BundleClearFootprint;
 mod copy;
 mod fill;
 mod graphics;

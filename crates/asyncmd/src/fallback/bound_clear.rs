@@ -135,7 +135,8 @@ impl Lowering<'_> {
     }
 
     /// Draws `targets` (colour targets, or the one depth-stencil target with `ds` planes):
-    /// one full-viewport triangle per region and slice over the smallest output `area`, then
+    /// one triangle covering the viewport of each region and slice (inside the smallest
+    /// output), then
     /// restores the app's graphics state. `bound` are the formats of every bound render
     /// target in slot order, `dsv_format` the bound depth-stencil format.
     #[allow(clippy::too_many_arguments)] // one draw batch, spelled out
@@ -147,7 +148,6 @@ impl Lowering<'_> {
         stencil: u8,
         bound: Vec<Format>,
         dsv_format: Format,
-        area: (u32, u32),
     ) -> Result<()> {
         let Some(samples) = targets.first().map(|t| t.samples) else { return Ok(()) };
         let root = self.clear_root()?;
@@ -161,7 +161,6 @@ impl Lowering<'_> {
             psos.push(self.clear_pso(&root, &key)?);
         }
         self.record(Command::SetGraphicsRootSignature(root.id()));
-        self.record(Command::SetViewports(vec![Viewport::sized(area.0 as f32, area.1 as f32)]));
         self.record(Command::SetPrimitiveTopology(PrimitiveTopology::TriangleList));
         let stencil_ref = ds.is_some_and(|(_, s)| s);
         if stencil_ref {
@@ -174,6 +173,9 @@ impl Lowering<'_> {
             let v = draw_clear_color(t.format, &t.value).uints();
             let depth = draw_clear_depth(t.format, depth);
             for (rect, first, count) in &t.boxes {
+                // The triangle covers its viewport: the region bounds it as well as the
+                // scissor (lavapipe 22.3 scissors multisampled draws half a texel up and left).
+                self.record(Command::SetViewports(vec![Viewport::of_rect(rect)]));
                 self.record(Command::SetScissorRects(vec![*rect]));
                 for slice in *first..first + count {
                     let constants = vec![v[0], v[1], v[2], v[3], depth.to_bits(), slice];
@@ -202,8 +204,8 @@ impl Lowering<'_> {
             let TargetView::Rtv(view) = t.view else { continue };
             t.slot = 0;
             self.record(Command::SetRenderTargets { rtvs: vec![view], dsv: None });
-            let (format, extent) = (t.format, t.extent);
-            self.bound_clear_draws(std::slice::from_ref(&t), None, 0.0, 0, vec![format], Format::Unknown, extent)?;
+            let format = t.format;
+            self.bound_clear_draws(std::slice::from_ref(&t), None, 0.0, 0, vec![format], Format::Unknown)?;
         }
         self.restore_render_targets();
         Ok(())

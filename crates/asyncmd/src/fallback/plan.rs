@@ -531,10 +531,9 @@ mod tests {
         // Outside a pass, what draws into the bound outputs cannot cover takes the legacy clear
         // where it is exact, draws into each target alone where not (the legacy clear's
         // closest value when the device asks for the D3D12 runtime's results).
-        for undrawable in [
-            BoundClearFacts { past_smallest_output: true, ..f },
-            BoundClearFacts { mixed_sample_counts: true, ..f },
-        ] {
+        for undrawable in
+            [BoundClearFacts { past_smallest_output: true, ..f }, BoundClearFacts { mixed_sample_counts: true, ..f }]
+        {
             assert_eq!(plan_bound_clear(&undrawable), BoundClearRoute::Legacy);
             let inexact = BoundClearFacts { legacy_exact: false, ..undrawable };
             assert_eq!(plan_bound_clear(&inexact), BoundClearRoute::DrawsAlone);

@@ -62,6 +62,24 @@ pub(crate) struct Shadow {
 }
 
 impl Shadow {
+    /// Bytes the shadow holds on the heap (what a copy of it costs to keep).
+    pub(crate) fn heap_bytes(&self) -> usize {
+        let args = |a: &Vec<RootArg>| {
+            a.capacity() * std::mem::size_of::<RootArg>()
+                + a.iter()
+                    .map(|r| match r {
+                        RootArg::Constants(v) => v.capacity() * 4,
+                        _ => 0,
+                    })
+                    .sum::<usize>()
+        };
+        args(&self.graphics_args)
+            + args(&self.compute_args)
+            + self.rtvs.capacity() * std::mem::size_of::<Option<CapturedRtv>>()
+            + self.viewports.as_ref().map_or(0, |v| v.capacity() * std::mem::size_of::<asyncmd_types::Viewport>())
+            + self.scissors.as_ref().map_or(0, |v| v.capacity() * std::mem::size_of::<asyncmd_types::Rect>())
+    }
+
     /// Applies what a bundle set (its own shadow) to the state of the list that executes it:
     /// the runtime's summary of the bundle's state changes.
     pub(crate) fn absorb_bundle(&mut self, bundle: &Shadow) {

@@ -11,8 +11,8 @@ use crate::resource::Resource;
 use crate::track::Scope;
 use asyncmd_ddi::{Command, DepthStencilView, RenderTargetView};
 use asyncmd_types::{
-    align_up, stored_integers, BarrierAccess, BarrierGroup, BarrierLayout, BarrierSubresourceRange, BarrierSync, Box3, ClearElement,
-    ClearFlags, DepthStencilViewDesc, DsvDimension, DsvFlags, Error, Format, HeapType, MessageId,
+    align_up, stored_integers, BarrierAccess, BarrierGroup, BarrierLayout, BarrierSubresourceRange, BarrierSync, Box3,
+    ClearElement, ClearFlags, DepthStencilViewDesc, DsvDimension, DsvFlags, Error, Format, HeapType, MessageId,
     PlacedSubresourceFootprint, PlaneInfo, Rect, RenderTargetViewDesc, ResourceDesc, ResourceDimension, ResourceFlags,
     Result, RtvDimension, SubresourceClear, SubresourceFootprint, TextureBarrier, TextureBarrierFlags,
     TextureCopyLocation, TEXTURE_DATA_PITCH_ALIGNMENT,
@@ -169,7 +169,11 @@ impl Lowering<'_> {
         let slice = if private { 0 } else { c.slice };
         let dimension = RtvDimension::Texture2DMsArray { first_slice: slice, array_size: 1 };
         let view = RenderTargetView { resource: resource.id(), desc: RenderTargetViewDesc { format, dimension } };
-        let region = if private { None } else { Some(Box3::new(c.region.left, c.region.top, 0, c.region.right, c.region.bottom, 1)) };
+        let region = if private {
+            None
+        } else {
+            Some(Box3::new(c.region.left, c.region.top, 0, c.region.right, c.region.bottom, 1))
+        };
         let mut target = ClearTarget::rtv(0, view, resource.desc()).ok_or_else(|| internal("no view"))?;
         target = target.with_regions(region.as_ref().map(std::slice::from_ref));
         target.value = stored_integers(format, &c.value);
