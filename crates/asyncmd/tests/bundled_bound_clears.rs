@@ -183,3 +183,36 @@ fn a_clear_one_list_cannot_lower_removes_that_list_only() {
         assert!(ctx.read_subresource(&alone.tex, 0) == want, "{name}");
     }
 }
+
+#[test]
+fn outputs_a_bundle_selects_and_the_list_does_not_bind_are_skipped_and_reported() {
+    for (name, ctx) in async_contexts() {
+        let t = rt(&ctx, ResourceDesc::tex2d(Format::R32Uint, 8, 8), None);
+        let before = snapshot(&ctx, &[&t]);
+        let mut bundle = ctx.list(CommandListType::Bundle);
+        // Slot 2 and the depth-stencil view: the executing list binds neither.
+        bundle.clear_bound_render_target_views(0b101, &[ClearData::from_uints([BIG, 0, 0, 0]); 3], None);
+        bundle.clear_bound_depth_stencil_view(ClearFlags::DEPTH, 0.0, 0, None);
+        bundle.close().unwrap();
+        ctx.device.info_queue().clear();
+        ctx.run(CommandListType::Direct, |l| {
+            to_target(l, &t);
+            l.om_set_render_targets(std::slice::from_ref(&t.view), None);
+            l.execute_bundle(&bundle);
+            from_target(l, &t);
+        });
+        let reports: Vec<String> = ctx
+            .device
+            .info_queue()
+            .messages()
+            .into_iter()
+            .filter(|m| m.id == MessageId::ClearBoundViewsUnboundOutput && m.severity == MessageSeverity::Error)
+            .map(|m| m.text)
+            .collect();
+        assert_eq!(reports.len(), 2, "{name}: {reports:?}");
+        assert!(reports[0].contains("slot 2"), "{name}: {reports:?}");
+        assert!(reports[1].contains("ClearBoundDepthStencilView"), "{name}: {reports:?}");
+        let want = model(&before[0][0], 8, (0, 0, 8, 8), &BIG.to_le_bytes());
+        assert!(ctx.read_subresource(&t.tex, 0) == want, "{name}: slot 0 is cleared");
+    }
+}

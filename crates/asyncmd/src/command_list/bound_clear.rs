@@ -3,7 +3,7 @@
 //! themselves are in `fallback::bound_clear`).
 
 use super::async_cmd::Gate;
-use super::bundle_clear::BundledClear;
+use super::bundle_clear::{BundledClear, Selected};
 use super::{CommandList, Pass};
 use crate::err;
 use crate::fallback::bound_clear::{clamp_depth, ClearTarget};
@@ -36,9 +36,19 @@ fn legacy_rtv_exact(format: Format, value: &ClearData) -> bool {
 
 impl CommandList {
     /// Reports a selected output with nothing bound: the runtime skips it, the debug layer
-    /// says so.
+    /// says so (an error message; the list stays healthy).
     fn report_unbound(&self, text: String) {
         self.device.info_queue.push(MessageSeverity::Error, MessageId::ClearBoundViewsUnboundOutput, text);
+    }
+
+    /// Reports render-target slot `slot`, selected with nothing bound.
+    pub(super) fn report_unbound_rtv(&self, slot: usize) {
+        self.report_unbound(format!("{RTV_API}: slot {slot} is selected but nothing is bound there; skipped"));
+    }
+
+    /// Reports a depth-stencil clear with no depth-stencil view bound.
+    pub(super) fn report_unbound_dsv(&self) {
+        self.report_unbound(format!("{DSV_API}: no depth-stencil view is bound; nothing is cleared"));
     }
 
     /// The smallest width and height over every bound output, the fewest slices one selects,
@@ -138,6 +148,9 @@ impl CommandList {
             |l| {
                 let targets = l.validate_bound_rtvs(mask, values, regions)?;
                 l.draw_targets(RTV_API);
+                if mask != 0 {
+                    l.note_native_bundle_clear(Selected::Rtvs(mask));
+                }
                 Ok(targets)
             },
             |_| {
@@ -212,8 +225,7 @@ impl CommandList {
                 }
                 Some(_) => {}
                 // A bundle's bindings are its caller's: only the native path records there.
-                None if !bundle => self
-                    .report_unbound(format!("{RTV_API}: slot {slot} is selected but nothing is bound there; skipped")),
+                None if !bundle => self.report_unbound_rtv(slot),
                 None => {}
             }
         }
@@ -237,6 +249,7 @@ impl CommandList {
             |l| {
                 let clear = l.validate_bound_dsv(flags, depth, regions)?;
                 l.draw_targets(DSV_API);
+                l.note_native_bundle_clear(Selected::Dsv);
                 Ok(clear)
             },
             |c| Command::ClearBoundDepthStencilView {
@@ -303,7 +316,7 @@ impl CommandList {
                 }
             }
         } else if !bundle {
-            self.report_unbound(format!("{DSV_API}: no depth-stencil view is bound; nothing is cleared"));
+            self.report_unbound_dsv();
         }
         let native = self.device.async_impl == AsyncCommandsImpl::Native;
         let target = if native {

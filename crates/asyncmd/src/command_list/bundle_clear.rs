@@ -7,7 +7,9 @@
 use super::CommandList;
 use crate::fallback::state::Shadow;
 use asyncmd_ddi::{Command, Executable};
-use asyncmd_types::{Box3, ClearData, ClearFlags, SIMULTANEOUS_RENDER_TARGET_COUNT};
+use asyncmd_types::{
+    AsyncCommandsImpl, Box3, ClearData, ClearFlags, CommandListType, SIMULTANEOUS_RENDER_TARGET_COUNT,
+};
 
 /// A bound clear as a bundle recorded it, validated but unlowered.
 #[derive(Clone, Debug)]
@@ -21,6 +23,15 @@ pub(crate) enum BundledClear {
     },
     /// `ClearBoundDepthStencilView`.
     Dsv { flags: ClearFlags, depth: f32, stencil: u8, regions: Option<Vec<Box3>> },
+}
+
+/// What a bound clear recorded natively in a bundle selects: render-target slots (the mask),
+/// or the depth-stencil view. The driver clears what the executing list binds; the runtime
+/// reports what it does not bind, as for a clear recorded in that list.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Selected {
+    Rtvs(u32),
+    Dsv,
 }
 
 /// The part of a bundle before one of its bound clears.
@@ -86,6 +97,31 @@ impl CommandList {
             self.ddi.record(Command::SetPrimitiveTopology(t));
         }
         self.bundle_pieces.push(BundlePiece { before, state: self.shadow.clone(), clear });
+    }
+
+    /// Notes what a bound clear selects where it is recorded natively in a bundle.
+    pub(super) fn note_native_bundle_clear(&mut self, selected: Selected) {
+        if self.ty == CommandListType::Bundle && self.device.async_impl == AsyncCommandsImpl::Native {
+            self.bundle_selected.push(selected);
+        }
+    }
+
+    /// Reports the outputs the native bound clears of `bundle` select and this list does not
+    /// bind: skipped, as for clears recorded here.
+    pub(super) fn report_unbound_in_bundle(&self, bundle: &CommandList) {
+        for selected in &bundle.bundle_selected {
+            match *selected {
+                Selected::Rtvs(mask) => {
+                    for slot in (0..SIMULTANEOUS_RENDER_TARGET_COUNT).filter(|&s| mask & (1 << s) != 0) {
+                        if self.shadow.rtvs.get(slot).is_none_or(|c| c.is_none()) {
+                            self.report_unbound_rtv(slot);
+                        }
+                    }
+                }
+                Selected::Dsv if self.shadow.dsv.is_none() => self.report_unbound_dsv(),
+                Selected::Dsv => {}
+            }
+        }
     }
 
     /// Runs the pieces of `bundle` before its last driver bundle: each piece's commands, then

@@ -609,6 +609,7 @@ impl CommandList {
                 if !self.is_recording() {
                     return;
                 }
+                self.report_unbound_in_bundle(bundle);
                 self.execute_bundle_pieces(bundle);
                 if !self.is_recording() {
                     return;

@@ -94,6 +94,8 @@ pub struct CommandList {
     pub(crate) semantics: semantics::SemanticsState,
     /// A bundle's pieces before its bound clears, under the fallback (`bundle_clear`).
     bundle_pieces: Vec<bundle_clear::BundlePiece>,
+    /// What a bundle's native bound clears select (`bundle_clear`).
+    bundle_selected: Vec<bundle_clear::Selected>,
 }
 
 impl CommandList {
@@ -117,6 +119,7 @@ impl CommandList {
             late_records: 0,
             semantics: semantics::SemanticsState::watching(d.debug_layer()),
             bundle_pieces: Vec::new(),
+            bundle_selected: Vec::new(),
         })
     }
 
@@ -235,6 +238,7 @@ impl CommandList {
         self.shadow = Default::default();
         self.fallback.reset();
         self.bundle_pieces.clear();
+        self.bundle_selected.clear();
         self.late_records = 0;
         self.semantics.reset();
         self.semantics.watch = self.device.debug_layer();
