@@ -32,9 +32,35 @@ fn clearing_bundle(ctx: &Ctx) -> CommandList {
     bundle
 }
 
+/// Every context with the Async Commands, and the native ones again with the fallback forced
+/// (the developer setting), as the spec's tests rerun.
+fn contexts_and_forced() -> Vec<(String, Ctx)> {
+    let mut v: Vec<(String, Ctx)> = async_contexts().into_iter().map(|(n, c)| (n.to_string(), c)).collect();
+    let _forced = ForceFallbackGuard::new(true);
+    let reference =
+        reference_adapter(asyncmd_reference::ReferenceConfig { native_async_commands: true, ..Default::default() });
+    let device = DeviceFactory::new().create_device(&reference).unwrap();
+    assert_eq!(device.async_commands_impl(), AsyncCommandsImpl::Fallback);
+    v.push(("reference forced".into(), Ctx::new(device)));
+    let options = asyncmd_vulkan::VulkanOptions {
+        validation: asyncmd_vulkan::Validation::IfAvailable,
+        native_async_commands: true,
+        ..Default::default()
+    };
+    if let Some(vk) = vulkan_driver_with(options) {
+        let adapter = Adapter::new(vk.clone() as std::sync::Arc<dyn asyncmd::ddi::DeviceDdi>);
+        let device = DeviceFactory::new().create_device(&adapter).unwrap();
+        assert_eq!(device.async_commands_impl(), AsyncCommandsImpl::Fallback);
+        let mut ctx = Ctx::new(device);
+        ctx.vulkan = Some(vk);
+        v.push(("vulkan forced".into(), ctx));
+    }
+    v
+}
+
 #[test]
 fn a_bundle_clears_the_targets_of_each_list_that_executes_it() {
-    for (name, ctx) in async_contexts() {
+    for (name, ctx) in contexts_and_forced() {
         let bundle = clearing_bundle(&ctx);
         for in_pass in [false, true] {
             // Two lists with targets of different sizes, each executing the bundle.

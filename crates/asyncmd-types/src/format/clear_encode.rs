@@ -271,10 +271,15 @@ pub fn view_clear_depth(value: &ClearData) -> f32 {
 /// 8-bit value whose high bits it keeps. For UNORM and SNORM formats each stored channel
 /// becomes `(k ± ε) / max`, where `k` is the integer [`encode_clear`] stores: rounding,
 /// truncation and that 8-bit path all take it to `k` (ε is 1/32 for channels of up to 8 bits,
-/// 1/4 for wider ones; ±1 exactly at the ends of the range, never past them). Other formats:
-/// `value` as it is.
+/// 1/4 for wider ones; ±1 exactly at the ends of the range, never past them). Float channels
+/// narrower than 32 bits become the value they store (D3D narrows toward zero, lavapipe rounds
+/// to nearest: a value the channel holds exactly stores as itself either way); 32-bit float
+/// channels keep every bit. Other formats: `value` as it is.
 pub fn draw_clear_color(format: Format, value: &ClearData) -> ClearData {
     let info = format.info();
+    if info.class == ComponentClass::Float {
+        return narrow_floats_stored(format, value);
+    }
     let signed = match (info.class, info.layout) {
         (
             ComponentClass::Unorm | ComponentClass::Snorm,
@@ -299,6 +304,22 @@ pub fn draw_clear_color(format: Format, value: &ClearData) -> ClearData {
         // format disturbs another.
         let nudge = if bits[c] <= 8 { 1.0 / 32.0 } else { 0.25 };
         out[c] = if k.abs() == max { k.signum() as f32 } else { ((k + nudge * k.signum()) / max) as f32 };
+    }
+    ClearData::from_floats(out)
+}
+
+/// `value` with each float channel narrower than 32 bits replaced by the value it stores.
+fn narrow_floats_stored(format: Format, value: &ClearData) -> ClearData {
+    let narrow = match format.info().layout {
+        Layout::Channels { bits, .. } => bits < 32,
+        Layout::R11G11B10 | Layout::R9G9B9E5 => true,
+        _ => false,
+    };
+    let stored = narrow.then(|| encode_texel(format, value).and_then(|(bytes, _)| decode_texel(format, &bytes)));
+    let Some(Some(stored)) = stored else { return *value };
+    let (mut out, stored) = (value.floats(), stored.floats());
+    for &c in stored_channels(format) {
+        out[c] = stored[c];
     }
     ClearData::from_floats(out)
 }
@@ -587,10 +608,34 @@ mod tests {
                 }
             }
         }
-        // Formats that are not normalized keep the value.
+        // 32-bit floats and sRGB keep the value, every bit.
         let v = ClearData::from_floats([0.3, 1.7, -2.0, 0.5]);
-        assert_eq!(draw_clear_color(Format::R16G16B16A16Float, &v), v);
         assert_eq!(draw_clear_color(Format::R8G8B8A8UnormSrgb, &v), v);
+        let bits = ClearData::from_uints([0x0001_16c2, 0x7fc0_1234, 0x8000_0001, 0xffc0_0abc]);
+        assert_eq!(draw_clear_color(Format::R32G32B32A32Float, &bits), bits);
+    }
+
+    /// A draw's float reaches a 16-, 11- or 10-bit float target through the device's
+    /// conversion, whose rounding Vulkan leaves to the implementation, where D3D narrows
+    /// toward zero. The draw outputs the stored value itself, which every conversion keeps.
+    #[test]
+    fn narrow_float_draws_output_the_value_the_channel_stores() {
+        for format in [Format::R16G16B16A16Float, Format::R16Float, Format::R11G11B10Float] {
+            for seed in 0..2000u32 {
+                let f = f32::from_bits(seed.wrapping_mul(0x9E37_79B9) & 0x477F_FFFF)
+                    * if seed % 2 == 0 { 1.0 } else { -1.0 };
+                let value = ClearData::from_floats([f, f * 0.5, f * 3.0, 0.25]);
+                let (bytes, _) = encode_texel(format, &value).unwrap();
+                let stored = decode_texel(format, &bytes).unwrap().floats();
+                let drawn = draw_clear_color(format, &value).floats();
+                for &c in stored_channels(format) {
+                    assert_eq!(drawn[c].to_bits(), stored[c].to_bits(), "{format} {f}: channel {c}");
+                }
+                // The stored value encodes to the same bytes (any rounding keeps it).
+                let again = encode_texel(format, &ClearData::from_floats(drawn)).unwrap().0;
+                assert_eq!(again, bytes, "{format} {f}");
+            }
+        }
     }
 
     #[test]
