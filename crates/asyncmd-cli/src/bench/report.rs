@@ -70,15 +70,18 @@ pub fn markdown(r: &Report) -> String {
     if g.over.is_empty() {
         let _ = writeln!(
             out,
-            "\nfallback / legacy CPU: every row within its bar ({} for APIs, {} for routes)",
-            g.api_bar, g.route_bar
+            "\nfallback / legacy CPU: every row within its bar ({} for APIs, {} for routes; differences under {} µs \
+             are noise)",
+            g.api_bar, g.route_bar, g.noise_floor_us
         );
     } else {
         let _ = writeln!(
             out,
-            "\nfallback / legacy CPU above the bar ({} for APIs, {} for routes): {}",
+            "\nfallback / legacy CPU above the bar ({} for APIs, {} for routes; differences under {} µs are \
+             noise): {}",
             g.api_bar,
             g.route_bar,
+            g.noise_floor_us,
             g.over.join(", ")
         );
     }

@@ -129,13 +129,18 @@ impl CommandList {
                     }
                     l.track_copy(API, &dest, &source, true)?;
                 }
-                Ok(descs
-                    .iter()
-                    .map(|d| TextureCopyDesc { kind: d.kind.map(|r| r.id()), regions: d.regions.clone() })
-                    .collect::<Vec<_>>())
+                Ok(())
             },
-            Command::CopyTextureRegions,
-            |l, ids| fallback::copy::texture_regions(&ids, |c| l.record(c)),
+            // Only the native command owns the descriptions; the fallback records from the call's.
+            |()| {
+                Command::CopyTextureRegions(
+                    descs
+                        .iter()
+                        .map(|d| TextureCopyDesc { kind: d.kind.map(|r| r.id()), regions: d.regions.clone() })
+                        .collect(),
+                )
+            },
+            |l, ()| fallback::copy::texture_regions(descs, |c| l.record(c)),
         );
     }
 

@@ -2,6 +2,7 @@
 //! unchanged, one legacy resolve, one legacy query resolve. Copies were already async-safe at
 //! the DDI level; the serialized loop is one of the orders native hardware may use.
 
+use crate::resource::Resource;
 use asyncmd_ddi::{Command, QueryResolve, Resolve, ResourceId, TileCopy};
 use asyncmd_types::{BufferCopyRegion, TextureCopyDesc};
 
@@ -12,9 +13,22 @@ pub(crate) fn buffer_regions(regions: &[BufferCopyRegion<ResourceId>], mut emit:
     }
 }
 
-/// `CopyTextureRegions` → one `CopyTextureRegion` per region of each description.
-pub(crate) fn texture_regions(descs: &[TextureCopyDesc<ResourceId>], emit: impl FnMut(Command)) {
-    Command::texture_copies(descs).for_each(emit);
+/// `CopyTextureRegions` → one `CopyTextureRegion` per region of each description, recorded
+/// from the call's own descriptions (nothing is copied first).
+pub(crate) fn texture_regions(descs: &[TextureCopyDesc<&Resource>], mut emit: impl FnMut(Command)) {
+    for d in descs {
+        let (dest, source) = d.kind.map(|r| r.id()).locations();
+        for r in &d.regions {
+            emit(Command::CopyTextureRegion {
+                dest,
+                dest_x: r.dest_x,
+                dest_y: r.dest_y,
+                dest_z: r.dest_z,
+                source,
+                source_box: r.source_box,
+            });
+        }
+    }
 }
 
 /// `CopyResources` → one `CopyResource` per pair.
