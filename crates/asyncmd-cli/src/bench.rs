@@ -39,6 +39,9 @@ pub struct BenchOptions {
     pub quick: bool,
     /// The sample's end-to-end mode: frames of work around draws, instead of the API rows.
     pub e2e: bool,
+    /// An A/A run of the API rows: the native column records the legacy loop on the native
+    /// device, so it shows the spread of identical work.
+    pub same_work: bool,
     /// Write the report as JSON here.
     pub json: Option<PathBuf>,
     /// Draw the ratios as an SVG plot here.
@@ -260,7 +263,7 @@ pub fn measure(opts: &BenchOptions) -> Result<Report> {
             None => None,
         };
         let mut parts = vec![Part::alone(&fallback, &*f.legacy), Part::alone(&fallback, &*f.batch)];
-        parts.extend(n.as_ref().map(|(n, c)| Part::alone(n, &*c.batch)));
+        parts.extend(n.as_ref().map(|(n, c)| Part::alone(n, if opts.same_work { &*c.legacy } else { &*c.batch })));
         let t = timing::interleaved(runs, &parts)?;
         apis.push(Row { api: api.to_string(), work: f.work, legacy: t[0], fallback: t[1], native: t.get(2).copied() });
         progress.inc(1);
@@ -334,6 +337,9 @@ pub fn run(opts: BenchOptions) -> Result<()> {
         ));
     }
     let r = measure(&opts)?;
+    if opts.same_work {
+        println!("A/A run (--same-work): the native column is the legacy loop recorded on the native device.");
+    }
     print!("{}", report::markdown(&r));
     if let Some(path) = &opts.json {
         report::write_json(&r, path)?;

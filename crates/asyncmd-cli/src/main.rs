@@ -39,6 +39,11 @@ enum Command {
         /// of 512 KiB around 256 draws into a 1280×720 target, whole frames timed.
         #[arg(long)]
         e2e: bool,
+        /// An A/A run: the native device records the legacy loop too, so its column shows the
+        /// spread this machine gives identical work on two devices (what a ratio near 1 is
+        /// worth here).
+        #[arg(long)]
+        same_work: bool,
         /// Write the report as JSON to this file.
         #[arg(long)]
         json: Option<std::path::PathBuf>,
@@ -70,8 +75,8 @@ fn main() -> ExitCode {
         .init();
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Bench { device, api, count, size, quick, e2e, json, plot, suite } => {
-            bench::run(bench::BenchOptions { device, apis: api, count, size, quick, e2e, json, plot, suite })
+        Command::Bench { device, api, count, size, quick, e2e, same_work, json, plot, suite } => {
+            bench::run(bench::BenchOptions { device, apis: api, count, size, quick, e2e, same_work, json, plot, suite })
         }
         Command::Info { device } => info::run(device),
         Command::Config { setting } => config(setting),

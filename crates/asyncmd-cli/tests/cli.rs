@@ -199,6 +199,19 @@ fn bench_measures_bound_clears_in_bundles_against_the_same_clears_in_the_list() 
 }
 
 #[test]
+fn bench_same_work_times_the_legacy_loop_on_both_devices() {
+    let cfg = temp_config("bench-aa");
+    let out = asyncmd(&cfg)
+        .env_remove("ASYNCMD_DEVICE")
+        .args(["bench", "--quick", "--api", "CopyBufferRegions", "--same-work"])
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("A/A run (--same-work)"), "{text}");
+    assert!(text.contains("| CopyBufferRegions |"), "{text}");
+}
+
+#[test]
 fn bench_selects_apis_and_writes_json_and_a_plot() {
     let cfg = temp_config("bench-json");
     let dir = std::env::temp_dir().join(format!("asyncmd-bench-{}", std::process::id()));
