@@ -492,27 +492,3 @@ fn clear_pipelines_are_cached_up_to_64_and_kept_alive_by_their_allocator() {
         |t: &Bound, x: usize| u32::from_le_bytes(ctx.read_subresource(&t.tex, 0)[x * 4..x * 4 + 4].try_into().unwrap());
     assert_eq!((texel(&u32s[0], 0), texel(&u32s[0], 3)), (0x1234, 0xABCD));
 }
-
-/// The legacy shortcut outside a pass is taken only where every conforming device stores the
-/// encoding: a normalized channel at a rounding tie (0.5 of 255) draws instead.
-#[test]
-fn a_value_at_a_rounding_tie_draws_outside_a_pass() {
-    let (ctx, log) = spy_ctx();
-    let t = rt(&ctx, ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 8, 8), None);
-    let before = snapshot(&ctx, &[&t]);
-    let mut names = Vec::new();
-    ctx.run(CommandListType::Direct, |l| {
-        to_target(l, &t);
-        l.om_set_render_targets(std::slice::from_ref(&t.view), None);
-        for value in [[0.2, 0.4, 0.6, 0.8], [0.5, 0.5, 0.5, 1.0]] {
-            log.clear();
-            l.clear_bound_render_target_views(1, &[floats(value)], Some(&[Some(&[Box3::new(0, 0, 0, 4, 8, 1)])]));
-            names.push(log.names());
-        }
-        from_target(l, &t);
-    });
-    assert_eq!(names[0], ["ClearRenderTargetView"]);
-    assert!(names[1].contains(&"DrawInstanced") && !names[1].contains(&"ClearRenderTargetView"), "{:?}", names[1]);
-    let want = model(&before[0][0], 8, (0, 0, 4, 8), &element(Format::R8G8B8A8Unorm, 0, &floats([0.5, 0.5, 0.5, 1.0])));
-    assert!(ctx.read_subresource(&t.tex, 0) == want);
-}

@@ -28,13 +28,10 @@ struct DsvClear {
 }
 
 /// Whether a legacy `ClearRenderTargetView` writes exactly `value` into a target of `format`:
-/// the spec's rule (float-like formats with four finite, non-subnormal floats), and only where
-/// every conforming device stores the encoding (`view_clear_exact`: no normalized channel at a
-/// rounding tie, no narrow float the format does not hold).
+/// float-like formats with four finite, non-subnormal floats.
 fn legacy_rtv_exact(format: Format, value: &ClearData) -> bool {
     !matches!(format.info().class, ComponentClass::Uint | ComponentClass::Sint)
         && value.floats().iter().all(|v| v.is_finite() && !v.is_subnormal())
-        && asyncmd_types::view_clear_exact(format, value)
 }
 
 impl CommandList {
