@@ -371,15 +371,24 @@ impl Command {
     pub fn texture_copies(descs: &[TextureCopyDesc<ResourceId>]) -> impl Iterator<Item = Command> + '_ {
         descs.iter().flat_map(|d| {
             let (dest, source) = d.kind.locations();
-            d.regions.iter().map(move |r| Command::CopyTextureRegion {
-                dest,
-                dest_x: r.dest_x,
-                dest_y: r.dest_y,
-                dest_z: r.dest_z,
-                source,
-                source_box: r.source_box,
-            })
+            d.regions.iter().map(move |r| Command::texture_copy(dest, source, r))
         })
+    }
+
+    /// The legacy `CopyTextureRegion` of one region between two locations.
+    pub fn texture_copy(
+        dest: TextureCopyLocation<ResourceId>,
+        source: TextureCopyLocation<ResourceId>,
+        r: &asyncmd_types::TextureCopyRegion,
+    ) -> Command {
+        Command::CopyTextureRegion {
+            dest,
+            dest_x: r.dest_x,
+            dest_y: r.dest_y,
+            dest_z: r.dest_z,
+            source,
+            source_box: r.source_box,
+        }
     }
 
     /// Whether this is one of the native async commands.

@@ -19,14 +19,7 @@ pub(crate) fn texture_regions(descs: &[TextureCopyDesc<&Resource>], mut emit: im
     for d in descs {
         let (dest, source) = d.kind.map(|r| r.id()).locations();
         for r in &d.regions {
-            emit(Command::CopyTextureRegion {
-                dest,
-                dest_x: r.dest_x,
-                dest_y: r.dest_y,
-                dest_z: r.dest_z,
-                source,
-                source_box: r.source_box,
-            });
+            emit(Command::texture_copy(dest, source, r));
         }
     }
 }
