@@ -189,5 +189,16 @@ fn read_samples_refuses_what_has_no_samples() {
         let e = msaa.read_samples(1).unwrap_err();
         assert_eq!((e.code, e.id), (ErrorCode::InvalidArg, MessageId::InvalidSubresourceIndex), "{name}: {}", e.text);
         assert!(e.text.contains("ReadSamples"), "{name}: {}", e.text);
+        // A depth texture: the reference device reads its samples, the Vulkan device has no raw
+        // view of them and says so.
+        let depth = ResourceDesc::tex2d(Format::D32Float, 4, 4)
+            .with_samples(4, 0)
+            .with_flags(ResourceFlags::ALLOW_DEPTH_STENCIL);
+        let depth = ctx.texture(&depth, BarrierLayout::Common);
+        match (name, depth.read_samples(0)) {
+            ("reference", Ok(bytes)) => assert_eq!(bytes.len(), 4 * 4 * 4 * 4),
+            ("vulkan", Err(e)) => assert_eq!(e.code, ErrorCode::Unsupported, "{}", e.text),
+            (name, r) => panic!("{name}: {:?}", r.map(|b| b.len())),
+        }
     }
 }
