@@ -178,25 +178,12 @@ fn depth_only_and_stencil_only_clears_leave_the_other_plane() {
 /// executed bundle), a bound clear that the fallback lowers to draws, and the app's draw;
 /// returns the three targets' bytes.
 fn draw_after_bound_clear(ctx: &Ctx, in_pass: bool, via_bundle: bool) -> Vec<Vec<u8>> {
-    let a = rt(ctx, ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 32, 16), None);
-    let b = rt(ctx, ResourceDesc::tex2d(Format::R16G16B16A16Float, 32, 16), None);
-    let d = ds(ctx, ResourceDesc::tex2d(Format::D24UnormS8Uint, 32, 16), DsvFlags::empty());
-    // Stencil 0x33 in the left 20 columns, 0x77 elsewhere: the app's test passes on the left.
-    let stencil: Vec<u8> = (0..32 * 16).map(|i| if i % 32 < 20 { 0x33 } else { 0x77 }).collect();
-    ctx.upload_subresource(&d.tex, 1, &stencil);
+    let scene = DrawScene::new(ctx, Format::R16G16B16A16Float);
     let reference = 0x33;
-    let (root, pso) = app_pipeline(ctx, &[Format::R8G8B8A8Unorm, Format::R16G16B16A16Float], Format::D24UnormS8Uint);
+    let (root, pso) = scene.pipeline(ctx);
     let app_color = floats([0.8, 0.2, 0.4, 0.6]);
     ctx.run(CommandListType::Direct, |l| {
-        for t in [&a, &b, &d] {
-            to_target(l, t);
-        }
-        if in_pass {
-            let p = pass_depth(&d, BeginningAccess::Preserve, BeginningAccess::Preserve);
-            l.begin_render_pass(&[pass_target(&a), pass_target(&b)], Some(&p), RenderPassFlags::empty());
-        } else {
-            l.om_set_render_targets(&[a.view.clone(), b.view.clone()], Some(&d.view));
-        }
+        scene.bind(l, in_pass);
         // Every piece of state the app's draw depends on.
         let bundle_state = |l: &mut CommandList| {
             l.set_graphics_root_signature(&root);
@@ -234,22 +221,15 @@ fn draw_after_bound_clear(ctx: &Ctx, in_pass: bool, via_bundle: bool) -> Vec<Vec
         // A stencil clear away from the app's scissor: its own reference must not stay.
         l.clear_bound_depth_stencil_view(ClearFlags::STENCIL, 0.0, 0x99, Some(&[Box3::new(16, 12, 0, 32, 16, 1)]));
         l.draw_instanced(3, 1, 0, 0);
-        if in_pass {
-            l.end_render_pass();
-        }
-        for t in [&a, &b, &d] {
-            from_target(l, t);
-        }
+        scene.unbind(l, in_pass);
     });
-    vec![ctx.read_subresource(&a.tex, 0), ctx.read_subresource(&b.tex, 0), ctx.read_subresource(&d.tex, 1)]
+    scene.read(ctx)
 }
 
 #[test]
 fn the_apps_next_draw_renders_as_if_no_clear_had_happened() {
     let ctxs = async_contexts();
-    let find = |n: &str| ctxs.iter().find(|(name, _)| *name == n).map(|(_, c)| c);
-    for (native, fallback) in [("reference native", "reference fallback"), ("vulkan native", "vulkan fallback")] {
-        let (Some(n), Some(f)) = (find(native), find(fallback)) else { continue };
+    for (native, n, fallback, f) in native_fallback_pairs(&ctxs) {
         for (in_pass, via_bundle) in [(false, false), (true, false), (false, true), (true, true)] {
             let want = draw_after_bound_clear(n, in_pass, via_bundle);
             let got = draw_after_bound_clear(f, in_pass, via_bundle);

@@ -102,13 +102,8 @@ fn a_bundle_clears_the_targets_of_each_list_that_executes_it() {
 /// Executes a bundle that sets the app's state, clears a slot the app's pipeline draws into
 /// (and a target it does not, and the stencil), and draws; returns the targets' bytes.
 fn bundle_draws_after_its_clears(ctx: &Ctx, in_pass: bool) -> Vec<Vec<u8>> {
-    let a = rt(ctx, ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 32, 16), None);
-    let b = rt(ctx, ResourceDesc::tex2d(Format::R32Uint, 32, 16), None);
-    let d = ds(ctx, ResourceDesc::tex2d(Format::D24UnormS8Uint, 32, 16), DsvFlags::empty());
-    // Stencil 0x33 in the left 20 columns, 0x77 elsewhere: the app's test passes on the left.
-    let stencil: Vec<u8> = (0..32 * 16).map(|i| if i % 32 < 20 { 0x33 } else { 0x77 }).collect();
-    ctx.upload_subresource(&d.tex, 1, &stencil);
-    let (root, pso) = app_pipeline(ctx, &[Format::R8G8B8A8Unorm, Format::R32Uint], Format::D24UnormS8Uint);
+    let scene = DrawScene::new(ctx, Format::R32Uint);
+    let (root, pso) = scene.pipeline(ctx);
     let mut bundle = ctx.list(CommandListType::Bundle);
     bundle.set_graphics_root_signature(&root);
     bundle.set_pipeline_state(&pso);
@@ -127,34 +122,19 @@ fn bundle_draws_after_its_clears(ctx: &Ctx, in_pass: bool) -> Vec<Vec<u8>> {
     bundle.draw_instanced(3, 1, 0, 0);
     bundle.close().unwrap();
     ctx.run(CommandListType::Direct, |l| {
-        for t in [&a, &b, &d] {
-            to_target(l, t);
-        }
-        if in_pass {
-            let p = pass_depth(&d, BeginningAccess::Preserve, BeginningAccess::Preserve);
-            l.begin_render_pass(&[pass_target(&a), pass_target(&b)], Some(&p), RenderPassFlags::empty());
-        } else {
-            l.om_set_render_targets(&[a.view.clone(), b.view.clone()], Some(&d.view));
-        }
+        scene.bind(l, in_pass);
         l.rs_set_viewports(&[Viewport::sized(32.0, 16.0)]);
         l.rs_set_scissor_rects(&[Rect::new(0, 0, 16, 12)]);
         l.execute_bundle(&bundle);
-        if in_pass {
-            l.end_render_pass();
-        }
-        for t in [&a, &b, &d] {
-            from_target(l, t);
-        }
+        scene.unbind(l, in_pass);
     });
-    vec![ctx.read_subresource(&a.tex, 0), ctx.read_subresource(&b.tex, 0), ctx.read_subresource(&d.tex, 1)]
+    scene.read(ctx)
 }
 
 #[test]
 fn a_bundles_own_state_carries_across_its_clears() {
     let ctxs = async_contexts();
-    let find = |n: &str| ctxs.iter().find(|(name, _)| *name == n).map(|(_, c)| c);
-    for (native, fallback) in [("reference native", "reference fallback"), ("vulkan native", "vulkan fallback")] {
-        let (Some(n), Some(f)) = (find(native), find(fallback)) else { continue };
+    for (native, n, fallback, f) in native_fallback_pairs(&ctxs) {
         for in_pass in [false, true] {
             let want = bundle_draws_after_its_clears(n, in_pass);
             let got = bundle_draws_after_its_clears(f, in_pass);

@@ -139,6 +139,16 @@ fn the_closest_value_option_keeps_the_d3d12_runtimes_results() {
     }
 }
 
+/// Binds two targets outside a pass and clears both whole with `values`.
+fn clear_both(ctx: &Ctx, targets: [&Bound; 2], values: &[ClearData]) {
+    ctx.run(CommandListType::Direct, |l| {
+        targets.iter().for_each(|t| to_target(l, t));
+        l.om_set_render_targets(&[targets[0].view.clone(), targets[1].view.clone()], None);
+        l.clear_bound_render_target_views(0b11, values, None);
+        targets.iter().for_each(|t| from_target(l, t));
+    });
+}
+
 #[test]
 fn bound_clears_outside_a_pass_are_exact_where_the_shared_draws_cannot_reach() {
     for (name, ctx) in async_contexts() {
@@ -147,14 +157,7 @@ fn bound_clears_outside_a_pass_are_exact_where_the_shared_draws_cannot_reach() {
         // Past the smallest output: the whole of a 16² target bound with an 8² one.
         let large = rt(&ctx, ResourceDesc::tex2d(Format::R32Uint, 16, 16), None);
         let small = rt(&ctx, ResourceDesc::tex2d(Format::R32Uint, 8, 8), None);
-        ctx.run(CommandListType::Direct, |l| {
-            to_target(l, &large);
-            to_target(l, &small);
-            l.om_set_render_targets(&[large.view.clone(), small.view.clone()], None);
-            l.clear_bound_render_target_views(0b11, &value, None);
-            from_target(l, &large);
-            from_target(l, &small);
-        });
+        clear_both(&ctx, [&large, &small], &value);
         assert!(ctx.read_subresource(&large.tex, 0) == big.to_le_bytes().repeat(256), "{name}: the large target");
         assert!(ctx.read_subresource(&small.tex, 0) == big.to_le_bytes().repeat(64), "{name}: the small target");
         // Mixed sample counts: a 4× and a single-sample target.
@@ -164,14 +167,7 @@ fn bound_clears_outside_a_pass_are_exact_where_the_shared_draws_cannot_reach() {
         }
         let msaa = rt(&ctx, four, None);
         let single = rt(&ctx, ResourceDesc::tex2d(Format::R32Uint, 8, 8), None);
-        ctx.run(CommandListType::Direct, |l| {
-            to_target(l, &msaa);
-            to_target(l, &single);
-            l.om_set_render_targets(&[msaa.view.clone(), single.view.clone()], None);
-            l.clear_bound_render_target_views(0b11, &value, None);
-            from_target(l, &msaa);
-            from_target(l, &single);
-        });
+        clear_both(&ctx, [&msaa, &single], &value);
         assert!(msaa.tex.read_samples(0).unwrap() == big.to_le_bytes().repeat(256), "{name}: every sample");
         assert!(ctx.read_subresource(&single.tex, 0) == big.to_le_bytes().repeat(64), "{name}: the single-sample one");
     }

@@ -154,3 +154,74 @@ pub fn app_pipeline(ctx: &Ctx, rtvs: &[Format], dsv: Format) -> (RootSignature, 
         .unwrap();
     (root, pso)
 }
+
+/// What the app's draw around a bound clear renders into: an RGBA8 target the app's pipeline
+/// writes, a second target of `second` format, and a D24S8 buffer whose stencil is 0x33 in the
+/// left 20 columns and 0x77 elsewhere (the app's stencil test passes on the left), all 32×16.
+pub struct DrawScene {
+    pub a: Bound,
+    pub b: Bound,
+    pub d: Bound,
+}
+
+impl DrawScene {
+    pub fn new(ctx: &Ctx, second: Format) -> Self {
+        let a = rt(ctx, ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 32, 16), None);
+        let b = rt(ctx, ResourceDesc::tex2d(second, 32, 16), None);
+        let d = ds(ctx, ResourceDesc::tex2d(Format::D24UnormS8Uint, 32, 16), DsvFlags::empty());
+        let stencil: Vec<u8> = (0..32 * 16).map(|i| if i % 32 < 20 { 0x33 } else { 0x77 }).collect();
+        ctx.upload_subresource(&d.tex, 1, &stencil);
+        DrawScene { a, b, d }
+    }
+
+    /// The app's pipeline for the scene's targets.
+    pub fn pipeline(&self, ctx: &Ctx) -> (RootSignature, PipelineState) {
+        app_pipeline(ctx, &[self.a.tex.desc().format, self.b.tex.desc().format], Format::D24UnormS8Uint)
+    }
+
+    /// Moves the targets to their layouts and binds them: in a render pass, or with
+    /// `OMSetRenderTargets`.
+    pub fn bind(&self, l: &mut CommandList, in_pass: bool) {
+        for t in [&self.a, &self.b, &self.d] {
+            to_target(l, t);
+        }
+        if in_pass {
+            let p = pass_depth(&self.d, BeginningAccess::Preserve, BeginningAccess::Preserve);
+            l.begin_render_pass(&[pass_target(&self.a), pass_target(&self.b)], Some(&p), RenderPassFlags::empty());
+        } else {
+            l.om_set_render_targets(&[self.a.view.clone(), self.b.view.clone()], Some(&self.d.view));
+        }
+    }
+
+    /// Ends the pass (if one) and moves the targets back to COMMON.
+    pub fn unbind(&self, l: &mut CommandList, in_pass: bool) {
+        if in_pass {
+            l.end_render_pass();
+        }
+        for t in [&self.a, &self.b, &self.d] {
+            from_target(l, t);
+        }
+    }
+
+    /// The two targets' bytes and the stencil plane's.
+    pub fn read(&self, ctx: &Ctx) -> Vec<Vec<u8>> {
+        vec![
+            ctx.read_subresource(&self.a.tex, 0),
+            ctx.read_subresource(&self.b.tex, 0),
+            ctx.read_subresource(&self.d.tex, 1),
+        ]
+    }
+}
+
+/// The native and fallback contexts of each device, in pairs: (native name, native, fallback
+/// name, fallback).
+pub fn native_fallback_pairs<'c>(
+    ctxs: &'c [(&'static str, Ctx)],
+) -> Vec<(&'static str, &'c Ctx, &'static str, &'c Ctx)> {
+    let find = |n: &str| ctxs.iter().find(|(name, _)| *name == n).map(|(name, c)| (*name, c));
+    [("reference native", "reference fallback"), ("vulkan native", "vulkan fallback")]
+        .into_iter()
+        .filter_map(|(n, f)| Some((find(n)?, find(f)?)))
+        .map(|((n, nc), (f, fc))| (n, nc, f, fc))
+        .collect()
+}
