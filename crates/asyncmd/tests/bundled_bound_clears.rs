@@ -222,3 +222,28 @@ fn outputs_a_bundle_selects_and_the_list_does_not_bind_are_skipped_and_reported(
         assert!(ctx.read_subresource(&t.tex, 0) == want, "{name}: slot 0 is cleared");
     }
 }
+
+#[test]
+fn a_bundles_bad_bound_clear_removes_the_bundle_natively_and_through_the_fallback() {
+    for (name, ctx) in async_contexts() {
+        let v = [ClearData::default(); 2];
+        type Record<'a> = Box<dyn Fn(&mut CommandList) + 'a>;
+        let cases: Vec<(&str, Record)> = vec![
+            ("mask past slot 7", Box::new(|l| l.clear_bound_render_target_views(0x100, &v, None))),
+            ("too few values", Box::new(|l| l.clear_bound_render_target_views(0b100, &v, None))),
+            ("no planes", Box::new(|l| l.clear_bound_depth_stencil_view(ClearFlags::empty(), 0.0, 0, None))),
+        ];
+        for (what, f) in cases {
+            let r = ctx.record(CommandListType::Bundle, |l| f(l));
+            let e = assert_error(r, ErrorCode::InvalidArg, MessageId::ClearBoundViewsInvalidParameters);
+            assert!(e.text.starts_with("ClearBound"), "{name}, {what}: {}", e.text);
+        }
+        // Executing a removed bundle removes the list that tries.
+        let mut bundle = ctx.list(CommandListType::Bundle);
+        bundle.clear_bound_render_target_views(0x100, &v, None);
+        assert!(bundle.close().is_err(), "{name}");
+        let r = ctx.record(CommandListType::Direct, |l| l.execute_bundle(&bundle));
+        let e = assert_error(r, ErrorCode::InvalidArg, MessageId::ExecuteBundleInvalid);
+        assert!(e.text.contains("RenderTargetMask"), "{name}: {}", e.text);
+    }
+}
