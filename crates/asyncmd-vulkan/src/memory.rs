@@ -48,14 +48,27 @@ fn image_usage(desc: &ResourceDesc) -> vk::ImageUsageFlags {
 
 /// The unsigned-integer format of a texel size, for raw texel writes.
 fn raw_uint_format(bytes: u32) -> Option<vk::Format> {
-    match bytes {
-        1 => Some(vk::Format::R8_UINT),
-        2 => Some(vk::Format::R16_UINT),
-        4 => Some(vk::Format::R32_UINT),
-        8 => Some(vk::Format::R32G32_UINT),
-        16 => Some(vk::Format::R32G32B32A32_UINT),
-        _ => None,
-    }
+    RAW_UINT.iter().find(|r| r.0 == bytes).map(|r| r.1)
+}
+
+/// The unsigned-integer formats raw texels are read, written and drawn through: bytes per
+/// texel, the Vulkan format, the D3D format.
+const RAW_UINT: [(u32, vk::Format, Format); 5] = [
+    (1, vk::Format::R8_UINT, Format::R8Uint),
+    (2, vk::Format::R16_UINT, Format::R16Uint),
+    (4, vk::Format::R32_UINT, Format::R32Uint),
+    (8, vk::Format::R32G32_UINT, Format::R32G32Uint),
+    (16, vk::Format::R32G32B32A32_UINT, Format::R32G32B32A32Uint),
+];
+
+/// Bytes of a texel of a raw view format.
+pub(crate) fn raw_uint_bytes(raw: vk::Format) -> Option<u32> {
+    RAW_UINT.iter().find(|r| r.1 == raw).map(|r| r.0)
+}
+
+/// The D3D format of a raw view format.
+pub(crate) fn raw_uint_d3d(raw: vk::Format) -> Option<Format> {
+    RAW_UINT.iter().find(|r| r.1 == raw).map(|r| r.2)
 }
 
 /// A resource of the Vulkan device.

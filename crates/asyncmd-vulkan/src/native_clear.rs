@@ -230,7 +230,7 @@ impl VkCommandList {
     /// it can render (`SampleClears`): every sample of the region gets the encoded texel's
     /// bits. Returns whether it recorded one.
     fn clear_samples_by_draw(&mut self, res: &VkResource, c: &SubresourceClear<ResourceId>) -> Result<bool> {
-        let raw = res.sample_format().and_then(raw_format);
+        let raw = res.sample_format().and_then(crate::memory::raw_uint_d3d);
         let Some(raw) = raw.filter(|_| res.desc.is_msaa() && res.attachment_capable(false)) else {
             return Ok(false);
         };
@@ -317,17 +317,5 @@ impl VkCommandList {
         };
         let view = RenderTargetView { resource: c.texture, desc: RenderTargetViewDesc { format, dimension } };
         self.clear_rtv_value(&view, value, &rect)
-    }
-}
-
-/// The format of a raw unsigned-integer view format.
-fn raw_format(raw: vk::Format) -> Option<Format> {
-    match raw {
-        vk::Format::R8_UINT => Some(Format::R8Uint),
-        vk::Format::R16_UINT => Some(Format::R16Uint),
-        vk::Format::R32_UINT => Some(Format::R32Uint),
-        vk::Format::R32G32_UINT => Some(Format::R32G32Uint),
-        vk::Format::R32G32B32A32_UINT => Some(Format::R32G32B32A32Uint),
-        _ => None,
     }
 }

@@ -178,13 +178,7 @@ impl VkCommandList {
 
 /// Bytes of a texel of a raw view format.
 fn texel_bytes(raw: vk::Format) -> u32 {
-    match raw {
-        vk::Format::R8_UINT => 1,
-        vk::Format::R16_UINT => 2,
-        vk::Format::R32_UINT => 4,
-        vk::Format::R32G32_UINT => 8,
-        _ => 16,
-    }
+    crate::memory::raw_uint_bytes(raw).unwrap_or(16)
 }
 
 /// One end of a copy as the image kernels take it, starting at texel `(x, y)`; `None` where

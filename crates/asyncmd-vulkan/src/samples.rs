@@ -11,18 +11,6 @@ const API: &str = "ReadSamples";
 /// Bytes the kernel writes per sample: four dwords, of which the texel's bytes are kept.
 const SLOT: u64 = 16;
 
-/// Bytes of a texel of a raw view format, as the kernel returns them in its four dwords.
-fn raw_texel_bytes(raw: vk::Format) -> Option<usize> {
-    match raw {
-        vk::Format::R8_UINT => Some(1),
-        vk::Format::R16_UINT => Some(2),
-        vk::Format::R32_UINT => Some(4),
-        vk::Format::R32G32_UINT => Some(8),
-        vk::Format::R32G32B32A32_UINT => Some(16),
-        _ => None,
-    }
-}
-
 fn unsupported(why: &str) -> Error {
     Error::unsupported(format!("{API}: {why}"))
 }
@@ -34,8 +22,8 @@ pub(crate) fn read_samples(core: &Arc<crate::core::Core>, res: &VkResource, inde
         Error::invalid_arg(MessageId::InvalidSubresourceIndex, format!("{API}: no subresource {index}"))
     })?;
     let raw = res.sample_format().ok_or_else(|| unsupported("the texture has no raw integer view of its samples"))?;
-    let texel =
-        raw_texel_bytes(raw).ok_or_else(|| unsupported("the texture's texels are not 1, 2, 4, 8 or 16 bytes"))?;
+    let texel = crate::memory::raw_uint_bytes(raw)
+        .ok_or_else(|| unsupported("the texture's texels are not 1, 2, 4, 8 or 16 bytes"))? as usize;
     if !res.desc.is_msaa() || !res.has_usage(vk::ImageUsageFlags::SAMPLED) {
         return Err(unsupported("only multisampled textures the device samples are read"));
     }
