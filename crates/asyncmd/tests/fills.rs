@@ -238,9 +238,44 @@ fn many_buffers_move_with_one_global_barrier() {
     assert_eq!((g[0].sync_before, g[0].access_before), (BarrierSync::COPY, BarrierAccess::COPY_DEST));
     assert_eq!((g[0].sync_after, g[0].access_after), (BarrierSync::COMPUTE_SHADING, BarrierAccess::UNORDERED_ACCESS));
     assert_eq!((g[1].sync_after, g[1].access_after), (BarrierSync::COPY, BarrierAccess::COPY_DEST));
+    // Fills of one pattern and size set their constants once; each records its UAV and its
+    // dispatch alone.
+    let names: Vec<_> = log.commands().iter().map(|c| c.name()).collect();
+    let count = |name: &str| names.iter().filter(|n| **n == name).count();
+    assert_eq!(count("SetComputeRoot32BitConstants"), 1, "{names:?}");
+    assert_eq!((count("SetComputeRootUnorderedAccessView"), count("Dispatch")), (16, 16), "{names:?}");
     let mut want = vec![0u8; 256];
     model(&mut want, 0, &[9, 8, 7, 6], 64);
     assert!(buffers.iter().all(|b| ctx.read_buffer(b) == want));
+    // A batch that changes pattern or size between fills of one pattern gets each fill's own
+    // constants, never the repeated ones.
+    let mixed = [
+        raw(&buffers[0], 0, &[1, 2, 3, 4], 64),
+        raw(&buffers[1], 0, &[1, 2, 3, 4], 32),
+        raw(&buffers[2], 0, &[5; 8], 32),
+        raw(&buffers[3], 0, &[1, 2, 3, 4], 64),
+        raw(&buffers[4], 0, &[1, 2, 3, 4], 64),
+    ];
+    log.clear();
+    ctx.run(CommandListType::Direct, |l| l.fill_buffers(&mixed));
+    let constants: Vec<Vec<u32>> = log
+        .commands()
+        .into_iter()
+        .filter_map(|c| match c {
+            Command::SetComputeRootConstants { values, .. } => Some(values),
+            _ => None,
+        })
+        .collect();
+    let (p, q) = (0x0403_0201, 0x0505_0505);
+    assert_eq!(
+        constants,
+        [vec![p, 0, 0, 0, 1, 64], vec![p, 0, 0, 0, 1, 32], vec![q, q, 0, 0, 2, 64], vec![p, 0, 0, 0, 1, 64]]
+    );
+    for (f, b) in mixed.iter().zip(&buffers) {
+        let mut mixed_want = want.clone();
+        model(&mut mixed_want, 0, &f.fill_value.bytes[..f.raw_pattern_size as usize], f.repeat_count);
+        assert_eq!(ctx.read_buffer(b), mixed_want);
+    }
     // One buffer last barriered into COMMON: the union waits for every access.
     ctx.run(CommandListType::Direct, |l| {
         into_common(l, &buffers[3]);

@@ -122,35 +122,34 @@ impl CommandList {
         } else {
             planned
         };
-        // Every fill is planned before anything is recorded; runs of one route go together.
+        // Runs of one route go together. Planning is pure, so each fill's route is worked out
+        // where the run loop needs it, with no vector of routes.
         let device = DeviceFacts::of(self.device.ddi.capabilities());
-        let routes: Vec<FillRoute> = planned
-            .iter()
-            .map(|f| {
-                let facts = FillFacts {
-                    list: self.ty,
-                    heap: f.buffer.heap_type(),
-                    uav: f.buffer.desc().flags.contains(ResourceFlags::ALLOW_UNORDERED_ACCESS),
-                    protected: f.buffer.is_protected(),
-                    offset: f.offset,
-                    bytes: f.bytes,
-                };
-                let route = plan_fill(&facts, &device);
-                tracing::trace!(?route, bytes = f.bytes, "FillBuffers: fallback route");
-                route
-            })
-            .collect();
+        let ty = self.ty;
+        let route = |f: &ResolvedFill<&Resource>| {
+            let facts = FillFacts {
+                list: ty,
+                heap: f.buffer.heap_type(),
+                uav: f.buffer.desc().flags.contains(ResourceFlags::ALLOW_UNORDERED_ACCESS),
+                protected: f.buffer.is_protected(),
+                offset: f.offset,
+                bytes: f.bytes,
+            };
+            plan_fill(&facts, &device)
+        };
         let mut start = 0;
         while start < planned.len() {
-            let compute = routes[start] == FillRoute::Compute;
-            let end = (start..planned.len()).find(|&i| (routes[i] == FillRoute::Compute) != compute);
-            let end = end.unwrap_or(planned.len());
+            let compute = route(&planned[start]) == FillRoute::Compute;
+            let len = planned[start..].iter().position(|f| (route(f) == FillRoute::Compute) != compute);
+            let end = len.map_or(planned.len(), |n| start + n);
             let run = &planned[start..end];
+            tracing::trace!(compute, fills = run.len(), "FillBuffers: fallback run");
             let r = if compute {
                 self.lowering().fill_compute(run)
             } else {
-                run.iter().zip(&routes[start..end]).try_for_each(|(f, route)| {
-                    self.lowering().fill_upload(f, *route == FillRoute::Upload { staged: true })
+                run.iter().try_for_each(|f| {
+                    let staged = route(f) == FillRoute::Upload { staged: true };
+                    self.lowering().fill_upload(f, staged)
                 })
             };
             if let Err(e) = r {

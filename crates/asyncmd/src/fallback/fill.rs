@@ -96,6 +96,13 @@ pub(crate) fn join_runs<R: Copy>(fills: Vec<ResolvedFill<R>>, same: impl Fn(&R, 
 /// Fills a batch moves with a barrier a buffer; more take one global barrier.
 const GLOBAL_FROM: usize = 8;
 
+/// Where the buffers of a batch come from: one scope for all, or each its tracked one.
+#[derive(Clone, Copy)]
+enum FromScope<'t> {
+    All(Scope),
+    Each(&'t crate::track::Tracker),
+}
+
 impl Lowering<'_> {
     /// The device's fill root signature and pipeline, made on first use.
     fn fill_pipeline(&self) -> Result<(RootSignature, PipelineState)> {
@@ -116,20 +123,25 @@ impl Lowering<'_> {
         Ok(self.device.fill_pipeline.get_or_init(|| (root, pso)).clone())
     }
 
-    /// The barriers moving the fills' buffers from their scope (`from`) to `to`: one a buffer,
-    /// or for a batch of more than [`GLOBAL_FROM`] fills one global barrier.
-    fn buffer_barriers(
-        fills: &[Fill],
-        from: impl Fn(&Fill) -> Scope,
-        to: Scope,
-    ) -> BarrierGroup<asyncmd_ddi::ResourceId> {
+    /// The barriers moving the fills' buffers from their scopes to `to`: one a buffer, or for a
+    /// batch of more than [`GLOBAL_FROM`] fills one global barrier.
+    fn buffer_barriers(fills: &[Fill], from: FromScope, to: Scope) -> BarrierGroup<asyncmd_ddi::ResourceId> {
         if fills.len() > GLOBAL_FROM {
-            return BarrierGroup::Global(vec![Self::global_barrier(fills.iter().map(from), to)]);
+            let barrier = match from {
+                FromScope::All(s) => Self::global_barrier(std::iter::once(s), to),
+                FromScope::Each(tracker) => {
+                    Self::global_barrier(fills.iter().map(|f| tracker.scope_or(f.buffer.id(), Scope::COPY_DEST)), to)
+                }
+            };
+            return BarrierGroup::Global(vec![barrier]);
         }
         let mut barriers: Vec<BufferBarrier<asyncmd_ddi::ResourceId>> = fills
             .iter()
             .map(|f| {
-                let s = from(f);
+                let s = match from {
+                    FromScope::All(s) => s,
+                    FromScope::Each(tracker) => tracker.scope_or(f.buffer.id(), Scope::COPY_DEST),
+                };
                 BufferBarrier {
                     sync_before: s.sync,
                     sync_after: to.sync,
@@ -173,43 +185,50 @@ impl Lowering<'_> {
     /// state is restored.
     pub(crate) fn fill_compute(&mut self, fills: &[Fill]) -> Result<()> {
         let (root, pso) = self.fill_pipeline()?;
-        let tracker = &self.tracker;
-        let to_compute =
-            Self::buffer_barriers(fills, |f| tracker.scope_or(f.buffer.id(), Scope::COPY_DEST), COMPUTE_UAV);
+        // Until the list's barriers or the fallback's work set a scope (the usual frame), every
+        // buffer is in COPY/COPY_DEST: no lookup per fill.
+        let tracked = self.tracker.has_scopes();
+        let from = if tracked { FromScope::Each(self.tracker) } else { FromScope::All(Scope::COPY_DEST) };
+        let to_compute = Self::buffer_barriers(fills, from, COMPUTE_UAV);
         self.record(Command::Barrier(vec![to_compute]));
         self.record(Command::SetComputeRootSignature(root.id()));
         self.record(Command::SetPipelineState(pso.0.id));
-        // Fills of one pattern and size (the common batch) share their constants: set once.
-        let mut set = None;
-        let mut last: Option<(ClearElement, ([u32; 4], u32))> = None;
+        // Fills of one pattern and size (the common batch) share their constants and grid:
+        // the constants are set once, and a fill of one dispatch is repeated as it is by the
+        // next fill of its pattern and size, which records its UAV and its dispatch alone.
+        let mut constants_set: Option<[u32; 6]> = None;
+        let mut repeat: Option<(ClearElement, u64, (u32, u32))> = None;
         for f in fills {
-            let pattern = match last {
-                Some((p, d)) if p == f.pattern => d,
-                _ => last.insert((f.pattern, pattern_dwords(&f.pattern))).1,
-            };
-            for (done, bytes) in dispatch_pieces(pattern.1, f.bytes) {
-                let dwords = (bytes / 4) as u32;
-                let constants = fill_constants(pattern, dwords);
-                if set != Some(constants) {
-                    set = Some(constants);
+            if let Some((_, _, (x, y))) = repeat.filter(|(p, bytes, _)| *p == f.pattern && *bytes == f.bytes) {
+                self.record(Command::SetComputeRootUav { parameter: 1, address: f.buffer.gpu_address(f.offset) });
+                self.record(Command::Dispatch { x, y, z: 1 });
+                continue;
+            }
+            let dwords = pattern_dwords(&f.pattern);
+            for (done, bytes) in dispatch_pieces(dwords.1, f.bytes) {
+                let count = (bytes / 4) as u32;
+                let constants = fill_constants(dwords, count);
+                if constants_set != Some(constants) {
+                    constants_set = Some(constants);
                     self.record(Command::SetComputeRootConstants {
                         parameter: 0,
                         offset: 0,
                         values: constants.to_vec(),
                     });
                 }
+                let (x, y) = fill_groups(count);
                 self.record(Command::SetComputeRootUav {
                     parameter: 1,
                     address: f.buffer.gpu_address(f.offset + done),
                 });
-                let (x, y) = fill_groups(dwords);
                 self.record(Command::Dispatch { x, y, z: 1 });
+                repeat = (done == 0 && bytes == f.bytes).then_some((f.pattern, f.bytes, (x, y)));
             }
         }
-        let back = Self::buffer_barriers(fills, |_| COMPUTE_UAV, Scope::COPY_DEST);
+        let back = Self::buffer_barriers(fills, FromScope::All(COMPUTE_UAV), Scope::COPY_DEST);
         self.record(Command::Barrier(vec![back]));
         // COPY/COPY_DEST is what an untracked buffer is taken to be in: only others change.
-        for f in fills {
+        for f in fills.iter().filter(|_| tracked) {
             if self.tracker.scope_or(f.buffer.id(), Scope::COPY_DEST) != Scope::COPY_DEST {
                 self.tracker.set_scope(f.buffer.id(), Scope::COPY_DEST);
             }

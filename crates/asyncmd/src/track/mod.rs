@@ -68,6 +68,13 @@ impl Tracker {
         self.scopes.get(resource.0).copied().unwrap_or(default)
     }
 
+    /// Whether the list's barriers and the fallback's work have left any resource in a scope
+    /// of their own yet; until then every one is in what the API guarantees (`scope_or`'s
+    /// default), and a batch needs no lookup per resource.
+    pub(crate) fn has_scopes(&self) -> bool {
+        !self.scopes.is_empty()
+    }
+
     /// Records the scope the fallback's own work left `resource` in.
     pub(crate) fn set_scope(&mut self, resource: ResourceId, scope: Scope) {
         self.scopes.insert(resource.0, scope);

@@ -95,6 +95,11 @@ impl<V> PtrTable<V> {
         self.len
     }
 
+    /// Whether it has no entry.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
     /// Forgets every entry, keeping the allocation.
     pub(crate) fn clear(&mut self) {
         self.slots.iter_mut().for_each(|s| *s = None);
