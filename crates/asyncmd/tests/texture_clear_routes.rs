@@ -286,10 +286,15 @@ fn msaa_textures_clear_in_place_or_through_a_private_texture() {
     };
     let first = private(&log);
     alloc.reset().unwrap();
+    let pooled = ctx.device.pooled_bytes();
+    assert!(pooled >= 16 * 16 * 4 * 4, "the private texture's samples count against the budget: {pooled}");
     log.clear();
     record(&|l| l.clear_texture_subresources(&[clear(&plain, 0, value, None)]));
     assert_eq!(private(&log), first, "the pooled private texture is used again");
     assert_eq!(log.names(), use_once);
+    assert_eq!(ctx.device.pooled_bytes(), 0, "taken from the pool while its allocator holds it");
+    alloc.reset().unwrap();
+    assert_eq!(ctx.device.pooled_bytes(), pooled, "given back, and counted as before");
     let rt = ctx.texture(&msaa.with_flags(ResourceFlags::ALLOW_RENDER_TARGET), BarrierLayout::Common);
     log.clear();
     ctx.run(CommandListType::Direct, |l| {

@@ -27,7 +27,7 @@ pub fn size_class(size: u64) -> u64 {
 #[derive(Default)]
 struct Kept {
     buffers: HashMap<(HeapType, u64), Vec<Resource>>,
-    textures: HashMap<ResourceDesc, Vec<Resource>>,
+    textures: HashMap<ResourceDesc, KeptTextures>,
     /// Pattern tiles, in upload memory (`false`) or copied into VRAM by a list that has run
     /// (`true`): never written after they are made, so any list may read one while others do
     /// (each allocator that uses one keeps it until its reset).
@@ -36,6 +36,13 @@ struct Kept {
     tile_order: std::collections::VecDeque<(TileKey, bool)>,
     tile_bytes: u64,
     bytes: u64,
+}
+
+/// The kept private textures of one description, and the bytes each counts against the
+/// budget (worked out once: it takes every subresource's footprint).
+struct KeptTextures {
+    bytes: u64,
+    free: Vec<Resource>,
 }
 
 /// Bytes a kept texture counts against the budget: its subresources' data, per sample.
@@ -63,8 +70,10 @@ impl BufferPools {
     /// A kept private texture of exactly `desc`, if one is free.
     pub(crate) fn take_texture(&self, desc: &ResourceDesc) -> Option<Resource> {
         let mut k = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
-        let r = k.textures.get_mut(desc)?.pop()?;
-        k.bytes -= texture_bytes(desc);
+        let kept = k.textures.get_mut(desc)?;
+        let r = kept.free.pop()?;
+        let bytes = kept.bytes;
+        k.bytes -= bytes;
         Some(r)
     }
 
@@ -77,10 +86,11 @@ impl BufferPools {
                 continue;
             }
             if !r.desc().is_buffer() {
-                let bytes = texture_bytes(r.desc());
+                let desc = *r.desc();
+                let bytes = k.textures.get(&desc).map_or_else(|| texture_bytes(&desc), |t| t.bytes);
                 if k.bytes.saturating_add(bytes) <= POOL_BUDGET {
                     k.bytes += bytes;
-                    k.textures.entry(*r.desc()).or_default().push(r);
+                    k.textures.entry(desc).or_insert_with(|| KeptTextures { bytes, free: Vec::new() }).free.push(r);
                 }
                 continue;
             }
