@@ -103,6 +103,16 @@ enum FromScope<'t> {
     Each(&'t crate::track::Tracker),
 }
 
+impl FromScope<'_> {
+    /// The scope `f`'s buffer comes from.
+    fn of(self, f: &Fill) -> Scope {
+        match self {
+            FromScope::All(s) => s,
+            FromScope::Each(tracker) => tracker.scope_or(f.buffer.id(), Scope::COPY_DEST),
+        }
+    }
+}
+
 impl Lowering<'_> {
     /// The device's fill root signature and pipeline, made on first use.
     fn fill_pipeline(&self) -> Result<(RootSignature, PipelineState)> {
@@ -129,19 +139,14 @@ impl Lowering<'_> {
         if fills.len() > GLOBAL_FROM {
             let barrier = match from {
                 FromScope::All(s) => Self::global_barrier(std::iter::once(s), to),
-                FromScope::Each(tracker) => {
-                    Self::global_barrier(fills.iter().map(|f| tracker.scope_or(f.buffer.id(), Scope::COPY_DEST)), to)
-                }
+                FromScope::Each(_) => Self::global_barrier(fills.iter().map(|f| from.of(f)), to),
             };
             return BarrierGroup::Global(vec![barrier]);
         }
         let mut barriers: Vec<BufferBarrier<asyncmd_ddi::ResourceId>> = fills
             .iter()
             .map(|f| {
-                let s = match from {
-                    FromScope::All(s) => s,
-                    FromScope::Each(tracker) => tracker.scope_or(f.buffer.id(), Scope::COPY_DEST),
-                };
+                let s = from.of(f);
                 BufferBarrier {
                     sync_before: s.sync,
                     sync_after: to.sync,
