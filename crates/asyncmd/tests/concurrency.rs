@@ -6,7 +6,8 @@
 mod common;
 
 use asyncmd::types::*;
-use asyncmd::{Fence, Resource};
+use asyncmd::{AsyncCommandsImpl, Fence, Resource};
+use asyncmd_reference::ReferenceConfig;
 use common::*;
 use std::time::Duration;
 
@@ -125,5 +126,60 @@ fn devices_are_made_and_dropped_on_many_threads_at_once() {
                 });
             }
         })
+    });
+}
+
+/// Two queues race on one buffer with work large enough for the reference device to spread
+/// over its workers: the direct queue's copies read the buffer into sixteen others while the
+/// compute queue's fill writes it. The API leaves the bytes the copies read undefined, but
+/// neither queue may stall: the fill holds the buffer's lock while its rows are spread, and
+/// the copies' parts wait on that lock on the workers that its rows would need.
+#[test]
+fn two_queues_racing_on_one_buffer_with_spread_work_never_stall() {
+    const PART: u64 = 4 << 20;
+    const PARTS: u64 = 16;
+    // The device lives on the timed thread: a stalled queue must fail the test, not hold the
+    // test's thread in the device's drop.
+    within(Duration::from_secs(120), "reference native", move || {
+        let config = ReferenceConfig { native_async_commands: true, ..Default::default() };
+        let native = opted_in(&reference_adapter(config));
+        assert_eq!(native.async_commands_impl(), AsyncCommandsImpl::Native);
+        let ctx = &Ctx::new(native);
+        let source = ctx.buffer(HeapType::Default, PART * PARTS);
+        let dests: Vec<Resource> = (0..PARTS).map(|_| ctx.buffer(HeapType::Default, PART)).collect();
+        let pattern = [7u8, 1, 2, 9];
+        for round in 0..16 {
+            let mut copies = ctx.list(CommandListType::Direct);
+            let regions: Vec<BufferCopyRegion<&Resource>> = dests
+                .iter()
+                .enumerate()
+                .map(|(i, dest)| BufferCopyRegion {
+                    dest,
+                    dest_offset: 0,
+                    source: &source,
+                    source_offset: i as u64 * PART,
+                    size: PART,
+                })
+                .collect();
+            copies.copy_buffer_regions(&regions);
+            copies.close().unwrap();
+            let mut fill = ctx.list(CommandListType::Compute);
+            let mut bytes = [0u8; 16];
+            bytes[..4].copy_from_slice(&pattern);
+            fill.fill_buffers(&[FillBufferDesc {
+                buffer: &source,
+                offset: 0,
+                fill_value: ClearData { bytes },
+                format: Format::Unknown,
+                raw_pattern_size: 4,
+                repeat_count: (PART * PARTS / 4) as u32,
+            }]);
+            fill.close().unwrap();
+            ctx.direct.execute_command_lists(&[&copies]).unwrap();
+            ctx.compute.execute_command_lists(&[&fill]).unwrap();
+            ctx.direct.wait_idle(TIMEOUT).unwrap_or_else(|e| panic!("round {round}: {e}"));
+            ctx.compute.wait_idle(TIMEOUT).unwrap_or_else(|e| panic!("round {round}: {e}"));
+        }
+        assert!(ctx.read_buffer(&source).chunks(4).all(|c| c == pattern), "the fill's bytes");
     });
 }

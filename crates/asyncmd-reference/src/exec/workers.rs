@@ -6,7 +6,7 @@
 //! every device of the process, so that several devices do not start a thread per core each.
 
 use asyncmd_ddi::ResourceId;
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError, TryLockError};
 
 /// Work smaller than this, divided by the workers, runs on the calling thread (but never less
 /// than [`PARALLEL_FLOOR_BYTES`]). Waking sleeping workers costs tens of microseconds on a
@@ -43,8 +43,9 @@ fn pool() -> Option<&'static rayon::ThreadPool> {
     .as_ref()
 }
 
-/// Runs `f` over `items` on the workers when they move at least [`parallel_min_bytes`]
-/// together (`bytes` says how much each moves) and the caller is not a worker itself. Items
+/// Runs `f` over `items` on the workers and the calling thread when they move at least
+/// [`parallel_min_bytes`] together (`bytes` says how much each moves) and no other spread
+/// call holds the turn ([`TURN`]). Items
 /// that write the same resource (`dest`) run on one worker in their order: its lock would
 /// serialize them anyway.
 pub(crate) fn parallel<T: Sync>(
@@ -54,8 +55,7 @@ pub(crate) fn parallel<T: Sync>(
     f: impl Fn(&T) + Sync + Send,
 ) {
     let total = items.iter().map(&bytes).fold(0u64, u64::saturating_add);
-    let on_worker = rayon::current_thread_index().is_some();
-    let pool = pool().filter(|p| !on_worker && items.len() > 1 && total >= parallel_min_bytes(p.current_num_threads()));
+    let pool = pool().filter(|p| items.len() > 1 && total >= parallel_min_bytes(p.current_num_threads()));
     let Some(pool) = pool else {
         items.iter().for_each(f);
         return;
@@ -77,37 +77,73 @@ pub(crate) fn parallel<T: Sync>(
     share(pool, groups.iter(), |g| g.iter().for_each(|item| f(item)));
 }
 
-/// Runs `work` over `parts` on every worker at once while the caller waits: each worker takes
-/// the next part until none is left. The workers are woken together; a parallel iterator's
-/// splitting wakes them one at a time, each woken by the one before. On the 16-core H200 host
-/// a 16 MiB tile copy took 0.37–0.47 ms that way against 0.89 ms for 64 MiB (a fixed cost near
-/// 0.15 ms), and 0.27–0.38 ms woken together against 0.37–0.43 in the same call.
+/// The turn to spread: one spread call at a time in the process, and a call that finds it
+/// taken runs its parts on its own thread.
+///
+/// A spread call's caller may hold the locks of the resource its parts belong to (the rows of
+/// one buffer) until every job it handed out has run. If spread calls of two queues ran at
+/// once, the workers could all be blocked on such a lock by the other call's parts (two queues
+/// racing on one resource, which the API leaves undefined but must not hang), leaving none to
+/// run the holder's jobs. With one call at a time, the workers only ever run parts of the call
+/// holding the turn, whose caller holds no lock its parts take, and a thread that would wait
+/// for the turn runs its parts itself instead. A part never spreads again for the same reason:
+/// its thread finds the turn taken.
+static TURN: Mutex<()> = Mutex::new(());
+
+/// The turn to spread, if no other spread call holds it.
+fn take_turn() -> Option<MutexGuard<'static, ()>> {
+    match TURN.try_lock() {
+        Ok(turn) => Some(turn),
+        Err(TryLockError::Poisoned(turn)) => Some(turn.into_inner()),
+        Err(TryLockError::WouldBlock) => None,
+    }
+}
+
+/// Runs `work` over `parts` on the workers and on the calling thread at once: the caller
+/// hands every worker a job (any worker may take any job) and takes parts itself from the
+/// same queue until none is left, then waits for the jobs, which end at once when the queue
+/// is empty.
+///
+/// The caller works from the first microsecond instead of only waking workers, and a worker
+/// that wakes late (or is held off its core by the host) holds no part back: the jobs go to
+/// whichever workers are awake. `asyncmd bench --api CopyTilesAsync` (16 MiB in parts of
+/// 256 KiB) on the 16-core H200 host, each binary in turn, 52 runs each over three calls:
+/// native ÷ legacy 3.1-7.0× (6 runs under 4.2×) with each worker running its own
+/// `broadcast` job, 4.2-7.8× (1 run at 4.17×) this way. A worker fewer, so that the caller
+/// has the last core, measured no better there and no different on 2 cores: every core keeps
+/// its worker.
+///
+/// Without the turn ([`TURN`]) the parts run on the calling thread.
 fn share<P: Iterator + Send>(pool: &rayon::ThreadPool, parts: P, work: impl Fn(P::Item) + Sync) {
+    let Some(_turn) = take_turn() else {
+        parts.for_each(work);
+        return;
+    };
     let parts = Mutex::new(parts);
-    pool.broadcast(|_| loop {
+    let take = || loop {
         // The lock is held to take a part, not to work on it.
         let next = parts.lock().unwrap_or_else(PoisonError::into_inner).next();
         match next {
             Some(part) => work(part),
             None => break,
         }
+    };
+    pool.in_place_scope(|scope| {
+        for _ in 0..pool.current_num_threads() {
+            scope.spawn(|_| take());
+        }
+        take();
     });
 }
 
 /// Runs `f(index, row)` over `rows` cut into rows of `pitch` bytes, in chunks of rows on the
-/// workers when the rows hold at least [`parallel_min_bytes`], `split` is set and the caller
-/// is not a worker itself.
+/// workers and the calling thread when the rows hold at least [`parallel_min_bytes`], `split`
+/// is set and no other spread call holds the turn ([`TURN`]).
 pub(crate) fn rows_mut(rows: &mut [u8], pitch: usize, split: bool, f: impl Fn(usize, &mut [u8]) + Sync + Send) {
     if pitch == 0 {
         return;
     }
-    // Callers hold the locks of the resource the rows belong to. On a worker (a part of a
-    // call already spread) the rows stay on it: a worker waiting for its chunks would run other
-    // queued parts meanwhile, and one that locks what this one holds (another queue's racing
-    // access) would wait on its own thread's lock.
-    let on_worker = rayon::current_thread_index().is_some();
-    let pool =
-        pool().filter(|p| split && !on_worker && rows.len() as u64 >= parallel_min_bytes(p.current_num_threads()));
+    let pool = pool().filter(|p| split && rows.len() as u64 >= parallel_min_bytes(p.current_num_threads()));
     let Some(pool) = pool else {
         rows.chunks_mut(pitch).enumerate().for_each(|(i, r)| f(i, r));
         return;
@@ -152,9 +188,19 @@ pub(crate) fn copy_bytes(dst: &mut [u8], src: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// The tests that spread take turns: one holding the turn makes another's call run
+    /// serially, and one whose call ran serially could see the turn come free in a part.
+    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+    fn one_at_a_time() -> MutexGuard<'static, ()> {
+        ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner)
+    }
 
     #[test]
     fn spread_rows_each_run_once_with_their_index() {
+        let _one = one_at_a_time();
         // Past the spreading threshold on any host (64 MiB), with a pitch that leaves a short
         // last row.
         let pitch = 4099;
@@ -169,7 +215,65 @@ mod tests {
     }
 
     #[test]
+    fn the_caller_takes_parts_too_and_no_part_spreads_again() {
+        let _one = one_at_a_time();
+        if pool().is_none() {
+            return;
+        }
+        // Parts that sleep leave the cores free, so the caller is sure to take some.
+        let items: Vec<u64> = (0..256).collect();
+        let caller = std::thread::current().id();
+        let (on_caller, could_spread) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        parallel(
+            &items,
+            |&i| ResourceId(i),
+            |_| 4 << 20,
+            |_| {
+                if take_turn().is_some() {
+                    could_spread.fetch_add(1, Ordering::Relaxed);
+                }
+                if std::thread::current().id() == caller {
+                    on_caller.fetch_add(1, Ordering::Relaxed);
+                }
+                std::thread::sleep(std::time::Duration::from_micros(500));
+            },
+        );
+        assert!(on_caller.into_inner() > 0, "the caller took no part");
+        assert_eq!(could_spread.into_inner(), 0, "a part could spread again");
+    }
+
+    #[test]
+    fn a_spread_call_that_finds_the_turn_taken_runs_on_its_caller() {
+        let _one = one_at_a_time();
+        let items: Vec<u64> = (0..64).collect();
+        let _turn = TURN.lock().unwrap_or_else(PoisonError::into_inner);
+        let threads = std::thread::scope(|s| {
+            s.spawn(|| {
+                let caller = std::thread::current().id();
+                let elsewhere = AtomicUsize::new(0);
+                parallel(
+                    &items,
+                    |&i| ResourceId(i),
+                    |_| 4 << 20,
+                    |_| {
+                        if std::thread::current().id() != caller {
+                            elsewhere.fetch_add(1, Ordering::Relaxed);
+                        }
+                        // Long enough for woken workers to take parts, were they handed any.
+                        std::thread::sleep(std::time::Duration::from_micros(500));
+                    },
+                );
+                elsewhere.into_inner()
+            })
+            .join()
+            .unwrap()
+        });
+        assert_eq!(threads, 0, "parts ran off the caller while another call held the turn");
+    }
+
+    #[test]
     fn spread_items_of_one_destination_keep_their_order() {
+        let _one = one_at_a_time();
         let items: Vec<(u64, usize)> = (0..64).map(|i| (i % 5, i as usize)).collect();
         let seen = Mutex::new(Vec::new());
         parallel(&items, |&(d, _)| ResourceId(d), |_| 4 << 20, |&(d, i)| seen.lock().unwrap().push((d, i)));
