@@ -122,7 +122,11 @@ impl CommandList {
                             "a resource belongs to another device",
                         ));
                     }
-                    validate_copy_locations(API, &dest, &source)?;
+                    // Each region's check starts with the locations' own: checked here only
+                    // where no region will.
+                    if d.regions.is_empty() {
+                        validate_copy_locations(API, &dest, &source)?;
+                    }
                     for region in &d.regions {
                         let at = (region.dest_x, region.dest_y, region.dest_z);
                         validate_texture_copy(partial, API, &dest, at, &source, region.source_box.as_ref())?;
