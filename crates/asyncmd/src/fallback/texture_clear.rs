@@ -40,7 +40,13 @@ pub(crate) struct PatternSources {
     /// A call names a handful of tiles at most: searched, not hashed.
     staging: smallvec::SmallVec<[(TileKey, Resource); 2]>,
     last: Option<(TileKey, bool, Resource)>,
+    /// The last clear's shape, and its plane and tile footprint.
+    shape: Option<(TileShape, PlaneInfo, SubresourceFootprint)>,
 }
+
+/// What a clear's tile footprint depends on: the texture's format, the plane and the region's
+/// extent.
+type TileShape = (Format, u32, (u32, u32, u32));
 
 /// The footprint of a tile covering (a first part of) a `w × h × d` region in a plane: at
 /// most [`TILE_MAX_WIDTH`] texels wide and [`TILE_MAX_BYTES`] in size.
@@ -67,18 +73,17 @@ pub(crate) fn tile_bytes(f: &SubresourceFootprint, plane: &PlaneInfo, element: &
 }
 
 /// The pieces that tile `region` with tiles of `tile`: (destination x, y, z, source box).
-pub(crate) fn tile_pieces(region: &Box3, tile: &SubresourceFootprint) -> Vec<(u32, u32, u32, Box3)> {
+pub(crate) fn tile_pieces(region: &Box3, tile: &SubresourceFootprint) -> impl Iterator<Item = (u32, u32, u32, Box3)> {
     let (w, h, d) = region.extent();
-    let mut out = Vec::new();
-    for z in (0..d).step_by(tile.depth as usize) {
-        for y in (0..h).step_by(tile.height as usize) {
-            for x in (0..w).step_by(tile.width as usize) {
-                let size = Box3::sized(tile.width.min(w - x), tile.height.min(h - y), tile.depth.min(d - z));
-                out.push((region.left + x, region.top + y, region.front + z, size));
-            }
-        }
-    }
-    out
+    let (left, top, front) = (region.left, region.top, region.front);
+    let (tw, th, td) = (tile.width, tile.height, tile.depth);
+    (0..d).step_by(td.max(1) as usize).flat_map(move |z| {
+        (0..h).step_by(th.max(1) as usize).flat_map(move |y| {
+            (0..w)
+                .step_by(tw.max(1) as usize)
+                .map(move |x| (left + x, top + y, front + z, Box3::sized(tw.min(w - x), th.min(h - y), td.min(d - z))))
+        })
+    })
 }
 
 fn internal(text: &str) -> Error {
@@ -124,9 +129,18 @@ impl Lowering<'_> {
     pub(crate) fn clear_by_pattern(&mut self, c: &SubClear, staged: bool, sources: &mut PatternSources) -> Result<()> {
         let element = c.element;
         let rf = c.texture.desc().format;
-        let plane = rf.plane(c.plane).ok_or_else(|| internal("no such plane"))?;
-        let format = if rf.plane_count() > 1 { plane.format } else { rf };
-        let footprint = tile_footprint(format, &plane, c.region.extent());
+        let shape: TileShape = (rf, c.plane, c.region.extent());
+        let (plane, footprint) = match sources.shape {
+            // A batch of like clears: the tile of the one before.
+            Some((s, plane, footprint)) if s == shape => (plane, footprint),
+            _ => {
+                let plane = rf.plane(c.plane).ok_or_else(|| internal("no such plane"))?;
+                let format = if rf.plane_count() > 1 { plane.format } else { rf };
+                let footprint = tile_footprint(format, &plane, shape.2);
+                sources.shape = Some((shape, plane, footprint));
+                (plane, footprint)
+            }
+        };
         let key: TileKey = (element, footprint);
         let source = match &sources.last {
             // A batch of like clears: the source of the one before.
@@ -330,7 +344,7 @@ mod tests {
         let slice = deep.row_pitch as u64 * deep.height as u64;
         assert!(slice * deep.depth as u64 <= TILE_MAX_BYTES && slice * (deep.depth as u64 + 1) > TILE_MAX_BYTES);
         // Depth pieces start at the region's front and stop at its back.
-        let deep_pieces = tile_pieces(&Box3::new(0, 0, 2, 256, 64, 552), &deep);
+        let deep_pieces: Vec<_> = tile_pieces(&Box3::new(0, 0, 2, 256, 64, 552), &deep).collect();
         assert_eq!(
             deep_pieces,
             [
@@ -339,7 +353,7 @@ mod tests {
                 (0, 0, 514, Box3::sized(256, 64, 38))
             ]
         );
-        let pieces = tile_pieces(&Box3::new(2, 0, 0, 4098 + 100, 1100, 1), &t);
+        let pieces: Vec<_> = tile_pieces(&Box3::new(2, 0, 0, 4098 + 100, 1100, 1), &t).collect();
         assert_eq!(pieces.len(), 2 * 2);
         let texels: u64 = pieces.iter().map(|(_, _, _, b)| b.extent().0 as u64 * b.extent().1 as u64).sum();
         assert_eq!(texels, 4196 * 1100);
