@@ -102,8 +102,10 @@ pub fn measure(fallback: &Bench, native: Option<&Bench>, opts: &BenchOptions) ->
     let mut rows = Vec::new();
     for (api, build) in cases::ALL.iter().filter(|(api, _)| APIS.contains(api) && super::selected(opts, api)) {
         let Some(f) = Frame::new(&fallback.device, *build, opts.quick)? else { continue };
+        // Each part draws and works on resources of its own, as in the API rows.
+        let Some(fb) = Frame::new(&fallback.device, *build, opts.quick)? else { continue };
         let n = native.map(|n| Ok::<_, asyncmd::Error>((n, Frame::new(&n.device, *build, opts.quick)?))).transpose()?;
-        let (legacy, batch) = (|l: &mut CommandList| f.legacy(l), |l: &mut CommandList| f.batch(l));
+        let (legacy, batch) = (|l: &mut CommandList| f.legacy(l), |l: &mut CommandList| fb.batch(l));
         let native_batch = n.as_ref().and_then(|(_, f)| f.as_ref()).map(|f| move |l: &mut CommandList| f.batch(l));
         let mut parts = vec![Part::alone(fallback, &legacy), Part::alone(fallback, &batch)];
         if let (Some((bench, _)), Some(record)) = (&n, &native_batch) {

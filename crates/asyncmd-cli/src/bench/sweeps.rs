@@ -160,6 +160,11 @@ fn view_route_sweep(d: &Device, side: u32, samples: u32, flagged: bool) -> Resul
     })
 }
 
+/// The batch of `s` on `bench`, between its setup and teardown.
+fn batch_part<'a>(bench: &'a Bench, s: &'a Sweep) -> Part<'a> {
+    Part { bench, before: &*s.before, record: &*s.batch, after: &*s.after }
+}
+
 fn measure_sweep(
     fallback: &Bench,
     native: Option<&Bench>,
@@ -167,16 +172,15 @@ fn measure_sweep(
     api: &str,
     build: &dyn Fn(&Device) -> Result<Sweep>,
 ) -> Result<Row> {
+    // Each part works on resources of its own, as in the API rows (`bench::measure`).
     let s = build(&fallback.device)?;
+    let fs = build(&fallback.device)?;
     let ns = native.map(|n| Ok::<_, asyncmd::Error>((n, build(&n.device)?))).transpose()?;
-    let part = |bench, record| Part { bench, before: &*s.before, record, after: &*s.after };
-    let mut parts = vec![part(fallback, &*s.legacy), part(fallback, &*s.batch)];
-    parts.extend(ns.as_ref().map(|(n, ns)| Part {
-        bench: n,
-        before: &*ns.before,
-        record: &*ns.batch,
-        after: &*ns.after,
-    }));
+    let mut parts = vec![
+        Part { bench: fallback, before: &*s.before, record: &*s.legacy, after: &*s.after },
+        batch_part(fallback, &fs),
+    ];
+    parts.extend(ns.as_ref().map(|(n, ns)| batch_part(n, ns)));
     let t = super::timing::interleaved(runs, &parts)?;
     Ok(Row { api: api.to_string(), work: s.work, legacy: t[0], fallback: t[1], native: t.get(2).copied() })
 }
