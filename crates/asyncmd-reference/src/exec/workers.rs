@@ -107,7 +107,7 @@ fn take_turn() -> Option<MutexGuard<'static, ()>> {
 /// The caller works from the first microsecond instead of only waking workers, and a worker
 /// that wakes late (or is held off its core by the host) holds no part back: the jobs go to
 /// whichever workers are awake. `asyncmd bench --api CopyTilesAsync` (16 MiB in parts of
-/// 256 KiB) on the 16-core H200 host, each binary in turn, 52 runs each over three calls:
+/// 256 KiB) on the 16-core H200 host, each binary in turn, 64 runs each over four calls:
 /// native ÷ legacy 3.1-7.0× (6 runs under 4.2×) with each worker running its own
 /// `broadcast` job, 4.2-7.8× (1 run at 4.17×) this way. A worker fewer, so that the caller
 /// has the last core, measured no better there and no different on 2 cores: every core keeps
