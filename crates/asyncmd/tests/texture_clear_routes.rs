@@ -76,6 +76,35 @@ fn pattern_tiles_are_cached_per_allocator_then_kept_by_the_device() {
     assert_eq!(ctx.read_subresource(&tex, 0).len(), 64 * 64 * 4);
 }
 
+/// A batch of clears of one format and value works its tile out once for a run of like
+/// clears, and again for a clear of another size: each is one copy from a tile of its own
+/// size, and the bytes are the value.
+#[test]
+fn a_batch_of_like_clears_takes_a_tile_for_each_size() {
+    let (ctx, log) = spy_ctx(ReferenceConfig::default());
+    let desc = |w, h| ResourceDesc::tex2d(Format::R8G8B8A8Unorm, w, h);
+    let small = [ctx.texture(&desc(4, 4), BarrierLayout::Common), ctx.texture(&desc(4, 4), BarrierLayout::Common)];
+    let large = ctx.texture(&desc(300, 200), BarrierLayout::Common);
+    let value = ClearData::from_floats([0.5, 0.25, 0.75, 1.0]);
+    log.clear();
+    ctx.run(CommandListType::Compute, |l| {
+        l.clear_texture_subresources(&[
+            clear(&small[0], 0, value, None),
+            clear(&small[1], 0, value, None),
+            clear(&large, 0, value, None),
+            clear(&small[0], 0, value, None),
+        ])
+    });
+    let sizes: Vec<(u32, u32)> =
+        copy_sources(&log).iter().map(|(_, fp)| (fp.footprint.width, fp.footprint.height)).collect();
+    assert_eq!(sizes.len(), 4, "one copy a clear");
+    assert_eq!(sizes, [(4, 4), (4, 4), (300, 200), (4, 4)], "each from a tile of its size");
+    let texel = [128u8, 64, 191, 255];
+    for t in [&small[0], &small[1], &large] {
+        assert!(ctx.read_subresource(t, 0).chunks(4).all(|c| c == texel), "the value everywhere");
+    }
+}
+
 #[test]
 fn large_regions_stage_their_tile_in_vram_once_a_recording_then_copy_the_kept_copy() {
     let (ctx, log) = spy_ctx(ReferenceConfig::default());
