@@ -56,7 +56,7 @@ pub(crate) fn parallel<T: Sync>(
 ) {
     let total = items.iter().map(&bytes).fold(0u64, u64::saturating_add);
     let pool = pool().filter(|p| items.len() > 1 && total >= parallel_min_bytes(p.current_num_threads()));
-    let Some(pool) = pool else {
+    let Some((pool, turn)) = pool.and_then(|p| Some((p, take_turn()?))) else {
         items.iter().for_each(f);
         return;
     };
@@ -74,7 +74,7 @@ pub(crate) fn parallel<T: Sync>(
         items.iter().for_each(f);
         return;
     }
-    share(pool, groups.iter(), |g| g.iter().for_each(|item| f(item)));
+    share(pool, turn, groups.iter(), |g| g.iter().for_each(|item| f(item)));
 }
 
 /// The turn to spread: one spread call at a time in the process, and a call that finds it
@@ -113,12 +113,13 @@ fn take_turn() -> Option<MutexGuard<'static, ()>> {
 /// has the last core, measured no better there and no different on 2 cores: every core keeps
 /// its worker.
 ///
-/// Without the turn ([`TURN`]) the parts run on the calling thread.
-fn share<P: Iterator + Send>(pool: &rayon::ThreadPool, parts: P, work: impl Fn(P::Item) + Sync) {
-    let Some(_turn) = take_turn() else {
-        parts.for_each(work);
-        return;
-    };
+/// The caller holds the turn ([`TURN`]) until the jobs have run.
+fn share<P: Iterator + Send>(
+    pool: &rayon::ThreadPool,
+    _turn: MutexGuard<'static, ()>,
+    parts: P,
+    work: impl Fn(P::Item) + Sync,
+) {
     let parts = Mutex::new(parts);
     let take = || loop {
         // The lock is held to take a part, not to work on it.
@@ -144,14 +145,14 @@ pub(crate) fn rows_mut(rows: &mut [u8], pitch: usize, split: bool, f: impl Fn(us
         return;
     }
     let pool = pool().filter(|p| split && rows.len() as u64 >= parallel_min_bytes(p.current_num_threads()));
-    let Some(pool) = pool else {
+    let Some((pool, turn)) = pool.and_then(|p| Some((p, take_turn()?))) else {
         rows.chunks_mut(pitch).enumerate().for_each(|(i, r)| f(i, r));
         return;
     };
     // About four chunks a worker, so that a slow one is helped.
     let chunks = pool.current_num_threads() * 4;
     let per = rows.len().div_ceil(pitch).div_ceil(chunks).max(1);
-    share(pool, rows.chunks_mut(per * pitch).enumerate(), |(c, block)| {
+    share(pool, turn, rows.chunks_mut(per * pitch).enumerate(), |(c, block)| {
         block.chunks_mut(pitch).enumerate().for_each(|(i, r)| f(c * per + i, r));
     });
 }
