@@ -45,9 +45,8 @@ fn pool() -> Option<&'static rayon::ThreadPool> {
 
 /// Runs `f` over `items` on the workers and the calling thread when they move at least
 /// [`parallel_min_bytes`] together (`bytes` says how much each moves) and no other spread
-/// call holds the turn ([`TURN`]). Items
-/// that write the same resource (`dest`) run on one worker in their order: its lock would
-/// serialize them anyway.
+/// call holds the turn ([`TURN`]). Items that write the same resource (`dest`) run on one
+/// thread in their order: its lock would serialize them anyway.
 pub(crate) fn parallel<T: Sync>(
     items: &[T],
     dest: impl Fn(&T) -> ResourceId,
@@ -71,6 +70,8 @@ pub(crate) fn parallel<T: Sync>(
         groups[slot].push(item);
     }
     if groups.len() == 1 {
+        // Nothing to share: the turn goes back before the work, not after it.
+        drop(turn);
         items.iter().for_each(f);
         return;
     }
