@@ -5,6 +5,8 @@ use crate::command_list::CommandList;
 use crate::debug::InfoQueue;
 use crate::descriptor::{CpuDescriptorHandle, DescriptorHeap, DescriptorHeapType, ViewDescriptor};
 use crate::factory::StartupOptions;
+use crate::fallback;
+use crate::fallback::pools::TileKey;
 use crate::fence::Fence;
 use crate::objects::{Heap, PipelineState, QueryHeap, RootSignature};
 use crate::queue::CommandQueue;
@@ -22,14 +24,8 @@ pub(crate) struct DeviceShared {
     pub(crate) options: StartupOptions,
     pub(crate) async_impl: AsyncCommandsImpl,
     pub(crate) info_queue: InfoQueue,
-    /// The fallback's buffer pools.
-    pub(crate) pools: crate::fallback::pools::BufferPools,
-    /// The fallback's fill root signature and pipeline, made on first use.
-    pub(crate) fill_pipeline: std::sync::OnceLock<(RootSignature, PipelineState)>,
-    /// The root signature of the bound-clear draws, made on first use.
-    pub(crate) clear_root: std::sync::OnceLock<RootSignature>,
-    /// The bound-clear pipelines.
-    pub(crate) clear_psos: std::sync::Mutex<crate::fallback::pso_cache::PsoCache>,
+    /// What the device keeps for its fallback: pools, the fill pipeline, the clear pipelines.
+    pub(crate) fallback: fallback::Resources,
     /// Root signatures by id, while the app holds them (pipeline descriptions name them by id).
     pub(crate) root_signatures: std::sync::Mutex<
         std::collections::HashMap<asyncmd_ddi::RootSignatureId, std::sync::Weak<crate::objects::RootSignatureShared>>,
@@ -54,7 +50,7 @@ impl Drop for AppHandle {
         if let Some(device) = self.0.upgrade() {
             // Under the lock `give_back` pools under: nothing is pooled after this.
             let _app = device.app.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            device.pools.clear();
+            device.fallback.pools.clear();
         }
     }
 }
@@ -66,10 +62,7 @@ impl DeviceShared {
             options,
             async_impl,
             info_queue: InfoQueue::default(),
-            pools: Default::default(),
-            fill_pipeline: std::sync::OnceLock::new(),
-            clear_root: std::sync::OnceLock::new(),
-            clear_psos: Default::default(),
+            fallback: Default::default(),
             root_signatures: Default::default(),
             removed: Default::default(),
             live_resources: Default::default(),
@@ -90,10 +83,10 @@ impl DeviceShared {
 
     /// Gives the fallback's buffers of a reset allocator to the pools while the app holds a
     /// handle on the device (pooled buffers hold the device); releases them otherwise.
-    pub(crate) fn give_back(&self, owned: Vec<crate::resource::Resource>) {
+    pub(crate) fn give_back(&self, owned: Vec<Resource>) {
         let app = self.app.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if app.strong_count() > 0 {
-            self.pools.give_back(owned);
+            self.fallback.pools.give_back(owned);
         } else {
             drop(app);
             drop(owned);
@@ -102,13 +95,10 @@ impl DeviceShared {
 
     /// Keeps an allocator's pattern tiles for later recordings while the app holds a handle
     /// on the device (kept tiles hold it), as [`DeviceShared::give_back`] does.
-    pub(crate) fn keep_tiles(
-        &self,
-        tiles: impl IntoIterator<Item = ((crate::allocator::TileKey, bool), crate::resource::Resource)>,
-    ) {
+    pub(crate) fn keep_tiles(&self, tiles: impl IntoIterator<Item = ((TileKey, bool), Resource)>) {
         let app = self.app.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if app.strong_count() > 0 {
-            self.pools.keep_tiles(tiles);
+            self.fallback.pools.keep_tiles(tiles);
         }
     }
 
@@ -128,6 +118,30 @@ impl DeviceShared {
     pub(crate) fn fail<T>(&self, error: Error) -> Result<T> {
         self.info_queue.report(&error);
         Err(error)
+    }
+}
+
+/// The fallback makes its objects through the device, as the app does.
+impl fallback::Factory for Arc<DeviceShared> {
+    fn create_committed_resource(
+        &self,
+        heap: HeapType,
+        desc: &ResourceDesc,
+        layout: BarrierLayout,
+    ) -> Result<Resource> {
+        Device::from_shared(self.clone()).create_committed_resource(heap, desc, layout)
+    }
+
+    fn create_root_signature(&self, desc: &RootSignatureDesc) -> Result<RootSignature> {
+        Device::from_shared(self.clone()).create_root_signature(desc)
+    }
+
+    fn create_pipeline_state(&self, desc: &PipelineDesc) -> Result<PipelineState> {
+        Device::from_shared(self.clone()).create_pipeline_state(desc)
+    }
+
+    fn format_caps(&self, format: Format) -> FormatCaps {
+        self.ddi.format_caps(format)
     }
 }
 
@@ -211,13 +225,13 @@ impl Device {
     /// Bytes of fallback buffers the device keeps for reuse (at most
     /// [`POOL_BUDGET`](crate::fallback::pools::POOL_BUDGET)).
     pub fn pooled_bytes(&self) -> u64 {
-        self.shared.pools.kept_bytes()
+        self.shared.fallback.pools.kept_bytes()
     }
 
     /// Clear pipelines the device keeps for bound-clear draws (at most
     /// [`CLEAR_PSO_CACHE_SIZE`](crate::fallback::pso_cache::CLEAR_PSO_CACHE_SIZE)).
     pub fn cached_clear_pipelines(&self) -> usize {
-        self.shared.clear_psos.lock().unwrap_or_else(std::sync::PoisonError::into_inner).len()
+        self.shared.fallback.cached_clear_pipelines()
     }
 
     /// `ID3D12Device5::RemoveDevice`: puts the device in the removed state, as a GPU fault

@@ -13,9 +13,9 @@ pub(crate) struct FenceShared {
     /// The highest value signalled so far (or the initial value): every signal must pass it.
     signalled: AtomicU64,
     /// The queue whose progress this fence is, for a queue's own fence.
-    pub(crate) owner: std::sync::OnceLock<crate::track::cross_queue::QueueKey>,
+    pub(crate) owner: std::sync::OnceLock<crate::debug::cross_queue::QueueKey>,
     /// Queue signals, for the debug layer.
-    pub(crate) signals: crate::track::cross_queue::SignalLog,
+    pub(crate) signals: crate::debug::cross_queue::SignalLog,
 }
 
 impl Drop for FenceShared {

@@ -29,10 +29,13 @@ mod factory;
 pub mod fallback;
 mod fence;
 mod objects;
+mod pending_work;
 mod queue;
 mod resource;
+mod shadow;
 pub mod streaming;
 mod track;
+mod tracked;
 
 pub use allocator::CommandAllocator;
 pub use command_buffer::{CommandBuffer, Level, Semantics, Tracked};

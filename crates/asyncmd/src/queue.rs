@@ -10,9 +10,6 @@ use asyncmd_types::{CommandListType, Error, MessageId, Result, TiledResourceCoor
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-/// The ring of the uploader a queue's command buffers transfer host memory through.
-pub const TRANSFER_RING: u64 = 32 << 20;
-
 /// A queue's shared state. Dropping it drops the driver queue, which finishes the work already
 /// handed to the GPU and abandons waits that nothing can satisfy any more (a fence whose signal
 /// was never submitted): dropping a queue never blocks on work that cannot complete.
@@ -26,10 +23,10 @@ pub(crate) struct QueueShared {
     /// Command buffers in flight and the parts of executed ones.
     pub(crate) buffers: Mutex<crate::command_buffer::Recycler>,
     /// Fence waits made, for the debug layer.
-    waits: crate::track::cross_queue::WaitLog,
+    waits: crate::debug::cross_queue::WaitLog,
     /// The uploader host-memory transfers of this queue's command buffers go through, made on
-    /// first use.
-    uploader: Mutex<Option<Arc<crate::streaming::StreamingUploader>>>,
+    /// first use (`streaming/`, the layer above, fills this slot).
+    pub(crate) uploader: Mutex<Option<Arc<crate::streaming::StreamingUploader>>>,
 }
 
 /// A command queue (`ID3D12CommandQueue`). Cloning shares it.
@@ -78,7 +75,7 @@ impl CommandQueue {
     }
 
     /// What identifies the queue to the debug layer.
-    pub(crate) fn key(&self) -> crate::track::cross_queue::QueueKey {
+    pub(crate) fn key(&self) -> crate::debug::cross_queue::QueueKey {
         Arc::as_ptr(&self.0) as usize
     }
 
@@ -160,21 +157,6 @@ impl CommandQueue {
             list.allocator().submitted(&q.progress, *last);
         }
         Ok(*last)
-    }
-
-    /// The uploader this queue's command buffers send host memory through
-    /// ([`crate::CommandBuffer::transfer_host_to_buffer`]): its own copy queue and a ring of
-    /// [`TRANSFER_RING`] bytes, made on first use.
-    pub fn streaming_uploader(&self) -> Result<Arc<crate::streaming::StreamingUploader>> {
-        let mut u = self.0.uploader.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(up) = u.as_ref() {
-            return Ok(up.clone());
-        }
-        // A handle of the runtime's own: the app's last handle still frees the device's pools.
-        let device = Device::from_shared(self.0.device.clone());
-        let up = Arc::new(crate::streaming::StreamingUploader::new(&device, TRANSFER_RING)?);
-        *u = Some(up.clone());
-        Ok(up)
     }
 
     /// The debug layer: each resource the lists use that another queue wrote, where that write

@@ -5,6 +5,12 @@ use asyncmd_ddi::{FormatSupport, GpuAddress, ResourceCreateInfo, ResourceId};
 use asyncmd_types::{BarrierLayout, Error, HeapType, MessageId, ResourceDesc, ResourceFlags, Result};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+/// Whether the runtime tracks the layouts of a resource of `desc`: textures, except
+/// simultaneous-access ones (buffers have no layouts; those textures are always `COMMON`).
+pub(crate) fn has_layouts(desc: &ResourceDesc) -> bool {
+    !desc.is_buffer() && !desc.flags.contains(ResourceFlags::ALLOW_SIMULTANEOUS_ACCESS)
+}
+
 // In declaration order: what recording reads of every resource it names (the device, id,
 // heap, flags and description) leads, in the cache line or two a batch touches per resource.
 #[repr(C)]
@@ -19,9 +25,9 @@ pub(crate) struct ResourceShared {
     /// tracked; empty otherwise).
     pub(crate) layouts: Mutex<Vec<BarrierLayout>>,
     /// The last command-buffer work that uses it.
-    pub(crate) pending: crate::track::pending::PendingWork,
+    pub(crate) pending: crate::pending_work::PendingWork,
     /// The last queue that wrote it, for the debug layer.
-    pub(crate) last_write: crate::track::cross_queue::LastWrite,
+    pub(crate) last_write: crate::debug::cross_queue::LastWrite,
 }
 
 impl Drop for ResourceShared {
@@ -103,8 +109,8 @@ impl Resource {
         }
         let info = ResourceCreateInfo { heap, initial_layout, reserved, protected };
         let id = shared.ddi.create_resource(desc, &info).or_else(|e| shared.fail(e))?;
-        let tracked = !desc.is_buffer() && !desc.flags.contains(ResourceFlags::ALLOW_SIMULTANEOUS_ACCESS);
-        let layouts = if tracked { vec![initial_layout; desc.subresource_count() as usize] } else { Vec::new() };
+        let layouts =
+            if has_layouts(desc) { vec![initial_layout; desc.subresource_count() as usize] } else { Vec::new() };
         shared.live_resources.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
         Ok(Resource {
             shared: Arc::new(ResourceShared {

@@ -36,10 +36,10 @@
 
 mod recycler;
 mod state;
-mod transfer;
+pub(crate) mod transfer;
 
 pub use crate::command_list::semantics::TrackingCosts;
-pub use crate::track::tracked::Tracked;
+pub use crate::tracked::Tracked;
 pub(crate) use recycler::Recycler;
 pub use state::BoundTargets;
 
@@ -83,14 +83,14 @@ pub enum Level {
 /// many threads may record their own buffers and submit them to one queue at once.
 pub struct CommandBuffer {
     queue: CommandQueue,
-    parts: Option<Parts>,
+    pub(crate) parts: Option<Parts>,
     semantics: Semantics,
     level: Level,
     /// A primary executed this secondary buffer: its recording has ended.
     ended: bool,
-    /// The last upload of the queue's streaming uploader this buffer's transfers made: its
-    /// submission waits for it.
-    uploads: Option<crate::UploadTicket>,
+    /// A point of another queue's work this buffer's submission waits for on the GPU first (the
+    /// last upload its host transfers sent ahead of it).
+    pub(crate) wait_first: Option<(Fence, u64)>,
     /// Recorded by one thread at a time: not `Sync`.
     _not_sync: PhantomData<std::cell::Cell<()>>,
 }
@@ -224,7 +224,7 @@ impl CommandBuffer {
     }
 
     /// Keeps `resources` alive with this buffer.
-    fn track_all(&mut self, resources: &[&Resource]) {
+    pub(crate) fn track_all(&mut self, resources: &[&Resource]) {
         for r in resources {
             self.track(*r);
         }
@@ -289,7 +289,7 @@ impl CommandQueue {
             semantics,
             level,
             ended: false,
-            uploads: None,
+            wait_first: None,
             _not_sync: PhantomData,
         })
     }
@@ -343,9 +343,13 @@ impl CommandQueue {
             Semantics::Legacy => self.add_prefixes(&mut parts),
             Semantics::Fast => Ok(()),
         });
-        // Uploads the buffers' transfers made on the copy queue come first.
-        let closed = closed
-            .and_then(|()| buffers.iter_mut().filter_map(|b| b.uploads.take()).try_for_each(|t| self.wait_ticket(&t)));
+        // Work the buffers wait for (uploads their transfers made on the copy queue) comes first.
+        let closed = closed.and_then(|()| {
+            buffers
+                .iter_mut()
+                .filter_map(|b| b.wait_first.take())
+                .try_for_each(|(fence, value)| self.wait(&fence, value))
+        });
         let submitted = closed.and_then(|()| {
             let lists: smallvec::SmallVec<[&CommandList; 4]> = parts.iter().map(|p| &p.list).collect();
             self.execute(&lists)
@@ -376,7 +380,8 @@ impl CommandQueue {
     /// need after the queue's earlier work and the earlier lists of the submission.
     fn add_prefixes(&self, parts: &mut Vec<Parts>) -> Result<()> {
         let prefixes = {
-            let lists: smallvec::SmallVec<[&CommandList; 4]> = parts.iter().map(|p| &p.list).collect();
+            let lists: smallvec::SmallVec<[_; 4]> =
+                parts.iter().map(|p| (p.list.tracker.layouts(), p.list.semantics.hazards())).collect();
             crate::track::prefix::plan(&lists)
         };
         if prefixes.iter().all(|p| p.is_empty()) {
@@ -398,7 +403,7 @@ impl CommandQueue {
     }
 
     /// A closed list of one prefix's barriers.
-    fn prefix_parts(&self, prefix: &Prefix) -> Result<Parts> {
+    fn prefix_parts(&self, prefix: &Prefix<Resource>) -> Result<Parts> {
         let free = self.0.buffers.lock().unwrap_or_else(PoisonError::into_inner).take_free();
         let mut p = match free {
             Some(mut p) => {

@@ -19,7 +19,7 @@ pub struct BoundTargets {
 }
 
 impl CommandBuffer {
-    fn shadowed(&self, api: &str) -> Result<&crate::fallback::state::Shadow> {
+    fn shadowed(&self, api: &str) -> Result<&crate::shadow::Shadow> {
         if self.semantics == Semantics::Fast {
             return Err(Error::invalid_arg(
                 MessageId::StateNotShadowed,

@@ -1,13 +1,13 @@
 //! `ClearBoundRenderTargetViews` and `ClearBoundDepthStencilView`: validation against the
-//! bound outputs, native recording, and the plan that picks legacy clears or draws (the routes
-//! themselves are in `fallback::bound_clear`).
+//! bound outputs, then the native command or the fallback's lowering (`fallback::bound_clear`).
 
 use super::async_cmd::Gate;
 use super::bundle_clear::{BundledClear, Selected};
 use super::{CommandList, Pass};
 use crate::err;
+use crate::fallback;
 use crate::fallback::bound_clear::{clamp_depth, ClearTarget};
-use crate::fallback::plan::{plan_bound_clear, BoundClearFacts, BoundClearRoute};
+use crate::fallback::plan::BoundClearFacts;
 use asyncmd_ddi::Command;
 use asyncmd_types::{
     AsyncCommandsImpl, Box3, ClearData, ClearFlags, CommandListType, ComponentClass, DsvFlags, Format, MessageId,
@@ -78,13 +78,7 @@ impl CommandList {
         counts.any(|c| Some(c) != first)
     }
 
-    /// Formats of the bound render targets in slot order, and of the bound depth-stencil view.
-    fn bound_formats(&self) -> (Vec<Format>, Format) {
-        let rtvs = self.shadow.rtvs.iter().map(|c| c.as_ref().map_or(Format::Unknown, |c| c.view.desc.format));
-        (rtvs.collect(), self.shadow.dsv.as_ref().map_or(Format::Unknown, |c| c.view.desc.format))
-    }
-
-    /// Plans and records the fallback of a bound clear of `targets`.
+    /// Hands a bound clear of `targets` to the fallback with what the list knows of its outputs.
     fn lower_bound_clear(
         &mut self,
         api: &str,
@@ -107,26 +101,8 @@ impl CommandList {
             mixed_sample_counts: mixed,
             closest_values: self.device.options.async_commands_closest_clear_values,
         };
-        let (flags, depth, stencil) = ds.unwrap_or((ClearFlags::empty(), 0.0, 0));
-        let route = plan_bound_clear(&facts);
-        tracing::debug!(?route, ?facts, "{api}: fallback route");
-        match route {
-            BoundClearRoute::Rejected(why) => {
-                self.remove(err::fail(MessageId::AsyncCommandsFallbackUnsupported, api, why.reason()))
-            }
-            BoundClearRoute::Legacy => self.lowering().bound_clear_legacy(&targets, flags, depth, stencil),
-            BoundClearRoute::DrawsAlone => {
-                if let Err(e) = self.lowering().clear_targets_alone(targets) {
-                    self.remove(e);
-                }
-            }
-            BoundClearRoute::Draws => {
-                let (bound, dsv_format) = self.bound_formats();
-                let planes = ds.map(|(f, _, _)| (f.contains(ClearFlags::DEPTH), f.contains(ClearFlags::STENCIL)));
-                if let Err(e) = self.lowering().bound_clear_draws(&targets, planes, depth, stencil, bound, dsv_format) {
-                    self.remove(e);
-                }
-            }
+        if let Err(e) = fallback::bound_clear::lower(&mut self.lowering(), api, targets, ds, &facts) {
+            self.remove(e);
         }
     }
 

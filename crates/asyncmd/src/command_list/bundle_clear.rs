@@ -5,7 +5,7 @@
 //! it had been recorded there.
 
 use super::CommandList;
-use crate::fallback::state::Shadow;
+use crate::shadow::Shadow;
 use asyncmd_ddi::{Command, Executable};
 use asyncmd_types::{
     AsyncCommandsImpl, Box3, ClearData, ClearFlags, CommandListType, SIMULTANEOUS_RENDER_TARGET_COUNT,

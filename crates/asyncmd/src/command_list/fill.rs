@@ -1,17 +1,15 @@
-//! `FillBuffers`: validation, native recording, and the plan that picks a fallback route per fill
-//! (the routes themselves are in `fallback::fill`).
+//! `FillBuffers`: validation, then the native command or the fallback's lowering
+//! (`fallback::fill`).
 
 use super::async_cmd::Gate;
 use super::semantics::Use;
 use super::{CommandList, DIRECT_COMPUTE};
 use crate::err;
-use crate::fallback::plan::{plan_fill, DeviceFacts, FillFacts, FillRoute};
+use crate::fallback;
 use crate::resource::Resource;
 use crate::track::hazards::Access;
 use asyncmd_ddi::{Command, FormatSupport};
-use asyncmd_types::{
-    encode_texel, ClearElement, FillBufferDesc, Format, HeapType, MessageId, ResolvedFill, ResourceFlags, Result,
-};
+use asyncmd_types::{encode_texel, ClearElement, FillBufferDesc, Format, HeapType, MessageId, ResolvedFill, Result};
 
 const API: &str = "FillBuffers";
 const ID: MessageId = MessageId::FillBuffersInvalidParameters;
@@ -109,53 +107,12 @@ impl CommandList {
                 Ok(resolved)
             },
             |resolved| Command::FillBuffers(resolved.iter().map(|f| f.map(|b| b.id())).collect()),
-            Self::lower_fills,
+            |l, fills| {
+                let facts = l.list_facts();
+                if let Err(e) = fallback::fill::lower(&mut l.lowering(), fills, &facts) {
+                    l.remove(e);
+                }
+            },
         );
-    }
-
-    /// The fallback's fills: each planned on its route, runs of one route recorded together.
-    fn lower_fills(&mut self, planned: Vec<ResolvedFill<&Resource>>) {
-        // Fills that continue each other are joined; a batch of separate buffers (the usual
-        // one) skips the pass.
-        let planned = if planned.windows(2).any(|w| w[0].buffer.same(w[1].buffer)) {
-            crate::fallback::fill::join_runs(planned, |a, b| a.same(b))
-        } else {
-            planned
-        };
-        // Runs of one route go together. Planning is pure, so each fill's route is worked out
-        // where the run loop needs it, with no vector of routes.
-        let device = DeviceFacts::of(self.device.ddi.capabilities());
-        let ty = self.ty;
-        let route = |f: &ResolvedFill<&Resource>| {
-            let facts = FillFacts {
-                list: ty,
-                heap: f.buffer.heap_type(),
-                uav: f.buffer.desc().flags.contains(ResourceFlags::ALLOW_UNORDERED_ACCESS),
-                protected: f.buffer.is_protected(),
-                offset: f.offset,
-                bytes: f.bytes,
-            };
-            plan_fill(&facts, &device)
-        };
-        let mut start = 0;
-        while start < planned.len() {
-            let compute = route(&planned[start]) == FillRoute::Compute;
-            let len = planned[start..].iter().position(|f| (route(f) == FillRoute::Compute) != compute);
-            let end = len.map_or(planned.len(), |n| start + n);
-            let run = &planned[start..end];
-            tracing::trace!(compute, fills = run.len(), "FillBuffers: fallback run");
-            let r = if compute {
-                self.lowering().fill_compute(run)
-            } else {
-                run.iter().try_for_each(|f| {
-                    let staged = route(f) == FillRoute::Upload { staged: true };
-                    self.lowering().fill_upload(f, staged)
-                })
-            };
-            if let Err(e) = r {
-                return self.remove(e);
-            }
-            start = end;
-        }
     }
 }

@@ -6,11 +6,11 @@ use super::{CommandList, Lists, Pass};
 use crate::descriptor::CpuDescriptorHandle;
 use crate::descriptor::{CapturedDsv, CapturedRtv};
 use crate::err;
-use crate::fallback::state::RootArg;
 use crate::objects::{PipelineState, RootSignature};
 use crate::resource::Resource;
+use crate::shadow::RootArg;
 use crate::track::hazards::Access;
-use crate::track::tracked::Tracked;
+use crate::tracked::Tracked;
 use asyncmd_ddi::{Command, GpuAddress, PipelineDesc, PrimitiveTopology, RootParameter};
 use asyncmd_types::{
     BarrierAccess, ClearFlags, DsvFlags, EndingAccess, Error, MessageId, Rect, RenderPassDepthStencil, RenderPassFlags,

@@ -18,10 +18,13 @@ mod ranges;
 mod resolve;
 pub(crate) mod semantics;
 mod texture_clear;
+mod tracked_texture;
 
 use crate::allocator::CommandAllocator;
 use crate::device::{Device, DeviceShared};
-use crate::fallback::lowering::{FallbackState, Lowering};
+use crate::fallback::lowering::{FallbackState, ListFacts, Lowering};
+use crate::fallback::plan::DeviceFacts;
+use crate::resource::Resource;
 use crate::track::Tracker;
 use asyncmd_ddi::{Command, CommandListDdi, Executable, QueryHeapId};
 use asyncmd_types::{ClearFlags, CommandListType, Error, MessageId, MessageSeverity, QueryType, Result};
@@ -82,10 +85,10 @@ pub struct CommandList {
     pub(crate) allocator: CommandAllocator,
     status: Status,
     error: Option<Error>,
-    pub(crate) tracker: Tracker,
+    pub(crate) tracker: Tracker<Resource>,
     pass: Pass,
     queries: Vec<(QueryHeapId, QueryType, u32)>,
-    pub(crate) shadow: crate::fallback::state::Shadow,
+    pub(crate) shadow: crate::shadow::Shadow,
     /// The fallback's state of this recording.
     fallback: FallbackState,
     /// Commands recorded while the list was closed (ignored, and reported).
@@ -334,11 +337,21 @@ impl CommandList {
     pub(crate) fn lowering(&mut self) -> Lowering<'_> {
         Lowering {
             ddi: &mut *self.ddi,
-            device: &self.device,
-            allocator: &self.allocator,
             tracker: &mut self.tracker,
             shadow: &mut self.shadow,
+            factory: &self.device,
+            resources: &self.device.fallback,
+            cache: &self.allocator.0.cache,
             state: &mut self.fallback,
+        }
+    }
+
+    /// What the fallback's planners know of this list and its device.
+    pub(crate) fn list_facts(&self) -> ListFacts {
+        ListFacts {
+            list: self.ty,
+            device: DeviceFacts::of(self.device.ddi.capabilities()),
+            closest_clear_values: self.device.options.async_commands_closest_clear_values,
         }
     }
 
@@ -348,13 +361,13 @@ impl CommandList {
     }
 
     /// Whether a resource belongs to this list's device.
-    pub(crate) fn owns(&self, res: &crate::resource::Resource) -> bool {
+    pub(crate) fn owns(&self, res: &Resource) -> bool {
         Arc::ptr_eq(&res.shared.device, &self.device)
     }
 
     /// Whether all `resources` belong to this list's device; if not, removes the list with
     /// `InvalidArg` and message `id`.
-    pub(crate) fn owns_all(&mut self, id: MessageId, api: &str, resources: &[&crate::resource::Resource]) -> bool {
+    pub(crate) fn owns_all(&mut self, id: MessageId, api: &str, resources: &[&Resource]) -> bool {
         if resources.iter().all(|r| self.owns(r)) {
             return true;
         }

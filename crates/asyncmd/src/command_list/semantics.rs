@@ -9,17 +9,17 @@
 
 use super::CommandList;
 use crate::fence::Fence;
-use crate::resource::{Resource, ResourceShared};
+use crate::pending_work::Rule;
+use crate::resource::{has_layouts, Resource, ResourceShared};
 use crate::track::hazards::{Access, Hazards, Need};
 use crate::track::layouts::layout_permits;
-use crate::track::pending::Rule;
 use crate::track::ptr_table::PtrTable;
-use crate::track::tracked::Tracked;
 use crate::track::Scope;
+use crate::tracked::Tracked;
 use asyncmd_ddi::{Command, ResourceId};
 use asyncmd_types::{
     BarrierAccess, BarrierGroup, BarrierLayout, BarrierSubresourceRange, BarrierSync, BufferBarrier, CommandListType,
-    MessageId, ResourceDesc, ResourceFlags, Result, TextureBarrier, TextureBarrierFlags,
+    MessageId, Result, TextureBarrier, TextureBarrierFlags,
 };
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
@@ -185,11 +185,6 @@ impl SemanticsState {
     pub(crate) fn costs(&self) -> TrackingCosts {
         self.costs
     }
-}
-
-/// Whether a resource's layouts are tracked (textures without simultaneous access).
-fn has_layouts(desc: &ResourceDesc) -> bool {
-    !desc.is_buffer() && !desc.flags.contains(ResourceFlags::ALLOW_SIMULTANEOUS_ACCESS)
 }
 
 /// The layout an access is made in when its texture must move: the one named after it.

@@ -1,18 +1,18 @@
-//! `ClearTextureSubresources`: validation, native recording, and the plan that picks a fallback
-//! route per subresource (the routes themselves are in `fallback::texture_clear`).
+//! `ClearTextureSubresources`: validation, then the native command or the fallback's lowering
+//! (`fallback::texture_clear`).
 
 use super::async_cmd::Gate;
 use super::semantics::Use;
 use super::{CommandList, DIRECT_COMPUTE};
 use crate::err;
-use crate::fallback::plan::{plan_texture_clear, DeviceFacts, TextureClearFacts, TextureClearRoute};
-use crate::fallback::texture_clear::{PatternSources, SubClear};
+use crate::fallback;
+use crate::fallback::texture_clear::SubClear;
 use crate::resource::Resource;
 use crate::track::hazards::Access;
-use asyncmd_ddi::{Command, FormatSupport, ResourceId};
+use asyncmd_ddi::Command;
 use asyncmd_types::{
-    encode_clear, view_clear_exact, AsyncCommandsImpl, BarrierAccess, Box3, ClearData, ClearElement, ClearTextureDesc,
-    Error, Format, Layout, MessageId, ResourceDimension, ResourceFlags, Result, SubresourceClear, ALL_SUBRESOURCES,
+    encode_clear, AsyncCommandsImpl, BarrierAccess, Box3, ClearData, ClearElement, ClearTextureDesc, Error, Format,
+    Layout, MessageId, Result, SubresourceClear, ALL_SUBRESOURCES,
 };
 
 const API: &str = "ClearTextureSubresources";
@@ -27,15 +27,6 @@ fn box_alignment(format: Format, plane: u32) -> (u32, u32) {
         (_, Some(p)) => (p.block_width, p.block_height),
         _ => (1, 1),
     }
-}
-
-/// The format questions of one subresource clear and their answers.
-#[derive(Clone, Copy)]
-struct FactsMemo {
-    /// View format, plane, sample count and value.
-    asked: (Format, u32, u32, ClearData),
-    renderable: bool,
-    exact: bool,
 }
 
 impl CommandList {
@@ -169,64 +160,6 @@ impl CommandList {
         Ok(())
     }
 
-    /// What the planner needs to know of one subresource clear; `memo` keeps the format
-    /// questions of the last clear, which a batch of like clears asks again.
-    fn texture_clear_facts(&self, c: &SubClear, memo: &mut Option<FactsMemo>) -> TextureClearFacts {
-        let desc = c.texture.desc();
-        let samples = desc.sample_desc.count;
-        let (flag, support) = if c.depth_stencil() {
-            (ResourceFlags::ALLOW_DEPTH_STENCIL, FormatSupport::DEPTH_STENCIL)
-        } else {
-            (ResourceFlags::ALLOW_RENDER_TARGET, FormatSupport::RENDER_TARGET)
-        };
-        let asked = (c.format, c.plane, samples, c.value);
-        // Only a view clear (a flagged target, or any MSAA texture's private one) asks whether
-        // the format renders and the value clears exactly: a plain texture takes the copy.
-        let viewable = samples > 1 || desc.flags.contains(flag);
-        let (renderable_format, exact) = match *memo {
-            _ if !viewable => (false, false),
-            Some(m) if m.asked == asked => (m.renderable, m.exact),
-            _ => {
-                let renderable = c.view_format().is_some_and(|f| {
-                    let caps = self.device.ddi.format_caps(f);
-                    caps.support.contains(support)
-                        && (samples == 1
-                            || caps.support.contains(FormatSupport::MULTISAMPLE_RENDER_TARGET)
-                                && caps.supports_samples(samples))
-                });
-                let exact = c.depth_stencil() || view_clear_exact(c.format, &c.value);
-                *memo = Some(FactsMemo { asked, renderable, exact });
-                (renderable, exact)
-            }
-        };
-        let renderable = renderable_format && !(c.depth_stencil() && desc.dimension == ResourceDimension::Texture3D);
-        let (w, h, d) = c.region.extent();
-        let (sw, sh, sd) = desc.subresource_extent(c.subresource).unwrap_or((w, h, d));
-        let plane = desc.format.plane(c.plane);
-        let region_bytes = plane.map_or(0, |p| {
-            (w.div_ceil(p.block_width) as u64)
-                * (h.div_ceil(p.block_height) as u64)
-                * d as u64
-                * p.bytes_per_block as u64
-        });
-        TextureClearFacts {
-            list: self.ty,
-            samples,
-            depth_stencil: c.depth_stencil(),
-            view_target: desc.flags.contains(flag) && renderable,
-            simultaneous_access: desc.flags.contains(ResourceFlags::ALLOW_SIMULTANEOUS_ACCESS),
-            known_layout: self.tracker.layout(c.texture.id(), c.subresource),
-            exact,
-            copyable: samples == 1 && plane.is_some(),
-            region_texels: w as u64 * h as u64 * d as u64,
-            subresource_texels: sw as u64 * sh as u64 * sd as u64,
-            region_bytes,
-            protected: c.texture.is_protected(),
-            msaa_renderable: renderable && desc.sample_desc.quality == 0,
-            closest_values: self.device.options.async_commands_closest_clear_values,
-        }
-    }
-
     /// `ClearTextureSubresources`: writes each clear's value into its subresources (all of
     /// them for `ALL_SUBRESOURCES`) and region, in the COPY / COPY_DEST scope whatever the
     /// route. No render-target, depth-stencil or UAV flag is needed.
@@ -255,44 +188,12 @@ impl CommandList {
                 Ok((ids, parts))
             },
             |(ids, _)| Command::ClearTextureSubresources(ids),
-            Self::lower_texture_clears,
-        );
-    }
-
-    /// The fallback's texture clears: every subresource planned, then each recorded on its
-    /// route.
-    fn lower_texture_clears(&mut self, (_, parts): (Vec<SubresourceClear<ResourceId>>, Vec<(usize, SubClear<'_>)>)) {
-        // Every subresource is planned before anything is recorded.
-        let device = DeviceFacts::of(self.device.ddi.capabilities());
-        let mut planned = Vec::with_capacity(parts.len());
-        let mut memo = None;
-        for (i, c) in parts {
-            let facts = self.texture_clear_facts(&c, &mut memo);
-            let route = plan_texture_clear(&facts, &device);
-            tracing::debug!(clear = i, subresource = c.subresource, ?route, "{API}: fallback route");
-            match route {
-                TextureClearRoute::Rejected(why) => {
-                    return self.remove(err::fail(
-                        MessageId::AsyncCommandsFallbackUnsupported,
-                        API,
-                        format!("clear {i}, subresource {}: {}", c.subresource, why.reason()),
-                    ));
+            |l, (_, parts)| {
+                let facts = l.list_facts();
+                if let Err(e) = fallback::texture_clear::lower(&mut l.lowering(), parts, &facts) {
+                    l.remove(e);
                 }
-                route => planned.push((route, c)),
-            }
-        }
-        let mut sources = PatternSources::default();
-        for (route, c) in planned {
-            let r = match route {
-                TextureClearRoute::PatternCopy { staged } => self.lowering().clear_by_pattern(&c, staged, &mut sources),
-                TextureClearRoute::InPlace { draw } => self.lowering().clear_in_place(&c, draw),
-                TextureClearRoute::MsaaCopy { draw } => self.lowering().clear_through_msaa(&c, draw),
-                // Rejections removed the list above.
-                TextureClearRoute::Rejected(_) => Ok(()),
-            };
-            if let Err(e) = r {
-                return self.remove(e);
-            }
-        }
+            },
+        );
     }
 }

@@ -1,6 +1,8 @@
 //! The debug layer: the info queue every error and warning goes to, and record-time
 //! validation helpers.
 
+pub(crate) mod cross_queue;
+
 use asyncmd_types::{Error, MessageCategory, MessageId, MessageSeverity};
 use std::sync::{Mutex, PoisonError};
 

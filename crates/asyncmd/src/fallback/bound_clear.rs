@@ -3,16 +3,15 @@
 //! array slice, with a scissor) followed by the restore of the app's graphics state.
 
 use super::lowering::Lowering;
+use super::plan::{plan_bound_clear, BoundClearFacts, BoundClearRoute};
 use super::pso_cache::{ClearOutput, ClearPsoKey, OutputClass};
-use crate::device::Device;
+use crate::err;
 use crate::objects::{PipelineState, RootSignature};
-use asyncmd_ddi::{
-    Command, DepthStencilView, PrimitiveTopology, RenderTargetView, RootParameter, RootSignatureDesc,
-    CLEAR_CONSTANT_COUNT,
-};
+use crate::shadow::Shadow;
+use asyncmd_ddi::{Command, DepthStencilView, PrimitiveTopology, RenderTargetView};
 use asyncmd_types::{
-    draw_clear_color, draw_clear_depth, view_clear_color, Box3, ClearData, ClearFlags, Format, Rect, ResourceDesc,
-    Result, SampleDesc, ViewRange, Viewport,
+    draw_clear_color, draw_clear_depth, view_clear_color, Box3, ClearData, ClearFlags, Format, MessageId, Rect,
+    ResourceDesc, Result, SampleDesc, ViewRange, Viewport,
 };
 
 /// The view of a bound output.
@@ -90,6 +89,41 @@ pub(crate) fn clamp_depth(depth: f32) -> f32 {
     }
 }
 
+/// A bound clear of `targets` under the fallback (`ds`: the planes, depth and stencil of a
+/// depth-stencil clear), on the route `facts` plan.
+pub(crate) fn lower(
+    lw: &mut Lowering,
+    api: &str,
+    targets: Vec<ClearTarget>,
+    ds: Option<(ClearFlags, f32, u8)>,
+    facts: &BoundClearFacts,
+) -> Result<()> {
+    let (flags, depth, stencil) = ds.unwrap_or((ClearFlags::empty(), 0.0, 0));
+    let route = plan_bound_clear(facts);
+    tracing::debug!(?route, ?facts, "{api}: fallback route");
+    match route {
+        BoundClearRoute::Rejected(why) => {
+            Err(err::fail(MessageId::AsyncCommandsFallbackUnsupported, api, why.reason()))
+        }
+        BoundClearRoute::Legacy => {
+            lw.bound_clear_legacy(&targets, flags, depth, stencil);
+            Ok(())
+        }
+        BoundClearRoute::DrawsAlone => lw.clear_targets_alone(targets),
+        BoundClearRoute::Draws => {
+            let (bound, dsv_format) = bound_formats(lw.shadow);
+            let planes = ds.map(|(f, _, _)| (f.contains(ClearFlags::DEPTH), f.contains(ClearFlags::STENCIL)));
+            lw.bound_clear_draws(&targets, planes, depth, stencil, bound, dsv_format)
+        }
+    }
+}
+
+/// Formats of the bound render targets in slot order, and of the bound depth-stencil view.
+fn bound_formats(shadow: &Shadow) -> (Vec<Format>, Format) {
+    let rtvs = shadow.rtvs.iter().map(|c| c.as_ref().map_or(Format::Unknown, |c| c.view.desc.format));
+    (rtvs.collect(), shadow.dsv.as_ref().map_or(Format::Unknown, |c| c.view.desc.format))
+}
+
 impl Lowering<'_> {
     /// Legacy view clears of every region of `targets`, through private views narrowed to the
     /// regions' slices. Colour values take the float a view clear takes (integers above 2^24
@@ -113,24 +147,10 @@ impl Lowering<'_> {
         }
     }
 
-    /// The device's bound-clear root signature: the clear constants in parameter 0.
-    fn clear_root(&self) -> Result<RootSignature> {
-        if let Some(r) = self.device.clear_root.get() {
-            return Ok(r.clone());
-        }
-        let root = Device::from_shared(self.device.clone()).create_root_signature(&RootSignatureDesc {
-            parameters: vec![RootParameter::Constants { shader_register: 0, count: CLEAR_CONSTANT_COUNT }],
-        })?;
-        Ok(self.device.clear_root.get_or_init(|| root).clone())
-    }
-
     /// The clear pipeline of `key` from the device's cache, kept alive by the list's allocator.
     fn clear_pso(&self, root: &RootSignature, key: &ClearPsoKey) -> Result<PipelineState> {
-        let mut cache = self.device.clear_psos.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let pso = cache.get_or_make(key, || {
-            Device::from_shared(self.device.clone()).create_pipeline_state(&key.desc(root.id()))
-        })?;
-        self.allocator.keep_pipeline(&pso);
+        let pso = self.resources.clear_pso(self.factory, root, key)?;
+        self.cache.keep_pipeline(&pso);
         Ok(pso)
     }
 
@@ -150,7 +170,7 @@ impl Lowering<'_> {
         dsv_format: Format,
     ) -> Result<()> {
         let Some(samples) = targets.first().map(|t| t.samples) else { return Ok(()) };
-        let root = self.clear_root()?;
+        let root = self.resources.clear_root(self.factory)?;
         let mut psos = Vec::with_capacity(targets.len());
         for t in targets {
             let output = match ds {

@@ -1,21 +1,16 @@
 //! The two FillBuffers routes: the compute dispatch and copies from a CPU-filled upload chunk
 //! (staged through VRAM on discrete devices for large fills), and what they emit.
 
-use super::lowering::Lowering;
-use super::plan::UPLOAD_CHUNK;
+use super::lowering::{ListFacts, Lowering};
+use super::plan::{plan_fill, FillFacts, FillRoute, UPLOAD_CHUNK};
 use super::pools::size_class;
-use crate::allocator::TileKey;
-use crate::device::Device;
-use crate::objects::{PipelineState, RootSignature};
+use super::pools::TileKey;
 use crate::resource::Resource;
 use crate::track::Scope;
-use asyncmd_ddi::{
-    fill_groups, Command, ComputePipelineDesc, PipelineDesc, RootParameter, RootSignatureDesc, ShaderId,
-    FILL_CONSTANT_COUNT,
-};
+use asyncmd_ddi::{fill_groups, Command};
 use asyncmd_types::{
     BarrierAccess, BarrierGroup, BarrierLayout, BarrierSync, BufferBarrier, BufferCopyRegion, ClearElement,
-    GlobalBarrier, HeapType, ResolvedFill, ResourceDesc, Result,
+    GlobalBarrier, HeapType, ResolvedFill, ResourceDesc, ResourceFlags, Result,
 };
 
 /// A fill the fallback lowers: the resolved description, naming the list's resources.
@@ -93,6 +88,48 @@ pub(crate) fn join_runs<R: Copy>(fills: Vec<ResolvedFill<R>>, same: impl Fn(&R, 
     out
 }
 
+/// `FillBuffers` under the fallback: fills that continue each other are joined, each is planned
+/// on its route, and runs of one route are recorded together.
+pub(crate) fn lower(lw: &mut Lowering, planned: Vec<Fill>, facts: &ListFacts) -> Result<()> {
+    // Fills that continue each other are joined; a batch of separate buffers (the usual one)
+    // skips the pass.
+    let planned = if planned.windows(2).any(|w| w[0].buffer.same(w[1].buffer)) {
+        join_runs(planned, |a, b| a.same(b))
+    } else {
+        planned
+    };
+    // Runs of one route go together. Planning is pure, so each fill's route is worked out where
+    // the run loop needs it, with no vector of routes.
+    let route = |f: &Fill| {
+        let fill = FillFacts {
+            list: facts.list,
+            heap: f.buffer.heap_type(),
+            uav: f.buffer.desc().flags.contains(ResourceFlags::ALLOW_UNORDERED_ACCESS),
+            protected: f.buffer.is_protected(),
+            offset: f.offset,
+            bytes: f.bytes,
+        };
+        plan_fill(&fill, &facts.device)
+    };
+    let mut start = 0;
+    while start < planned.len() {
+        let compute = route(&planned[start]) == FillRoute::Compute;
+        let len = planned[start..].iter().position(|f| (route(f) == FillRoute::Compute) != compute);
+        let end = len.map_or(planned.len(), |n| start + n);
+        let run = &planned[start..end];
+        tracing::trace!(compute, fills = run.len(), "FillBuffers: fallback run");
+        if compute {
+            lw.fill_compute(run)?;
+        } else {
+            for f in run {
+                lw.fill_upload(f, route(f) == FillRoute::Upload { staged: true })?;
+            }
+        }
+        start = end;
+    }
+    Ok(())
+}
+
 /// Fills a batch moves with a barrier a buffer; more take one global barrier.
 const GLOBAL_FROM: usize = 8;
 
@@ -100,7 +137,7 @@ const GLOBAL_FROM: usize = 8;
 #[derive(Clone, Copy)]
 enum FromScope<'t> {
     All(Scope),
-    Each(&'t crate::track::Tracker),
+    Each(&'t crate::track::Tracker<Resource>),
 }
 
 impl FromScope<'_> {
@@ -114,25 +151,6 @@ impl FromScope<'_> {
 }
 
 impl Lowering<'_> {
-    /// The device's fill root signature and pipeline, made on first use.
-    fn fill_pipeline(&self) -> Result<(RootSignature, PipelineState)> {
-        if let Some(p) = self.device.fill_pipeline.get() {
-            return Ok(p.clone());
-        }
-        let device = Device::from_shared(self.device.clone());
-        let root = device.create_root_signature(&RootSignatureDesc {
-            parameters: vec![
-                RootParameter::Constants { shader_register: 0, count: FILL_CONSTANT_COUNT },
-                RootParameter::Uav { shader_register: 0 },
-            ],
-        })?;
-        let pso = device.create_pipeline_state(&PipelineDesc::Compute(ComputePipelineDesc {
-            root_signature: root.id(),
-            cs: ShaderId::FillCs,
-        }))?;
-        Ok(self.device.fill_pipeline.get_or_init(|| (root, pso)).clone())
-    }
-
     /// The barriers moving the fills' buffers from their scopes to `to`: one a buffer, or for a
     /// batch of more than [`GLOBAL_FROM`] fills one global barrier.
     fn buffer_barriers(fills: &[Fill], from: FromScope, to: Scope) -> BarrierGroup<asyncmd_ddi::ResourceId> {
@@ -189,7 +207,7 @@ impl Lowering<'_> {
     /// shader writes each pattern, they move back to COPY/COPY_DEST, and the app's compute
     /// state is restored.
     pub(crate) fn fill_compute(&mut self, fills: &[Fill]) -> Result<()> {
-        let (root, pso) = self.fill_pipeline()?;
+        let (root, pso) = self.resources.fill_pipeline(self.factory)?;
         // Until the list's barriers or the fallback's work set a scope (the usual frame), every
         // buffer is in COPY/COPY_DEST: no lookup per fill.
         let tracked = self.tracker.has_scopes();
@@ -244,15 +262,15 @@ impl Lowering<'_> {
 
     /// A fallback buffer of at least `size` bytes in `heap`, owned by the list's allocator.
     pub(crate) fn fallback_buffer(&mut self, heap: HeapType, size: u64) -> Result<Resource> {
-        let b = match self.device.pools.take(heap, size) {
+        let b = match self.resources.pools.take(heap, size) {
             Some(b) => b,
-            None => Device::from_shared(self.device.clone()).create_committed_resource(
+            None => self.factory.create_committed_resource(
                 heap,
                 &ResourceDesc::buffer(size_class(size)),
                 BarrierLayout::Undefined,
             )?,
         };
-        self.allocator.own(b.clone());
+        self.cache.own(b.clone());
         Ok(b)
     }
 
@@ -284,11 +302,11 @@ impl Lowering<'_> {
     /// this recording fills now, which the device keeps after the allocator's reset. A later
     /// frame then copies from VRAM without staging again.
     pub(crate) fn vram_tile(&mut self, key: TileKey, upload: &Resource, len: u64) -> Result<Resource> {
-        let vram = match self.device.pools.tile(&key, true) {
+        let vram = match self.resources.pools.tile(&key, true) {
             Some(kept) => kept,
             None => self.stage(upload, len)?,
         };
-        self.allocator.keep_staged(key, vram.clone());
+        self.cache.keep_staged(key, vram.clone());
         Ok(vram)
     }
 
@@ -297,17 +315,17 @@ impl Lowering<'_> {
     /// it is made, so any list may read it), or a new one. Held by this allocator until its
     /// reset, then kept by the device while its budget allows.
     pub(crate) fn pattern_buffer(&mut self, key: TileKey, bytes: impl FnOnce() -> Vec<u8>) -> Result<Resource> {
-        if let Some(b) = self.allocator.tile(&key) {
+        if let Some(b) = self.cache.tile(&key) {
             return Ok(b);
         }
-        if let Some(b) = self.device.pools.tile(&key, false) {
-            self.allocator.keep_tile(key, b.clone());
+        if let Some(b) = self.resources.pools.tile(&key, false) {
+            self.cache.keep_tile(key, b.clone());
             return Ok(b);
         }
         let bytes = bytes();
         let b = self.fallback_buffer(HeapType::Upload, bytes.len() as u64)?;
         b.write(0, &bytes)?;
-        self.allocator.keep_tile(key, b.clone());
+        self.cache.keep_tile(key, b.clone());
         Ok(b)
     }
 

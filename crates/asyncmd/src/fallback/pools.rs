@@ -5,9 +5,8 @@
 //! back only after their allocator was reset (the GPU is done with them); protected or
 //! unhealthy cases skip recycling.
 
-use crate::allocator::TileKey;
 use crate::resource::Resource;
-use asyncmd_types::{HeapType, ResourceDesc};
+use asyncmd_types::{ClearElement, HeapType, ResourceDesc, SubresourceFootprint};
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::{Mutex, PoisonError};
 
@@ -16,6 +15,9 @@ pub const POOL_BUDGET: u64 = 128 << 20;
 /// Bytes of pattern tiles kept, upload tiles and their VRAM copies together, oldest given up
 /// first (part of [`POOL_BUDGET`]).
 pub const TILE_BUDGET: u64 = 64 << 20;
+/// What identifies a pattern tile: the element's bytes and the tile's footprint.
+pub(crate) type TileKey = (ClearElement, SubresourceFootprint);
+
 /// The smallest size class.
 const MIN_CLASS: u64 = 64 << 10;
 

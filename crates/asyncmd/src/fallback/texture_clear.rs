@@ -4,18 +4,19 @@
 //! clear cannot store exactly are drawn instead of view-cleared on the last two.
 
 use super::bound_clear::ClearTarget;
-use super::lowering::Lowering;
-use crate::allocator::TileKey;
-use crate::device::Device;
+use super::lowering::{ListFacts, Lowering};
+use super::plan::{plan_texture_clear, TextureClearFacts, TextureClearRoute};
+use super::pools::TileKey;
+use crate::err;
 use crate::resource::Resource;
 use crate::track::Scope;
-use asyncmd_ddi::{Command, DepthStencilView, RenderTargetView};
+use asyncmd_ddi::{Command, DepthStencilView, FormatSupport, RenderTargetView};
 use asyncmd_types::{
-    align_up, stored_integers, BarrierAccess, BarrierGroup, BarrierLayout, BarrierSubresourceRange, BarrierSync, Box3,
-    ClearElement, ClearFlags, DepthStencilViewDesc, DsvDimension, DsvFlags, Error, Format, HeapType, MessageId,
-    PlacedSubresourceFootprint, PlaneInfo, Rect, RenderTargetViewDesc, ResourceDesc, ResourceDimension, ResourceFlags,
-    Result, RtvDimension, SubresourceClear, SubresourceFootprint, TextureBarrier, TextureBarrierFlags,
-    TextureCopyLocation, TEXTURE_DATA_PITCH_ALIGNMENT,
+    align_up, stored_integers, view_clear_exact, BarrierAccess, BarrierGroup, BarrierLayout, BarrierSubresourceRange,
+    BarrierSync, Box3, ClearData, ClearElement, ClearFlags, DepthStencilViewDesc, DsvDimension, DsvFlags, Error,
+    Format, HeapType, MessageId, PlacedSubresourceFootprint, PlaneInfo, Rect, RenderTargetViewDesc, ResourceDesc,
+    ResourceDimension, ResourceFlags, Result, RtvDimension, SubresourceClear, SubresourceFootprint, TextureBarrier,
+    TextureBarrierFlags, TextureCopyLocation, TEXTURE_DATA_PITCH_ALIGNMENT,
 };
 
 /// Texels of the widest tile row: wide enough that a row copy is cheap, small enough that a
@@ -84,6 +85,107 @@ pub(crate) fn tile_pieces(region: &Box3, tile: &SubresourceFootprint) -> impl It
                 .map(move |x| (left + x, top + y, front + z, Box3::sized(tw.min(w - x), th.min(h - y), td.min(d - z))))
         })
     })
+}
+
+const API: &str = "ClearTextureSubresources";
+
+/// The format questions of one subresource clear and their answers.
+#[derive(Clone, Copy)]
+struct FactsMemo {
+    /// View format, plane, sample count and value.
+    asked: (Format, u32, u32, ClearData),
+    renderable: bool,
+    exact: bool,
+}
+
+/// `ClearTextureSubresources` under the fallback: every subresource is planned, then each
+/// recorded on its route. A rejection records nothing.
+pub(crate) fn lower(lw: &mut Lowering, parts: Vec<(usize, SubClear)>, list: &ListFacts) -> Result<()> {
+    // Every subresource is planned before anything is recorded.
+    let mut planned = Vec::with_capacity(parts.len());
+    let mut memo = None;
+    for (i, c) in parts {
+        let facts = facts(lw, &c, list, &mut memo);
+        let route = plan_texture_clear(&facts, &list.device);
+        tracing::debug!(clear = i, subresource = c.subresource, ?route, "{API}: fallback route");
+        match route {
+            TextureClearRoute::Rejected(why) => {
+                return Err(err::fail(
+                    MessageId::AsyncCommandsFallbackUnsupported,
+                    API,
+                    format!("clear {i}, subresource {}: {}", c.subresource, why.reason()),
+                ));
+            }
+            route => planned.push((route, c)),
+        }
+    }
+    let mut sources = PatternSources::default();
+    for (route, c) in planned {
+        let r = match route {
+            TextureClearRoute::PatternCopy { staged } => lw.clear_by_pattern(&c, staged, &mut sources),
+            TextureClearRoute::InPlace { draw } => lw.clear_in_place(&c, draw),
+            TextureClearRoute::MsaaCopy { draw } => lw.clear_through_msaa(&c, draw),
+            // Rejections removed the list above.
+            TextureClearRoute::Rejected(_) => Ok(()),
+        };
+        r?;
+    }
+    Ok(())
+}
+
+/// What the planner needs to know of one subresource clear; `memo` keeps the format
+/// questions of the last clear, which a batch of like clears asks again.
+fn facts(lw: &Lowering, c: &SubClear, list: &ListFacts, memo: &mut Option<FactsMemo>) -> TextureClearFacts {
+    let desc = c.texture.desc();
+    let samples = desc.sample_desc.count;
+    let (flag, support) = if c.depth_stencil() {
+        (ResourceFlags::ALLOW_DEPTH_STENCIL, FormatSupport::DEPTH_STENCIL)
+    } else {
+        (ResourceFlags::ALLOW_RENDER_TARGET, FormatSupport::RENDER_TARGET)
+    };
+    let asked = (c.format, c.plane, samples, c.value);
+    // Only a view clear (a flagged target, or any MSAA texture's private one) asks whether
+    // the format renders and the value clears exactly: a plain texture takes the copy.
+    let viewable = samples > 1 || desc.flags.contains(flag);
+    let (renderable_format, exact) = match *memo {
+        _ if !viewable => (false, false),
+        Some(m) if m.asked == asked => (m.renderable, m.exact),
+        _ => {
+            let renderable = c.view_format().is_some_and(|f| {
+                let caps = lw.factory.format_caps(f);
+                caps.support.contains(support)
+                    && (samples == 1
+                        || caps.support.contains(FormatSupport::MULTISAMPLE_RENDER_TARGET)
+                            && caps.supports_samples(samples))
+            });
+            let exact = c.depth_stencil() || view_clear_exact(c.format, &c.value);
+            *memo = Some(FactsMemo { asked, renderable, exact });
+            (renderable, exact)
+        }
+    };
+    let renderable = renderable_format && !(c.depth_stencil() && desc.dimension == ResourceDimension::Texture3D);
+    let (w, h, d) = c.region.extent();
+    let (sw, sh, sd) = desc.subresource_extent(c.subresource).unwrap_or((w, h, d));
+    let plane = desc.format.plane(c.plane);
+    let region_bytes = plane.map_or(0, |p| {
+        (w.div_ceil(p.block_width) as u64) * (h.div_ceil(p.block_height) as u64) * d as u64 * p.bytes_per_block as u64
+    });
+    TextureClearFacts {
+        list: list.list,
+        samples,
+        depth_stencil: c.depth_stencil(),
+        view_target: desc.flags.contains(flag) && renderable,
+        simultaneous_access: desc.flags.contains(ResourceFlags::ALLOW_SIMULTANEOUS_ACCESS),
+        known_layout: lw.tracker.layout(c.texture.id(), c.subresource),
+        exact,
+        copyable: samples == 1 && plane.is_some(),
+        region_texels: w as u64 * h as u64 * d as u64,
+        subresource_texels: sw as u64 * sh as u64 * sd as u64,
+        region_bytes,
+        protected: c.texture.is_protected(),
+        msaa_renderable: renderable && desc.sample_desc.quality == 0,
+        closest_values: list.closest_clear_values,
+    }
 }
 
 fn internal(text: &str) -> Error {
@@ -279,16 +381,14 @@ impl Lowering<'_> {
         let private = match self.state.private_textures.iter().find(|(d, _)| *d == pdesc) {
             Some((_, r)) => r.clone(),
             None => {
-                let kept = self.allocator.take_large(&pdesc).or_else(|| self.device.pools.take_texture(&pdesc));
+                let kept = self.cache.take_large(&pdesc).or_else(|| self.resources.pools.take_texture(&pdesc));
                 let r = match kept {
                     Some(r) => r,
-                    None => Device::from_shared(self.device.clone()).create_committed_resource(
-                        HeapType::Default,
-                        &pdesc,
-                        BarrierLayout::CopySource,
-                    )?,
+                    None => {
+                        self.factory.create_committed_resource(HeapType::Default, &pdesc, BarrierLayout::CopySource)?
+                    }
                 };
-                self.allocator.own(r.clone());
+                self.cache.own(r.clone());
                 self.state.private_textures.push((pdesc, r.clone()));
                 r
             }

@@ -17,6 +17,7 @@
 
 mod plan;
 mod ring;
+mod transfer;
 
 use crate::command_buffer::{Level, Semantics};
 use crate::device::Device;
@@ -30,8 +31,11 @@ use asyncmd_types::{
 use plan::{Chunk, Target};
 use ring::Ring;
 use std::collections::VecDeque;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
+
+/// The ring of the uploader a queue's command buffers transfer host memory through.
+pub const TRANSFER_RING: u64 = 32 << 20;
 
 /// How long a full ring waits for the GPU to free its oldest chunk before `Fail`.
 const RING_WAIT: Duration = Duration::from_secs(60);
@@ -73,6 +77,21 @@ impl UploadTicket {
 }
 
 impl CommandQueue {
+    /// The uploader this queue's command buffers send host memory through
+    /// ([`crate::CommandBuffer::transfer_host_to_buffer`]): its own copy queue and a ring of
+    /// [`TRANSFER_RING`] bytes, made on first use.
+    pub fn streaming_uploader(&self) -> Result<Arc<StreamingUploader>> {
+        let mut u = self.0.uploader.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(up) = u.as_ref() {
+            return Ok(up.clone());
+        }
+        // A handle of the runtime's own: the app's last handle still frees the device's pools.
+        let device = Device::from_shared(self.0.device.clone());
+        let up = Arc::new(StreamingUploader::new(&device, TRANSFER_RING)?);
+        *u = Some(up.clone());
+        Ok(up)
+    }
+
     /// Work submitted to this queue after this call waits on the GPU until the upload of
     /// `ticket` is done (`Wait` on its fence).
     pub fn wait_ticket(&self, ticket: &UploadTicket) -> Result<()> {

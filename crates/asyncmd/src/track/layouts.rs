@@ -5,12 +5,10 @@
 //! an access the layout must allow); the submission checks those expectations against the
 //! layouts the earlier submissions left, then applies the list's final layouts.
 
-use super::Tracker;
-use crate::resource::{Resource, ResourceShared};
+use super::{Texture, Tracker};
 use asyncmd_ddi::ResourceId;
 use asyncmd_types::{BarrierAccess, BarrierLayout, CommandListType, Error, MessageId, Result};
 use rustc_hash::FxHashMap as HashMap;
-use std::sync::{Arc, Weak};
 
 /// What a list needs of a subresource's layout at its start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,17 +19,22 @@ enum FirstUse {
     Access(BarrierAccess),
 }
 
-struct Tracked {
-    resource: Weak<ResourceShared>,
+struct Entry<W> {
+    texture: W,
     // Most textures a list names have one subresource: inline, no allocation for them.
     known: smallvec::SmallVec<[Option<BarrierLayout>; 2]>,
     first: smallvec::SmallVec<[Option<FirstUse>; 2]>,
 }
 
 /// Layouts one command list sets and expects, per subresource.
-#[derive(Default)]
-pub(crate) struct Layouts {
-    entries: HashMap<ResourceId, Tracked>,
+pub(crate) struct Layouts<T: Texture> {
+    entries: HashMap<ResourceId, Entry<T::Weak>>,
+}
+
+impl<T: Texture> Default for Layouts<T> {
+    fn default() -> Self {
+        Self { entries: HashMap::default() }
+    }
 }
 
 /// Whether a subresource in `layout` may be accessed with `access` on a list of type `ty`.
@@ -39,11 +42,11 @@ pub(crate) fn layout_permits(layout: BarrierLayout, access: BarrierAccess, ty: C
     layout.legal_on(ty) && layout.allows(access)
 }
 
-impl Layouts {
+impl<T: Texture> Layouts<T> {
     /// The tracked state of `res`, after checking that every index in `subs` names one of its
     /// subresources (callers validate first; this keeps a missed check an error, not a panic).
-    fn entry(&mut self, res: &Resource, subs: &[u32], api: &str) -> Result<Option<&mut Tracked>> {
-        let n = res.layouts().len();
+    fn entry(&mut self, res: &T, subs: &[u32], api: &str) -> Result<Option<&mut Entry<T::Weak>>> {
+        let n = res.tracked_subresources();
         if n == 0 {
             return Ok(None);
         }
@@ -53,8 +56,8 @@ impl Layouts {
                 format!("{api}: subresource {bad} is out of range (the resource has {n})"),
             ));
         }
-        Ok(Some(self.entries.entry(res.id()).or_insert_with(|| Tracked {
-            resource: Arc::downgrade(&res.shared),
+        Ok(Some(self.entries.entry(res.id()).or_insert_with(|| Entry {
+            texture: res.downgrade(),
             known: smallvec::smallvec![None; n],
             first: smallvec::smallvec![None; n],
         })))
@@ -69,7 +72,7 @@ impl Layouts {
     /// list knows of the layout.
     pub(crate) fn transition(
         &mut self,
-        res: &Resource,
+        res: &T,
         subs: &[u32],
         before: BarrierLayout,
         after: BarrierLayout,
@@ -103,7 +106,7 @@ impl Layouts {
 
     /// Legacy semantics: the list's first use of a subresource fixes the layout it is in at
     /// the list's start; the submission moves it there first.
-    fn assume(&mut self, res: &Resource, sub: u32, layout: BarrierLayout, api: &str) -> Result<()> {
+    fn assume(&mut self, res: &T, sub: u32, layout: BarrierLayout, api: &str) -> Result<()> {
         let Some(t) = self.entry(res, &[sub], api)? else { return Ok(()) };
         let s = sub as usize;
         if t.known[s].is_none() {
@@ -115,7 +118,7 @@ impl Layouts {
 
     /// Every resource the list touched with its subresources' layouts: what a submission's
     /// prefix reads.
-    pub(crate) fn entries(&self) -> impl Iterator<Item = (ResourceId, &Weak<ResourceShared>, Vec<SubLayout>)> {
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (ResourceId, &T::Weak, Vec<SubLayout>)> {
         self.entries.iter().map(|(id, t)| {
             let subs = t
                 .first
@@ -131,7 +134,7 @@ impl Layouts {
                     known: *k,
                 })
                 .collect();
-            (*id, &t.resource, subs)
+            (*id, &t.texture, subs)
         })
     }
 }
@@ -147,24 +150,24 @@ pub(crate) struct SubLayout {
 }
 
 /// The layout changes a submission makes, checked and ready to apply.
-pub(crate) type LayoutUpdates = Vec<(Arc<ResourceShared>, Vec<(usize, BarrierLayout)>)>;
+pub(crate) type LayoutUpdates<T> = Vec<(T, Vec<(usize, BarrierLayout)>)>;
 
 /// Checks the lists of one submission in order against the current layouts.
-pub(crate) fn check_submission<'a>(
-    lists: impl Iterator<Item = (CommandListType, &'a Layouts)>,
+pub(crate) fn check_submission<'a, T: Texture + Clone + 'a>(
+    lists: impl Iterator<Item = (CommandListType, &'a Layouts<T>)>,
     queue: CommandListType,
-) -> Result<LayoutUpdates> {
-    let mut pending: HashMap<ResourceId, (Arc<ResourceShared>, Vec<BarrierLayout>)> = HashMap::default();
+) -> Result<LayoutUpdates<T>> {
+    let mut pending: HashMap<ResourceId, (T, Vec<BarrierLayout>)> = HashMap::default();
     for (index, (ty, tracker)) in lists.enumerate() {
         for (id, t) in &tracker.entries {
-            let Some(res) = t.resource.upgrade() else {
+            let Some(res) = T::upgrade(&t.texture) else {
                 return Err(Error::invalid_arg(
                     MessageId::ExecuteCommandListsInvalid,
                     format!("ExecuteCommandLists: list {index} uses a resource that was destroyed"),
                 ));
             };
             let entry = pending.entry(*id).or_insert_with(|| {
-                let current = res.layouts.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+                let current = res.current_layouts().clone();
                 (res.clone(), current)
             });
             for (s, first) in t.first.iter().enumerate() {
@@ -203,9 +206,9 @@ pub(crate) fn check_submission<'a>(
 }
 
 /// Applies checked layout changes.
-pub(crate) fn apply(updates: LayoutUpdates) {
+pub(crate) fn apply<T: Texture>(updates: LayoutUpdates<T>) {
     for (res, layouts) in updates {
-        let mut cur = res.layouts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut cur = res.current_layouts();
         for (s, l) in layouts {
             if let Some(slot) = cur.get_mut(s) {
                 *slot = l;
@@ -214,10 +217,10 @@ pub(crate) fn apply(updates: LayoutUpdates) {
     }
 }
 
-impl Tracker {
+impl<T: Texture> Tracker<T> {
     /// Legacy semantics: fixes the layout a subresource is in at the list's start (its first
     /// use in the list).
-    pub(crate) fn assume_layout(&mut self, res: &Resource, sub: u32, layout: BarrierLayout, api: &str) -> Result<()> {
+    pub(crate) fn assume_layout(&mut self, res: &T, sub: u32, layout: BarrierLayout, api: &str) -> Result<()> {
         self.layouts.assume(res, sub, layout, api)
     }
 
@@ -225,7 +228,7 @@ impl Tracker {
     /// against the layouts the list knows.
     pub(crate) fn access(
         &mut self,
-        res: &Resource,
+        res: &T,
         subs: &[u32],
         access: BarrierAccess,
         ty: CommandListType,

@@ -4,21 +4,41 @@
 //! Barrier recording updates it once; the debug checks and the fallback read it. Lists of
 //! command buffers add the hazard state of each subresource (`hazards.rs`), what legacy
 //! semantics inserts barriers from, and the barriers a submission of them needs first
-//! (`prefix.rs`).
+//! (`prefix.rs`, from those two sub-states of each list).
+//!
+//! The tracker knows no resource type: it keys state by [`ResourceId`] and keeps, of each
+//! texture it tracks layouts for, what the [`Texture`] the runtime hands it downgrades to.
 
-pub(crate) mod cross_queue;
 pub(crate) mod hazards;
 pub(crate) mod layouts;
-pub(crate) mod pending;
 pub(crate) mod prefix;
 pub(crate) mod ptr_table;
-pub(crate) mod tracked;
 
-use crate::resource::Resource;
 use asyncmd_ddi::ResourceId;
 use asyncmd_types::{BarrierAccess, BarrierLayout, BarrierSync, Result};
 use layouts::Layouts;
 use ptr_table::PtrTable;
+use std::sync::MutexGuard;
+
+/// A texture as the tracker sees it. The runtime's resource implements it, so that the tracker
+/// needs no resource type of its own: a list keeps a weak handle of each texture it tracks
+/// layouts for (lists keep nothing alive), and a submission reads the layouts the queue's
+/// earlier work left through it.
+pub(crate) trait Texture: Sized {
+    /// What a list keeps of a texture it touched.
+    type Weak;
+    /// The driver's id of the resource.
+    fn id(&self) -> ResourceId;
+    /// How many subresources have tracked layouts: 0 for buffers and simultaneous-access
+    /// textures, which have none.
+    fn tracked_subresources(&self) -> usize;
+    /// The handle a list keeps.
+    fn downgrade(&self) -> Self::Weak;
+    /// The texture again, unless it was destroyed.
+    fn upgrade(weak: &Self::Weak) -> Option<Self>;
+    /// The layout of each subresource as of the last submission, locked.
+    fn current_layouts(&self) -> MutexGuard<'_, Vec<BarrierLayout>>;
+}
 
 /// Where a resource stands for later barriers: the sync and access its last barrier named.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,18 +52,23 @@ impl Scope {
     pub(crate) const COPY_DEST: Scope = Scope { sync: BarrierSync::COPY, access: BarrierAccess::COPY_DEST };
 }
 
-/// What one command list knows of the resources it touches.
-#[derive(Default)]
-pub(crate) struct Tracker {
-    layouts: Layouts,
+/// What one command list knows of the resources it touches, textures named as `T`.
+pub(crate) struct Tracker<T: Texture> {
+    layouts: Layouts<T>,
     scopes: PtrTable<Scope>,
 }
 
-impl Tracker {
+impl<T: Texture> Default for Tracker<T> {
+    fn default() -> Self {
+        Self { layouts: Layouts::default(), scopes: PtrTable::default() }
+    }
+}
+
+impl<T: Texture> Tracker<T> {
     /// A texture barrier from `before` to `after` on subresources `subs`, ending in `scope`.
     pub(crate) fn texture_barrier(
         &mut self,
-        res: &Resource,
+        res: &T,
         subs: &[u32],
         (before, after): (BarrierLayout, BarrierLayout),
         scope: Scope,
@@ -81,7 +106,7 @@ impl Tracker {
     }
 
     /// The layouts, for the submission's check.
-    pub(crate) fn layouts(&self) -> &Layouts {
+    pub(crate) fn layouts(&self) -> &Layouts<T> {
         &self.layouts
     }
 

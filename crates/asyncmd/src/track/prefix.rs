@@ -4,24 +4,29 @@
 //! accesses race with what an earlier list of the same submission did. Between submissions
 //! the queue orders everything itself, so the first list of a submission needs layouts only.
 
-use super::hazards::SubState;
-use crate::command_list::CommandList;
-use crate::resource::Resource;
+use super::hazards::{Hazards, SubState};
+use super::layouts::Layouts;
+use super::Texture;
 use asyncmd_ddi::ResourceId;
 use asyncmd_types::{BarrierAccess, BarrierLayout, BarrierSync, GlobalBarrier};
 use smallvec::SmallVec;
 use std::collections::HashMap;
 
 /// The barriers one list needs before it.
-#[derive(Default)]
-pub(crate) struct Prefix {
+pub(crate) struct Prefix<T> {
     /// Layout changes: the texture, the subresource, from, to.
-    pub(crate) layouts: Vec<(Resource, u32, BarrierLayout, BarrierLayout)>,
+    pub(crate) layouts: Vec<(T, u32, BarrierLayout, BarrierLayout)>,
     /// A barrier ordering the list's first accesses after the earlier lists'.
     pub(crate) global: Option<GlobalBarrier>,
 }
 
-impl Prefix {
+impl<T> Default for Prefix<T> {
+    fn default() -> Self {
+        Self { layouts: Vec::new(), global: None }
+    }
+}
+
+impl<T> Prefix<T> {
     /// Whether the list needs nothing first.
     pub(crate) fn is_empty(&self) -> bool {
         self.layouts.is_empty() && self.global.is_none()
@@ -29,27 +34,26 @@ impl Prefix {
 }
 
 /// The prefixes of a submission's lists, in order.
-pub(crate) type Prefixes = SmallVec<[Prefix; 4]>;
+pub(crate) type Prefixes<T> = SmallVec<[Prefix<T>; 4]>;
 
-/// The prefix of each list of a submission, in order.
-pub(crate) fn plan(lists: &[&CommandList]) -> Prefixes {
+/// The prefix of each list of a submission, in order, from each list's layouts and hazard
+/// state.
+pub(crate) fn plan<T: Texture + Clone>(lists: &[(&Layouts<T>, &Hazards)]) -> Prefixes<T> {
     let mut layouts: HashMap<ResourceId, Vec<BarrierLayout>> = HashMap::new();
     let mut states: HashMap<ResourceId, SmallVec<[SubState; 1]>> = HashMap::new();
     let mut out = Prefixes::new();
     let several = lists.len() > 1;
-    for list in lists {
+    for &(list_layouts, hazards) in lists {
         let mut prefix = Prefix::default();
-        for (id, weak, subs) in list.tracker.layouts().entries() {
+        for (id, weak, subs) in list_layouts.entries() {
             // A destroyed resource fails the submission's own check.
-            let Some(shared) = weak.upgrade() else { continue };
-            let current = layouts
-                .entry(id)
-                .or_insert_with(|| shared.layouts.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone());
+            let Some(texture) = T::upgrade(weak) else { continue };
+            let current = layouts.entry(id).or_insert_with(|| texture.current_layouts().clone());
             for sub in subs {
                 let Some(slot) = current.get_mut(sub.index) else { continue };
                 if let Some(f) = sub.first {
                     if *slot != f {
-                        prefix.layouts.push((Resource { shared: shared.clone() }, sub.index as u32, *slot, f));
+                        prefix.layouts.push((texture.clone(), sub.index as u32, *slot, f));
                     }
                     *slot = f;
                 }
@@ -59,7 +63,7 @@ pub(crate) fn plan(lists: &[&CommandList]) -> Prefixes {
             }
         }
         // One list is ordered after the queue's earlier work by the queue itself.
-        for (id, subs) in list.semantics.hazards().iter().filter(|_| several) {
+        for (id, subs) in hazards.iter().filter(|_| several) {
             let earlier = states.entry(id).or_default();
             if earlier.len() < subs.len() {
                 earlier.resize(subs.len(), SubState::default());
