@@ -1,9 +1,10 @@
 //! Command allocators: the memory behind command lists, reusable once the GPU is done with it.
 
 use crate::device::{Device, DeviceShared};
+use crate::err;
 use crate::fallback::cache::Cache;
 use crate::fence::Fence;
-use asyncmd_types::{CommandListType, Error, MessageId, Result};
+use asyncmd_types::{CommandListType, MessageId, Result};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -44,9 +45,10 @@ impl CommandAllocator {
     pub fn reset(&self) -> Result<()> {
         let d = &self.0.device;
         if self.0.recording.load(Ordering::Acquire) {
-            return d.fail(Error::invalid_arg(
+            return d.fail(err::invalid(
                 MessageId::CommandAllocatorInUse,
-                "CommandAllocator::Reset: a command list is still recording on this allocator; close it first",
+                "CommandAllocator::Reset",
+                "a command list is still recording on this allocator; close it first",
             ));
         }
         if let Err(e) = d.removed_reason("CommandAllocator::Reset") {
@@ -58,10 +60,11 @@ impl CommandAllocator {
         let mut in_flight = self.0.in_flight.lock().unwrap_or_else(PoisonError::into_inner);
         in_flight.retain(|(fence, value)| fence.completed_value() < *value);
         if let Some((fence, value)) = in_flight.first() {
-            return d.fail(Error::fail(
+            return d.fail(err::fail(
                 MessageId::CommandAllocatorResetWhileInFlight,
+                "CommandAllocator::Reset",
                 format!(
-                    "CommandAllocator::Reset: the GPU may still be running work recorded on this allocator \
+                    "the GPU may still be running work recorded on this allocator \
                      (its queue fence is at {}, the work signals {value})",
                     fence.completed_value()
                 ),

@@ -5,6 +5,7 @@
 //! so the app may rewrite them right after.
 
 use crate::device::{Device, DeviceShared};
+use crate::err;
 use crate::resource::{Resource, ResourceShared};
 use asyncmd_ddi::{DepthStencilView, RenderTargetView};
 use asyncmd_types::{DepthStencilViewDesc, Error, MessageId, RenderTargetViewDesc, ResourceDesc, Result};
@@ -54,9 +55,10 @@ impl DescriptorHeap {
 
     pub(crate) fn create(device: &Device, ty: DescriptorHeapType, count: u32) -> Result<DescriptorHeap> {
         if count == 0 || count > 1 << 20 {
-            return device.shared.fail(Error::invalid_arg(
+            return device.shared.fail(err::invalid(
                 MessageId::CreateViewInvalidDesc,
-                format!("CreateDescriptorHeap: {count} descriptors (1 to 2^20 allowed)"),
+                "CreateDescriptorHeap",
+                format!("{count} descriptors (1 to 2^20 allowed)"),
             ));
         }
         Ok(DescriptorHeap(Arc::new(HeapShared {
@@ -148,18 +150,18 @@ impl CpuDescriptorHandle {
     /// The live resource behind a view's weak link, or the error naming `api`.
     fn live(api: &str, resource: &Weak<ResourceShared>) -> Result<Resource> {
         let shared = resource.upgrade().ok_or_else(|| {
-            Error::invalid_arg(MessageId::InvalidDescriptorHandle, format!("{api}: the view's resource was destroyed"))
+            err::invalid(MessageId::InvalidDescriptorHandle, api, "the view's resource was destroyed")
         })?;
         Ok(Resource { shared })
     }
 
     fn wrong_kind(api: &str, holds: &str) -> Error {
-        Error::invalid_arg(MessageId::InvalidDescriptorHandle, format!("{api}: the descriptor holds a {holds} view"))
+        err::invalid(MessageId::InvalidDescriptorHandle, api, format!("the descriptor holds a {holds} view"))
     }
 
     /// Reads a render-target view (for `OMSetRenderTargets`, clears and render passes).
     pub(crate) fn capture_rtv(&self, api: &str) -> Result<(CapturedRtv, Resource)> {
-        let prefix = |e: Error| Error::invalid_arg(e.id, format!("{api}: {}", e.text));
+        let prefix = |e: Error| err::invalid(e.id, api, e.text);
         match self.read().map_err(prefix)? {
             ViewDescriptor::Rtv { resource, desc } => {
                 let res = Self::live(api, &resource)?;
@@ -172,7 +174,7 @@ impl CpuDescriptorHandle {
 
     /// Reads a depth-stencil view.
     pub(crate) fn capture_dsv(&self, api: &str) -> Result<(CapturedDsv, Resource)> {
-        let prefix = |e: Error| Error::invalid_arg(e.id, format!("{api}: {}", e.text));
+        let prefix = |e: Error| err::invalid(e.id, api, e.text);
         match self.read().map_err(prefix)? {
             ViewDescriptor::Dsv { resource, desc } => {
                 let res = Self::live(api, &resource)?;

@@ -4,6 +4,7 @@ use crate::allocator::CommandAllocator;
 use crate::command_list::CommandList;
 use crate::debug::InfoQueue;
 use crate::descriptor::{CpuDescriptorHandle, DescriptorHeap, DescriptorHeapType, ViewDescriptor};
+use crate::err;
 use crate::factory::StartupOptions;
 use crate::fallback;
 use crate::fallback::pools::TileKey;
@@ -106,9 +107,9 @@ impl DeviceShared {
     /// once the app removed the device or the driver lost it.
     pub(crate) fn removed_reason(&self, api: &str) -> Result<()> {
         if self.removed.load(std::sync::atomic::Ordering::Acquire) {
-            Err(Error::device_removed(format!("{api}: the device was removed by RemoveDevice")))
+            Err(err::device_removed(api, "the device was removed by RemoveDevice"))
         } else if self.ddi.is_lost() {
-            Err(Error::device_removed(format!("{api}: the driver lost the device (a GPU fault or reset)")))
+            Err(err::device_removed(api, "the driver lost the device (a GPU fault or reset)"))
         } else {
             Ok(())
         }
@@ -295,12 +296,10 @@ impl Device {
         base_offset: u64,
     ) -> Result<CopyableFootprints> {
         desc.copyable_footprints(first, num, base_offset).ok_or_else(|| {
-            Error::invalid_arg(
+            err::invalid(
                 MessageId::InvalidSubresourceIndex,
-                format!(
-                    "GetCopyableFootprints: subresources {first}..{first}+{num} exceed the resource's {}",
-                    desc.subresource_count()
-                ),
+                "GetCopyableFootprints",
+                format!("subresources {first}..{first}+{num} exceed the resource's {}", desc.subresource_count()),
             )
         })
     }
@@ -354,8 +353,7 @@ impl Device {
         handle: &CpuDescriptorHandle,
     ) -> Result<()> {
         let d = desc.copied().unwrap_or_else(|| RenderTargetViewDesc::default_for(resource.desc()));
-        let err =
-            |t: String| Error::invalid_arg(MessageId::CreateViewInvalidDesc, format!("CreateRenderTargetView: {t}"));
+        let err = |t: String| err::invalid(MessageId::CreateViewInvalidDesc, "CreateRenderTargetView", t);
         if handle.heap_type() != DescriptorHeapType::Rtv {
             return self.shared.fail(err("the handle is not in an RTV heap".into()));
         }
@@ -383,8 +381,7 @@ impl Device {
         handle: &CpuDescriptorHandle,
     ) -> Result<()> {
         let d = desc.copied().unwrap_or_else(|| DepthStencilViewDesc::default_for(resource.desc()));
-        let err =
-            |t: String| Error::invalid_arg(MessageId::CreateViewInvalidDesc, format!("CreateDepthStencilView: {t}"));
+        let err = |t: String| err::invalid(MessageId::CreateViewInvalidDesc, "CreateDepthStencilView", t);
         if handle.heap_type() != DescriptorHeapType::Dsv {
             return self.shared.fail(err("the handle is not in a DSV heap".into()));
         }

@@ -3,8 +3,9 @@
 
 use crate::config::force_fallback_setting;
 use crate::device::{Device, DeviceShared};
+use crate::err;
 use asyncmd_ddi::{Capabilities, DeviceDdi, ASYNC_COMMANDS_DDI_VERSION};
-use asyncmd_types::{AsyncCommandsImpl, Error, MessageId, Result};
+use asyncmd_types::{AsyncCommandsImpl, MessageId, Result};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 
@@ -164,14 +165,9 @@ impl DeviceFactory {
                 if existing.options == options {
                     return Ok(Device::for_app(existing));
                 }
-                return Err(Error::invalid_arg(
-                    MessageId::CreateDeviceInvalidArgs,
-                    format!(
-                        "CreateDevice: a singleton device already exists on this adapter with different settings \
+                return Err(err::invalid(MessageId::CreateDeviceInvalidArgs, "CreateDevice", format!("a singleton device already exists on this adapter with different settings \
                          ({:?}, asked for {:?}); create it with DISALLOW_STORING_NEW_DEVICE_AS_SINGLETON or from a separate factory",
-                        existing.options, options
-                    ),
-                ));
+                        existing.options, options)));
             }
         }
         let shared =

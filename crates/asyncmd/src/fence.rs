@@ -1,8 +1,9 @@
 //! Fences: timeline values signalled by queues or the CPU.
 
 use crate::device::{Device, DeviceShared};
+use crate::err;
 use asyncmd_ddi::FenceId;
-use asyncmd_types::{Error, MessageId, Result};
+use asyncmd_types::{MessageId, Result};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -74,10 +75,11 @@ impl Fence {
             } else {
                 "a signal sets a fence at most 2^31 - 1 (MAX_FENCE_STEP) past the value it has reached"
             };
-            self.0.device.fail(Error::invalid_arg(
+            self.0.device.fail(err::invalid(
                 MessageId::FenceInvalidOperation,
+                api,
                 format!(
-                    "{api}: value {value} against {last}, the highest value the fence was signalled (or created) \
+                    "value {value} against {last}, the highest value the fence was signalled (or created) \
                      with, and {completed}, the value it has reached: {why}"
                 ),
             ))
@@ -91,9 +93,10 @@ impl Fence {
         if value.saturating_sub(completed) <= MAX_FENCE_STEP {
             return Ok(());
         }
-        self.0.device.fail(Error::invalid_arg(
+        self.0.device.fail(err::invalid(
             MessageId::FenceInvalidOperation,
-            format!("{api}: value {value} is more than 2^31 - 1 (MAX_FENCE_STEP) past {completed}, the fence's value"),
+            api,
+            format!("value {value} is more than 2^31 - 1 (MAX_FENCE_STEP) past {completed}, the fence's value"),
         ))
     }
 
@@ -103,12 +106,10 @@ impl Fence {
         if self.0.device.ddi.wait_fence(self.0.id, value, timeout) {
             Ok(())
         } else {
-            Err(Error::fail(
+            Err(err::fail(
                 MessageId::FenceInvalidOperation,
-                format!(
-                    "SetEventOnCompletion: the fence did not reach {value} within {timeout:?} (it is at {})",
-                    self.completed_value()
-                ),
+                "SetEventOnCompletion",
+                format!("the fence did not reach {value} within {timeout:?} (it is at {})", self.completed_value()),
             ))
         }
     }

@@ -1,10 +1,11 @@
 //! Small device objects: heaps, query heaps, root signatures and pipeline states.
 
 use crate::device::{Device, DeviceShared};
+use crate::err;
 use asyncmd_ddi::{
     HeapId, PipelineDesc, PipelineId, QueryHeapId, RootParameter, RootSignatureDesc, RootSignatureId, ShaderId,
 };
-use asyncmd_types::{CommandListType, Error, MessageId, QueryHeapDesc, QueryHeapType, Result};
+use asyncmd_types::{CommandListType, MessageId, QueryHeapDesc, QueryHeapType, Result};
 use std::sync::Arc;
 
 struct HeapShared {
@@ -65,14 +66,16 @@ impl QueryHeap {
     pub(crate) fn create(device: &Device, desc: &QueryHeapDesc) -> Result<QueryHeap> {
         let d = &device.shared;
         if desc.count == 0 {
-            return d.fail(Error::invalid_arg(
+            return d.fail(err::invalid(
                 MessageId::CreateQueryHeapInvalidParameters,
-                "CreateQueryHeap: Count must be non-zero",
+                "CreateQueryHeap",
+                "Count must be non-zero",
             ));
         }
         if desc.ty == QueryHeapType::CopyQueueTimestamp && !d.ddi.capabilities().copy_queue_timestamps {
-            return d.fail(Error::unsupported(
-                "CreateQueryHeap: copy lists of this device write no timestamps (CopyQueueTimestampQueriesSupported is false)",
+            return d.fail(err::unsupported(
+                "CreateQueryHeap",
+                "copy lists of this device write no timestamps (CopyQueueTimestampQueriesSupported is false)",
             ));
         }
         let id = d.ddi.create_query_heap(desc).or_else(|e| d.fail(e))?;
@@ -124,9 +127,10 @@ impl RootSignature {
             })
             .sum();
         if total > 64 {
-            return d.fail(Error::invalid_arg(
+            return d.fail(err::invalid(
                 MessageId::CreatePipelineStateInvalid,
-                format!("CreateRootSignature: {total} dwords exceed the 64-dword root signature limit"),
+                "CreateRootSignature",
+                format!("{total} dwords exceed the 64-dword root signature limit"),
             ));
         }
         let id = d.ddi.create_root_signature(desc).or_else(|e| d.fail(e))?;
@@ -182,8 +186,7 @@ impl PipelineState {
 
     pub(crate) fn create(device: &Device, desc: &PipelineDesc) -> Result<PipelineState> {
         let d = &device.shared;
-        let err =
-            |t: String| Error::invalid_arg(MessageId::CreatePipelineStateInvalid, format!("CreatePipelineState: {t}"));
+        let err = |t: String| err::invalid(MessageId::CreatePipelineStateInvalid, "CreatePipelineState", t);
         match desc {
             PipelineDesc::Graphics(g) => {
                 if !g.vs.is_vertex() || g.ps.is_some_and(|p| !p.is_pixel()) {

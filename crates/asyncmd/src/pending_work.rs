@@ -4,8 +4,9 @@
 //! is done, is reported instead. Plain command lists record nothing here.
 
 use crate::device::DeviceShared;
+use crate::err;
 use crate::fence::Fence;
-use asyncmd_types::{Error, MessageId, Result};
+use asyncmd_types::{MessageId, Result};
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
@@ -68,9 +69,10 @@ impl PendingWork {
                 Ok(())
             }
             Some((fence, value, Rule::Wait)) => fence.wait(value, CPU_READ_WAIT).map_err(|e| {
-                Error::fail(
+                err::fail(
                     MessageId::ResourceMapInvalid,
-                    format!("{api}: waiting for the legacy work that writes the resource: {}", e.text),
+                    api,
+                    format!("waiting for the legacy work that writes the resource: {}", e.text),
                 )
             }),
         }

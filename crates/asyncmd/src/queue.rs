@@ -2,11 +2,12 @@
 
 use crate::command_list::CommandList;
 use crate::device::{Device, DeviceShared};
+use crate::err;
 use crate::fence::Fence;
 use crate::objects::Heap;
 use crate::resource::Resource;
 use asyncmd_ddi::{QueueDdi, TileMapping};
-use asyncmd_types::{CommandListType, Error, MessageId, Result, TiledResourceCoordinate};
+use asyncmd_types::{CommandListType, MessageId, Result, TiledResourceCoordinate};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -48,9 +49,10 @@ impl CommandQueue {
     pub(crate) fn create(device: &Device, ty: CommandListType) -> Result<CommandQueue> {
         let d = &device.shared;
         if ty == CommandListType::Bundle {
-            return d.fail(Error::invalid_arg(
+            return d.fail(err::invalid(
                 MessageId::ExecuteCommandListsInvalid,
-                "CreateCommandQueue: there are no bundle queues",
+                "CreateCommandQueue",
+                "there are no bundle queues",
             ));
         }
         let ddi = d.ddi.create_queue(ty).or_else(|e| d.fail(e))?;
@@ -110,21 +112,16 @@ impl CommandQueue {
         let mut executables: smallvec::SmallVec<[asyncmd_ddi::Executable; 4]> =
             smallvec::SmallVec::with_capacity(lists.len());
         for (i, list) in lists.iter().enumerate() {
-            let exe = list
-                .executable()
-                .map_err(|e| Error::new(e.code, e.id, format!("ExecuteCommandLists: list {i}: {}", e.text)));
+            let exe = list.executable().map_err(|e| err::within(format_args!("ExecuteCommandLists: list {i}"), e));
             let exe = match exe {
                 Ok(exe) => exe,
                 Err(e) => return q.device.fail(e),
             };
             if list.ty() != q.ty {
-                return q.device.fail(Error::invalid_arg(
+                return q.device.fail(err::invalid(
                     MessageId::ExecuteCommandListsInvalid,
-                    format!(
-                        "ExecuteCommandLists: list {i} is a {} list, the queue is a {} queue",
-                        list.ty().name(),
-                        q.ty.name()
-                    ),
+                    "ExecuteCommandLists",
+                    format!("list {i} is a {} list, the queue is a {} queue", list.ty().name(), q.ty.name()),
                 ));
             }
             executables.push(exe);
@@ -206,9 +203,10 @@ impl CommandQueue {
 
     fn check_fence(&self, fence: &Fence, api: &str) -> Result<()> {
         if !Arc::ptr_eq(fence.device(), &self.0.device) {
-            return self.0.device.fail(Error::invalid_arg(
+            return self.0.device.fail(err::invalid(
                 MessageId::FenceInvalidOperation,
-                format!("{api}: the fence belongs to another device"),
+                api,
+                "the fence belongs to another device",
             ));
         }
         Ok(())
@@ -225,9 +223,10 @@ impl CommandQueue {
     pub fn update_tile_mappings(&self, resource: &Resource, ranges: &[TileRangeMapping<'_>]) -> Result<()> {
         let d = &self.0.device;
         if !resource.is_reserved() {
-            return d.fail(Error::invalid_arg(
+            return d.fail(err::invalid(
                 MessageId::CopyTilesInvalidParameters,
-                "UpdateTileMappings: the resource is not reserved",
+                "UpdateTileMappings",
+                "the resource is not reserved",
             ));
         }
         let mappings: Vec<TileMapping> = ranges

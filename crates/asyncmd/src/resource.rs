@@ -1,8 +1,9 @@
 //! Resources: buffers and textures, with the layouts the debug layer tracks for them.
 
 use crate::device::{Device, DeviceShared};
+use crate::err;
 use asyncmd_ddi::{FormatSupport, GpuAddress, ResourceCreateInfo, ResourceId};
-use asyncmd_types::{BarrierLayout, Error, HeapType, MessageId, ResourceDesc, ResourceFlags, Result};
+use asyncmd_types::{BarrierLayout, HeapType, MessageId, ResourceDesc, ResourceFlags, Result};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 /// Whether the runtime tracks the layouts of a resource of `desc`: textures, except
@@ -62,7 +63,7 @@ impl Resource {
     ) -> Result<Resource> {
         let shared = &device.shared;
         let api = if reserved { "CreateReservedResource" } else { "CreateCommittedResource" };
-        let err = |t: String| Error::invalid_arg(MessageId::CreateResourceInvalidDesc, format!("{api}: {t}"));
+        let err = |t: String| err::invalid(MessageId::CreateResourceInvalidDesc, api, t);
         if let Err(reason) = desc.validate() {
             return shared.fail(err(reason.into()));
         }
@@ -104,7 +105,7 @@ impl Resource {
                 return shared.fail(err("multisampled reserved resources are not supported".into()));
             }
             if shared.ddi.capabilities().tiled_resources_tier == 0 {
-                return shared.fail(Error::unsupported(format!("{api}: the device has no tiled resources")));
+                return shared.fail(err::unsupported(api, "the device has no tiled resources"));
             }
         }
         let info = ResourceCreateInfo { heap, initial_layout, reserved, protected };
@@ -163,7 +164,7 @@ impl Resource {
     }
 
     fn check_host_access(&self, api: &str, offset: u64, len: usize) -> Result<()> {
-        let err = |t: String| Error::invalid_arg(MessageId::ResourceMapInvalid, format!("{api}: {t}"));
+        let err = |t: String| err::invalid(MessageId::ResourceMapInvalid, api, t);
         let s = &self.shared;
         if s.heap == HeapType::Default || !s.desc.is_buffer() {
             return s.device.fail(err("only UPLOAD and READBACK buffers are CPU-visible".into()));
@@ -199,13 +200,14 @@ impl Resource {
         const API: &str = "ReadSamples";
         let s = &self.shared;
         if !s.desc.is_msaa() {
-            let e = Error::invalid_arg(MessageId::ResourceMapInvalid, format!("{API}: the resource has no samples"));
+            let e = err::invalid(MessageId::ResourceMapInvalid, API, "the resource has no samples");
             return s.device.fail(e);
         }
         if subresource >= s.desc.subresource_count() {
-            return s.device.fail(Error::invalid_arg(
+            return s.device.fail(err::invalid(
                 MessageId::InvalidSubresourceIndex,
-                format!("{API}: subresource {subresource} of {}", s.desc.subresource_count()),
+                API,
+                format!("subresource {subresource} of {}", s.desc.subresource_count()),
             ));
         }
         s.pending.before_cpu_read(&s.device, API)?;

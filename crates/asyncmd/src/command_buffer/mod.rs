@@ -34,6 +34,7 @@
 //! value of the frame that last used it. A readback buffer is read after a CPU wait
 //! ([`CommandQueue::wait_for`]) on the value of the submission that copied into it.
 
+use crate::err;
 mod recycler;
 mod state;
 pub(crate) mod transfer;
@@ -53,7 +54,7 @@ use asyncmd_types::{
     BarrierAccess, BarrierGroup, BarrierLayout, BarrierSubresourceRange, BarrierSync, TextureBarrier,
     TextureBarrierFlags,
 };
-use asyncmd_types::{CommandListType, Error, MessageId, Result};
+use asyncmd_types::{CommandListType, MessageId, Result};
 use recycler::Parts;
 use std::marker::PhantomData;
 use std::sync::PoisonError;
@@ -126,10 +127,6 @@ impl std::ops::DerefMut for CommandBuffer {
     }
 }
 
-fn invalid(text: String) -> Error {
-    Error::invalid_arg(MessageId::CommandBufferInvalid, text)
-}
-
 impl CommandBuffer {
     /// Whether the buffer records: until it is submitted, or for a secondary buffer until a
     /// primary executes it. Commands recorded after that are ignored and make the next use of
@@ -188,26 +185,43 @@ impl CommandBuffer {
     /// recording failed (its error).
     pub fn execute(&mut self, secondary: &mut CommandBuffer) -> Result<()> {
         if self.level != Level::Primary || secondary.level != Level::Secondary {
-            return Err(invalid("CommandBuffer::execute: a primary buffer executes secondary buffers".into()));
+            return Err(err::invalid(
+                MessageId::CommandBufferInvalid,
+                "CommandBuffer::execute",
+                "a primary buffer executes secondary buffers",
+            ));
         }
         if !self.queue.device().same(&secondary.queue.device()) {
-            return Err(invalid("CommandBuffer::execute: the secondary buffer belongs to another device".into()));
+            return Err(err::invalid(
+                MessageId::CommandBufferInvalid,
+                "CommandBuffer::execute",
+                "the secondary buffer belongs to another device",
+            ));
         }
         if self.semantics != secondary.semantics {
-            return Err(invalid(format!(
-                "CommandBuffer::execute: a {:?} secondary buffer in a {:?} primary (a secondary buffer inherits \
+            return Err(err::invalid(
+                MessageId::CommandBufferInvalid,
+                "CommandBuffer::execute",
+                format!(
+                    "a {:?} secondary buffer in a {:?} primary (a secondary buffer inherits \
                  its primary's semantics)",
-                secondary.semantics, self.semantics
-            )));
+                    secondary.semantics, self.semantics
+                ),
+            ));
         }
         let Some(sp) = secondary.parts.as_mut() else {
-            return Err(invalid("CommandBuffer::execute: the secondary buffer has no recording".into()));
+            return Err(err::invalid(
+                MessageId::CommandBufferInvalid,
+                "CommandBuffer::execute",
+                "the secondary buffer has no recording",
+            ));
         };
         if sp.list.late_records() > 0 {
-            return Err(invalid(format!(
-                "CommandBuffer::execute: {} command(s) were recorded into the secondary buffer after it ended",
-                sp.list.late_records()
-            )));
+            return Err(err::invalid(
+                MessageId::CommandBufferInvalid,
+                "CommandBuffer::execute",
+                format!("{} command(s) were recorded into the secondary buffer after it ended", sp.list.late_records()),
+            ));
         }
         if !secondary.ended {
             secondary.ended = true;
@@ -215,7 +229,11 @@ impl CommandBuffer {
         }
         let allocator = sp.allocator.clone();
         let Some(parts) = self.parts.as_mut() else {
-            return Err(invalid("CommandBuffer::execute: the primary buffer has no recording".into()));
+            return Err(err::invalid(
+                MessageId::CommandBufferInvalid,
+                "CommandBuffer::execute",
+                "the primary buffer has no recording",
+            ));
         };
         parts.list.execute_bundle(&sp.list);
         parts.list.keep_tracked(Tracked::Secondary(allocator));
@@ -253,10 +271,11 @@ impl CommandQueue {
         let parts = match level {
             Level::Secondary => {
                 if self.ty() != CommandListType::Direct {
-                    return Err(invalid(format!(
-                        "CreateCommandBuffer: secondary buffers are made by direct queues, not a {} queue",
-                        self.ty().name()
-                    )));
+                    return Err(err::invalid(
+                        MessageId::CommandBufferInvalid,
+                        "CreateCommandBuffer",
+                        format!("secondary buffers are made by direct queues, not a {} queue", self.ty().name()),
+                    ));
                 }
                 let allocator = device.create_command_allocator(CommandListType::Bundle)?;
                 let list = device.create_command_list(CommandListType::Bundle, &allocator)?;
@@ -309,7 +328,7 @@ impl CommandQueue {
         const API: &str = "CommandQueue::SubmitAll";
         let d = &self.0.device;
         let Some(first) = buffers.first() else {
-            return d.fail(invalid(format!("{API}: no command buffers")));
+            return d.fail(err::invalid(MessageId::CommandBufferInvalid, API, "no command buffers"));
         };
         let semantics = first.semantics;
         for (i, b) in buffers.iter().enumerate() {
@@ -322,7 +341,7 @@ impl CommandQueue {
             } else {
                 continue;
             };
-            return d.fail(invalid(format!("{API}: buffer {i} {why}")));
+            return d.fail(err::invalid(MessageId::CommandBufferInvalid, API, format!("buffer {i} {why}")));
         }
         // Vectors of retired submissions, reused: a steady state allocates nothing.
         let (mut parts, mut tracked) = self.0.buffers.lock().unwrap_or_else(PoisonError::into_inner).spare_vecs();
@@ -336,9 +355,10 @@ impl CommandQueue {
                 parts.push(p);
             }
         }
-        let closed = parts.iter_mut().enumerate().try_for_each(|(i, p)| {
-            p.list.close().map_err(|e| Error::new(e.code, e.id, format!("{API}: buffer {i}: {}", e.text)))
-        });
+        let closed = parts
+            .iter_mut()
+            .enumerate()
+            .try_for_each(|(i, p)| p.list.close().map_err(|e| err::within(format_args!("{API}: buffer {i}"), e)));
         let closed = closed.and_then(|()| match semantics {
             Semantics::Legacy => self.add_prefixes(&mut parts),
             Semantics::Fast => Ok(()),
@@ -448,11 +468,7 @@ impl CommandQueue {
             Ok(()) => Ok(p),
             Err(e) => {
                 self.0.buffers.lock().unwrap_or_else(PoisonError::into_inner).give_back(p);
-                Err(Error::new(
-                    e.code,
-                    e.id,
-                    format!("CommandQueue::SubmitAll: the barriers before a buffer: {}", e.text),
-                ))
+                Err(err::within("CommandQueue::SubmitAll: the barriers before a buffer", e))
             }
         }
     }

@@ -4,9 +4,10 @@
 //! buffer keeps no shadow and they return `InvalidArg` / `StateNotShadowed`.
 
 use super::{CommandBuffer, Semantics};
+use crate::err;
 use crate::objects::{PipelineState, RootSignature};
 use asyncmd_ddi::{DepthStencilView, PrimitiveTopology, RenderTargetView};
-use asyncmd_types::{Error, MessageId, Rect, Result, Viewport};
+use asyncmd_types::{MessageId, Rect, Result, Viewport};
 
 /// The output targets a command buffer has bound: render targets by slot (`None` where a slot
 /// is empty), and the depth-stencil view.
@@ -21,9 +22,10 @@ pub struct BoundTargets {
 impl CommandBuffer {
     fn shadowed(&self, api: &str) -> Result<&crate::shadow::Shadow> {
         if self.semantics == Semantics::Fast {
-            return Err(Error::invalid_arg(
+            return Err(err::invalid(
                 MessageId::StateNotShadowed,
-                format!("{api}: a command buffer with fast semantics keeps no shadow of its state"),
+                api,
+                "a command buffer with fast semantics keeps no shadow of its state",
             ));
         }
         Ok(&self.shadow)

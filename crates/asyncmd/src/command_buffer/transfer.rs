@@ -4,14 +4,12 @@
 //! `streaming/transfer.rs`.
 
 use super::CommandBuffer;
+use crate::err;
 use crate::resource::Resource;
 use asyncmd_types::{Error, MessageId, PlacedSubresourceFootprint, ResourceUsage, Result, TextureCopyLocation};
 
 fn usage_error(api: &str, role: &str, needs: &str) -> Error {
-    Error::invalid_arg(
-        MessageId::TransferUsageInvalid,
-        format!("{api}: the {role} was created without ResourceUsage::{needs}"),
-    )
+    err::invalid(MessageId::TransferUsageInvalid, api, format!("the {role} was created without ResourceUsage::{needs}"))
 }
 
 pub(crate) fn check_usage(api: &str, source: Option<&Resource>, dest: &Resource) -> Result<()> {
@@ -25,7 +23,7 @@ pub(crate) fn check_usage(api: &str, source: Option<&Resource>, dest: &Resource)
 }
 
 pub(crate) fn invalid(api: &str, text: String) -> Error {
-    Error::invalid_arg(MessageId::CopyTextureRegionInvalidParameters, format!("{api}: {text}"))
+    err::invalid(MessageId::CopyTextureRegionInvalidParameters, api, text)
 }
 
 impl CommandBuffer {

@@ -3,9 +3,10 @@
 //! resolved description, then the native DDI command or the fallback's lowering of it.
 
 use super::{CommandList, Lists, Pass};
+use crate::err;
 use crate::resource::Resource;
 use asyncmd_ddi::Command;
-use asyncmd_types::{AsyncCommandsImpl, Error, MessageId, Result};
+use asyncmd_types::{AsyncCommandsImpl, MessageId, Result};
 
 /// Where an Async Command may be recorded.
 #[derive(Clone, Copy)]
@@ -33,9 +34,10 @@ impl CommandList {
                     return None;
                 }
                 if self.pass == Pass::Suspended {
-                    self.remove(Error::fail(
+                    self.remove(err::fail(
                         MessageId::RenderPassInvalid,
-                        format!("{api}: GPU work between a suspending EndRenderPass and the resuming BeginRenderPass"),
+                        api,
+                        "GPU work between a suspending EndRenderPass and the resuming BeginRenderPass",
                     ));
                     return None;
                 }
@@ -49,10 +51,7 @@ impl CommandList {
     pub(crate) fn async_impl_or_remove(&mut self, api: &str) -> Option<AsyncCommandsImpl> {
         match self.device.async_impl {
             AsyncCommandsImpl::NotSupported => {
-                self.remove(Error::fail(
-                    MessageId::AsyncCommandsNotSupported,
-                    format!("{api}: the device does not support the Async Commands (Impl is NOT_SUPPORTED; opt in to the fallback before creating the device)"),
-                ));
+                self.remove(err::fail(MessageId::AsyncCommandsNotSupported, api, "the device does not support the Async Commands (Impl is NOT_SUPPORTED; opt in to the fallback before creating the device)"));
                 None
             }
             i => Some(i),

@@ -19,7 +19,7 @@ use crate::resource::Resource;
 use crate::track::hazards::Access;
 use asyncmd_ddi::{Command, QueryResolve, Resolve, TileCopy};
 use asyncmd_types::{
-    BufferCopyRegion, Error, Format, MessageId, MessageSeverity, QueryType, Rect, ResolveMode, Result, TextureCopyDesc,
+    BufferCopyRegion, Format, MessageId, MessageSeverity, QueryType, Rect, ResolveMode, Result, TextureCopyDesc,
     TileCopyFlags, TileRegionSize, TiledResourceCoordinate,
 };
 
@@ -86,9 +86,10 @@ impl CommandList {
                     continue;
                 }
                 if overlaps((a.source, a.source_offset, a.size), (b.dest, b.dest_offset, b.size)) {
-                    return Err(Error::invalid_arg(
+                    return Err(err::invalid(
                         MessageId::CopyBufferRegionsOverlappingRegions,
-                        format!("{api}: region {i} reads bytes that region {j} writes"),
+                        api,
+                        format!("region {i} reads bytes that region {j} writes"),
                     ));
                 }
                 if j > i && !warned && overlaps((a.dest, a.dest_offset, a.size), (b.dest, b.dest_offset, b.size)) {

@@ -13,7 +13,7 @@ use crate::track::hazards::Access;
 use crate::tracked::Tracked;
 use asyncmd_ddi::{Command, GpuAddress, PipelineDesc, PrimitiveTopology, RootParameter};
 use asyncmd_types::{
-    BarrierAccess, ClearFlags, DsvFlags, EndingAccess, Error, MessageId, Rect, RenderPassDepthStencil, RenderPassFlags,
+    BarrierAccess, ClearFlags, DsvFlags, EndingAccess, MessageId, Rect, RenderPassDepthStencil, RenderPassFlags,
     RenderPassRenderTarget, ResourceFlags, Result, Viewport,
 };
 use smallvec::SmallVec;
@@ -25,9 +25,10 @@ const STATE: MessageId = MessageId::StateSettingInvalid;
 
 fn check_rects(api: &str, rects: &[Rect]) -> Result<()> {
     match rects.iter().find(|r| r.left > r.right || r.top > r.bottom) {
-        Some(r) => Err(Error::invalid_arg(
+        Some(r) => Err(err::invalid(
             MessageId::ClearRenderTargetViewInvalidParameters,
-            format!("{api}: inverted rectangle {r:?}"),
+            api,
+            format!("inverted rectangle {r:?}"),
         )),
         None => Ok(()),
     }
@@ -133,9 +134,10 @@ impl CommandList {
     fn check_pipeline_root(api: &str, pipeline: Option<&PipelineState>, bound: Option<&RootSignature>) -> Result<()> {
         match (pipeline, bound) {
             (Some(p), Some(b)) if !std::sync::Arc::ptr_eq(&p.0.root.0, &b.0) && p.0.root.desc() != b.desc() => {
-                Err(Error::invalid_arg(
+                Err(err::invalid(
                     MessageId::DrawInvalid,
-                    format!("{api}: the bound root signature is not the one the pipeline state was created with"),
+                    api,
+                    "the bound root signature is not the one the pipeline state was created with",
                 ))
             }
             _ => Ok(()),
@@ -344,17 +346,15 @@ impl CommandList {
         let r = (|| {
             let (c, res) = rtv.capture_rtv(API)?;
             if !res.desc().flags.contains(ResourceFlags::ALLOW_RENDER_TARGET) {
-                return Err(Error::invalid_arg(
+                return Err(err::invalid(
                     MessageId::ClearRenderTargetViewInvalidParameters,
-                    format!("{API}: the resource lacks ALLOW_RENDER_TARGET"),
+                    API,
+                    "the resource lacks ALLOW_RENDER_TARGET",
                 ));
             }
             check_rects(API, rects)?;
             let range = c.view.desc.range(res.desc()).ok_or_else(|| {
-                Error::invalid_arg(
-                    MessageId::ClearRenderTargetViewInvalidParameters,
-                    format!("{API}: the view no longer fits"),
-                )
+                err::invalid(MessageId::ClearRenderTargetViewInvalidParameters, API, "the view no longer fits")
             })?;
             let subs = view_subresources(&res, range.mip, range.first_slice, range.slices, &[range.plane]);
             self.uses(API, &[Use { resource: &res, subs: Subs::List(&subs), access: Access::CLEAR_RENDER_TARGET }])?;
@@ -381,8 +381,7 @@ impl CommandList {
         if !self.begin(API, Lists::DIRECT, false) {
             return;
         }
-        let err =
-            |t: String| Error::invalid_arg(MessageId::ClearDepthStencilViewInvalidParameters, format!("{API}: {t}"));
+        let err = |t: String| err::invalid(MessageId::ClearDepthStencilViewInvalidParameters, API, t);
         let r = (|| {
             let (c, res) = dsv.capture_dsv(API)?;
             if flags.is_empty() {
@@ -433,7 +432,7 @@ impl CommandList {
         if !self.begin(API, Lists::DIRECT, true) {
             return;
         }
-        let err = |t: String| Error::invalid_arg(MessageId::RenderPassInvalid, format!("{API}: {t}"));
+        let err = |t: String| err::invalid(MessageId::RenderPassInvalid, API, t);
         match self.pass {
             Pass::Open { .. } => return self.remove(err("a render pass is already open".into())),
             Pass::Suspended if !resuming => {
@@ -527,9 +526,7 @@ impl CommandList {
                 self.bind_targets(API, Vec::new());
                 self.record(Command::EndRenderPass);
             }
-            _ => {
-                self.remove(Error::invalid_arg(MessageId::RenderPassInvalid, format!("{API}: no render pass is open")))
-            }
+            _ => self.remove(err::invalid(MessageId::RenderPassInvalid, API, "no render pass is open")),
         }
     }
 
@@ -541,9 +538,10 @@ impl CommandList {
         }
         let graphics = matches!(self.shadow.pipeline.as_ref().map(|p| p.desc()), Some(PipelineDesc::Graphics(_)));
         if !graphics || self.shadow.graphics_root.is_none() {
-            return self.remove(Error::invalid_arg(
+            return self.remove(err::invalid(
                 MessageId::DrawInvalid,
-                format!("{API}: needs a graphics pipeline and root signature"),
+                API,
+                "needs a graphics pipeline and root signature",
             ));
         }
         if let Err(e) =
@@ -552,9 +550,10 @@ impl CommandList {
             return self.remove(e);
         }
         if self.bound_sample_counts_differ() {
-            return self.remove(Error::invalid_arg(
+            return self.remove(err::invalid(
                 MessageId::DrawInvalid,
-                format!("{API}: the bound render targets and depth-stencil target differ in sample count"),
+                API,
+                "the bound render targets and depth-stencil target differ in sample count",
             ));
         }
         if self.tracks_uses() {
@@ -572,9 +571,10 @@ impl CommandList {
         }
         let compute = matches!(self.shadow.pipeline.as_ref().map(|p| p.desc()), Some(PipelineDesc::Compute(_)));
         if !compute || self.shadow.compute_root.is_none() {
-            return self.remove(Error::invalid_arg(
+            return self.remove(err::invalid(
                 MessageId::DrawInvalid,
-                format!("{API}: needs a compute pipeline and root signature"),
+                API,
+                "needs a compute pipeline and root signature",
             ));
         }
         if let Err(e) = Self::check_pipeline_root(API, self.shadow.pipeline.as_ref(), self.shadow.compute_root.as_ref())
@@ -582,9 +582,10 @@ impl CommandList {
             return self.remove(e);
         }
         if x > 65535 || y > 65535 || z > 65535 {
-            return self.remove(Error::invalid_arg(
+            return self.remove(err::invalid(
                 MessageId::DrawInvalid,
-                format!("{API}: ({x}, {y}, {z}) groups exceed 65535 in a dimension"),
+                API,
+                format!("({x}, {y}, {z}) groups exceed 65535 in a dimension"),
             ));
         }
         self.shader_uavs(API, true);
@@ -598,9 +599,10 @@ impl CommandList {
             return;
         }
         if bundle.ty() != asyncmd_types::CommandListType::Bundle {
-            return self.remove(Error::invalid_arg(
+            return self.remove(err::invalid(
                 MessageId::ExecuteBundleInvalid,
-                format!("{API}: a {} list is not a bundle", bundle.ty().name()),
+                API,
+                format!("a {} list is not a bundle", bundle.ty().name()),
             ));
         }
         match bundle.executable() {
@@ -617,7 +619,7 @@ impl CommandList {
                 self.shadow.absorb_bundle(&bundle.shadow);
                 self.record(Command::ExecuteBundle(exe))
             }
-            Err(e) => self.remove(Error::invalid_arg(MessageId::ExecuteBundleInvalid, format!("{API}: {}", e.text))),
+            Err(e) => self.remove(err::invalid(MessageId::ExecuteBundleInvalid, API, e.text)),
         }
     }
 }

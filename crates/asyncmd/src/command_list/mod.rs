@@ -4,6 +4,7 @@
 //! list: later calls are ignored and [`CommandList::close`] returns the error, which also goes
 //! to the device's info queue.
 
+use crate::err;
 mod async_cmd;
 mod async_copy;
 mod barrier;
@@ -128,21 +129,24 @@ impl CommandList {
 
     fn check_allocator(d: &DeviceShared, ty: CommandListType, allocator: &CommandAllocator) -> Result<()> {
         if !std::ptr::eq(&*allocator.0.device, d) {
-            return d.fail(Error::invalid_arg(
+            return d.fail(err::invalid(
                 MessageId::CommandAllocatorInUse,
-                "CreateCommandList: the allocator belongs to another device",
+                "CreateCommandList",
+                "the allocator belongs to another device",
             ));
         }
         if allocator.command_list_type() != ty {
-            return d.fail(Error::invalid_arg(
+            return d.fail(err::invalid(
                 MessageId::CommandListTypeMismatch,
-                format!("CreateCommandList: a {} list needs a {} allocator", ty.name(), ty.name()),
+                "CreateCommandList",
+                format!("a {} list needs a {} allocator", ty.name(), ty.name()),
             ));
         }
         if allocator.0.recording.load(Ordering::Acquire) {
-            return d.fail(Error::invalid_arg(
+            return d.fail(err::invalid(
                 MessageId::CommandAllocatorInUse,
-                "CreateCommandList: another command list is recording on this allocator",
+                "CreateCommandList",
+                "another command list is recording on this allocator",
             ));
         }
         Ok(())
@@ -186,19 +190,21 @@ impl CommandList {
         match &self.status {
             Status::Recording => {}
             _ => {
-                return self.device.fail(Error::invalid_arg(
+                return self.device.fail(err::invalid(
                     MessageId::CommandListClosed,
-                    "Close: the command list is already closed",
+                    "Close",
+                    "the command list is already closed",
                 ));
             }
         }
         if self.error.is_none() {
             if matches!(self.pass, Pass::Open { .. }) {
-                self.set_error(Error::invalid_arg(MessageId::RenderPassInvalid, "Close: a render pass is still open"));
+                self.set_error(err::invalid(MessageId::RenderPassInvalid, "Close", "a render pass is still open"));
             } else if let Some((_, ty, index)) = self.queries.first() {
-                self.set_error(Error::invalid_arg(
+                self.set_error(err::invalid(
                     MessageId::QueryInvalidParameters,
-                    format!("Close: {ty:?} query {index} was begun but not ended"),
+                    "Close",
+                    format!("{ty:?} query {index} was begun but not ended"),
                 ));
             }
         }
@@ -223,9 +229,10 @@ impl CommandList {
     /// `Reset`: reopens a closed list on `allocator`, dropping what was recorded and the error.
     pub fn reset(&mut self, allocator: &CommandAllocator) -> Result<()> {
         if matches!(self.status, Status::Recording) {
-            return self.device.fail(Error::invalid_arg(
+            return self.device.fail(err::invalid(
                 MessageId::CommandListNotClosed,
-                "Reset: the command list is still recording; close it first",
+                "Reset",
+                "the command list is still recording; close it first",
             ));
         }
         Self::check_allocator(&self.device, self.ty, allocator)?;
@@ -296,24 +303,23 @@ impl CommandList {
             return false;
         }
         if !lists.allows(self.ty) {
-            self.remove(Error::invalid_arg(
+            self.remove(err::invalid(
                 MessageId::CommandListTypeMismatch,
-                format!("{api}: not allowed on a {} command list", self.ty.name()),
+                api,
+                format!("not allowed on a {} command list", self.ty.name()),
             ));
             return false;
         }
         match self.pass {
             Pass::Open { .. } if !in_pass => {
-                self.remove(Error::invalid_arg(
-                    MessageId::RenderPassInvalid,
-                    format!("{api}: not allowed inside a render pass"),
-                ));
+                self.remove(err::invalid(MessageId::RenderPassInvalid, api, "not allowed inside a render pass"));
                 return false;
             }
             Pass::Suspended if !in_pass => {
-                self.remove(Error::fail(
+                self.remove(err::fail(
                     MessageId::RenderPassInvalid,
-                    format!("{api}: GPU work between a suspending EndRenderPass and the resuming BeginRenderPass"),
+                    api,
+                    "GPU work between a suspending EndRenderPass and the resuming BeginRenderPass",
                 ));
                 return false;
             }
@@ -371,7 +377,7 @@ impl CommandList {
         if resources.iter().all(|r| self.owns(r)) {
             return true;
         }
-        self.remove(Error::invalid_arg(id, format!("{api}: a resource belongs to another device")));
+        self.remove(err::invalid(id, api, "a resource belongs to another device"));
         false
     }
 }

@@ -2,15 +2,12 @@
 
 use super::semantics::Use;
 use super::{CommandList, Lists, ALL_QUEUES, DIRECT_COMPUTE};
+use crate::err;
 use crate::objects::QueryHeap;
 use crate::resource::Resource;
 use crate::track::hazards::Access;
 use asyncmd_ddi::{Command, QueryResolve};
-use asyncmd_types::{CommandListType, Error, HeapType, MessageId, PredicationOp, QueryHeapType, QueryType, Result};
-
-fn query_error(text: String) -> Error {
-    Error::invalid_arg(MessageId::QueryInvalidParameters, text)
-}
+use asyncmd_types::{CommandListType, HeapType, MessageId, PredicationOp, QueryHeapType, QueryType, Result};
 
 /// Whether a query type may live in a heap type.
 fn type_matches_heap(ty: QueryType, heap: QueryHeapType) -> bool {
@@ -27,7 +24,7 @@ pub(crate) fn validate_resolve_query_data(
     q: &QueryResolve<&QueryHeap, &Resource>,
 ) -> Result<()> {
     let QueryResolve { heap, ty, start, count, dest, dest_offset } = *q;
-    let err = |t: String| Error::invalid_arg(MessageId::ResolveQueryDataInvalidParameters, format!("{api}: {t}"));
+    let err = |t: String| err::invalid(MessageId::ResolveQueryDataInvalidParameters, api, t);
     if !type_matches_heap(ty, heap.desc().ty) {
         return Err(err(format!("{ty:?} queries do not live in a {:?} heap", heap.desc().ty)));
     }
@@ -60,23 +57,31 @@ pub(crate) fn validate_resolve_query_data(
 impl CommandList {
     fn check_query(&self, api: &str, heap: &QueryHeap, ty: QueryType, index: u32) -> Result<()> {
         if !type_matches_heap(ty, heap.desc().ty) {
-            return Err(query_error(format!("{api}: {ty:?} queries do not live in a {:?} heap", heap.desc().ty)));
+            return Err(err::invalid(
+                MessageId::QueryInvalidParameters,
+                api,
+                format!("{ty:?} queries do not live in a {:?} heap", heap.desc().ty),
+            ));
         }
         if !heap.legal_on(self.ty) {
-            return Err(query_error(format!(
-                "{api}: a {:?} heap cannot be used on a {} list",
-                heap.desc().ty,
-                self.ty.name()
-            )));
+            return Err(err::invalid(
+                MessageId::QueryInvalidParameters,
+                api,
+                format!("a {:?} heap cannot be used on a {} list", heap.desc().ty, self.ty.name()),
+            ));
         }
         if self.ty == CommandListType::Copy && ty != QueryType::Timestamp {
-            return Err(query_error(format!("{api}: copy lists only write timestamps")));
+            return Err(err::invalid(MessageId::QueryInvalidParameters, api, "copy lists only write timestamps"));
         }
         if self.ty == CommandListType::Compute && matches!(ty, QueryType::Occlusion | QueryType::BinaryOcclusion) {
-            return Err(query_error(format!("{api}: occlusion queries need a direct list")));
+            return Err(err::invalid(MessageId::QueryInvalidParameters, api, "occlusion queries need a direct list"));
         }
         if index >= heap.desc().count {
-            return Err(query_error(format!("{api}: query {index} is past the heap's {}", heap.desc().count)));
+            return Err(err::invalid(
+                MessageId::QueryInvalidParameters,
+                api,
+                format!("query {index} is past the heap's {}", heap.desc().count),
+            ));
         }
         Ok(())
     }
@@ -89,10 +94,10 @@ impl CommandList {
         }
         let mut r = self.check_query(API, heap, ty, index);
         if r.is_ok() && ty == QueryType::Timestamp {
-            r = Err(query_error(format!("{API}: timestamps are written by EndQuery alone")));
+            r = Err(err::invalid(MessageId::QueryInvalidParameters, API, "timestamps are written by EndQuery alone"));
         }
         if r.is_ok() && self.queries.iter().any(|(h, _, i)| *h == heap.0.id && *i == index) {
-            r = Err(query_error(format!("{API}: query {index} is already active")));
+            r = Err(err::invalid(MessageId::QueryInvalidParameters, API, format!("query {index} is already active")));
         }
         if !self.check(r) {
             return;
@@ -113,7 +118,13 @@ impl CommandList {
                 Some(p) => {
                     self.queries.swap_remove(p);
                 }
-                None => r = Err(query_error(format!("{API}: {ty:?} query {index} was not begun on this list"))),
+                None => {
+                    r = Err(err::invalid(
+                        MessageId::QueryInvalidParameters,
+                        API,
+                        format!("{ty:?} query {index} was not begun on this list"),
+                    ))
+                }
             }
         }
         if self.check(r) {
@@ -137,7 +148,11 @@ impl CommandList {
             return;
         }
         if !self.owns(dest) {
-            return self.remove(query_error(format!("{API}: the buffer belongs to another device")));
+            return self.remove(err::invalid(
+                MessageId::QueryInvalidParameters,
+                API,
+                "the buffer belongs to another device",
+            ));
         }
         let q = QueryResolve { heap, ty, start, count, dest, dest_offset };
         let r = validate_resolve_query_data(API, self.ty, &q)
@@ -154,7 +169,7 @@ impl CommandList {
         if !self.begin(API, DIRECT_COMPUTE.union(Lists::DIRECT), true) {
             return;
         }
-        let err = |t: String| Error::invalid_arg(MessageId::PredicationInvalidParameters, format!("{API}: {t}"));
+        let err = |t: String| err::invalid(MessageId::PredicationInvalidParameters, API, t);
         let predicate = match buffer {
             None => None,
             Some((res, offset)) => {

@@ -2,10 +2,11 @@
 
 use super::semantics::Use;
 use super::{CommandList, Lists};
+use crate::err;
 use crate::resource::Resource;
 use crate::track::hazards::Access;
 use asyncmd_ddi::{Command, FormatSupport, Resolve};
-use asyncmd_types::{Error, Format, MessageId, Rect, ResolveMode, Result};
+use asyncmd_types::{Format, MessageId, Rect, ResolveMode, Result};
 
 /// Checks a `ResolveSubresourceRegion`-shaped call (shared by the async form).
 pub(crate) fn validate_resolve(
@@ -15,7 +16,7 @@ pub(crate) fn validate_resolve(
     r: &Resolve<&Resource>,
 ) -> Result<()> {
     let Resolve { dest, dest_subresource, dest_x, dest_y, source, source_subresource, source_rect, format, mode } = *r;
-    let err = |t: String| Error::invalid_arg(MessageId::ResolveSubresourceInvalidParameters, format!("{api}: {t}"));
+    let err = |t: String| err::invalid(MessageId::ResolveSubresourceInvalidParameters, api, t);
     let (d, s) = (dest.desc(), source.desc());
     if d.is_buffer() || s.is_buffer() {
         return Err(err("resolves are between textures".into()));
@@ -24,10 +25,7 @@ pub(crate) fn validate_resolve(
         return Err(err(format!("{mode:?} is not supported")));
     }
     let (Some(ss), Some(ds)) = (s.subresource(source_subresource), d.subresource(dest_subresource)) else {
-        return Err(Error::invalid_arg(
-            MessageId::InvalidSubresourceIndex,
-            format!("{api}: a subresource index is out of range"),
-        ));
+        return Err(err::invalid(MessageId::InvalidSubresourceIndex, api, "a subresource index is out of range"));
     };
     if mode == ResolveMode::Decompress {
         if s.sample_desc.count != d.sample_desc.count {

@@ -11,8 +11,8 @@ use crate::resource::Resource;
 use crate::track::hazards::Access;
 use asyncmd_ddi::Command;
 use asyncmd_types::{
-    encode_clear, AsyncCommandsImpl, BarrierAccess, Box3, ClearData, ClearElement, ClearTextureDesc, Error, Format,
-    Layout, MessageId, Result, SubresourceClear, ALL_SUBRESOURCES,
+    encode_clear, AsyncCommandsImpl, BarrierAccess, Box3, ClearData, ClearElement, ClearTextureDesc, Format, Layout,
+    MessageId, Result, SubresourceClear, ALL_SUBRESOURCES,
 };
 
 const API: &str = "ClearTextureSubresources";
@@ -75,9 +75,10 @@ impl CommandList {
         } else if d.subresource < count {
             d.subresource..d.subresource + 1
         } else {
-            return Err(Error::invalid_arg(
+            return Err(err::invalid(
                 MessageId::InvalidSubresourceIndex,
-                format!("{API}: clear {i}: subresource {} is out of range ({count} subresources)", d.subresource),
+                API,
+                format!("clear {i}: subresource {} is out of range ({count} subresources)", d.subresource),
             ));
         };
         if d.region.is_some()

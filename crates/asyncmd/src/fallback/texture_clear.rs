@@ -189,7 +189,7 @@ fn facts(lw: &Lowering, c: &SubClear, list: &ListFacts, memo: &mut Option<FactsM
 }
 
 fn internal(text: &str) -> Error {
-    Error::fail(MessageId::AsyncCommandsFallbackUnsupported, format!("ClearTextureSubresources: {text}"))
+    err::fail(MessageId::AsyncCommandsFallbackUnsupported, "ClearTextureSubresources", text)
 }
 
 /// Where a view clear writes: its sync, access and layout.

@@ -15,6 +15,7 @@
 //!
 //! [`Capabilities::dedicated_copy_queue`]: crate::ddi::Capabilities::dedicated_copy_queue
 
+use crate::err;
 mod plan;
 mod ring;
 mod transfer;
@@ -25,7 +26,7 @@ use crate::fence::Fence;
 use crate::queue::CommandQueue;
 use crate::resource::Resource;
 use asyncmd_types::{
-    BarrierLayout, CommandListType, Error, HeapType, MessageId, PlacedSubresourceFootprint, ResourceDesc, Result,
+    BarrierLayout, CommandListType, HeapType, MessageId, PlacedSubresourceFootprint, ResourceDesc, Result,
     SubresourceFootprint, TextureCopyLocation,
 };
 use plan::{Chunk, Target};
@@ -171,10 +172,6 @@ impl std::fmt::Debug for StreamingUploader {
     }
 }
 
-fn invalid(text: String) -> Error {
-    Error::invalid_arg(MessageId::StreamingUploadInvalid, text)
-}
-
 impl StreamingUploader {
     /// An uploader with a ring of `ring_bytes` of upload memory (64 KiB to 16 GiB), on a copy
     /// queue of its own (a direct queue where the device has one queue for everything). Large
@@ -189,10 +186,14 @@ impl StreamingUploader {
     /// a lane would be smaller than 64 KiB).
     pub fn with_lanes(device: &Device, ring_bytes: u64, lanes: u32) -> Result<StreamingUploader> {
         if !(plan::MIN_RING..=plan::MAX_RING).contains(&ring_bytes) || !(1..=16).contains(&lanes) {
-            return Err(invalid(format!(
-                "StreamingUploader::new: a ring of {ring_bytes} bytes in {lanes} lanes (64 KiB to 16 GiB, 1 to 16 \
+            return Err(err::invalid(
+                MessageId::StreamingUploadInvalid,
+                "StreamingUploader::new",
+                format!(
+                    "a ring of {ring_bytes} bytes in {lanes} lanes (64 KiB to 16 GiB, 1 to 16 \
                  lanes allowed)"
-            )));
+                ),
+            ));
         }
         let lanes = (lanes as u64).min(ring_bytes / plan::MIN_RING);
         let lane_bytes = (ring_bytes / lanes).next_multiple_of(plan::ALIGN);
@@ -324,10 +325,10 @@ impl StreamingUploader {
                     let rest = &b[done as usize..];
                     let mut owned = Vec::new();
                     owned.try_reserve_exact(rest.len()).map_err(|_| {
-                        Error::out_of_memory(format!(
-                            "StreamingUploader: cannot hold {} bytes for later frames",
-                            rest.len()
-                        ))
+                        err::out_of_memory(
+                            "StreamingUploader",
+                            format!("cannot hold {} bytes for later frames", rest.len()),
+                        )
                     })?;
                     owned.extend_from_slice(rest);
                     (owned, done)
@@ -424,9 +425,10 @@ impl StreamingUploader {
                 return Ok(at);
             }
             let Some(oldest) = ring.oldest() else {
-                return Err(Error::fail(
+                return Err(err::fail(
                     MessageId::StreamingUploadInvalid,
-                    format!("StreamingUploader: a chunk of {bytes} bytes does not fit the ring"),
+                    "StreamingUploader",
+                    format!("a chunk of {bytes} bytes does not fit the ring"),
                 ));
             };
             debug_assert!(!ring.has_unsubmitted());
@@ -457,7 +459,7 @@ fn fill(lanes: &mut [Lane], target: &Target, parts: &[(usize, Chunk, u64)], data
         let r = first.map_or(Ok(()), one);
         others.into_iter().fold(r, |r, h| {
             let joined = h.join().unwrap_or_else(|_| {
-                Err(Error::fail(MessageId::StreamingUploadInvalid, "StreamingUploader: a filling thread panicked"))
+                Err(err::fail(MessageId::StreamingUploadInvalid, "StreamingUploader", "a filling thread panicked"))
             });
             r.and(joined)
         })

@@ -2,6 +2,7 @@
 //! fits the ring and the frame's budget next, and the chunk's bytes in the ring.
 
 use crate::device::Device;
+use crate::err;
 use crate::resource::Resource;
 use asyncmd_types::{BarrierLayout, Error, HeapType, MessageId, PlacedSubresourceFootprint, ResourceUsage, Result};
 use std::sync::Arc;
@@ -13,7 +14,7 @@ pub(crate) const MAX_RING: u64 = 16 << 30;
 pub(crate) const ALIGN: u64 = 512;
 
 fn invalid(api: &str, text: String) -> Error {
-    Error::invalid_arg(MessageId::StreamingUploadInvalid, format!("{api}: {text}"))
+    err::invalid(MessageId::StreamingUploadInvalid, api, text)
 }
 
 /// A checked destination.
@@ -72,9 +73,10 @@ fn check_dest(api: &str, device: &Device, dest: &Resource) -> Result<()> {
         return Err(invalid(api, "the destination must be a committed resource in a DEFAULT heap".into()));
     }
     if !dest.desc().usage.contains(ResourceUsage::TRANSFER_DESTINATION) {
-        return Err(Error::invalid_arg(
+        return Err(err::invalid(
             MessageId::TransferUsageInvalid,
-            format!("{api}: the destination was created without ResourceUsage::TRANSFER_DESTINATION"),
+            api,
+            "the destination was created without ResourceUsage::TRANSFER_DESTINATION",
         ));
     }
     Ok(())
@@ -237,7 +239,7 @@ pub(crate) fn write(
     let range = c.start.checked_sub(base).zip(c.end.checked_sub(base));
     let part = range
         .and_then(|(s, e)| data.get(s as usize..e as usize))
-        .ok_or_else(|| Error::fail(MessageId::StreamingUploadInvalid, "StreamingUploader: a chunk outside the data"))?;
+        .ok_or_else(|| err::fail(MessageId::StreamingUploadInvalid, "StreamingUploader", "a chunk outside the data"))?;
     match target {
         Target::Buffer { .. } => memory.write(at, part),
         Target::Texture { shape, .. } => {
@@ -248,7 +250,7 @@ pub(crate) fn write(
             scratch.clear();
             scratch
                 .try_reserve(c.ring_bytes as usize)
-                .map_err(|_| Error::out_of_memory(format!("StreamingUploader: cannot stage {} bytes", c.ring_bytes)))?;
+                .map_err(|_| err::out_of_memory("StreamingUploader", format!("cannot stage {} bytes", c.ring_bytes)))?;
             for r in part.chunks(*pitch as usize) {
                 let row = r.get(..*row_bytes as usize).unwrap_or(r);
                 scratch.extend_from_slice(row);

@@ -5,9 +5,10 @@
 use super::UploadTicket;
 use crate::command_buffer::transfer::{check_usage, invalid};
 use crate::command_buffer::{CommandBuffer, Level};
+use crate::err;
 use crate::resource::Resource;
 use asyncmd_types::{
-    align_up, BarrierLayout, Error, HeapType, ResourceDesc, Result, TextureCopyLocation, TEXTURE_DATA_PITCH_ALIGNMENT,
+    align_up, BarrierLayout, HeapType, ResourceDesc, Result, TextureCopyLocation, TEXTURE_DATA_PITCH_ALIGNMENT,
 };
 
 impl CommandBuffer {
@@ -91,7 +92,7 @@ impl CommandBuffer {
         let mut packed = Vec::new();
         packed
             .try_reserve_exact(size as usize)
-            .map_err(|_| Error::out_of_memory(format!("{API}: {size} bytes of staging memory cannot be reserved")))?;
+            .map_err(|_| err::out_of_memory(API, format!("{size} bytes of staging memory cannot be reserved")))?;
         packed.resize(size as usize, 0);
         for (r, chunk) in packed.chunks_exact_mut(pitch as usize).enumerate() {
             let from = r as u64 * row_pitch;

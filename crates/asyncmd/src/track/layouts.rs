@@ -6,8 +6,9 @@
 //! layouts the earlier submissions left, then applies the list's final layouts.
 
 use super::{Texture, Tracker};
+use crate::err;
 use asyncmd_ddi::ResourceId;
-use asyncmd_types::{BarrierAccess, BarrierLayout, CommandListType, Error, MessageId, Result};
+use asyncmd_types::{BarrierAccess, BarrierLayout, CommandListType, MessageId, Result};
 use rustc_hash::FxHashMap as HashMap;
 
 /// What a list needs of a subresource's layout at its start.
@@ -51,9 +52,10 @@ impl<T: Texture> Layouts<T> {
             return Ok(None);
         }
         if let Some(&bad) = subs.iter().find(|&&s| s as usize >= n) {
-            return Err(Error::invalid_arg(
+            return Err(err::invalid(
                 MessageId::InvalidSubresourceIndex,
-                format!("{api}: subresource {bad} is out of range (the resource has {n})"),
+                api,
+                format!("subresource {bad} is out of range (the resource has {n})"),
             ));
         }
         Ok(Some(self.entries.entry(res.id()).or_insert_with(|| Entry {
@@ -82,9 +84,10 @@ impl<T: Texture> Layouts<T> {
             let s = s as usize;
             match t.known.get(s).copied().flatten() {
                 Some(k) if before != BarrierLayout::Undefined && k != before => {
-                    return Err(Error::invalid_arg(
+                    return Err(err::invalid(
                         MessageId::IncompatibleBarrierLayout,
-                        format!("Barrier: LayoutBefore {before:?} does not match subresource {s}'s layout {k:?}"),
+                        "Barrier",
+                        format!("LayoutBefore {before:?} does not match subresource {s}'s layout {k:?}"),
                     ));
                 }
                 Some(_) => {}
@@ -161,9 +164,10 @@ pub(crate) fn check_submission<'a, T: Texture + Clone + 'a>(
     for (index, (ty, tracker)) in lists.enumerate() {
         for (id, t) in &tracker.entries {
             let Some(res) = T::upgrade(&t.texture) else {
-                return Err(Error::invalid_arg(
+                return Err(err::invalid(
                     MessageId::ExecuteCommandListsInvalid,
-                    format!("ExecuteCommandLists: list {index} uses a resource that was destroyed"),
+                    "ExecuteCommandLists",
+                    format!("list {index} uses a resource that was destroyed"),
                 ));
             };
             let entry = pending.entry(*id).or_insert_with(|| {
@@ -174,19 +178,21 @@ pub(crate) fn check_submission<'a, T: Texture + Clone + 'a>(
                 let Some(current) = entry.1.get(s).copied() else { continue };
                 match first {
                     Some(FirstUse::Layout(l)) if *l != current => {
-                        return Err(Error::invalid_arg(
+                        return Err(err::invalid(
                             MessageId::IncompatibleBarrierLayout,
+                            "ExecuteCommandLists",
                             format!(
-                                "ExecuteCommandLists: list {index} has a barrier from {l:?} on subresource {s}, \
+                                "list {index} has a barrier from {l:?} on subresource {s}, \
                                  which is in {current:?}"
                             ),
                         ));
                     }
                     Some(FirstUse::Access(a)) if !layout_permits(current, *a, ty) => {
-                        return Err(Error::invalid_arg(
+                        return Err(err::invalid(
                             MessageId::InvalidSubresourceLayout,
+                            "ExecuteCommandLists",
                             format!(
-                                "ExecuteCommandLists: list {index} accesses subresource {s} as {a:?} on a {} queue, \
+                                "list {index} accesses subresource {s} as {a:?} on a {} queue, \
                                  but it is in {current:?}",
                                 queue.name()
                             ),
@@ -239,10 +245,11 @@ impl<T: Texture> Tracker<T> {
             let s = s as usize;
             match t.known.get(s).copied().flatten() {
                 Some(k) if !layout_permits(k, access, ty) => {
-                    return Err(Error::invalid_arg(
+                    return Err(err::invalid(
                         MessageId::InvalidSubresourceLayout,
+                        api,
                         format!(
-                            "{api}: subresource {s} is in layout {k:?}, which does not allow {access:?} on a {} list",
+                            "subresource {s} is in layout {k:?}, which does not allow {access:?} on a {} list",
                             ty.name()
                         ),
                     ));
