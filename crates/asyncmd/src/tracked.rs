@@ -1,4 +1,5 @@
-//! What a command buffer can keep alive until the GPU has executed it.
+//! What a command buffer can keep alive until the GPU has executed it. A leaf module: legacy
+//! semantics keeps these objects while a list records, below the command buffers that own them.
 
 use crate::allocator::CommandAllocator;
 use crate::descriptor::DescriptorHeap;

@@ -1,5 +1,5 @@
-//! The debug layer: the info queue every error and warning goes to, and record-time
-//! validation helpers.
+//! The debug layer: the info queue every error and warning goes to, and its view across queues
+//! (`cross_queue.rs`).
 
 pub(crate) mod cross_queue;
 
