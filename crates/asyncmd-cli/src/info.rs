@@ -66,6 +66,7 @@ pub fn run(spec: Option<DeviceSpec>) -> asyncmd::Result<()> {
         println!("  programmable sample positions: {}", caps.programmable_sample_positions);
         println!("  tiled resources tier:          {}", caps.tiled_resources_tier);
         println!("  compute fill shader:           {}", caps.compute_fill_shader);
+        println!("  compute fills win:             {}", caps.compute_fills_win);
         println!("  protected content:             {}", caps.protected_content);
         println!("  MIN/MAX colour resolves:       {}", caps.resolve_min_max);
         println!("  timestamp frequency:           {} Hz", caps.timestamp_frequency);

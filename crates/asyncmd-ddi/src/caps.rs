@@ -20,6 +20,11 @@ pub struct Capabilities {
     pub tiled_resources_tier: u32,
     /// Compute shaders can run the built-in fill shader (feature level 11_0 and DXIL).
     pub compute_fill_shader: bool,
+    /// Compute shaders write buffer memory faster than transfer commands (measured when the
+    /// device opens: a GPU's transfer commands run one after another, a CPU device's copies
+    /// beat its shaders). The fallback's fills take the compute route only where this holds,
+    /// or under predication.
+    pub compute_fills_win: bool,
     /// Protected content (protected resource sessions) is supported.
     pub protected_content: bool,
     /// `ResolveSubresourceRegion` supports the MIN and MAX modes for colour formats.

@@ -29,6 +29,8 @@ pub struct ReferenceConfig {
     pub tiled_resources_tier: u32,
     /// Compute shaders can run the built-in fill shader.
     pub compute_fill_shader: bool,
+    /// Compute shaders write buffers faster than transfers (the fallback's fill route).
+    pub compute_fills_win: bool,
     /// Protected content.
     pub protected_content: bool,
     /// Bytes that resources, heaps and query heaps may hold at once; creation past it fails
@@ -53,6 +55,7 @@ impl Default for ReferenceConfig {
             programmable_sample_positions: true,
             tiled_resources_tier: 2,
             compute_fill_shader: true,
+            compute_fills_win: true,
             protected_content: true,
             memory_budget: DEFAULT_MEMORY_BUDGET,
             dedicated_copy_queue: true,
@@ -126,6 +129,7 @@ impl ReferenceDevice {
             programmable_sample_positions: config.programmable_sample_positions,
             tiled_resources_tier: config.tiled_resources_tier,
             compute_fill_shader: config.compute_fill_shader,
+            compute_fills_win: config.compute_fills_win,
             protected_content: config.protected_content,
             resolve_min_max: true,
             timestamp_frequency: 1_000_000_000,

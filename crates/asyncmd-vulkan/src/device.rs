@@ -1,8 +1,8 @@
 //! The Vulkan device: enumeration, capabilities and the [`DeviceDdi`] implementation.
 
 use crate::command::VkCommandList;
+use crate::conv::vk_format;
 use crate::core::Core;
-use crate::format::vk_format;
 use crate::instance::{Instance, Validation, ValidationLog};
 use crate::memory::VkResource;
 use crate::physical::{adapter_info, vulkan13_devices, AdapterInfo};
@@ -130,6 +130,7 @@ impl VulkanDevice {
             programmable_sample_positions: core.features.sample_locations,
             tiled_resources_tier: if core.features.sparse_tier2 { 2 } else { 0 },
             compute_fill_shader: true,
+            compute_fills_win: core.compute_copies(),
             protected_content: false,
             // Colour MIN/MAX resolves need a shader the device does not have yet.
             // Colour MIN/MAX resolves are the image kernels' (Vulkan's resolves have none).
@@ -298,7 +299,7 @@ impl DeviceDdi for VulkanDevice {
 
     fn read_samples(&self, id: ResourceId, subresource: u32) -> Result<Vec<u8>> {
         let res = self.resource(id, "ReadSamples")?;
-        crate::threads::on_driver(|| crate::samples::read_samples(&self.core, &res, subresource))
+        crate::threads::on_driver(|| crate::meta::read_samples(&self.core, &res, subresource))
     }
 
     fn create_heap(&self, size: u64) -> Result<HeapId> {

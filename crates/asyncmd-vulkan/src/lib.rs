@@ -7,25 +7,19 @@
 #![allow(unsafe_code)] // Vulkan is an unsafe FFI; each block says why it is sound.
 #![deny(clippy::undocumented_unsafe_blocks)]
 
-mod batch;
 mod command;
+mod conv;
 mod copy_speed;
 mod core;
 mod deferred;
 mod device;
-mod format;
 mod gate;
 mod instance;
 mod memory;
 mod meta;
-mod native;
-mod native_bound_clear;
-mod native_clear;
-mod native_copy;
 mod physical;
 mod pipeline;
 mod queue;
-mod samples;
 mod sparse;
 mod sync;
 mod threads;

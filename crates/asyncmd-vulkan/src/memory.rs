@@ -1,7 +1,7 @@
 //! Buffers and images with their memory, zeroed at creation as D3D12 committed resources are.
 
+use crate::conv::{all_aspects, barrier_aspects, image_usage, raw_uint_format, vk_format};
 use crate::core::Core;
-use crate::format::{all_aspects, barrier_aspects, vk_format};
 use ash::vk;
 use asyncmd_types::{Error, Format, HeapType, MessageId, ResourceDesc, ResourceDimension, ResourceFlags, Result};
 use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
@@ -29,46 +29,6 @@ pub(crate) enum Kind {
         /// reads raw samples through (sampled usage, mutable format).
         sample_format: Option<vk::Format>,
     },
-}
-
-/// The usage a texture's flags give its image.
-fn image_usage(desc: &ResourceDesc) -> vk::ImageUsageFlags {
-    let mut usage = vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST;
-    if desc.flags.contains(ResourceFlags::ALLOW_RENDER_TARGET) {
-        usage |= vk::ImageUsageFlags::COLOR_ATTACHMENT;
-    }
-    if desc.flags.contains(ResourceFlags::ALLOW_DEPTH_STENCIL) {
-        usage |= vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT;
-    }
-    if desc.flags.contains(ResourceFlags::ALLOW_UNORDERED_ACCESS) {
-        usage |= vk::ImageUsageFlags::STORAGE;
-    }
-    usage
-}
-
-/// The unsigned-integer format of a texel size, for raw texel writes.
-fn raw_uint_format(bytes: u32) -> Option<vk::Format> {
-    RAW_UINT.iter().find(|r| r.0 == bytes).map(|r| r.1)
-}
-
-/// The unsigned-integer formats raw texels are read, written and drawn through: bytes per
-/// texel, the Vulkan format, the D3D format.
-const RAW_UINT: [(u32, vk::Format, Format); 5] = [
-    (1, vk::Format::R8_UINT, Format::R8Uint),
-    (2, vk::Format::R16_UINT, Format::R16Uint),
-    (4, vk::Format::R32_UINT, Format::R32Uint),
-    (8, vk::Format::R32G32_UINT, Format::R32G32Uint),
-    (16, vk::Format::R32G32B32A32_UINT, Format::R32G32B32A32Uint),
-];
-
-/// Bytes of a texel of a raw view format.
-pub(crate) fn raw_uint_bytes(raw: vk::Format) -> Option<u32> {
-    RAW_UINT.iter().find(|r| r.1 == raw).map(|r| r.0)
-}
-
-/// The D3D format of a raw view format.
-pub(crate) fn raw_uint_d3d(raw: vk::Format) -> Option<Format> {
-    RAW_UINT.iter().find(|r| r.1 == raw).map(|r| r.2)
 }
 
 /// A resource of the Vulkan device.
@@ -526,7 +486,7 @@ impl VkResource {
                 Some(
                     vk::BufferImageCopy::default()
                         .image_subresource(vk::ImageSubresourceLayers {
-                            aspect_mask: crate::format::plane_aspect(self.desc.format, sub.plane),
+                            aspect_mask: crate::conv::plane_aspect(self.desc.format, sub.plane),
                             mip_level: sub.mip,
                             base_array_layer: sub.slice,
                             layer_count: 1,

@@ -4,10 +4,10 @@
 //! Root parameters are laid out in push-constant space in order: constants take 4 bytes each,
 //! root UAVs take an 8-byte buffer device address (aligned to 8).
 
+use crate::conv::{self, vk_format};
 use crate::core::Core;
-use crate::format::vk_format;
 use ash::vk;
-use asyncmd_ddi::{ComparisonFunc, PipelineDesc, RootParameter, RootSignatureDesc, ShaderId, StencilFace, StencilOp};
+use asyncmd_ddi::{PipelineDesc, RootParameter, RootSignatureDesc, ShaderId};
 use asyncmd_types::{Error, Format, MessageId, Result};
 use std::sync::Arc;
 
@@ -133,44 +133,6 @@ impl Drop for VkPipeline {
     }
 }
 
-fn compare(f: ComparisonFunc) -> vk::CompareOp {
-    match f {
-        ComparisonFunc::Never => vk::CompareOp::NEVER,
-        ComparisonFunc::Less => vk::CompareOp::LESS,
-        ComparisonFunc::Equal => vk::CompareOp::EQUAL,
-        ComparisonFunc::LessEqual => vk::CompareOp::LESS_OR_EQUAL,
-        ComparisonFunc::Greater => vk::CompareOp::GREATER,
-        ComparisonFunc::NotEqual => vk::CompareOp::NOT_EQUAL,
-        ComparisonFunc::GreaterEqual => vk::CompareOp::GREATER_OR_EQUAL,
-        ComparisonFunc::Always => vk::CompareOp::ALWAYS,
-    }
-}
-
-fn stencil_op(op: StencilOp) -> vk::StencilOp {
-    match op {
-        StencilOp::Keep => vk::StencilOp::KEEP,
-        StencilOp::Zero => vk::StencilOp::ZERO,
-        StencilOp::Replace => vk::StencilOp::REPLACE,
-        StencilOp::IncrSat => vk::StencilOp::INCREMENT_AND_CLAMP,
-        StencilOp::DecrSat => vk::StencilOp::DECREMENT_AND_CLAMP,
-        StencilOp::Invert => vk::StencilOp::INVERT,
-        StencilOp::Incr => vk::StencilOp::INCREMENT_AND_WRAP,
-        StencilOp::Decr => vk::StencilOp::DECREMENT_AND_WRAP,
-    }
-}
-
-fn face(f: &StencilFace, read: u8, write: u8) -> vk::StencilOpState {
-    vk::StencilOpState {
-        fail_op: stencil_op(f.fail),
-        pass_op: stencil_op(f.pass),
-        depth_fail_op: stencil_op(f.depth_fail),
-        compare_op: compare(f.func),
-        compare_mask: read as u32,
-        write_mask: write as u32,
-        reference: 0,
-    }
-}
-
 impl VkPipeline {
     pub(crate) fn new(core: &Arc<Core>, desc: &PipelineDesc, root: Arc<VkRootSignature>) -> Result<Self> {
         let d = &core.device;
@@ -232,11 +194,7 @@ pub(crate) fn graphics_pipeline(
         );
     }
     let vertex = vk::PipelineVertexInputStateCreateInfo::default();
-    let assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(match g.topology_type {
-        asyncmd_ddi::PrimitiveTopologyType::Point => vk::PrimitiveTopology::POINT_LIST,
-        asyncmd_ddi::PrimitiveTopologyType::Line => vk::PrimitiveTopology::LINE_LIST,
-        asyncmd_ddi::PrimitiveTopologyType::Triangle => vk::PrimitiveTopology::TRIANGLE_LIST,
-    });
+    let assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(conv::topology(g.topology_type));
     let viewport = vk::PipelineViewportStateCreateInfo::default().viewport_count(1).scissor_count(1);
     let raster = vk::PipelineRasterizationStateCreateInfo::default()
         .polygon_mode(vk::PolygonMode::FILL)
@@ -252,10 +210,10 @@ pub(crate) fn graphics_pipeline(
     let depth = vk::PipelineDepthStencilStateCreateInfo::default()
         .depth_test_enable(ds.depth_enable)
         .depth_write_enable(ds.depth_enable && ds.depth_write)
-        .depth_compare_op(compare(ds.depth_func))
+        .depth_compare_op(conv::compare(ds.depth_func))
         .stencil_test_enable(ds.stencil_enable)
-        .front(face(&ds.front, ds.stencil_read_mask, ds.stencil_write_mask))
-        .back(face(&ds.back, ds.stencil_read_mask, ds.stencil_write_mask));
+        .front(conv::stencil_face(&ds.front, ds.stencil_read_mask, ds.stencil_write_mask))
+        .back(conv::stencil_face(&ds.back, ds.stencil_read_mask, ds.stencil_write_mask));
     let attachments: Vec<_> = (0..g.rtv_formats.len())
         .map(|i| {
             vk::PipelineColorBlendAttachmentState::default()

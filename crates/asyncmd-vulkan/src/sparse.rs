@@ -6,8 +6,8 @@
 //! blocks have the standard shapes, so tiles match the D3D12 shapes of
 //! [`asyncmd_types::tile_shape`].
 
+use crate::conv::{plane_aspect, vk_format};
 use crate::core::Core;
-use crate::format::{plane_aspect, vk_format};
 use crate::memory::VkResource;
 use ash::vk;
 use asyncmd_ddi::TileMapping;

@@ -2,7 +2,7 @@
 //! `docs/vulkan-barriers.md` gives the table.
 
 use ash::vk;
-use asyncmd_types::{BarrierAccess, BarrierLayout, BarrierSync};
+use asyncmd_types::{BarrierAccess, BarrierSync};
 
 type S = vk::PipelineStageFlags2;
 type A = vk::AccessFlags2;
@@ -147,16 +147,6 @@ fn supported_by(a: A, stages: S) -> A {
         ok |= A::TRANSFER_READ | A::TRANSFER_WRITE;
     }
     a & ok
-}
-
-/// The Vulkan layout of a D3D12 layout. Every image lives in `GENERAL` (valid for every use,
-/// and what vkd3d-proton does where layouts are unified); only `UNDEFINED` differs, and means
-/// the contents may be discarded.
-pub(crate) fn layout(l: BarrierLayout) -> vk::ImageLayout {
-    match l {
-        BarrierLayout::Undefined => vk::ImageLayout::UNDEFINED,
-        _ => vk::ImageLayout::GENERAL,
-    }
 }
 
 /// The barrier that orders one legacy transfer operation before the next (the legacy

@@ -261,7 +261,7 @@ fn semantics(c: &mut Criterion) {
         .expect("pipeline");
     let uavs: Vec<Resource> = (0..64).map(|_| buffer(&d, 4096, ResourceFlags::ALLOW_UNORDERED_ACCESS)).collect();
     let dsts: Vec<Resource> = (0..64).map(|_| buffer(&d, 4096, ResourceFlags::empty())).collect();
-    let record = |l: &mut CommandList, barriers: bool| {
+    let record = |l: &mut CommandRecorder, barriers: bool| {
         l.set_compute_root_signature(&root);
         l.set_pipeline_state(&pso);
         l.set_compute_root_32bit_constants(0, &[7, 0, 0, 0, 1, 1024], 0);

@@ -56,9 +56,25 @@ impl Fence {
     /// before, from the CPU or a queue, and than its initial value, and at most
     /// [`MAX_FENCE_STEP`] past the value it has reached (`InvalidArg` otherwise): asyncmd fences only move forward, in steps a
     /// timeline semaphore can take, so that they mean the same on every device.
+    /// A queue's progress fence ([`CommandQueue::fence`](crate::CommandQueue::fence)) is the
+    /// queue's alone: a signal of it is refused (`InvalidArg`).
     pub fn signal(&self, value: u64) -> Result<()> {
+        self.check_not_progress("Fence::Signal")?;
         self.claim_signal(value, "Fence::Signal")?;
         self.0.device.ddi.signal_fence(self.0.id, value)
+    }
+
+    /// Refuses a signal of a queue's progress fence: its values are the queue's submissions,
+    /// and a signal ahead of them would report work done that has not run.
+    pub(crate) fn check_not_progress(&self, api: &str) -> Result<()> {
+        if self.0.owner.get().is_none() {
+            return Ok(());
+        }
+        self.0.device.fail(err::invalid(
+            MessageId::FenceInvalidOperation,
+            api,
+            "the fence is a queue's progress fence (CommandQueue::fence), which only its queue signals",
+        ))
     }
 
     /// Takes `value` as the fence's next signal, or refuses a value that does not move it

@@ -21,6 +21,10 @@ pub(crate) struct QueueShared {
     /// Signalled after every submission; tells allocators when the GPU is done.
     pub(crate) progress: Fence,
     last: Mutex<u64>,
+    /// Held from a submission's layout planning (legacy prefixes) and check until its layouts
+    /// are applied, so that submissions from several threads to one queue each see the layouts
+    /// the ones before them left (002: submitting is thread-safe).
+    pub(crate) submitting: Mutex<()>,
     /// Command buffers in flight and the parts of executed ones.
     pub(crate) buffers: Mutex<crate::command_buffer::Recycler>,
     /// Fence waits made, for the debug layer.
@@ -63,6 +67,7 @@ impl CommandQueue {
             ddi,
             progress,
             last: Mutex::new(0),
+            submitting: Mutex::new(()),
             buffers: Mutex::default(),
             waits: Default::default(),
             uploader: Mutex::new(None),
@@ -99,11 +104,12 @@ impl CommandQueue {
     /// error, match the queue's type, and find its textures in the layouts its barriers expect;
     /// otherwise nothing runs and the error says why.
     pub fn execute_command_lists(&self, lists: &[&CommandList]) -> Result<()> {
+        let _turn = self.0.submitting.lock().unwrap_or_else(PoisonError::into_inner);
         self.execute(lists).map(|_| ())
     }
 
     /// [`CommandQueue::execute_command_lists`], returning the value [`CommandQueue::fence`]
-    /// reaches when the GPU has executed the lists.
+    /// reaches when the GPU has executed the lists. The caller holds `submitting`.
     pub(crate) fn execute(&self, lists: &[&CommandList]) -> Result<u64> {
         let q = &self.0;
         if let Err(e) = q.device.removed_reason("ExecuteCommandLists") {
@@ -177,9 +183,11 @@ impl CommandQueue {
     }
 
     /// `Signal`: sets `fence` to `value` once the work submitted so far has completed. As with
-    /// [`Fence::signal`], the value must be greater than every value signalled on the fence before.
+    /// [`Fence::signal`], the value must be greater than every value signalled on the fence before,
+    /// and a queue's progress fence ([`CommandQueue::fence`]) is refused (`InvalidArg`).
     pub fn signal(&self, fence: &Fence, value: u64) -> Result<()> {
         self.check_fence(fence, "Signal")?;
+        fence.check_not_progress("CommandQueue::Signal")?;
         fence.claim_signal(value, "CommandQueue::Signal")?;
         let last = self.0.last.lock().unwrap_or_else(PoisonError::into_inner);
         self.0.ddi.signal(fence.id(), value)?;

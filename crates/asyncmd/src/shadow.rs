@@ -58,6 +58,8 @@ pub(crate) struct Shadow {
     pub(crate) topology: Option<asyncmd_ddi::PrimitiveTopology>,
     pub(crate) blend_factor: Option<[f32; 4]>,
     pub(crate) stencil_ref: Option<u32>,
+    /// `SetPredication` with a buffer is in force (read by the fill planner, not restored).
+    pub(crate) predicated: bool,
 }
 
 impl Shadow {

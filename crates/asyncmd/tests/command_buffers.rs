@@ -389,3 +389,131 @@ fn a_source_dropped_while_its_copy_is_pending_is_still_read_whole() {
         assert!(dst.read_vec(0, size).unwrap() == data, "{name}: the copy read the dropped source whole");
     }
 }
+
+/// Found by a spec check: a pipeline a buffer set (and a legacy buffer tracked) outlived the
+/// fence and `wait_for`, held by the executed buffer's recording until a later buffer reused
+/// its parts. 002: what a submission holds goes at the next submit or CPU wait after the GPU
+/// is done; 001: fast buffers take no references.
+#[test]
+fn a_buffers_objects_go_at_the_wait_after_its_fence() {
+    use asyncmd::ddi::spy::SpyDevice;
+    use asyncmd::ddi::DeviceDdi;
+    use asyncmd_reference::{ReferenceConfig, ReferenceDevice};
+    for semantics in [Semantics::Legacy, Semantics::Fast] {
+        let spy = Arc::new(SpyDevice::new(Arc::new(ReferenceDevice::new(ReferenceConfig::default()))));
+        let destroyed = spy.destroyed_pipelines();
+        let ctx = Ctx::new(opted_in(&Adapter::new(spy as Arc<dyn DeviceDdi>)));
+        let dst = ctx
+            .device
+            .create_committed_resource(
+                HeapType::Default,
+                &ResourceDesc::buffer(256).with_flags(ResourceFlags::ALLOW_UNORDERED_ACCESS),
+                BarrierLayout::Undefined,
+            )
+            .unwrap();
+        let mut b = ctx.direct.create_command_buffer(semantics, Level::Primary).unwrap();
+        let id = {
+            let (root, pso) = fill_pipeline(&ctx);
+            dispatch_fill(&mut b, (&root, &pso), &[7, 0, 0, 0, 1, 64], dst.gpu_address(0), 1);
+            if semantics == Semantics::Legacy {
+                b.track(pso.clone());
+            }
+            pso.id()
+        };
+        let value = b.submit().unwrap();
+        ctx.direct.wait_for(value, TIMEOUT).unwrap();
+        assert!(destroyed.contains(id), "{semantics:?}: the pipeline outlived the wait after its fence");
+        assert_eq!(ctx.read_buffer(&dst)[..8], [7, 0, 0, 0, 7, 0, 0, 0], "{semantics:?}: the dispatch ran");
+    }
+}
+
+/// Found by a spec check: `submit_all([valid, removed, valid])` stopped closing at the removed
+/// buffer, recycled the third still recording, and every later `create_command_buffer` failed
+/// ("a command list is still recording on this allocator").
+#[test]
+fn a_failed_submission_leaves_the_queue_able_to_make_buffers() {
+    for (name, ctx) in contexts() {
+        let src = ctx.upload(&[5; 64]);
+        let dst = ctx.buffer(HeapType::Readback, 64);
+        let mut removed = primary(&ctx.direct);
+        // Past the source's end: the list is removed.
+        removed.copy_buffer_region(&dst, 0, &src, 32, 64);
+        let (mut first, mut last) = (primary(&ctx.direct), primary(&ctx.direct));
+        first.transfer_buffer(&src, 0, &dst, 0, 16).unwrap();
+        last.transfer_buffer(&src, 0, &dst, 16, 16).unwrap();
+        let e = ctx.direct.submit_all(vec![first, removed, last]).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArg, "{name}: {}", e.text);
+        for _ in 0..4 {
+            let mut b = primary(&ctx.direct);
+            b.transfer_buffer(&src, 0, &dst, 0, 64).unwrap();
+            let v = b.submit().expect("a buffer after the failed submission");
+            ctx.direct.wait_for(v, TIMEOUT).unwrap();
+        }
+        assert_eq!(dst.read_vec(0, 64).unwrap(), [5; 64], "{name}");
+    }
+}
+
+/// Found by a spec check: the app could signal a queue's progress fence, after which
+/// `wait_for` returned, and tracked objects were released, before the work ran. The fence is
+/// the queue's: the app's signals of it are refused, from the CPU and from queues.
+#[test]
+fn a_queues_progress_fence_is_signalled_by_its_queue_alone() {
+    for (name, ctx) in contexts() {
+        let fence = ctx.direct.fence();
+        let before = fence.completed_value();
+        for (api, e) in [
+            ("Fence::Signal", fence.signal(before + 3).unwrap_err()),
+            ("CommandQueue::Signal", ctx.compute.signal(fence, before + 3).unwrap_err()),
+            ("CommandQueue::Signal", ctx.direct.signal(fence, before + 3).unwrap_err()),
+        ] {
+            assert_eq!((e.code, e.id), (ErrorCode::InvalidArg, MessageId::FenceInvalidOperation), "{name}");
+            assert!(e.text.starts_with(api) && e.text.contains("progress fence"), "{name}: {}", e.text);
+        }
+        assert_eq!(fence.completed_value(), before, "{name}: nothing moved");
+        // The queue's own submissions still move it.
+        let v = primary(&ctx.direct).submit().unwrap();
+        ctx.direct.wait_for(v, TIMEOUT).unwrap();
+        assert!(fence.completed_value() >= v, "{name}");
+    }
+}
+
+/// Found by a spec check: legacy submissions from several threads to one queue planned their
+/// layout prefixes, checked and applied them in three unlocked steps, so one thread's prefix
+/// could be planned from a layout another's submission was changing (refusals "a barrier from
+/// Common …, which is in RenderTarget"). 002: submitting is thread-safe.
+#[test]
+fn legacy_submissions_from_several_threads_see_each_others_layouts() {
+    for (name, ctx) in contexts() {
+        let ctx = Arc::new(ctx);
+        let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 4, 4).with_flags(ResourceFlags::ALLOW_RENDER_TARGET);
+        let tex = ctx.texture(&desc, BarrierLayout::Common);
+        let heap = ctx.device.create_descriptor_heap(DescriptorHeapType::Rtv, 1).unwrap();
+        ctx.device.create_render_target_view(&tex, None, &heap.handle(0)).unwrap();
+        let fp = desc.copyable_footprints(0, 1, 0).unwrap();
+        let (footprint, total) = (fp.layouts[0], fp.total_bytes);
+        let handles: Vec<_> = (0..4)
+            .map(|t| {
+                let (ctx, tex, rtv) = (ctx.clone(), tex.clone(), heap.handle(0));
+                let rb = ctx.buffer(HeapType::Readback, total);
+                std::thread::spawn(move || {
+                    let mut refused = Vec::new();
+                    for i in 0..100 {
+                        let mut b = primary(&ctx.direct);
+                        // Half the buffers leave the texture a render target, half a copy source.
+                        if (t + i) % 2 == 0 {
+                            b.clear_render_target_view(&rtv, [0.5; 4], &[]);
+                        } else {
+                            b.transfer_texture_to_buffer(&tex, 0, &rb, footprint).unwrap();
+                        }
+                        if let Err(e) = b.submit() {
+                            refused.push(e.text);
+                        }
+                    }
+                    refused
+                })
+            })
+            .collect();
+        let refused: Vec<String> = handles.into_iter().flat_map(|h| h.join().expect("thread")).collect();
+        assert!(refused.is_empty(), "{name}: {} refused, first: {:?}", refused.len(), refused.first());
+    }
+}

@@ -435,7 +435,7 @@ fn resolving_queries_no_list_wrote_completes() {
             l.resolve_query_data(&o, QueryType::Occlusion, 0, 4, &out, 32);
         });
         // Resolving a slot before the same list writes it resolves what the slot held
-        // (`reliability::a_query_slot_resolved_then_written_in_one_list` checks the values).
+        // (`graphics::a_query_slot_resolved_then_written_in_one_list` checks the values).
         ctx.run(CommandListType::Direct, |l| {
             l.resolve_query_data(&q, QueryType::Timestamp, 0, 2, &out, 0);
             l.end_query(&q, QueryType::Timestamp, 1);
@@ -542,5 +542,87 @@ fn clears_of_3d_render_targets_select_depth_slices() {
                 }
             }
         }
+    }
+}
+
+/// Found by the fuzzer: a resolve of no queries at the heap's end reached
+/// `vkCmdCopyQueryPoolResults` with a first query past the pool (VUID-…-firstQuery-00820).
+#[test]
+fn resolving_no_queries_at_the_heaps_end_writes_nothing() {
+    for (name, ctx) in contexts() {
+        let heap = ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Occlusion, count: 2 }).unwrap();
+        let out = ctx.default_buffer(&[3; 16]);
+        ctx.run(CommandListType::Direct, |l| l.resolve_query_data(&heap, QueryType::Occlusion, 2, 0, &out, 0));
+        assert_eq!(ctx.read_buffer(&out), vec![3; 16], "{name}");
+    }
+}
+
+/// Found by the cross-device fuzzer: a query slot written twice in one list was reset only
+/// once, at the list's start (Vulkan's UNASSIGNED-CoreValidation-DrawState-QueryNotReset).
+#[test]
+fn a_query_slot_written_twice_in_one_list() {
+    for (name, ctx) in contexts() {
+        let occlusion =
+            ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Occlusion, count: 1 }).unwrap();
+        let stamps = ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Timestamp, count: 1 }).unwrap();
+        let out = ctx.default_buffer(&[7; 16]);
+        ctx.run(CommandListType::Direct, |l| {
+            for _ in 0..2 {
+                l.begin_query(&occlusion, QueryType::Occlusion, 0);
+                l.end_query(&occlusion, QueryType::Occlusion, 0);
+                l.end_query(&stamps, QueryType::Timestamp, 0);
+            }
+            l.resolve_query_data(&occlusion, QueryType::Occlusion, 0, 1, &out, 0);
+            l.resolve_query_data(&stamps, QueryType::Timestamp, 0, 1, &out, 8);
+        });
+        let bytes = ctx.read_buffer(&out);
+        assert_eq!(bytes[..8], [0; 8], "{name}: nothing was drawn inside the query");
+        assert_ne!(bytes[8..], [7; 8], "{name}: the timestamp was resolved");
+    }
+}
+
+/// Found by the cross-device fuzzer (seeds 69826, 89254): a list that resolves a slot and then
+/// writes it was refused on Vulkan, which reset every slot a list writes when the list starts
+/// (the resolve would have read nothing). D3D12 resolves the slot's earlier result.
+#[test]
+fn a_query_slot_resolved_then_written_in_one_list() {
+    for (name, ctx) in contexts() {
+        let stamps = ctx.device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Timestamp, count: 1 }).unwrap();
+        let first = ctx.default_buffer(&[7; 8]);
+        let out = ctx.default_buffer(&[7; 16]);
+        ctx.run(CommandListType::Direct, |l| {
+            l.end_query(&stamps, QueryType::Timestamp, 0);
+            l.resolve_query_data(&stamps, QueryType::Timestamp, 0, 1, &first, 0);
+        });
+        ctx.run(CommandListType::Direct, |l| {
+            l.resolve_query_data(&stamps, QueryType::Timestamp, 0, 1, &out, 0);
+            l.end_query(&stamps, QueryType::Timestamp, 0);
+            l.resolve_query_data(&stamps, QueryType::Timestamp, 0, 1, &out, 8);
+        });
+        let (earlier, bytes) = (ctx.read_buffer(&first), ctx.read_buffer(&out));
+        assert_ne!(earlier, [7; 8], "{name}");
+        assert_eq!(bytes[..8], earlier[..], "{name}: the first resolve reads the earlier list's timestamp");
+        let stamp = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap());
+        assert!(stamp(&bytes[8..]) >= stamp(&earlier), "{name}: the second reads this list's");
+    }
+}
+
+/// Found by the fuzzer: a stencil-only ClearDepthStencilView passed its (ignored) depth, out
+/// of [0, 1], to `vkCmdClearDepthStencilImage` (VUID-VkClearDepthStencilValue-depth-02506).
+#[test]
+fn a_stencil_only_clear_ignores_its_depth_value() {
+    for (name, ctx) in contexts() {
+        let desc = ResourceDesc::tex2d(Format::D24UnormS8Uint, 4, 4).with_flags(ResourceFlags::ALLOW_DEPTH_STENCIL);
+        let tex = ctx.texture(&desc, BarrierLayout::Common);
+        let heap = ctx.device.create_descriptor_heap(asyncmd::DescriptorHeapType::Dsv, 1).unwrap();
+        ctx.device.create_depth_stencil_view(&tex, None, &heap.handle(0)).unwrap();
+        ctx.run(CommandListType::Direct, |l| {
+            barrier(l, &tex, BarrierLayout::Common, BarrierLayout::DepthStencilWrite);
+            l.clear_depth_stencil_view(&heap.handle(0), ClearFlags::STENCIL, -0.25, 7, &[]);
+            l.clear_depth_stencil_view(&heap.handle(0), ClearFlags::STENCIL, f32::NAN, 9, &[Rect::new(0, 0, 2, 4)]);
+            barrier(l, &tex, BarrierLayout::DepthStencilWrite, BarrierLayout::Common);
+        });
+        assert_eq!(ctx.read_subresource(&tex, 0), vec![0; 64], "{name}: depth");
+        assert_eq!(ctx.read_subresource(&tex, 1), [9, 9, 7, 7].repeat(4), "{name}: stencil");
     }
 }

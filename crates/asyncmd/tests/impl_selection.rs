@@ -16,6 +16,7 @@ fn caps(enhanced: bool, native: bool) -> Capabilities {
         programmable_sample_positions: false,
         tiled_resources_tier: 0,
         compute_fill_shader: true,
+        compute_fills_win: true,
         protected_content: false,
         resolve_min_max: true,
         timestamp_frequency: 1,

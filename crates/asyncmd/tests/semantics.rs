@@ -475,3 +475,116 @@ fn a_texture_clear_and_a_copy_of_it_get_their_layouts_and_barrier() {
         assert!(errors.is_empty(), "{name}: {errors:?}");
     }
 }
+
+/// Found by a spec check: a fast buffer's `tracking_costs()`, documented as zero, counted the
+/// objects handed to `track` and the debug layer's time. Only legacy tracking costs.
+#[test]
+fn a_fast_buffer_costs_no_tracking_with_track_and_the_debug_layer() {
+    for (name, ctx) in async_contexts() {
+        let src = ctx.default_buffer(&pattern(SIZE as usize, 1));
+        let dst = ctx.buffer(HeapType::Default, SIZE);
+        ctx.device.set_debug_layer(true);
+        ctx.device.info_queue().clear();
+        let mut fast = buffer(&ctx.direct, Semantics::Fast);
+        fast.copy_buffer_region(&dst, 0, &src, 0, SIZE);
+        // A hazard the debug layer reports: the copy's destination read by an Async Command
+        // (ordered by nothing) with no barrier.
+        fast.copy_buffer_regions(&[whole(&src, &dst)]);
+        fast.track(&src);
+        fast.track(&dst);
+        assert_eq!(fast.tracking_costs(), asyncmd::command_buffer::TrackingCosts::default(), "{name}");
+        assert!(!hazard_warnings(&ctx.device).is_empty(), "{name}: the debug layer did report the hazard");
+        ctx.device.set_debug_layer(false);
+        // The same in a legacy buffer: the two buffers are kept and the barriers inserted; the
+        // app's own `track` of a third object adds nothing.
+        let third = ctx.buffer(HeapType::Default, SIZE);
+        let mut legacy = buffer(&ctx.direct, Semantics::Legacy);
+        legacy.copy_buffer_region(&dst, 0, &src, 0, SIZE);
+        legacy.copy_buffer_regions(&[whole(&src, &dst)]);
+        legacy.track(&third);
+        let costs = legacy.tracking_costs();
+        // Two barriers: the async copy reads what the legacy copy wrote and writes what it read.
+        assert_eq!((costs.objects_tracked, costs.barriers_inserted), (2, 2), "{name}: {costs:?}");
+        drop((fast, legacy));
+        // The fast buffer's race is the app's, on purpose: the synchronization layer sees it too.
+        let errors = validation_errors(&ctx);
+        assert!(errors.iter().all(|e| e.contains("SYNC-HAZARD")), "{name}: {errors:?}");
+    }
+}
+
+/// Found by a spec check: in a legacy buffer, a hazard on a simultaneous-access texture (no
+/// layouts) got a *buffer* barrier, which the Vulkan device refused at submission ("a texture
+/// where a buffer was expected"). It gets a texture barrier in COMMON, its only layout.
+#[test]
+fn a_simultaneous_access_texture_gets_a_texture_barrier() {
+    for (name, ctx) in async_contexts() {
+        let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 8, 8)
+            .with_flags(ResourceFlags::ALLOW_RENDER_TARGET | ResourceFlags::ALLOW_SIMULTANEOUS_ACCESS);
+        let tex = ctx.texture(&desc, BarrierLayout::Common);
+        let heap = ctx.device.create_descriptor_heap(DescriptorHeapType::Rtv, 1).unwrap();
+        ctx.device.create_render_target_view(&tex, None, &heap.handle(0)).unwrap();
+        let mut b = buffer(&ctx.direct, Semantics::Legacy);
+        b.clear_render_target_view(&heap.handle(0), [1.0, 0.0, 0.0, 1.0], &[]);
+        b.om_set_render_targets(&[heap.handle(0)], None);
+        // Writes what the view clear wrote: a write-after-write hazard.
+        b.clear_bound_render_target_views(1, &[ClearData::from_floats([0.0, 1.0, 0.0, 1.0])], None);
+        let v = b.submit().expect("the submission");
+        ctx.direct.wait_for(v, TIMEOUT).unwrap();
+        assert_eq!(ctx.read_subresource(&tex, 0), [0u8, 255, 0, 255].repeat(64), "{name}");
+    }
+}
+
+/// Found by an independent fuzzer: a command naming one buffer twice (a copy within it) had
+/// its accesses checked one after the other, so its read was taken for a hazard of its own
+/// write (a false report in a fast buffer), and in a legacy buffer the barrier before it could
+/// lack `COPY_SOURCE` where its write, listed first, masked its read. One command's accesses to
+/// a buffer are one access.
+#[test]
+fn a_command_that_names_one_buffer_twice_is_one_access() {
+    for (name, ctx) in async_contexts() {
+        let data = pattern(4096, 5);
+        let b = ctx.default_buffer(&data);
+        let within = |dest_offset, source_offset, size| BufferCopyRegion {
+            dest: &b,
+            dest_offset,
+            source: &b,
+            source_offset,
+            size,
+        };
+        let fill_at = |offset, byte, repeat_count| FillBufferDesc {
+            buffer: &b,
+            offset,
+            fill_value: ClearData { bytes: [byte; 16] },
+            format: Format::Unknown,
+            raw_pattern_size: 4,
+            repeat_count,
+        };
+        // Fast, with the debug layer, after a full barrier: nothing to report.
+        ctx.device.set_debug_layer(true);
+        ctx.device.info_queue().clear();
+        let mut fast = buffer(&ctx.direct, Semantics::Fast);
+        full_barrier(&mut fast);
+        fast.copy_buffer_regions(&[within(1024, 0, 64)]);
+        let v = fast.submit().unwrap();
+        ctx.direct.wait_for(v, TIMEOUT).unwrap();
+        assert!(hazard_warnings(&ctx.device).is_empty(), "{name}: a copy within a buffer is no hazard of itself");
+        ctx.device.set_debug_layer(false);
+        // Legacy: a fill, a copy within the buffer reading what the fill wrote, an async copy
+        // reading what that copy wrote, and a fill over what the async copy wrote.
+        let mut legacy = buffer(&ctx.direct, Semantics::Legacy);
+        legacy.fill_buffers(&[fill_at(3440, 0xC3, 100)]);
+        legacy.copy_buffer_region(&b, 100, &b, 3574, 16);
+        legacy.copy_buffer_regions(&[within(2048, 100, 64)]);
+        legacy.fill_buffers(&[fill_at(2048, 0x5A, 4)]);
+        let v = legacy.submit().unwrap();
+        ctx.direct.wait_for(v, TIMEOUT).unwrap();
+        let mut want = data.clone();
+        want.copy_within(0..64, 1024);
+        want[3440..3840].fill(0xC3);
+        want[100..116].fill(0xC3);
+        want.copy_within(100..164, 2048);
+        want[2048..2064].fill(0x5A);
+        assert_eq!(ctx.read_buffer(&b), want, "{name}");
+        assert!(validation_errors(&ctx).is_empty(), "{name}: {:?}", validation_errors(&ctx));
+    }
+}

@@ -7,9 +7,10 @@ use asyncmd::ddi::{Command, DeviceDdi};
 use asyncmd::types::*;
 use asyncmd::*;
 use asyncmd_reference::{ReferenceConfig, ReferenceDevice};
+use asyncmd_vulkan::{Validation, VulkanOptions};
 use common::*;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 #[test]
 fn the_spy_records_every_command_a_list_emits_and_forwards_it() {
@@ -115,5 +116,152 @@ fn dropping_everything_with_work_in_flight_neither_hangs_nor_crashes() {
         });
         drop(ctx);
         t.join().unwrap();
+    }
+}
+
+#[test]
+fn dropping_a_queue_abandons_waits_nothing_will_satisfy() {
+    for (name, ctx) in contexts() {
+        let fence = ctx.device.create_fence(0).unwrap();
+        let queue = ctx.device.create_command_queue(CommandListType::Direct).unwrap();
+        let buffer = ctx.buffer(HeapType::Readback, 256);
+        let source = ctx.upload(&[7; 256]);
+        queue.wait(&fence, 1).unwrap();
+        let mut list = ctx.list(CommandListType::Direct);
+        list.copy_buffer_region(&buffer, 0, &source, 0, 256);
+        list.close().unwrap();
+        queue.execute_command_lists(&[&list]).unwrap();
+        within(Duration::from_secs(5), &format!("{name}: dropping the queue"), move || drop(queue));
+        assert_eq!(buffer.read_vec(0, 4).unwrap(), vec![0; 4], "{name}: the abandoned copy ran");
+    }
+}
+
+#[test]
+fn fence_values_only_move_forward() {
+    for (name, ctx) in contexts() {
+        let fence = ctx.device.create_fence(5).unwrap();
+        for value in [3, 5] {
+            let e = fence.signal(value).unwrap_err();
+            assert_eq!((e.code, e.id), (ErrorCode::InvalidArg, MessageId::FenceInvalidOperation), "{name}");
+            let e = ctx.direct.signal(&fence, value).unwrap_err();
+            assert!(e.text.contains("only increase"), "{name}: {}", e.text);
+        }
+        assert_eq!(fence.completed_value(), 5, "{name}");
+        ctx.direct.signal(&fence, 8).unwrap();
+        fence.wait(8, TIMEOUT).unwrap();
+        assert!(fence.signal(7).is_err(), "{name}: below a queue's signal");
+        fence.signal(9).unwrap();
+        assert_eq!(fence.completed_value(), 9, "{name}");
+    }
+}
+
+#[test]
+fn a_queue_signal_that_runs_after_a_higher_cpu_signal_leaves_the_fence_where_it_is() {
+    for (name, ctx) in contexts() {
+        let gate = ctx.device.create_fence(0).unwrap();
+        let fence = ctx.device.create_fence(0).unwrap();
+        ctx.direct.wait(&gate, 1).unwrap();
+        ctx.direct.signal(&fence, 5).unwrap();
+        fence.signal(10).unwrap();
+        gate.signal(1).unwrap();
+        ctx.direct.wait_idle(TIMEOUT).unwrap();
+        assert_eq!(fence.completed_value(), 10, "{name}");
+        // A queue waiting on the fence is not stranded, and dropping the fence does not hang.
+        ctx.compute.wait(&fence, 10).unwrap();
+        ctx.compute.signal(&gate, 2).unwrap();
+        gate.wait(2, TIMEOUT).unwrap_or_else(|e| panic!("{name}: {}", e.text));
+        within(Duration::from_secs(5), &format!("{name}: dropping the fence"), move || drop(fence));
+    }
+}
+
+#[test]
+fn a_list_executes_again_while_its_earlier_execution_is_pending() {
+    for (name, ctx) in contexts() {
+        let (gate, counter) = (ctx.device.create_fence(0).unwrap(), ctx.buffer(HeapType::Default, 256));
+        let source = ctx.default_buffer(&[9; 256]);
+        let mut list = ctx.list(CommandListType::Direct);
+        list.copy_buffer_region(&counter, 0, &source, 0, 256);
+        list.close().unwrap();
+        // Held back by the gate, both executions (and the one in the same submission) pend.
+        ctx.direct.wait(&gate, 1).unwrap();
+        ctx.direct.execute_command_lists(&[&list]).unwrap();
+        ctx.direct.execute_command_lists(&[&list, &list]).unwrap();
+        gate.signal(1).unwrap();
+        ctx.direct.wait_idle(TIMEOUT).unwrap_or_else(|e| panic!("{name}: {}", e.text));
+        assert_eq!(ctx.read_buffer(&counter), vec![9; 256], "{name}");
+    }
+}
+
+#[test]
+fn fences_move_in_steps_a_timeline_semaphore_can_take() {
+    for (name, ctx) in contexts() {
+        let fence = ctx.device.create_fence(8).unwrap();
+        let e = fence.signal(8 + asyncmd::MAX_FENCE_STEP + 1).unwrap_err();
+        assert_eq!((e.code, e.id), (ErrorCode::InvalidArg, MessageId::FenceInvalidOperation), "{name}");
+        assert!(ctx.direct.signal(&fence, u64::MAX).is_err(), "{name}");
+        assert!(ctx.direct.wait(&fence, u64::MAX).is_err(), "{name}: a wait too far ahead");
+        // The largest step is taken, and waits for old values are satisfied.
+        ctx.direct.signal(&fence, 8 + asyncmd::MAX_FENCE_STEP).unwrap();
+        ctx.direct.wait(&fence, 1).unwrap();
+        fence.wait(8 + asyncmd::MAX_FENCE_STEP, TIMEOUT).unwrap_or_else(|e| panic!("{name}: {}", e.text));
+    }
+}
+
+/// Found by the fuzzer: a CPU wait that timed out on a value nothing had signalled stayed in
+/// the Vulkan validation layer's timeline, which then reported the next host signals as
+/// passing a pending one (VUID-VkSemaphoreSignalInfo-value-03259).
+#[test]
+fn host_signals_after_a_cpu_wait_that_timed_out() {
+    for (name, ctx) in contexts() {
+        let fence = ctx.device.create_fence(1).unwrap();
+        let started = Instant::now();
+        let e = fence.wait(2, Duration::from_millis(30)).unwrap_err();
+        assert_eq!((e.code, e.id), (ErrorCode::Fail, MessageId::FenceInvalidOperation), "{name}");
+        assert!(started.elapsed() >= Duration::from_millis(30), "{name}: the wait returned before its timeout");
+        fence.signal(3).unwrap();
+        fence.signal(256).unwrap();
+        assert_eq!(fence.completed_value(), 256, "{name}");
+        // A wait for a value a later host signal reaches returns once it is made.
+        let waiter = {
+            let fence = fence.clone();
+            std::thread::spawn(move || fence.wait(300, TIMEOUT))
+        };
+        std::thread::sleep(Duration::from_millis(20));
+        fence.signal(300).unwrap();
+        waiter.join().unwrap().unwrap_or_else(|e| panic!("{name}: {}", e.text));
+    }
+}
+
+/// Found by the fuzzer on the H200 (only without the validation layer, whose handles are never
+/// reused): the Vulkan device kept what it knew of a fence's signals by semaphore handle after
+/// the fence was dropped, so a new fence the driver gave the same handle started with the old
+/// one's signals. A queue then waited on the GPU for a value nothing signals, and a CPU signal
+/// of the new fence was taken as already done. Vulkan runs it without the layer too (lavapipe
+/// reuses a semaphore's handle there).
+#[test]
+fn a_new_fence_starts_with_nothing_of_a_dropped_ones_signals() {
+    let unwrapped = vulkan_ctx(VulkanOptions { validation: Validation::Off, ..Default::default() })
+        .filter(|_| std::env::var("ASYNCMD_DEVICE").map_or(true, |d| d != "reference"));
+    for (name, ctx) in contexts().into_iter().chain(unwrapped.map(|c| ("vulkan without the layer", c))) {
+        let tick = ctx.device.create_fence(0).unwrap();
+        for round in 0..8 {
+            let old = ctx.device.create_fence(0).unwrap();
+            ctx.direct.signal(&old, 50).unwrap();
+            ctx.direct.wait_idle(TIMEOUT).unwrap();
+            drop(old);
+            // The queue lets go of the old fence's semaphore at its next submission, once the
+            // GPU is past it; the driver may then give its handle to the next semaphore.
+            ctx.direct.signal(&tick, round + 1).unwrap();
+            ctx.direct.wait_idle(TIMEOUT).unwrap();
+            let fence = ctx.device.create_fence(0).unwrap();
+            ctx.direct.wait(&fence, 3).unwrap();
+            within(Duration::from_secs(5), &format!("{name}: a CPU signal of a new fence"), {
+                let fence = fence.clone();
+                move || fence.signal(3).unwrap()
+            });
+            ctx.direct.signal(&fence, 4).unwrap();
+            fence.wait(4, Duration::from_secs(5)).unwrap_or_else(|e| panic!("{name}, round {round}: {}", e.text));
+            assert_eq!(fence.completed_value(), 4, "{name}, round {round}");
+        }
     }
 }

@@ -46,7 +46,7 @@ impl Work {
         Ok(Work { src, dst })
     }
 
-    fn record(&self, list: &mut asyncmd::CommandList) {
+    fn record(&self, list: &mut asyncmd::CommandRecorder) {
         for d in &self.dst {
             list.copy_buffer_region(d, 0, &self.src, 0, 256);
         }

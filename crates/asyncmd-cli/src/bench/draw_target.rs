@@ -6,9 +6,7 @@ use asyncmd::ddi::{
     RootParameter, RootSignatureDesc, ShaderId, CLEAR_CONSTANT_COUNT,
 };
 use asyncmd::types::*;
-use asyncmd::{
-    CommandList, DescriptorHeap, DescriptorHeapType, Device, PipelineState, Resource, Result, RootSignature,
-};
+use asyncmd::{DescriptorHeap, DescriptorHeapType, Device, PipelineState, Resource, Result, RootSignature};
 
 /// A render target and the pipeline that draws into it.
 pub(super) struct DrawTarget {
@@ -47,7 +45,7 @@ impl DrawTarget {
 
     /// Binds the target, the root signature, the pipeline and a triangle list; the caller sets
     /// viewports, scissors and each draw's colour (`[r, g, b, a, depth, slice]` constants).
-    pub(super) fn bind(&self, l: &mut CommandList) {
+    pub(super) fn bind(&self, l: &mut asyncmd::CommandRecorder) {
         l.om_set_render_targets(&[self.heap.handle(0)], None);
         l.set_graphics_root_signature(&self.root);
         l.set_pipeline_state(&self.pso);

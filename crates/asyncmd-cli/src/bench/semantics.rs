@@ -109,9 +109,9 @@ impl Stream {
 
 /// Records `stream`; `barriers`: with the app's minimal barriers. Returns the barriers it
 /// recorded.
-fn record(s: &Scene, stream: Stream, l: &mut CommandList, barriers: bool) -> u64 {
+fn record(s: &Scene, stream: Stream, l: &mut asyncmd::CommandRecorder, barriers: bool) -> u64 {
     let mut placed = 0;
-    let mut barrier = |l: &mut CommandList, b: &Resource, before: (BarrierSync, BarrierAccess)| {
+    let mut barrier = |l: &mut asyncmd::CommandRecorder, b: &Resource, before: (BarrierSync, BarrierAccess)| {
         if barriers {
             placed += 1;
             l.barrier(&[BarrierGroup::Buffer(vec![BufferBarrier {

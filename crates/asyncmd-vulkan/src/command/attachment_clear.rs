@@ -134,7 +134,7 @@ impl VkCommandList {
     ) -> Result<()> {
         let (res, image) = self.image_of(view.resource)?;
         let range = view.desc.range(&res.desc).ok_or_else(|| fail("ClearDepthStencilView: bad view".into()))?;
-        let aspect = crate::format::clear_aspects(res.desc.format, flags);
+        let aspect = crate::conv::clear_aspects(res.desc.format, flags);
         if aspect.is_empty() {
             return Ok(());
         }
@@ -166,7 +166,7 @@ impl VkCommandList {
             range.mip,
             range.first_slice,
             range.slices,
-            crate::format::all_aspects(res.desc.format),
+            crate::conv::all_aspects(res.desc.format),
         );
         let clear_rects = clear_rects(rects, w, h, range.slices);
         let attachment = [vk::ClearAttachment {

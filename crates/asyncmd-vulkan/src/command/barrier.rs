@@ -1,7 +1,7 @@
 //! Barriers: D3D12's enhanced barriers as synchronization2 barriers.
 
 use super::VkCommandList;
-use crate::format::barrier_aspects;
+use crate::conv::barrier_aspects;
 use crate::memory::VkResource;
 use crate::sync;
 use ash::vk;
@@ -107,7 +107,7 @@ impl VkCommandList {
                                     .old_layout(if discard {
                                         vk::ImageLayout::UNDEFINED
                                     } else {
-                                        sync::layout(b.layout_before)
+                                        crate::conv::layout(b.layout_before)
                                     })
                                     .new_layout(vk::ImageLayout::GENERAL)
                                     .image(image)
@@ -124,8 +124,9 @@ impl VkCommandList {
             .image_memory_barriers(&images);
         // SAFETY: every handle is live and kept by this list.
         unsafe { self.core.device.cmd_pipeline_barrier2(self.cb, &info) };
-        // An explicit barrier orders what came before.
-        self.transfer_pending = false;
+        // The app's barrier names its own scopes (often one unrelated resource): the legacy
+        // serialization of the copies around it still needs its own barrier, so the pending
+        // transfer stays pending.
         Ok(())
     }
 

@@ -4,7 +4,7 @@
 //! Recording is split by Vulkan concern: `transfer.rs` (copies), `resolve.rs`, `barrier.rs`,
 //! `rendering.rs` (rendering instances, passes, draws), `attachment_clear.rs` (view clears),
 //! `dispatch.rs`, `state.rs` (pipelines, root arguments), `query.rs` (queries, predication);
-//! the native Async Commands are in `native*.rs`.
+//! the native Async Commands in `native/`, one file per family.
 
 use crate::core::Core;
 use crate::device::Tables;
@@ -22,6 +22,7 @@ pub(crate) use attachment_clear::{driver_depth, driver_floats};
 pub(crate) use transfer::{copy_extent, tiles_of};
 mod barrier;
 mod dispatch;
+mod native;
 mod query;
 mod rendering;
 mod resolve;

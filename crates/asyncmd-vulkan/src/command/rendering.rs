@@ -3,7 +3,7 @@
 //! resolves.
 
 use super::{fail, VkCommandList};
-use crate::format::all_aspects;
+use crate::conv::{all_aspects, load_op, store_op};
 use crate::memory::{ViewKey, VkResource};
 use ash::vk;
 use asyncmd_ddi::{DepthStencilView, RenderTargetView, ResourceId};
@@ -15,22 +15,6 @@ use asyncmd_types::{
 pub(crate) struct Pass {
     suspending: bool,
     resolves: Vec<(RenderTargetView, EndingAccess<ResourceId>)>,
-}
-
-fn load_op(b: &BeginningAccess) -> vk::AttachmentLoadOp {
-    match b {
-        BeginningAccess::Discard => vk::AttachmentLoadOp::DONT_CARE,
-        BeginningAccess::Clear(_) => vk::AttachmentLoadOp::CLEAR,
-        _ => vk::AttachmentLoadOp::LOAD,
-    }
-}
-
-fn store_op<R>(e: &EndingAccess<R>) -> vk::AttachmentStoreOp {
-    match e {
-        EndingAccess::Discard => vk::AttachmentStoreOp::DONT_CARE,
-        EndingAccess::NoAccess => vk::AttachmentStoreOp::NONE,
-        _ => vk::AttachmentStoreOp::STORE,
-    }
 }
 
 /// A colour target of a rendering instance: view, load and store, clear value.

@@ -1,8 +1,8 @@
 //! Transfers: buffer, texture, tile and resource copies, and resolves.
 
+use super::native::CopyPart;
 use super::{fail, VkCommandList};
-use crate::batch::CopyPart;
-use crate::format::plane_aspect;
+use crate::conv::plane_aspect;
 use crate::memory::VkResource;
 use crate::sync;
 use ash::vk;

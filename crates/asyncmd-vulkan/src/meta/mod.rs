@@ -8,11 +8,13 @@ mod builtin;
 mod image;
 mod kernel;
 mod sample_clear;
+mod samples;
 
 pub(crate) use builtin::{module_from, shader_module};
 pub(crate) use image::{element_words, groups as image_groups, ImageKernels, Views};
 pub(crate) use kernel::{Kernel, KernelLayout};
 pub(crate) use sample_clear::SampleClears;
+pub(crate) use samples::read_samples;
 
 use crate::core::Core;
 use asyncmd_types::Result;

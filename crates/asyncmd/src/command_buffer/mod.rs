@@ -3,7 +3,8 @@
 //!
 //! A command buffer is recording as soon as [`CommandQueue::create_command_buffer`] returns
 //! it, records every command a command list of the queue's type has (it dereferences to a
-//! [`CommandList`]), and ends with [`CommandBuffer::submit`], which hands it to the queue and
+//! [`CommandRecorder`], which has no `Close` or `Reset`: there is no way back into recording),
+//! and ends with [`CommandBuffer::submit`], which hands it to the queue and
 //! returns the value [`CommandQueue::fence`] reaches once the GPU has executed it. The queue
 //! owns it from then on, and recycles its memory for later buffers once that value has passed:
 //! creating a command buffer every frame is cheap, and no fence needs checking before recording.
@@ -21,6 +22,27 @@
 //! let buffer = queue.create_command_buffer(Semantics::Legacy, Level::Primary)?;
 //! buffer.submit()?;
 //! buffer.submit()?; // error[E0382]: use of moved value: `buffer`
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Nor can a buffer record again once it ended: it has no `Close` or `Reset` (002: "there is
+//! no way back into the recording state").
+//!
+//! ```compile_fail,E0624
+//! # fn f(queue: &asyncmd::CommandQueue) -> asyncmd::Result<()> {
+//! use asyncmd::command_buffer::{Level, Semantics};
+//! let mut buffer = queue.create_command_buffer(Semantics::Legacy, Level::Primary)?;
+//! buffer.close()?; // error[E0624]: method `close` is private
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! ```compile_fail,E0624
+//! # fn f(queue: &asyncmd::CommandQueue, allocator: &asyncmd::CommandAllocator) -> asyncmd::Result<()> {
+//! use asyncmd::command_buffer::{Level, Semantics};
+//! let mut secondary = queue.create_command_buffer(Semantics::Legacy, Level::Secondary)?;
+//! secondary.reset(allocator)?; // error[E0624]: method `reset` is private
 //! # Ok(())
 //! # }
 //! ```
@@ -45,7 +67,7 @@ pub(crate) use recycler::Recycler;
 pub use state::BoundTargets;
 
 use crate::command_list::semantics::Mode;
-use crate::command_list::CommandList;
+use crate::command_list::{CommandList, CommandRecorder};
 use crate::fence::Fence;
 use crate::queue::CommandQueue;
 use crate::resource::Resource;
@@ -108,9 +130,9 @@ impl std::fmt::Debug for CommandBuffer {
 }
 
 impl std::ops::Deref for CommandBuffer {
-    type Target = CommandList;
+    type Target = CommandRecorder;
 
-    fn deref(&self) -> &CommandList {
+    fn deref(&self) -> &CommandRecorder {
         match &self.parts {
             Some(p) => &p.list,
             None => unreachable!("only submit takes a command buffer's parts, and it consumes the buffer"),
@@ -119,7 +141,7 @@ impl std::ops::Deref for CommandBuffer {
 }
 
 impl std::ops::DerefMut for CommandBuffer {
-    fn deref_mut(&mut self) -> &mut CommandList {
+    fn deref_mut(&mut self) -> &mut CommandRecorder {
         match &mut self.parts {
             Some(p) => &mut p.list,
             None => unreachable!("only submit takes a command buffer's parts, and it consumes the buffer"),
@@ -140,8 +162,9 @@ impl CommandBuffer {
         self.semantics
     }
 
-    /// What tracking cost this buffer so far: barriers the runtime inserted, objects it keeps
-    /// alive, time spent (legacy semantics; zero for fast buffers).
+    /// What legacy tracking cost this buffer so far: barriers the runtime inserted, objects it
+    /// keeps alive for the commands, time spent. Zero for fast buffers, with the debug layer
+    /// on or off; objects handed to [`CommandBuffer::track`] are not counted.
     pub fn tracking_costs(&self) -> TrackingCosts {
         self.parts.as_ref().map(|p| p.list.tracking_costs()).unwrap_or_default()
     }
@@ -252,12 +275,9 @@ impl CommandBuffer {
 impl Drop for CommandBuffer {
     fn drop(&mut self) {
         // A primary dropped unsubmitted: the GPU never saw it, so its parts are free at once.
-        let Some(mut parts) = self.parts.take() else { return };
+        let Some(parts) = self.parts.take() else { return };
         if self.level == Level::Primary {
-            if parts.list.is_open() {
-                let _ = parts.list.close();
-            }
-            self.queue.0.buffers.lock().unwrap_or_else(PoisonError::into_inner).give_back(parts);
+            self.queue.recycle(vec![parts]);
         }
     }
 }
@@ -284,11 +304,7 @@ impl CommandQueue {
             Level::Primary => {
                 let free = self.0.buffers.lock().unwrap_or_else(PoisonError::into_inner).take_free();
                 match free {
-                    Some(mut p) => {
-                        p.allocator.reset()?;
-                        p.list.reset(&p.allocator)?;
-                        p
-                    }
+                    Some(p) => p,
                     None => {
                         let allocator = device.create_command_allocator(self.ty())?;
                         let list = device.create_command_list(self.ty(), &allocator)?;
@@ -355,10 +371,18 @@ impl CommandQueue {
                 parts.push(p);
             }
         }
-        let closed = parts
-            .iter_mut()
-            .enumerate()
-            .try_for_each(|(i, p)| p.list.close().map_err(|e| err::within(format_args!("{API}: buffer {i}"), e)));
+        // Every part is closed, past a failing one too: parts go back to the recycler closed,
+        // whatever happens to the submission.
+        let mut closed = Ok(());
+        for (i, p) in parts.iter_mut().enumerate() {
+            if let Err(e) = p.list.close() {
+                if closed.is_ok() {
+                    closed = Err(err::within(format_args!("{API}: buffer {i}"), e));
+                }
+            }
+        }
+        // From the prefixes' planning to the layouts' update, one submission at a time.
+        let turn = self.0.submitting.lock().unwrap_or_else(PoisonError::into_inner);
         let closed = closed.and_then(|()| match semantics {
             Semantics::Legacy => self.add_prefixes(&mut parts),
             Semantics::Fast => Ok(()),
@@ -374,9 +398,10 @@ impl CommandQueue {
             let lists: smallvec::SmallVec<[&CommandList; 4]> = parts.iter().map(|p| &p.list).collect();
             self.execute(&lists)
         });
+        drop(turn);
         let mut recycler = self.0.buffers.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut released = recycler.released_vec();
-        recycler.retire(self.0.progress.completed_value(), &mut released);
+        let (mut released, mut retired) = recycler.released_vecs();
+        recycler.retire(self.0.progress.completed_value(), &mut released, &mut retired);
         let result = match submitted {
             Ok(value) => {
                 parts.iter().for_each(|p| p.list.semantics.mark_submitted(&self.0.progress, value));
@@ -384,15 +409,15 @@ impl CommandQueue {
                 Ok(value)
             }
             Err(e) => {
-                // Nothing ran: the parts are free again, and what the buffers tracked goes.
-                parts.drain(..).for_each(|p| recycler.give_back(p));
+                // Nothing ran: the parts are recycled, and what the buffers tracked goes.
+                retired.append(&mut parts);
                 released.append(&mut tracked);
                 recycler.keep_vecs(parts, tracked);
                 Err(e)
             }
         };
         drop(recycler);
-        self.release(released);
+        self.release(released, retired);
         result
     }
 
@@ -426,11 +451,7 @@ impl CommandQueue {
     fn prefix_parts(&self, prefix: &Prefix<Resource>) -> Result<Parts> {
         let free = self.0.buffers.lock().unwrap_or_else(PoisonError::into_inner).take_free();
         let mut p = match free {
-            Some(mut p) => {
-                p.allocator.reset()?;
-                p.list.reset(&p.allocator)?;
-                p
-            }
+            Some(p) => p,
             None => {
                 let device = self.device();
                 let allocator = device.create_command_allocator(self.ty())?;
@@ -467,14 +488,15 @@ impl CommandQueue {
         match p.list.close() {
             Ok(()) => Ok(p),
             Err(e) => {
-                self.0.buffers.lock().unwrap_or_else(PoisonError::into_inner).give_back(p);
+                self.recycle(vec![p]);
                 Err(err::within("CommandQueue::SubmitAll: the barriers before a buffer", e))
             }
         }
     }
 
     /// The fence every submission to this queue signals: [`CommandBuffer::submit`] returns the
-    /// value it reaches once that submission has executed.
+    /// value it reaches once that submission has executed. Only the queue signals it: waits on
+    /// it are the app's, signals of it are refused (`InvalidArg`).
     pub fn fence(&self) -> &Fence {
         &self.0.progress
     }
@@ -484,18 +506,35 @@ impl CommandQueue {
     pub fn wait_for(&self, value: u64, timeout: Duration) -> Result<()> {
         let r = self.0.progress.wait(value, timeout);
         let mut recycler = self.0.buffers.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut released = recycler.released_vec();
-        recycler.retire(self.0.progress.completed_value(), &mut released);
+        let (mut released, mut retired) = recycler.released_vecs();
+        recycler.retire(self.0.progress.completed_value(), &mut released, &mut retired);
         drop(recycler);
-        self.release(released);
+        self.release(released, retired);
         r
     }
 
-    /// Drops released objects outside the recycler's lock (dropping a resource calls the
-    /// driver), then keeps the emptied vector for the next release.
-    fn release(&self, mut released: Vec<Tracked>) {
+    /// Drops released objects and recycles retired parts outside the recycler's lock (both
+    /// call the driver), then keeps the emptied vectors for the next release.
+    fn release(&self, mut released: Vec<Tracked>, retired: Vec<Parts>) {
         released.clear();
-        self.0.buffers.lock().unwrap_or_else(PoisonError::into_inner).keep_released_vec(released);
+        let retired = self.recycled(retired);
+        let mut recycler = self.0.buffers.lock().unwrap_or_else(PoisonError::into_inner);
+        recycler.keep_released_vec(released);
+        recycler.put_free(retired);
+    }
+
+    /// Parts the GPU is done with (or never saw), recycled for later buffers.
+    fn recycle(&self, parts: Vec<Parts>) {
+        let parts = self.recycled(parts);
+        self.0.buffers.lock().unwrap_or_else(PoisonError::into_inner).put_free(parts);
+    }
+
+    /// `parts`, reset; those whose reset fails (a removed device) are dropped.
+    fn recycled(&self, mut parts: Vec<Parts>) -> Vec<Parts> {
+        parts.retain_mut(|p| {
+            p.recycle().map_err(|e| tracing::debug!(%e, "a command buffer's parts are dropped, not recycled")).is_ok()
+        });
+        parts
     }
 
     /// How many tracked objects submissions in flight on this queue keep alive (released

@@ -11,6 +11,20 @@ pub(crate) struct Parts {
     pub(crate) list: CommandList,
 }
 
+impl Parts {
+    /// Resets the allocator and reopens the list on it, so that the parts hold nothing of
+    /// their last recording (no object it named stays alive, 002) and record at once when
+    /// reused. Called once the GPU is done with them, outside the recycler's lock: resetting
+    /// calls the driver.
+    pub(crate) fn recycle(&mut self) -> asyncmd_types::Result<()> {
+        if self.list.is_open() {
+            let _ = self.list.close();
+        }
+        self.allocator.reset()?;
+        self.list.reset(&self.allocator)
+    }
+}
+
 /// One submission of command buffers: the queue passes `value` when the GPU has executed it.
 struct Pending {
     value: u64,
@@ -22,6 +36,7 @@ struct Pending {
 #[derive(Default)]
 pub(crate) struct Recycler {
     pending: VecDeque<Pending>,
+    /// Recycled parts, recording and empty.
     free: Vec<Parts>,
     /// Emptied vectors of retired submissions, reused by later ones.
     spare_parts: Vec<Vec<Parts>>,
@@ -36,13 +51,13 @@ impl Recycler {
         self.pending.push_back(Pending { value, parts, tracked });
     }
 
-    /// Retires every submission the queue has passed (`completed`): their parts become free,
-    /// and their tracked objects are returned for the caller to drop outside the lock.
-    pub(crate) fn retire(&mut self, completed: u64, released: &mut Vec<Tracked>) {
+    /// Retires every submission the queue has passed (`completed`): their tracked objects and
+    /// parts are returned for the caller to drop and recycle outside the lock.
+    pub(crate) fn retire(&mut self, completed: u64, released: &mut Vec<Tracked>, retired: &mut Vec<Parts>) {
         while self.pending.front().is_some_and(|p| p.value <= completed) {
             let Some(mut p) = self.pending.pop_front() else { break };
             released.append(&mut p.tracked);
-            self.free.append(&mut p.parts);
+            retired.append(&mut p.parts);
             self.keep_vecs(p.parts, p.tracked);
         }
     }
@@ -59,9 +74,9 @@ impl Recycler {
         self.spare_tracked.push(tracked);
     }
 
-    /// The (empty) vector to gather released objects in.
-    pub(crate) fn released_vec(&mut self) -> Vec<Tracked> {
-        std::mem::take(&mut self.released)
+    /// The (empty) vectors to gather released objects and retired parts in.
+    pub(crate) fn released_vecs(&mut self) -> (Vec<Tracked>, Vec<Parts>) {
+        (std::mem::take(&mut self.released), self.spare_parts.pop().unwrap_or_default())
     }
 
     /// Takes the released vector back, emptied.
@@ -71,14 +86,15 @@ impl Recycler {
         }
     }
 
-    /// Parts of an executed (or never submitted) command buffer, for reuse.
+    /// Recycled parts (recording, empty), for a new buffer.
     pub(crate) fn take_free(&mut self) -> Option<Parts> {
         self.free.pop()
     }
 
-    /// Parts of a command buffer dropped without being submitted: the GPU never saw them.
-    pub(crate) fn give_back(&mut self, parts: Parts) {
-        self.free.push(parts);
+    /// Recycled parts ([`Parts::recycle`]), for reuse; the emptied vector is kept.
+    pub(crate) fn put_free(&mut self, mut parts: Vec<Parts>) {
+        self.free.append(&mut parts);
+        self.spare_parts.push(parts);
     }
 
     /// Objects kept alive by submissions in flight.

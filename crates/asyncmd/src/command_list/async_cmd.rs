@@ -2,7 +2,7 @@
 //! API, the device has the Async Commands), ownership of the resources, validation into the
 //! resolved description, then the native DDI command or the fallback's lowering of it.
 
-use super::{CommandList, Lists, Pass};
+use super::{CommandRecorder, Lists, Pass};
 use crate::err;
 use crate::resource::Resource;
 use asyncmd_ddi::Command;
@@ -18,7 +18,7 @@ pub(crate) enum Gate {
     LikeDraws,
 }
 
-impl CommandList {
+impl CommandRecorder {
     /// Whether an async command may be recorded: `begin` passes for its gate and the device
     /// implements the Async Commands natively or through the fallback. Returns the
     /// implementation.

@@ -11,7 +11,7 @@ use super::copy::{
 use super::query::validate_resolve_query_data;
 use super::ranges::{may_overlap, Range};
 use super::semantics::Use;
-use super::{CommandList, Lists, ALL_QUEUES};
+use super::{CommandRecorder, Lists, ALL_QUEUES};
 use crate::err;
 use crate::fallback;
 use crate::objects::QueryHeap;
@@ -26,7 +26,7 @@ use asyncmd_types::{
 /// Ownership errors of the async copies and resolves: one message id for all of them.
 const OWNERSHIP: MessageId = MessageId::CopyBufferRegionsInvalidParameters;
 
-impl CommandList {
+impl CommandRecorder {
     /// `CopyBufferRegions`: independent buffer copies with no ordering among them. Overlapping
     /// destinations are legal but non-deterministic (the debug layer warns); a region that reads
     /// what another writes is refused.

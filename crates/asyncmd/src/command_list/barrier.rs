@@ -1,7 +1,7 @@
 //! Enhanced barriers: validation against the sync/access/layout rules and the queue rules, and
 //! layout tracking for the debug layer.
 
-use super::{CommandList, ALL_QUEUES};
+use super::{CommandRecorder, ALL_QUEUES};
 use crate::err;
 use crate::resource::Resource;
 use crate::track::Scope;
@@ -79,7 +79,7 @@ pub(crate) fn range_subresources(desc: &ResourceDesc, r: &BarrierSubresourceRang
     Ok(out)
 }
 
-impl CommandList {
+impl CommandRecorder {
     /// `Barrier`: records groups of enhanced barriers.
     pub fn barrier(&mut self, groups: &[BarrierGroup<&Resource>]) {
         const API: &str = "Barrier";

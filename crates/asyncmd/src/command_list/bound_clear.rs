@@ -3,7 +3,7 @@
 
 use super::async_cmd::Gate;
 use super::bundle_clear::{BundledClear, Selected};
-use super::{CommandList, Pass};
+use super::{CommandRecorder, Pass};
 use crate::err;
 use crate::fallback;
 use crate::fallback::bound_clear::{clamp_depth, ClearTarget};
@@ -34,7 +34,7 @@ fn legacy_rtv_exact(format: Format, value: &ClearData) -> bool {
         && value.floats().iter().all(|v| v.is_finite() && !v.is_subnormal())
 }
 
-impl CommandList {
+impl CommandRecorder {
     /// Reports a selected output with nothing bound: the runtime skips it, the debug layer
     /// says so (an error message; the list stays healthy).
     fn report_unbound(&self, text: String) {

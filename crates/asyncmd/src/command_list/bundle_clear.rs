@@ -4,7 +4,7 @@
 //! `ExecuteBundle` runs the pieces in order, lowering each clear in the executing list as if
 //! it had been recorded there.
 
-use super::CommandList;
+use super::CommandRecorder;
 use crate::shadow::Shadow;
 use asyncmd_ddi::{Command, Executable};
 use asyncmd_types::{
@@ -69,7 +69,7 @@ impl BundledClear {
     }
 }
 
-impl CommandList {
+impl CommandRecorder {
     /// What this bundle keeps for bound clears lowered when it runs (under the fallback;
     /// nothing natively, where the driver records them).
     pub fn bundle_clear_footprint(&self) -> BundleClearFootprint {
@@ -108,7 +108,7 @@ impl CommandList {
 
     /// Reports the outputs the native bound clears of `bundle` select and this list does not
     /// bind: skipped, as for clears recorded here.
-    pub(super) fn report_unbound_in_bundle(&self, bundle: &CommandList) {
+    pub(super) fn report_unbound_in_bundle(&self, bundle: &CommandRecorder) {
         for selected in &bundle.bundle_selected {
             match *selected {
                 Selected::Rtvs(mask) => {
@@ -126,7 +126,7 @@ impl CommandList {
 
     /// Runs the pieces of `bundle` before its last driver bundle: each piece's commands, then
     /// its clear lowered here against this list's bindings. Stops where the list is removed.
-    pub(super) fn execute_bundle_pieces(&mut self, bundle: &CommandList) {
+    pub(super) fn execute_bundle_pieces(&mut self, bundle: &CommandRecorder) {
         for piece in &bundle.bundle_pieces {
             if !self.is_recording() {
                 return;

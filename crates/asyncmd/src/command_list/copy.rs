@@ -2,7 +2,7 @@
 //! validation the async copies share with them.
 
 use super::semantics::Use;
-use super::{CommandList, ALL_QUEUES};
+use super::{CommandRecorder, ALL_QUEUES};
 use crate::err;
 use crate::resource::Resource;
 use crate::track::hazards::Access;
@@ -390,7 +390,7 @@ pub(crate) fn copy_accesses(unordered: bool) -> (Access, Access) {
     }
 }
 
-impl CommandList {
+impl CommandRecorder {
     fn check_owned(&mut self, api: &str, resources: &[&Resource]) -> bool {
         self.owns_all(MessageId::CopyResourceInvalidParameters, api, resources)
     }

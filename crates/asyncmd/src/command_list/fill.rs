@@ -3,7 +3,7 @@
 
 use super::async_cmd::Gate;
 use super::semantics::Use;
-use super::{CommandList, DIRECT_COMPUTE};
+use super::{CommandRecorder, DIRECT_COMPUTE};
 use crate::err;
 use crate::fallback;
 use crate::resource::Resource;
@@ -14,7 +14,7 @@ use asyncmd_types::{encode_texel, ClearElement, FillBufferDesc, Format, HeapType
 const API: &str = "FillBuffers";
 const ID: MessageId = MessageId::FillBuffersInvalidParameters;
 
-impl CommandList {
+impl CommandRecorder {
     /// Checks one fill and resolves what it writes (`None` when it writes nothing).
     fn validate_fill<'r>(
         &self,

@@ -2,7 +2,7 @@
 //! and bundles.
 
 use super::semantics::{BoundTarget, Subs, Use};
-use super::{CommandList, Lists, Pass};
+use super::{CommandRecorder, Lists, Pass};
 use crate::descriptor::CpuDescriptorHandle;
 use crate::descriptor::{CapturedDsv, CapturedRtv};
 use crate::err;
@@ -69,7 +69,7 @@ fn dsv_targets(c: &CapturedDsv, res: Resource, read_only: ClearFlags) -> Vec<Bou
     out
 }
 
-impl CommandList {
+impl CommandRecorder {
     /// The UAVs the bound root arguments name, as a draw or dispatch uses them.
     fn shader_uavs(&mut self, api: &str, compute: bool) {
         if !self.tracks_uses() {
@@ -593,7 +593,7 @@ impl CommandList {
     }
 
     /// `ExecuteBundle`: runs a closed bundle with this list's state.
-    pub fn execute_bundle(&mut self, bundle: &CommandList) {
+    pub fn execute_bundle(&mut self, bundle: &super::CommandList) {
         const API: &str = "ExecuteBundle";
         if !self.begin(API, Lists::DIRECT, true) {
             return;

@@ -78,8 +78,47 @@ enum Status {
     Failed(Error),
 }
 
-/// A command list (`ID3D12GraphicsCommandList`): direct, compute, copy or bundle.
-pub struct CommandList {
+/// A command list (`ID3D12GraphicsCommandList`): direct, compute, copy or bundle. It records
+/// through the [`CommandRecorder`] it dereferences to, and adds the list's lifecycle: `Close`
+/// and `Reset`.
+pub struct CommandList(CommandRecorder);
+
+impl std::ops::Deref for CommandList {
+    type Target = CommandRecorder;
+
+    fn deref(&self) -> &CommandRecorder {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for CommandList {
+    fn deref_mut(&mut self) -> &mut CommandRecorder {
+        &mut self.0
+    }
+}
+
+impl CommandList {
+    pub(crate) fn create(device: &Device, ty: CommandListType, allocator: &CommandAllocator) -> Result<CommandList> {
+        CommandRecorder::create(device, ty, allocator).map(CommandList)
+    }
+
+    /// `Close`: ends recording. Returns the error that removed the list, if one did.
+    pub fn close(&mut self) -> Result<()> {
+        self.0.close()
+    }
+
+    /// `Reset`: reopens a closed list on `allocator`, dropping what was recorded and the error.
+    pub fn reset(&mut self, allocator: &CommandAllocator) -> Result<()> {
+        self.0.reset(allocator)
+    }
+}
+
+/// What a command list and a command buffer record through: every command of
+/// `ID3D12GraphicsCommandList`, and what the recording knows (its type, device, error). The
+/// lifecycle is its owner's: a [`CommandList`] closes and resets; a
+/// [`CommandBuffer`](crate::command_buffer::CommandBuffer) ends when it is submitted (or, a
+/// secondary one, executed) and never records again.
+pub struct CommandRecorder {
     pub(crate) device: Arc<DeviceShared>,
     ty: CommandListType,
     ddi: Box<dyn CommandListDdi>,
@@ -102,13 +141,13 @@ pub struct CommandList {
     bundle_selected: Vec<bundle_clear::Selected>,
 }
 
-impl CommandList {
-    pub(crate) fn create(device: &Device, ty: CommandListType, allocator: &CommandAllocator) -> Result<CommandList> {
+impl CommandRecorder {
+    fn create(device: &Device, ty: CommandListType, allocator: &CommandAllocator) -> Result<CommandRecorder> {
         let d = &device.shared;
         Self::check_allocator(d, ty, allocator)?;
         let ddi = d.ddi.create_command_list(ty).or_else(|e| d.fail(e))?;
         allocator.0.recording.store(true, Ordering::Release);
-        Ok(CommandList {
+        Ok(CommandRecorder {
             device: d.clone(),
             ty,
             ddi,
@@ -186,7 +225,7 @@ impl CommandList {
     }
 
     /// `Close`: ends recording. Returns the error that removed the list, if one did.
-    pub fn close(&mut self) -> Result<()> {
+    pub(crate) fn close(&mut self) -> Result<()> {
         match &self.status {
             Status::Recording => {}
             _ => {
@@ -227,7 +266,7 @@ impl CommandList {
     }
 
     /// `Reset`: reopens a closed list on `allocator`, dropping what was recorded and the error.
-    pub fn reset(&mut self, allocator: &CommandAllocator) -> Result<()> {
+    fn reset(&mut self, allocator: &CommandAllocator) -> Result<()> {
         if matches!(self.status, Status::Recording) {
             return self.device.fail(err::invalid(
                 MessageId::CommandListNotClosed,
@@ -382,7 +421,7 @@ impl CommandList {
     }
 }
 
-impl Drop for CommandList {
+impl Drop for CommandRecorder {
     fn drop(&mut self) {
         if matches!(self.status, Status::Recording) {
             self.allocator.0.recording.store(false, Ordering::Release);

@@ -1,7 +1,7 @@
 //! Queries, `ResolveQueryData` and predication.
 
 use super::semantics::Use;
-use super::{CommandList, Lists, ALL_QUEUES, DIRECT_COMPUTE};
+use super::{CommandRecorder, Lists, ALL_QUEUES, DIRECT_COMPUTE};
 use crate::err;
 use crate::objects::QueryHeap;
 use crate::resource::Resource;
@@ -54,7 +54,7 @@ pub(crate) fn validate_resolve_query_data(
     Ok(())
 }
 
-impl CommandList {
+impl CommandRecorder {
     fn check_query(&self, api: &str, heap: &QueryHeap, ty: QueryType, index: u32) -> Result<()> {
         if !type_matches_heap(ty, heap.desc().ty) {
             return Err(err::invalid(
@@ -183,6 +183,7 @@ impl CommandList {
                 Some((res.gpu_address(offset), op))
             }
         };
+        self.shadow.predicated = predicate.is_some();
         self.record(Command::SetPredication(predicate));
     }
 }

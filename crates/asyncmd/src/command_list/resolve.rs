@@ -1,7 +1,7 @@
 //! `ResolveSubresourceRegion`.
 
 use super::semantics::Use;
-use super::{CommandList, Lists};
+use super::{CommandRecorder, Lists};
 use crate::err;
 use crate::resource::Resource;
 use crate::track::hazards::Access;
@@ -69,7 +69,7 @@ pub(crate) fn validate_resolve(
     Ok(())
 }
 
-impl CommandList {
+impl CommandRecorder {
     /// Tracks a resolve's accesses for the debug layer (a decompress in place touches nothing).
     fn track_resolve(&mut self, api: &str, r: &Resolve<&Resource>, unordered: bool) -> Result<()> {
         let ty = self.ty;

@@ -7,7 +7,7 @@
 //! - **fast**: nothing of that; with the debug layer on, each hazard legacy semantics would
 //!   have fixed is reported as a warning.
 
-use super::CommandList;
+use super::CommandRecorder;
 use crate::fence::Fence;
 use crate::pending_work::Rule;
 use crate::resource::{has_layouts, Resource, ResourceShared};
@@ -36,14 +36,16 @@ pub(crate) enum Mode {
     Fast { warn: bool },
 }
 
-/// What legacy semantics cost one command buffer so far.
+/// What legacy semantics cost one command buffer so far: zero for a fast buffer, whether the
+/// debug layer reports its hazards or not. Objects the app hands to `track` are not a cost of
+/// tracking (a fast buffer keeps them too).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TrackingCosts {
     /// Barriers the runtime inserted (each buffer or subresource transition counts once).
     pub barriers_inserted: u64,
     /// Barrier calls those were merged into (one before each command that needed any).
     pub barrier_groups: u64,
-    /// Objects the buffer keeps alive for its commands (each counted once).
+    /// Objects legacy tracking keeps alive for the buffer's commands (each counted once).
     pub objects_tracked: u64,
     /// Time spent tracking.
     pub tracking_time: Duration,
@@ -78,6 +80,26 @@ impl<'a> Use<'a> {
     pub(crate) fn all(resource: &'a Resource, access: Access) -> Self {
         Use { resource, subs: Subs::All, access }
     }
+}
+
+/// `uses` with each buffer named once: a command that reads and writes one buffer makes one
+/// access of both scopes, so that neither is taken for a hazard of the other, and a barrier
+/// before the command covers both (a copy within a buffer: COPY_SOURCE and COPY_DEST). `None`
+/// where no buffer is named twice (the common case, left as it is).
+fn merge_buffer_uses<'a>(uses: &[Use<'a>]) -> Option<smallvec::SmallVec<[Use<'a>; 4]>> {
+    let named_twice =
+        |i: usize, u: &Use| u.resource.desc().is_buffer() && uses[..i].iter().any(|e| e.resource.same(u.resource));
+    if !uses.iter().enumerate().any(|(i, u)| named_twice(i, u)) {
+        return None;
+    }
+    let mut merged: smallvec::SmallVec<[Use<'a>; 4]> = smallvec::SmallVec::new();
+    for u in uses {
+        match merged.iter_mut().find(|m| u.resource.desc().is_buffer() && m.resource.same(u.resource)) {
+            Some(m) => m.access = m.access.merged(u.access),
+            None => merged.push(*u),
+        }
+    }
+    Some(merged)
 }
 
 /// An output target draws write: the resource, the subresources, the access.
@@ -139,12 +161,13 @@ impl SemanticsState {
         &self.hazards
     }
 
-    /// Keeps the object `key` names, made by `tracked`, unless it is kept already.
-    fn keep(&mut self, key: u64, tracked: impl FnOnce() -> Tracked) {
+    /// Keeps the object `key` names, made by `tracked`, unless it is kept already; `cost`:
+    /// legacy tracking keeps it (counted in the costs), not the app's `track`.
+    fn keep(&mut self, key: u64, tracked: impl FnOnce() -> Tracked, cost: bool) {
         if self.kept_ids.get(key).is_none() {
             self.kept_ids.insert(key, ());
             self.kept.push(tracked());
-            self.costs.objects_tracked += 1;
+            self.costs.objects_tracked += u64::from(cost);
         }
     }
 
@@ -208,10 +231,12 @@ fn layout_for(access: BarrierAccess, ty: CommandListType) -> BarrierLayout {
     by_access.iter().find(|(a, _)| access.contains(*a)).map_or(L::Common, |&(_, l)| l)
 }
 
-impl CommandList {
+impl CommandRecorder {
     /// Sets the rule this list records with (command buffers, at the start of a recording).
     pub(crate) fn set_semantics(&mut self, mode: Mode) {
         self.semantics.mode = mode;
+        // Recycled parts were reset when their submission retired: the debug layer is read now.
+        self.semantics.watch = self.device.debug_layer();
     }
 
     /// Whether commands must declare their uses: legacy lists, fast lists that warn, and any
@@ -229,14 +254,14 @@ impl CommandList {
     /// shared state behind its handle, the address [`Tracked::key`] names it by.
     pub(crate) fn keep_object<T>(&mut self, object: &T, tracked: impl FnOnce() -> Tracked) {
         if self.semantics.mode == Mode::Legacy {
-            self.semantics.keep(object as *const T as *const () as u64, tracked);
+            self.semantics.keep(object as *const T as *const () as u64, tracked, true);
         }
     }
 
     /// Keeps `object` alive until the list's submission has executed, whatever the semantics
     /// (`CommandBuffer::track`); each object once.
     pub(crate) fn keep_tracked(&mut self, object: Tracked) {
-        self.semantics.keep(object.key(), || object);
+        self.semantics.keep(object.key(), || object, false);
     }
 
     /// What command `api` reads and writes. Legacy lists keep the resources alive and insert
@@ -249,6 +274,8 @@ impl CommandList {
         let legacy = self.semantics.mode == Mode::Legacy;
         let hazards = self.tracks_hazards();
         let start = Instant::now();
+        let merged = merge_buffer_uses(uses);
+        let uses = merged.as_deref().unwrap_or(uses);
         self.semantics.targets_clean = false;
         for u in uses {
             if legacy {
@@ -274,7 +301,10 @@ impl CommandList {
             }
         }
         self.flush_barriers();
-        self.semantics.costs.tracking_time += start.elapsed();
+        // A fast buffer's hazard reports are the debug layer's cost, not tracking's.
+        if legacy {
+            self.semantics.costs.tracking_time += start.elapsed();
+        }
         Ok(())
     }
 
@@ -319,7 +349,13 @@ impl CommandList {
             }
         }
         if let Some(need) = self.semantics.hazards.sub(id, sub).access(access) {
-            let layout = if has_layouts(res.desc()) { self.tracker.layout(id, sub) } else { None };
+            // A texture without layouts (simultaneous access) stays in COMMON: its barrier is
+            // still a texture barrier, one that changes no layout.
+            let layout = match (res.desc().is_buffer(), has_layouts(res.desc())) {
+                (true, _) => None,
+                (false, true) => self.tracker.layout(id, sub),
+                (false, false) => Some(BarrierLayout::Common),
+            };
             self.on_hazard(api, id, layout.map(|l| (sub, l)), need, access);
         }
         Ok(())
@@ -473,7 +509,7 @@ impl CommandList {
 
     /// Before a secondary buffer runs here: each resource it uses, used here as its first
     /// accesses there (legacy: the barriers and layouts those need; fast: the reports).
-    pub(crate) fn absorb_bundle_uses(&mut self, api: &str, bundle: &CommandList) {
+    pub(crate) fn absorb_bundle_uses(&mut self, api: &str, bundle: &CommandRecorder) {
         if !self.tracks_hazards() || !bundle.tracks_hazards() {
             return;
         }

@@ -3,7 +3,7 @@
 
 use super::async_cmd::Gate;
 use super::semantics::Use;
-use super::{CommandList, DIRECT_COMPUTE};
+use super::{CommandRecorder, DIRECT_COMPUTE};
 use crate::err;
 use crate::fallback;
 use crate::fallback::texture_clear::SubClear;
@@ -29,7 +29,7 @@ fn box_alignment(format: Format, plane: u32) -> (u32, u32) {
     }
 }
 
-impl CommandList {
+impl CommandRecorder {
     /// Checks one clear and hands each subresource it writes (none for empty regions),
     /// resolved, to `part` with the clear's index.
     fn validate_texture_clear<'r>(

@@ -100,6 +100,7 @@ pub(crate) fn lower(lw: &mut Lowering, planned: Vec<Fill>, facts: &ListFacts) ->
     };
     // Runs of one route go together. Planning is pure, so each fill's route is worked out where
     // the run loop needs it, with no vector of routes.
+    let predicated = lw.shadow.predicated;
     let route = |f: &Fill| {
         let fill = FillFacts {
             list: facts.list,
@@ -108,6 +109,7 @@ pub(crate) fn lower(lw: &mut Lowering, planned: Vec<Fill>, facts: &ListFacts) ->
             protected: f.buffer.is_protected(),
             offset: f.offset,
             bytes: f.bytes,
+            predicated,
         };
         plan_fill(&fill, &facts.device)
     };

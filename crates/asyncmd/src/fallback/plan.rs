@@ -33,6 +33,9 @@ pub struct FillFacts {
     pub offset: u64,
     /// Bytes the fill writes.
     pub bytes: u64,
+    /// Predication is on in the list: the compute route is kept, since dispatches are what
+    /// every device predicates (some have no predicated copies).
+    pub predicated: bool,
 }
 
 /// What the planner needs to know of the device.
@@ -40,6 +43,8 @@ pub struct FillFacts {
 pub struct DeviceFacts {
     /// Compute shaders can run the built-in fill shader.
     pub compute_fill_shader: bool,
+    /// Compute shaders write buffers faster than transfers (measured by the device).
+    pub compute_fills_win: bool,
     /// Unified memory (no VRAM staging).
     pub uma: bool,
     /// Programmable sample positions: partial copies of depth-stencil and MSAA subresources
@@ -52,6 +57,7 @@ impl DeviceFacts {
     pub fn of(caps: &asyncmd_ddi::Capabilities) -> Self {
         DeviceFacts {
             compute_fill_shader: caps.compute_fill_shader,
+            compute_fills_win: caps.compute_fills_win,
             uma: caps.uma,
             programmable_sample_positions: caps.programmable_sample_positions,
         }
@@ -59,12 +65,14 @@ impl DeviceFacts {
 }
 
 /// The route of one fill: compute where the list, device, heap, flags and dword alignment
-/// allow it; otherwise copies from an upload chunk, staged through VRAM on discrete devices for
-/// unprotected fills larger than one chunk.
+/// allow it and the device's compute shaders write faster than its transfers (or the list is
+/// predicated); otherwise copies from an upload chunk, staged through VRAM on discrete devices
+/// for unprotected fills larger than one chunk.
 pub fn plan_fill(f: &FillFacts, d: &DeviceFacts) -> FillRoute {
     let compute_list = matches!(f.list, CommandListType::Direct | CommandListType::Compute);
     let aligned = f.offset % 4 == 0 && f.bytes % 4 == 0;
-    if compute_list && d.compute_fill_shader && f.heap == HeapType::Default && f.uav && aligned {
+    let worth_it = d.compute_fills_win || f.predicated;
+    if compute_list && d.compute_fill_shader && worth_it && f.heap == HeapType::Default && f.uav && aligned {
         FillRoute::Compute
     } else {
         FillRoute::Upload { staged: !d.uma && !f.protected && f.bytes > UPLOAD_CHUNK }
@@ -342,11 +350,16 @@ mod tests {
             protected: false,
             offset: 0,
             bytes: 4096,
+            predicated: false,
         }
     }
 
-    const DISCRETE: DeviceFacts =
-        DeviceFacts { compute_fill_shader: true, uma: false, programmable_sample_positions: true };
+    const DISCRETE: DeviceFacts = DeviceFacts {
+        compute_fill_shader: true,
+        compute_fills_win: true,
+        uma: false,
+        programmable_sample_positions: true,
+    };
 
     #[test]
     fn compute_route_needs_every_condition() {
@@ -365,6 +378,18 @@ mod tests {
             assert_eq!(plan_fill(&f, &DISCRETE), upload, "{what}");
         }
         assert_eq!(plan_fill(&facts(), &DeviceFacts { compute_fill_shader: false, ..DISCRETE }), upload);
+    }
+
+    #[test]
+    fn compute_route_only_where_compute_wins_or_under_predication() {
+        let slow = DeviceFacts { compute_fills_win: false, ..DISCRETE };
+        assert_eq!(plan_fill(&facts(), &slow), FillRoute::Upload { staged: false });
+        let predicated = FillFacts { predicated: true, ..facts() };
+        assert_eq!(plan_fill(&predicated, &slow), FillRoute::Compute);
+        // Predication does not open the route where the other conditions close it.
+        assert_eq!(plan_fill(&FillFacts { uav: false, ..predicated }, &slow), FillRoute::Upload { staged: false });
+        let none = DeviceFacts { compute_fill_shader: false, ..slow };
+        assert_eq!(plan_fill(&predicated, &none), FillRoute::Upload { staged: false });
     }
 
     #[test]

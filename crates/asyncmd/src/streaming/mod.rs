@@ -467,7 +467,7 @@ fn fill(lanes: &mut [Lane], target: &Target, parts: &[(usize, Chunk, u64)], data
 }
 
 /// Records one chunk's copy from the ring at `at`.
-fn record(b: &mut crate::CommandList, ring: &Resource, at: u64, target: &Target, c: &Chunk) {
+fn record(b: &mut crate::CommandRecorder, ring: &Resource, at: u64, target: &Target, c: &Chunk) {
     match target {
         Target::Buffer { dest, offset, .. } => b.copy_buffer_region(dest, offset + c.start, ring, at, c.data_bytes),
         Target::Texture { dest, subresource, layout, .. } => {

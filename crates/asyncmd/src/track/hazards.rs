@@ -77,6 +77,17 @@ impl Access {
     pub(crate) const fn unordered(self) -> Access {
         Access { order: Order::Unordered, ..self }
     }
+
+    /// One command's two accesses to one subresource as one: both scopes, a write if either
+    /// writes, and ordered only where both are ordered alike.
+    pub(crate) fn merged(self, other: Access) -> Access {
+        Access {
+            sync: self.sync | other.sync,
+            access: self.access | other.access,
+            write: self.write || other.write,
+            order: if self.order == other.order { self.order } else { Order::Unordered },
+        }
+    }
 }
 
 /// Accesses merged since a point: their scopes, and the class they share.

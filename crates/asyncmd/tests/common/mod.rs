@@ -380,7 +380,7 @@ pub fn fill_pipeline_on(device: &Device) -> Result<(RootSignature, PipelineState
 /// Records a dispatch of the built-in fill shader: `root` and `pso` bound, the constants
 /// (pattern, length, count) set and the destination bound as the root UAV.
 pub fn dispatch_fill(
-    l: &mut CommandList,
+    l: &mut CommandRecorder,
     (root, pso): (&RootSignature, &PipelineState),
     constants: &[u32],
     dest: asyncmd::ddi::GpuAddress,
@@ -404,7 +404,7 @@ pub fn mapped_reserved(ctx: &Ctx, desc: &ResourceDesc, layout: BarrierLayout, ti
 
 /// A barrier from everything to everything: orders every command before it against every
 /// command after it.
-pub fn full_barrier(l: &mut CommandList) {
+pub fn full_barrier(l: &mut CommandRecorder) {
     l.barrier(&[BarrierGroup::Global(vec![GlobalBarrier {
         sync_before: BarrierSync::ALL,
         sync_after: BarrierSync::ALL,

@@ -160,6 +160,8 @@ fn random_config(seed: u64) -> ReferenceConfig {
         protected_content: r.bool(),
         memory_budget: FUZZ_BUDGET,
         dedicated_copy_queue: true,
+        // Drawn last, so that the draws before it are those of the seeds' earlier runs.
+        compute_fills_win: r.bool(),
     }
 }
 
@@ -184,6 +186,7 @@ fn device(target: Target, seed: u64, vk: &VulkanDrivers) -> Option<Device> {
                 programmable_sample_positions: caps.programmable_sample_positions,
                 tiled_resources_tier: caps.tiled_resources_tier,
                 compute_fill_shader: caps.compute_fill_shader,
+                compute_fills_win: caps.compute_fills_win,
                 protected_content: caps.protected_content,
                 memory_budget: FUZZ_BUDGET,
                 dedicated_copy_queue: caps.dedicated_copy_queue,

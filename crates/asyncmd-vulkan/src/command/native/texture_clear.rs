@@ -12,7 +12,7 @@
 //! a barrier separates them only where one writes a subresource an earlier part wrote.
 
 use crate::command::VkCommandList;
-use crate::format::plane_aspect;
+use crate::conv::plane_aspect;
 use crate::memory::VkResource;
 use crate::meta::{element_words, image_groups, Views};
 use ash::vk;
@@ -230,7 +230,7 @@ impl VkCommandList {
     /// it can render (`SampleClears`): every sample of the region gets the encoded texel's
     /// bits. Returns whether it recorded one.
     fn clear_samples_by_draw(&mut self, res: &VkResource, c: &SubresourceClear<ResourceId>) -> Result<bool> {
-        let raw = res.sample_format().and_then(crate::memory::raw_uint_d3d);
+        let raw = res.sample_format().and_then(crate::conv::raw_uint_d3d);
         let Some(raw) = raw.filter(|_| res.desc.is_msaa() && res.attachment_capable(false)) else {
             return Ok(false);
         };

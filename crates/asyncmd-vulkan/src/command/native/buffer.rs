@@ -1,29 +1,12 @@
-//! The native Async Commands on Vulkan: buffer copies, resolves and fills (texture copies are
-//! in `native_copy`, texture clears in `native_clear`, bound clears in `native_bound_clear`).
-//!
-//! On devices where compute copies win (measured at open), `CopyBufferRegions`, `FillBuffers`,
-//! the buffers of `CopyResources` and the tiles of reserved buffers become **one dispatch** over
-//! a table of all their parts in device memory (`batch`), which is where the GPU overlaps them
-//! (transfer commands run one after another on the H200). Elsewhere (lavapipe) they are transfer
-//! commands with no barriers between parts, except where a part writes bytes an earlier part of
-//! the call wrote (the result is then one of the allowed orders, and synchronization validation
-//! stays clean). Query resolves and the tiles of reserved textures use the legacy recordings,
-//! one of the orders the API allows.
+//! Native buffer copies, fills and tile copies: batches of the buffer kernels where compute
+//! wins or under predication, otherwise transfer commands with a barrier only between parts
+//! that overlap.
 
-use crate::batch::{CopyPart, FillPart};
+use super::batch::{CopyPart, FillPart};
 use crate::command::VkCommandList;
-use crate::memory::VkResource;
 use ash::vk;
 use asyncmd_ddi::{Command, ResourceId, TileCopy};
-use asyncmd_types::{
-    BufferCopyRegion, ClearElement, Error, HeapType, MessageId, ResolvedFill, ResourceDesc, Result, TileCopyFlags,
-    TILE_SIZE_IN_BYTES,
-};
-use std::sync::Arc;
-
-fn fail(text: String) -> Error {
-    Error::fail(MessageId::DeviceUnsupported, text)
-}
+use asyncmd_types::{BufferCopyRegion, ClearElement, ResolvedFill, Result, TileCopyFlags, TILE_SIZE_IN_BYTES};
 
 /// Byte ranges written so far in one call, per buffer, to find parts that overlap: disjoint
 /// ranges ordered by start, so each check looks at two neighbours.
@@ -47,52 +30,7 @@ impl Written {
 }
 
 impl VkCommandList {
-    /// A host-visible table buffer holding `bytes`, kept with the list.
-    pub(crate) fn table(&mut self, bytes: &[u8]) -> Result<Arc<VkResource>> {
-        let t =
-            Arc::new(VkResource::new(&self.core, &ResourceDesc::buffer(bytes.len().max(16) as u64), HeapType::Upload)?);
-        t.host_access(0, bytes.len(), |m| m.copy_from_slice(bytes))?;
-        self.scratch.push(t.clone());
-        Ok(t)
-    }
-
-    pub(crate) fn transfer_barrier(&self) {
-        self.memory_barrier(
-            vk::PipelineStageFlags2::ALL_TRANSFER,
-            vk::AccessFlags2::TRANSFER_WRITE,
-            vk::PipelineStageFlags2::ALL_TRANSFER,
-            vk::AccessFlags2::TRANSFER_WRITE | vk::AccessFlags2::TRANSFER_READ,
-        );
-    }
-
-    pub(crate) fn native(&mut self, c: Command) -> Result<()> {
-        match c {
-            Command::CopyBufferRegions(regions) => self.copy_buffer_regions(&regions),
-            Command::FillBuffers(fills) => self.fill_buffers(&fills),
-            Command::ClearTextureSubresources(clears) => self.clear_texture_subresources(&clears),
-            Command::ClearBoundRenderTargetViews { mask, values, regions } => {
-                self.clear_bound_rtvs(mask, &values, &regions)
-            }
-            Command::ClearBoundDepthStencilView { flags, depth, stencil, regions } => {
-                self.clear_bound_dsv_native(flags, depth, stencil, regions.as_deref())
-            }
-            Command::CopyTextureRegions(descs) => self.copy_texture_regions(&descs),
-            Command::CopyResources(pairs) => self.copy_resources(&pairs),
-            Command::CopyTilesAsync(t) => self.copy_tiles_async(t),
-            Command::ResolveSubresourceRegionAsync(r) => self.resolve_async(&r),
-            Command::ResolveQueryDataAsync(q) => self.record_command(Command::ResolveQueryData(q)),
-            other => Err(fail(format!("{}: not an Async Command", other.name()))),
-        }
-    }
-
-    /// Whether this list's buffer batches run as the batch kernels: where compute wins, and
-    /// under predication, which reaches dispatches (conditional rendering) but no transfer
-    /// (predicated lists are direct or compute lists, whose families run compute).
-    fn buffer_kernels_on(&self) -> bool {
-        self.copies_in_compute() || self.is_predicated()
-    }
-
-    fn copy_buffer_regions(&mut self, regions: &[BufferCopyRegion<ResourceId>]) -> Result<()> {
+    pub(super) fn copy_buffer_regions(&mut self, regions: &[BufferCopyRegion<ResourceId>]) -> Result<()> {
         let aligned = regions.iter().all(|r| (r.source_offset | r.dest_offset | r.size) % 16 == 0);
         if aligned && self.buffer_kernels_on() {
             let mut parts = Vec::with_capacity(regions.len());
@@ -126,7 +64,7 @@ impl VkCommandList {
     /// Where compute wins, buffers whose sizes are whole 16-byte elements go into one batch
     /// copy and textures the image kernels can copy are dispatches of them; the rest take the
     /// legacy copy.
-    fn copy_resources(&mut self, pairs: &[(ResourceId, ResourceId)]) -> Result<()> {
+    pub(super) fn copy_resources(&mut self, pairs: &[(ResourceId, ResourceId)]) -> Result<()> {
         let mut parts = Vec::new();
         let mut rest = Vec::new();
         for &(dest, source) in pairs {
@@ -151,7 +89,7 @@ impl VkCommandList {
     /// Tiles of a reserved buffer are one batch copy where compute wins (unmapped tiles read
     /// zero and drop writes through device addresses as through transfers); the rest are the
     /// legacy copy.
-    fn copy_tiles_async(&mut self, t: TileCopy) -> Result<()> {
+    pub(super) fn copy_tiles_async(&mut self, t: TileCopy) -> Result<()> {
         let (res, linear) = (self.resource(t.resource)?, self.resource(t.buffer)?);
         if res.buffer().is_none() || !self.buffer_kernels_on() {
             return self.record_command(Command::CopyTiles(t));
@@ -178,7 +116,7 @@ impl VkCommandList {
         self.copy_batch(&parts)
     }
 
-    fn fill_buffers(&mut self, fills: &[ResolvedFill<ResourceId>]) -> Result<()> {
+    pub(super) fn fill_buffers(&mut self, fills: &[ResolvedFill<ResourceId>]) -> Result<()> {
         // (buffer, offset, pattern, bytes) of each fill; validation resolved the pattern and
         // left out fills that write nothing.
         let mut parts = Vec::with_capacity(fills.len());
@@ -217,13 +155,7 @@ impl VkCommandList {
 
     /// Fills `bytes` of `buffer` from `offset` with transfer commands: `vkCmdFillBuffer` for a
     /// dword pattern, otherwise copies from a chunk of whole patterns.
-    pub(crate) fn fill_by_transfer(
-        &mut self,
-        buffer: vk::Buffer,
-        offset: u64,
-        pattern: &ClearElement,
-        bytes: u64,
-    ) -> Result<()> {
+    fn fill_by_transfer(&mut self, buffer: vk::Buffer, offset: u64, pattern: &ClearElement, bytes: u64) -> Result<()> {
         let d = self.core.device.clone();
         let word = pattern.dwords().filter(|&(_, n)| n == 1 && offset % 4 == 0 && bytes % 4 == 0);
         if let Some(([data, ..], _)) = word {

@@ -22,7 +22,7 @@ pub(crate) fn read_samples(core: &Arc<crate::core::Core>, res: &VkResource, inde
         Error::invalid_arg(MessageId::InvalidSubresourceIndex, format!("{API}: no subresource {index}"))
     })?;
     let raw = res.sample_format().ok_or_else(|| unsupported("the texture has no raw integer view of its samples"))?;
-    let texel = crate::memory::raw_uint_bytes(raw)
+    let texel = crate::conv::raw_uint_bytes(raw)
         .ok_or_else(|| unsupported("the texture's texels are not 1, 2, 4, 8 or 16 bytes"))? as usize;
     if !res.desc.is_msaa() || !res.has_usage(vk::ImageUsageFlags::SAMPLED) {
         return Err(unsupported("only multisampled textures the device samples are read"));

@@ -1,7 +1,10 @@
-//! DXGI formats as Vulkan formats, and the aspects of each plane.
+//! Conversions from D3D12's values to Vulkan's, in one place (wgpu-hal's `conv.rs` shape):
+//! formats and their aspects, raw texel formats, image usage, layouts, pipeline state and
+//! render-pass accesses.
 
 use ash::vk;
-use asyncmd_types::{Format, Layout};
+use asyncmd_ddi::{ComparisonFunc, StencilFace, StencilOp};
+use asyncmd_types::{BarrierLayout, BeginningAccess, EndingAccess, Format, Layout, ResourceDesc, ResourceFlags};
 
 /// The Vulkan format of a DXGI format. Typeless formats map to a typed member of their group
 /// (images of typeless formats are created mutable, so views may use any member).
@@ -130,4 +133,123 @@ pub(crate) fn clear_aspects(format: Format, flags: asyncmd_types::ClearFlags) ->
         aspect |= vk::ImageAspectFlags::STENCIL;
     }
     aspect
+}
+
+/// A comparison function.
+pub(crate) fn compare(f: ComparisonFunc) -> vk::CompareOp {
+    match f {
+        ComparisonFunc::Never => vk::CompareOp::NEVER,
+        ComparisonFunc::Less => vk::CompareOp::LESS,
+        ComparisonFunc::Equal => vk::CompareOp::EQUAL,
+        ComparisonFunc::LessEqual => vk::CompareOp::LESS_OR_EQUAL,
+        ComparisonFunc::Greater => vk::CompareOp::GREATER,
+        ComparisonFunc::NotEqual => vk::CompareOp::NOT_EQUAL,
+        ComparisonFunc::GreaterEqual => vk::CompareOp::GREATER_OR_EQUAL,
+        ComparisonFunc::Always => vk::CompareOp::ALWAYS,
+    }
+}
+
+/// A stencil operation.
+pub(crate) fn stencil_op(op: StencilOp) -> vk::StencilOp {
+    match op {
+        StencilOp::Keep => vk::StencilOp::KEEP,
+        StencilOp::Zero => vk::StencilOp::ZERO,
+        StencilOp::Replace => vk::StencilOp::REPLACE,
+        StencilOp::IncrSat => vk::StencilOp::INCREMENT_AND_CLAMP,
+        StencilOp::DecrSat => vk::StencilOp::DECREMENT_AND_CLAMP,
+        StencilOp::Invert => vk::StencilOp::INVERT,
+        StencilOp::Incr => vk::StencilOp::INCREMENT_AND_WRAP,
+        StencilOp::Decr => vk::StencilOp::DECREMENT_AND_WRAP,
+    }
+}
+
+/// One face's stencil state, with the pipeline's read and write masks.
+pub(crate) fn stencil_face(f: &StencilFace, read: u8, write: u8) -> vk::StencilOpState {
+    vk::StencilOpState {
+        fail_op: stencil_op(f.fail),
+        pass_op: stencil_op(f.pass),
+        depth_fail_op: stencil_op(f.depth_fail),
+        compare_op: compare(f.func),
+        compare_mask: read as u32,
+        write_mask: write as u32,
+        reference: 0,
+    }
+}
+
+/// The primitive topology drawn for a pipeline's topology type (lists; D3D12's strips and
+/// adjacency are given at the draw, which the runtime's shaders do not use).
+pub(crate) fn topology(t: asyncmd_ddi::PrimitiveTopologyType) -> vk::PrimitiveTopology {
+    match t {
+        asyncmd_ddi::PrimitiveTopologyType::Point => vk::PrimitiveTopology::POINT_LIST,
+        asyncmd_ddi::PrimitiveTopologyType::Line => vk::PrimitiveTopology::LINE_LIST,
+        asyncmd_ddi::PrimitiveTopologyType::Triangle => vk::PrimitiveTopology::TRIANGLE_LIST,
+    }
+}
+
+/// The load operation of a render pass's beginning access.
+pub(crate) fn load_op(b: &BeginningAccess) -> vk::AttachmentLoadOp {
+    match b {
+        BeginningAccess::Discard => vk::AttachmentLoadOp::DONT_CARE,
+        BeginningAccess::Clear(_) => vk::AttachmentLoadOp::CLEAR,
+        _ => vk::AttachmentLoadOp::LOAD,
+    }
+}
+
+/// The store operation of a render pass's ending access (resolves store, then resolve).
+pub(crate) fn store_op<R>(e: &EndingAccess<R>) -> vk::AttachmentStoreOp {
+    match e {
+        EndingAccess::Discard => vk::AttachmentStoreOp::DONT_CARE,
+        EndingAccess::NoAccess => vk::AttachmentStoreOp::NONE,
+        _ => vk::AttachmentStoreOp::STORE,
+    }
+}
+
+/// The usage a texture's flags give its image.
+pub(crate) fn image_usage(desc: &ResourceDesc) -> vk::ImageUsageFlags {
+    let mut usage = vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST;
+    if desc.flags.contains(ResourceFlags::ALLOW_RENDER_TARGET) {
+        usage |= vk::ImageUsageFlags::COLOR_ATTACHMENT;
+    }
+    if desc.flags.contains(ResourceFlags::ALLOW_DEPTH_STENCIL) {
+        usage |= vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT;
+    }
+    if desc.flags.contains(ResourceFlags::ALLOW_UNORDERED_ACCESS) {
+        usage |= vk::ImageUsageFlags::STORAGE;
+    }
+    usage
+}
+
+/// The unsigned-integer format of a texel size, for raw texel writes.
+pub(crate) fn raw_uint_format(bytes: u32) -> Option<vk::Format> {
+    RAW_UINT.iter().find(|r| r.0 == bytes).map(|r| r.1)
+}
+
+/// The unsigned-integer formats raw texels are read, written and drawn through: bytes per
+/// texel, the Vulkan format, the D3D format.
+const RAW_UINT: [(u32, vk::Format, Format); 5] = [
+    (1, vk::Format::R8_UINT, Format::R8Uint),
+    (2, vk::Format::R16_UINT, Format::R16Uint),
+    (4, vk::Format::R32_UINT, Format::R32Uint),
+    (8, vk::Format::R32G32_UINT, Format::R32G32Uint),
+    (16, vk::Format::R32G32B32A32_UINT, Format::R32G32B32A32Uint),
+];
+
+/// Bytes of a texel of a raw view format.
+pub(crate) fn raw_uint_bytes(raw: vk::Format) -> Option<u32> {
+    RAW_UINT.iter().find(|r| r.1 == raw).map(|r| r.0)
+}
+
+/// The D3D format of a raw view format.
+pub(crate) fn raw_uint_d3d(raw: vk::Format) -> Option<Format> {
+    RAW_UINT.iter().find(|r| r.1 == raw).map(|r| r.2)
+}
+
+/// The Vulkan layout of a D3D12 layout. Every image lives in `GENERAL` (valid for every use,
+/// and what vkd3d-proton does where layouts are unified); only `UNDEFINED` differs, and means
+/// the contents may be discarded.
+pub(crate) fn layout(l: BarrierLayout) -> vk::ImageLayout {
+    match l {
+        BarrierLayout::Undefined => vk::ImageLayout::UNDEFINED,
+        _ => vk::ImageLayout::GENERAL,
+    }
 }

@@ -178,7 +178,7 @@ impl VkCommandList {
 
 /// Bytes of a texel of a raw view format.
 fn texel_bytes(raw: vk::Format) -> u32 {
-    crate::memory::raw_uint_bytes(raw).unwrap_or(16)
+    crate::conv::raw_uint_bytes(raw).unwrap_or(16)
 }
 
 /// One end of a copy as the image kernels take it, starting at texel `(x, y)`; `None` where

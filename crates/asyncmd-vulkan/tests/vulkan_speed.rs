@@ -1,8 +1,10 @@
 //! GPU timings on the Vulkan device, side by side: the two `CopyBufferRegion` paths
 //! (`vkCmdCopyBuffer` and the compute copy), and the async copies and fills as legacy loops,
 //! fallback and native. Ignored by default: run it on a real GPU with
-//! `cargo test --release -p asyncmd --test vulkan_speed -- --ignored --nocapture`.
+//! `cargo test --release -p asyncmd-vulkan --test vulkan_speed -- --ignored --nocapture`.
 
+// The runtime's test helpers, shared with its own tests.
+#[path = "../../asyncmd/tests/common/mod.rs"]
 mod common;
 
 use asyncmd::types::*;

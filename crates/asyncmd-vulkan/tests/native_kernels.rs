@@ -3,6 +3,8 @@
 //! against the legacy path over generated batches; and the capability switch that keeps
 //! transfers where they win.
 
+// The runtime's test helpers, shared with its own tests.
+#[path = "../../asyncmd/tests/common/mod.rs"]
 mod common;
 
 use asyncmd::types::*;

@@ -115,7 +115,7 @@ impl VkCommandList {
         let Some(view) = self.gfx.dsv else { return Ok(()) };
         let res = self.resource(view.resource)?;
         let Some(range) = view.desc.range(&res.desc) else { return Ok(()) };
-        let aspect = crate::format::clear_aspects(res.desc.format, flags);
+        let aspect = crate::conv::clear_aspects(res.desc.format, flags);
         if aspect.is_empty() {
             return Ok(());
         }
