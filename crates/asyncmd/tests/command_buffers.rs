@@ -517,3 +517,57 @@ fn legacy_submissions_from_several_threads_see_each_others_layouts() {
         assert!(refused.is_empty(), "{name}: {} refused, first: {:?}", refused.len(), refused.first());
     }
 }
+
+/// Found by a spec check: a legacy direct buffer left a texture a render target; a legacy
+/// compute or copy buffer that then read it (after waiting for the direct queue) failed with
+/// the runtime's own barrier's error ("LayoutBefore RenderTarget is not legal on a compute
+/// list"). Those queues cannot leave that layout: the refusal names the texture and what to
+/// do, and once the direct work ends with a barrier to COMMON the read works.
+#[test]
+fn a_texture_another_queue_left_a_render_target_is_refused_by_name() {
+    for (name, ctx) in contexts() {
+        let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 4, 4).with_flags(ResourceFlags::ALLOW_RENDER_TARGET);
+        let tex = ctx.texture(&desc, BarrierLayout::Common);
+        let heap = ctx.device.create_descriptor_heap(DescriptorHeapType::Rtv, 1).unwrap();
+        ctx.device.create_render_target_view(&tex, None, &heap.handle(0)).unwrap();
+        let fp = desc.copyable_footprints(0, 1, 0).unwrap();
+        for queue in [&ctx.compute, &ctx.copy] {
+            let mut draw = primary(&ctx.direct);
+            draw.clear_render_target_view(&heap.handle(0), [0.0, 0.0, 1.0, 1.0], &[]);
+            let v = draw.submit().unwrap();
+            queue.wait(ctx.direct.fence(), v).unwrap();
+            let rb = ctx.buffer(HeapType::Readback, fp.total_bytes);
+            let mut read = queue.create_command_buffer(Semantics::Legacy, Level::Primary).unwrap();
+            read.transfer_texture_to_buffer(&tex, 0, &rb, fp.layouts[0]).unwrap();
+            let e = read.submit().unwrap_err();
+            assert_eq!((e.code, e.id), (ErrorCode::InvalidArg, MessageId::IncompatibleBarrierLayout), "{name}");
+            let (texture, queue_name) = (format!("texture {:?}", tex.id()), queue.ty().name());
+            assert!(e.text.contains(&texture) && e.text.contains("RenderTarget"), "{name}: {}", e.text);
+            assert!(e.text.contains(queue_name) && e.text.contains("barrier to Common"), "{name}: {}", e.text);
+            // What the error says to do: the direct work ends with the texture in COMMON.
+            let mut back = primary(&ctx.direct);
+            back.barrier(&[BarrierGroup::Texture(vec![TextureBarrier {
+                sync_before: BarrierSync::RENDER_TARGET,
+                sync_after: BarrierSync::NONE,
+                access_before: BarrierAccess::RENDER_TARGET,
+                access_after: BarrierAccess::NO_ACCESS,
+                layout_before: BarrierLayout::RenderTarget,
+                layout_after: BarrierLayout::Common,
+                resource: &tex,
+                subresources: BarrierSubresourceRange::ALL,
+                flags: TextureBarrierFlags::empty(),
+            }])]);
+            let v = back.submit().unwrap();
+            queue.wait(ctx.direct.fence(), v).unwrap();
+            let mut read = queue.create_command_buffer(Semantics::Legacy, Level::Primary).unwrap();
+            read.transfer_texture_to_buffer(&tex, 0, &rb, fp.layouts[0]).unwrap();
+            let v = read.submit().expect("the read after the barrier to COMMON");
+            queue.wait_for(v, TIMEOUT).unwrap();
+            let pitch = fp.layouts[0].footprint.row_pitch as usize;
+            let got = rb.read_vec(0, fp.total_bytes as usize).unwrap();
+            for row in 0..4 {
+                assert_eq!(got[row * pitch..row * pitch + 16], [0, 0, 255, 255].repeat(4)[..], "{name}: row {row}");
+            }
+        }
+    }
+}

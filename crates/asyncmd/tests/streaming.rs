@@ -244,9 +244,9 @@ fn bad_uploads_are_refused_and_upload_nothing() {
     }
 }
 
-/// A legacy command buffer's host transfers into a destination none of its earlier commands
-/// touch go through the queue's uploader, and its submission waits for them; one into a
-/// destination it used before keeps its place in the buffer.
+/// A command buffer's host transfers go through the queue's uploader into device memory of
+/// their own, and its submission waits for them; the copy into the destination keeps its place
+/// in the buffer, so a read recorded before the transfer reads the old bytes.
 #[test]
 fn a_command_buffers_host_transfers_go_through_the_queues_uploader() {
     for (name, ctx) in contexts() {
@@ -268,7 +268,7 @@ fn a_command_buffers_host_transfers_go_through_the_queues_uploader() {
         b.submit().unwrap();
         assert_eq!(rb.read_vec(0, size).unwrap(), old, "{name}: read before the transfer");
         assert_eq!(rb2.read_vec(0, size).unwrap(), new, "{name}: read after it");
-        assert_eq!(up.uploaded_bytes(), size as u64, "{name}: that one stayed in the buffer");
+        assert_eq!(up.uploaded_bytes(), 2 * size as u64, "{name}: that one went through the uploader too");
         // A texture, rows exactly `pitch` apart.
         let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 64, 32);
         let tex = ctx.texture(&desc, BarrierLayout::Common);
@@ -276,8 +276,45 @@ fn a_command_buffers_host_transfers_go_through_the_queues_uploader() {
         let mut b = ctx.direct.create_command_buffer(Semantics::Legacy, Level::Primary).unwrap();
         b.transfer_host_to_texture(&data, 256, &tex, 0).unwrap();
         b.submit().unwrap();
-        assert_eq!(up.uploaded_bytes(), (size + data.len()) as u64, "{name}");
+        assert_eq!(up.uploaded_bytes(), (2 * size + data.len()) as u64, "{name}");
         ctx.direct.wait_idle(TIMEOUT).unwrap();
         assert_eq!(ctx.read_subresource(&tex, 0), data, "{name}");
+    }
+}
+
+/// Found by a spec check: a streamed host transfer wrote its destination at record time, on the
+/// uploader's queue, so it overtook the work before it: an earlier buffer of the same
+/// submission, or an earlier submission still running, read the transfer's bytes instead of
+/// the old ones. The write now happens at the transfer's place.
+#[test]
+fn a_host_transfer_never_overtakes_earlier_work() {
+    for (name, ctx) in contexts() {
+        let size = 256 << 10;
+        let (old, new) = (pattern(size, 4), pattern(size, 5));
+        let dest = ctx.default_buffer(&old);
+        // One submission: the first buffer reads, the second transfers.
+        let rb = ctx.buffer(HeapType::Readback, size as u64);
+        let mut read = ctx.direct.create_command_buffer(Semantics::Legacy, Level::Primary).unwrap();
+        read.copy_buffer_region(&rb, 0, &dest, 0, size as u64);
+        let mut write = ctx.direct.create_command_buffer(Semantics::Legacy, Level::Primary).unwrap();
+        write.transfer_host_to_buffer(&new, &dest, 0).unwrap();
+        let v = ctx.direct.submit_all(vec![read, write]).unwrap();
+        ctx.direct.wait_for(v, TIMEOUT).unwrap();
+        assert_eq!(rb.read_vec(0, size).unwrap(), old, "{name}: the earlier buffer read the old bytes");
+        assert_eq!(ctx.read_buffer(&dest), new, "{name}");
+        // Separate submissions, the reading one submitted first and recorded first.
+        let rb2 = ctx.buffer(HeapType::Readback, size as u64);
+        let mut read = ctx.direct.create_command_buffer(Semantics::Fast, Level::Primary).unwrap();
+        for _ in 0..16 {
+            read.copy_buffer_region(&rb2, 0, &dest, 0, size as u64);
+        }
+        let first = read.submit().unwrap();
+        let mut write = ctx.direct.create_command_buffer(Semantics::Fast, Level::Primary).unwrap();
+        write.transfer_host_to_buffer(&old, &dest, 0).unwrap();
+        let second = write.submit().unwrap();
+        assert!(second > first, "{name}");
+        ctx.direct.wait_for(second, TIMEOUT).unwrap();
+        assert_eq!(rb2.read_vec(0, size).unwrap(), new, "{name}: the earlier submission read the bytes before it");
+        assert_eq!(ctx.read_buffer(&dest), old, "{name}");
     }
 }

@@ -432,6 +432,7 @@ impl CommandQueue {
         if prefixes.iter().all(|p| p.is_empty()) {
             return Ok(());
         }
+        self.check_prefix_layouts(&prefixes)?;
         let mut with = Vec::with_capacity(parts.len() * 2);
         let mut result = Ok(());
         for (p, prefix) in parts.drain(..).zip(prefixes) {
@@ -445,6 +446,30 @@ impl CommandQueue {
         }
         *parts = with;
         result
+    }
+
+    /// Refuses a prefix this queue cannot record: a texture that another queue's work left in a
+    /// layout this queue's lists cannot leave (a render target, for a compute or copy queue).
+    /// The error names the texture and what the app can do.
+    fn check_prefix_layouts(&self, prefixes: &[Prefix<Resource>]) -> Result<()> {
+        let ty = self.ty();
+        let stuck = prefixes.iter().flat_map(|p| &p.layouts).find(|(_, _, from, _)| !from.legal_on(ty));
+        let Some((res, sub, from, to)) = stuck else { return Ok(()) };
+        let d = res.desc();
+        self.0.device.fail(err::invalid(
+            MessageId::IncompatibleBarrierLayout,
+            "CommandQueue::SubmitAll",
+            format!(
+                "subresource {sub} of texture {:?} ({:?}, {}x{}) is in layout {from:?}, where work of another \
+                 queue left it, and a {} queue cannot move it out of that layout (to {to:?}): end that \
+                 work with a barrier to Common, or use the texture on a direct queue",
+                res.id(),
+                d.format,
+                d.width,
+                d.height,
+                ty.name()
+            ),
+        ))
     }
 
     /// A closed list of one prefix's barriers.

@@ -150,12 +150,6 @@ impl SemanticsState {
         self.costs = TrackingCosts::default();
     }
 
-    /// Whether a legacy list knows that no command before this point touched `resource`
-    /// (`false` where it does not track hazards, so cannot tell).
-    pub(crate) fn untouched(&self, resource: ResourceId) -> bool {
-        self.mode == Mode::Legacy && !self.hazards.touched(resource)
-    }
-
     /// The hazard state, for the submission's prefix.
     pub(crate) fn hazards(&self) -> &Hazards {
         &self.hazards

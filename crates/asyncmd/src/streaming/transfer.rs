@@ -1,8 +1,10 @@
 //! `transfer` from host memory: into buffers and textures, through the queue's streaming
-//! uploader where the copy may go ahead of the buffer, or through an upload buffer the command
-//! buffer makes and keeps alive.
+//! uploader into device memory ahead of the buffer, or through an upload buffer the command
+//! buffer makes and keeps alive. Either way the write into the destination is a copy at the
+//! transfer's place in the buffer: a transfer never overtakes earlier work that uses its
+//! destination, whoever recorded it (an earlier buffer of the submission, an earlier
+//! submission still running, a shader reading it through a descriptor).
 
-use super::UploadTicket;
 use crate::command_buffer::transfer::{check_usage, invalid};
 use crate::command_buffer::{CommandBuffer, Level};
 use crate::err;
@@ -12,25 +14,20 @@ use asyncmd_types::{
 };
 
 impl CommandBuffer {
-    /// Copies `data` from host memory into buffer `dest` at `dest_offset`. Where no earlier
-    /// command of this buffer touches `dest` (legacy semantics knows; a fast buffer cannot
-    /// tell) and `dest` is a committed buffer of a DEFAULT heap, the queue's streaming uploader
-    /// ([`CommandQueue::streaming_uploader`](crate::CommandQueue::streaming_uploader)) copies
-    /// it on the copy queue and the buffer's submission waits for it on the GPU; otherwise the
-    /// copy keeps its place in the buffer, through an upload buffer this command buffer makes
-    /// and keeps alive until the copy has executed.
+    /// Copies `data` from host memory into buffer `dest` at `dest_offset`, as a copy at this
+    /// point of the buffer. Where `dest` is in a DEFAULT heap and the buffer is primary, the
+    /// queue's streaming uploader
+    /// ([`CommandQueue::streaming_uploader`](crate::CommandQueue::streaming_uploader)) takes the
+    /// data into device memory ahead, on the copy queue, and the buffer's submission waits for
+    /// it on the GPU; otherwise the copy reads an upload buffer. The buffer keeps what it made
+    /// alive until the copy has executed.
     pub fn transfer_host_to_buffer(&mut self, data: &[u8], dest: &Resource, dest_offset: u64) -> Result<()> {
         const API: &str = "CommandBuffer::transfer (host to buffer)";
         check_usage(API, None, dest)?;
         if data.is_empty() {
             return Ok(());
         }
-        if self.may_stream(dest) {
-            let ticket = self.queue().streaming_uploader()?.upload_buffer(dest, dest_offset, data)?;
-            return self.after_upload(dest, ticket);
-        }
-        let staging = self.staging(data.len() as u64)?;
-        staging.write(0, data)?;
+        let staging = self.staged(data, dest)?;
         self.copy_buffer_region(dest, dest_offset, &staging, 0, data.len() as u64);
         self.track_all(&[&staging, dest]);
         Ok(())
@@ -38,8 +35,9 @@ impl CommandBuffer {
 
     /// Copies `data` from host memory into subresource `subresource` of texture `dest`: its
     /// rows (of blocks) `row_pitch` bytes apart, slice after slice, each at least the
-    /// subresource's row size; `InvalidArg` when `data` is shorter than the subresource. Goes
-    /// through an upload buffer this command buffer makes and keeps alive.
+    /// subresource's row size; `InvalidArg` when `data` is shorter than the subresource. A copy
+    /// at this point of the buffer, from device memory the uploader filled ahead or from an
+    /// upload buffer, as [`CommandBuffer::transfer_host_to_buffer`] says.
     pub fn transfer_host_to_texture(
         &mut self,
         data: &[u8],
@@ -76,29 +74,26 @@ impl CommandBuffer {
                 ),
             ));
         }
-        let single = !dest.desc().is_msaa() && dest.desc().format.plane_count() == 1;
-        let exact = rows.checked_mul(slices).and_then(|n| n.checked_mul(row_pitch)) == Some(data.len() as u64);
-        if single && exact && self.may_stream(dest) {
-            let ticket = self.queue().streaming_uploader()?.upload_texture(dest, subresource, data, row_pitch)?;
-            return self.after_upload(dest, ticket);
-        }
         // Rows move to the pitch copies need (256-byte aligned).
         let pitch = align_up(row, TEXTURE_DATA_PITCH_ALIGNMENT as u64);
         let size = rows
             .checked_mul(slices)
             .and_then(|n| n.checked_mul(pitch))
             .ok_or_else(|| invalid(API, "the staging buffer's size overflows".into()))?;
-        let staging = self.staging(size)?;
-        let mut packed = Vec::new();
-        packed
-            .try_reserve_exact(size as usize)
-            .map_err(|_| err::out_of_memory(API, format!("{size} bytes of staging memory cannot be reserved")))?;
-        packed.resize(size as usize, 0);
-        for (r, chunk) in packed.chunks_exact_mut(pitch as usize).enumerate() {
-            let from = r as u64 * row_pitch;
-            chunk[..row as usize].copy_from_slice(&data[from as usize..(from + row) as usize]);
-        }
-        staging.write(0, &packed)?;
+        let staging = if row_pitch == pitch && data.len() as u64 == size {
+            self.staged(data, dest)?
+        } else {
+            let mut packed = Vec::new();
+            packed
+                .try_reserve_exact(size as usize)
+                .map_err(|_| err::out_of_memory(API, format!("{size} bytes of staging memory cannot be reserved")))?;
+            packed.resize(size as usize, 0);
+            for (r, chunk) in packed.chunks_exact_mut(pitch as usize).enumerate() {
+                let from = r as u64 * row_pitch;
+                chunk[..row as usize].copy_from_slice(&data[from as usize..(from + row) as usize]);
+            }
+            self.staged(&packed, dest)?
+        };
         let mut placed = placed;
         placed.offset = 0;
         placed.footprint.row_pitch = pitch as u32;
@@ -108,26 +103,25 @@ impl CommandBuffer {
         Ok(())
     }
 
-    /// Whether a host transfer into `dest` may go through the queue's uploader, ahead of this
-    /// buffer: a primary legacy buffer none of whose earlier commands touches `dest`, a
-    /// committed destination in a DEFAULT heap, in a layout the copy queue uses.
-    fn may_stream(&self, dest: &Resource) -> bool {
-        let layout_ok = dest.desc().is_buffer()
-            || (0..dest.desc().subresource_count())
-                .all(|s| matches!(dest.layout(s), Some(BarrierLayout::Common | BarrierLayout::CopyDest) | None));
-        let untouched = self.parts.as_ref().is_some_and(|p| p.list.semantics.untouched(dest.id()));
-        self.level() == Level::Primary
-            && untouched
-            && dest.heap_type() == HeapType::Default
-            && !dest.is_reserved()
-            && layout_ok
-    }
-
-    /// The buffer's submission waits for `ticket`; `dest` lives until the buffer has run.
-    fn after_upload(&mut self, dest: &Resource, ticket: UploadTicket) -> Result<()> {
-        self.wait_first = Some((ticket.fence().clone(), ticket.value()));
-        self.track(dest);
-        Ok(())
+    /// A buffer holding `data` for the copy into `dest`: device memory the queue's uploader
+    /// fills on the copy queue (the buffer's submission waits for it), for a primary buffer and a
+    /// destination in a DEFAULT heap; otherwise an upload buffer written now. Either is this
+    /// transfer's alone, so the uploader's copy, ahead of the buffer, races with nothing.
+    fn staged(&mut self, data: &[u8], dest: &Resource) -> Result<Resource> {
+        let size = data.len() as u64;
+        if self.level() == Level::Primary && dest.heap_type() == HeapType::Default {
+            let staging = self.queue().device().create_committed_resource(
+                HeapType::Default,
+                &ResourceDesc::buffer(size),
+                BarrierLayout::Undefined,
+            )?;
+            let ticket = self.queue().streaming_uploader()?.upload_buffer(&staging, 0, data)?;
+            self.wait_first = Some((ticket.fence().clone(), ticket.value()));
+            return Ok(staging);
+        }
+        let staging = self.staging(size)?;
+        staging.write(0, data)?;
+        Ok(staging)
     }
 
     /// An upload buffer of `size` bytes for one host transfer.

@@ -311,11 +311,6 @@ impl Hazards {
         }
     }
 
-    /// Whether the list touched `resource` at all.
-    pub(crate) fn touched(&self, resource: ResourceId) -> bool {
-        self.table.get(resource.0).is_some()
-    }
-
     /// Whether the list writes any subresource of `resource`.
     pub(crate) fn wrote(&self, resource: ResourceId) -> bool {
         self.table.get(resource.0).is_some_and(|subs| subs.iter().any(|s| s.wrote))
