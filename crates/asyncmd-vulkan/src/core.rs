@@ -55,8 +55,9 @@ pub(crate) struct Core {
     lost: std::sync::atomic::AtomicBool,
     /// The fence of one-time submissions and sparse binds, made on first use, reset and reused
     /// (one such submission at a time per device), destroyed with the device: no fence is
-    /// destroyed just after its wait returns, which lavapipe's queue thread is suspected of
-    /// racing with (the heap corruption in `docs/reliability.md`, not yet explained).
+    /// destroyed just after its wait returns, which lavapipe's queue thread was suspected of
+    /// racing with (the heap corruption `docs/reliability.md` traces to one view in two
+    /// render-target slots; the reuse stays, as it costs nothing).
     one_time_fence: Mutex<Option<vk::Fence>>,
 }
 

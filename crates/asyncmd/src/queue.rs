@@ -192,7 +192,7 @@ impl CommandQueue {
         let last = self.0.last.lock().unwrap_or_else(PoisonError::into_inner);
         self.0.ddi.signal(fence.id(), value)?;
         if self.0.device.debug_layer() {
-            fence.0.signals.signalled(value, self.key(), *last);
+            fence.0.signals.signalled(value, self.key(), *last, &self.0.waits);
         }
         Ok(())
     }

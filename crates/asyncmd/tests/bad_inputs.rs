@@ -685,3 +685,51 @@ fn targets_a_format_does_not_support_are_refused() {
         assert_eq!(name == "vulkan", !a8, "{name}: only the Vulkan device leaves out A8 render targets");
     }
 }
+
+/// Found by the fuzzer on lavapipe (seed 1300438, heap corruption under valgrind and glibc's
+/// checks): one render-target view bound to two slots became two attachments of one image,
+/// and the native bound clear inside that rendering instance corrupted lavapipe's heap. D3D
+/// forbids a subresource in two slots: `OMSetRenderTargets` and `BeginRenderPass` refuse it;
+/// views of different slices of one texture stay allowed.
+#[test]
+fn one_subresource_in_two_render_target_slots_is_refused() {
+    for (name, ctx) in async_contexts() {
+        let desc =
+            ResourceDesc::tex2d(Format::R8Unorm, 8, 8).with_array(4).with_flags(ResourceFlags::ALLOW_RENDER_TARGET);
+        let tex = ctx.texture(&desc, BarrierLayout::RenderTarget);
+        let heap = ctx.device.create_descriptor_heap(DescriptorHeapType::Rtv, 3).unwrap();
+        let slices = |first_slice, array_size| RenderTargetViewDesc {
+            format: Format::R8Unorm,
+            dimension: RtvDimension::Texture2DArray { mip: 0, first_slice, array_size, plane: 0 },
+        };
+        ctx.device.create_render_target_view(&tex, Some(&slices(0, 2)), &heap.handle(0)).unwrap();
+        ctx.device.create_render_target_view(&tex, Some(&slices(1, 2)), &heap.handle(1)).unwrap();
+        ctx.device.create_render_target_view(&tex, Some(&slices(2, 2)), &heap.handle(2)).unwrap();
+        let value = [ClearData::from_floats([1.0; 4]); 2];
+        for (slots, what) in [([0, 0], "one view twice"), ([0, 1], "overlapping slices")] {
+            let r = ctx.record(CommandListType::Direct, |l| {
+                l.om_set_render_targets(&[heap.handle(slots[0]), heap.handle(slots[1])], None);
+                l.clear_bound_render_target_views(0b11, &value, None);
+            });
+            let e = assert_error(r, ErrorCode::InvalidArg, MessageId::StateSettingInvalid);
+            assert!(e.text.contains("render targets 0 and 1 name the same subresource"), "{name}: {what}: {}", e.text);
+            let target = |i: u32| RenderPassRenderTarget {
+                view: heap.handle(i),
+                beginning: BeginningAccess::Preserve,
+                ending: EndingAccess::Preserve,
+            };
+            let r = ctx.record(CommandListType::Direct, |l| {
+                l.begin_render_pass(&[target(slots[0]), target(slots[1])], None, RenderPassFlags::empty());
+                l.end_render_pass();
+            });
+            let e = assert_error(r, ErrorCode::InvalidArg, MessageId::RenderPassInvalid);
+            assert!(e.text.contains("name the same subresource"), "{name}: {what}: {}", e.text);
+        }
+        // Slices 0-1 and 2-3: two slots, no subresource shared.
+        let r = ctx.record(CommandListType::Direct, |l| {
+            l.om_set_render_targets(&[heap.handle(0), heap.handle(2)], None);
+            l.clear_bound_render_target_views(0b11, &value, None);
+        });
+        assert!(r.is_ok(), "{name}: {r:?}");
+    }
+}

@@ -247,3 +247,48 @@ fn a_read_of_a_copy_queue_write_with_no_fence_wait_is_reported() {
         ctx.device.set_debug_layer(false);
     }
 }
+
+/// Found by the layers fuzzer: the debug layer credited a queue only with the queues it waited
+/// for itself, so work ordered through a chain (copy waits for compute, which waited for
+/// direct) was reported as a race. Waits order work transitively; a queue outside the chain is
+/// still reported.
+#[test]
+fn a_chain_of_fence_waits_orders_work_across_three_queues() {
+    for (name, ctx) in contexts() {
+        ctx.device.set_debug_layer(true);
+        let data = pattern(4096, 3);
+        let (src, dst) = (ctx.upload(&data), ctx.buffer(HeapType::Default, 4096));
+        let gate = ctx.device.create_fence(0).unwrap();
+        let order = ctx.device.create_fence(0).unwrap();
+        // The direct queue writes `dst`, held back so that the write is pending throughout.
+        ctx.direct.wait(&gate, 1).unwrap();
+        let mut w = ctx.list(CommandListType::Direct);
+        w.copy_buffer_region(&dst, 0, &src, 0, 4096);
+        w.close().unwrap();
+        ctx.direct.execute_command_lists(&[&w]).unwrap();
+        ctx.direct.signal(&order, 1).unwrap();
+        ctx.compute.wait(&order, 1).unwrap();
+        ctx.compute.signal(&order, 2).unwrap();
+        let read = |ty| {
+            let mut l = ctx.list(ty);
+            let rb = ctx.buffer(HeapType::Readback, 4096);
+            l.copy_buffer_region(&rb, 0, &dst, 0, 4096);
+            l.close().unwrap();
+            (l, rb)
+        };
+        ctx.device.info_queue().clear();
+        // Before the copy queue waits: a race.
+        let (early, _) = read(CommandListType::Copy);
+        ctx.copy.execute_command_lists(&[&early]).unwrap();
+        assert_eq!(warnings(&ctx.device), 1, "{name}: no wait yet");
+        // After waiting for the compute queue's signal, which came after its wait for direct.
+        ctx.copy.wait(&order, 2).unwrap();
+        let (late, rb) = read(CommandListType::Copy);
+        ctx.copy.execute_command_lists(&[&late]).unwrap();
+        assert_eq!(warnings(&ctx.device), 0, "{name}: ordered through the compute queue");
+        gate.signal(1).unwrap();
+        ctx.copy.wait_idle(TIMEOUT).unwrap();
+        assert_eq!(rb.read_vec(0, 4096).unwrap(), data, "{name}");
+        ctx.device.set_debug_layer(false);
+    }
+}

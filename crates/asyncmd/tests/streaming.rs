@@ -318,3 +318,25 @@ fn a_host_transfer_never_overtakes_earlier_work() {
         assert_eq!(ctx.read_buffer(&dest), old, "{name}");
     }
 }
+
+/// Found by the layers fuzzer: a command buffer dropped unsubmitted after a host transfer let
+/// go of the device memory the uploader was still copying into, and the debug layer reported
+/// the runtime's own buffer as dropped while in use. The uploader keeps what it writes alive
+/// until its copies have run.
+#[test]
+fn a_dropped_buffers_host_transfer_reports_nothing() {
+    for (name, ctx) in contexts() {
+        ctx.device.set_debug_layer(true);
+        ctx.device.info_queue().clear();
+        let dest = ctx.buffer(HeapType::Default, 64 << 10);
+        for semantics in [Semantics::Legacy, Semantics::Fast] {
+            let mut b = ctx.direct.create_command_buffer(semantics, Level::Primary).unwrap();
+            b.transfer_host_to_buffer(&pattern(64 << 10, 9), &dest, 0).unwrap();
+            drop(b);
+        }
+        ctx.direct.streaming_uploader().unwrap().queue().wait_idle(TIMEOUT).unwrap();
+        let reports: Vec<String> = ctx.device.info_queue().messages().into_iter().map(|m| m.text).collect();
+        assert!(reports.is_empty(), "{name}: {reports:?}");
+        ctx.device.set_debug_layer(false);
+    }
+}

@@ -44,6 +44,28 @@ fn view_subresources(res: &Resource, mip: u32, first: u32, count: u32, planes: &
 }
 
 /// A render target's subresources, as draws write them.
+/// The first two render targets that name one subresource, if any: D3D forbids binding a
+/// subresource to two slots (two attachments writing one image; lavapipe corrupts its heap
+/// with it, `docs/reliability.md`).
+fn shared_subresource(targets: &[&CapturedRtv]) -> Option<(usize, usize)> {
+    let overlap = |a: &CapturedRtv, b: &CapturedRtv| {
+        if a.view.resource != b.view.resource {
+            return false;
+        }
+        match (a.view.desc.range(&a.resource), b.view.desc.range(&b.resource)) {
+            (Some(x), Some(y)) => {
+                x.mip == y.mip
+                    && x.plane == y.plane
+                    && x.first_slice < y.first_slice.saturating_add(y.slices)
+                    && y.first_slice < x.first_slice.saturating_add(x.slices)
+            }
+            // A view that names no range of its texture was refused at capture.
+            _ => false,
+        }
+    };
+    (0..targets.len()).find_map(|i| (i + 1..targets.len()).find(|&j| overlap(targets[i], targets[j])).map(|j| (i, j)))
+}
+
 fn rtv_target(c: &CapturedRtv, res: Resource) -> BoundTarget {
     let subs = c.view.desc.range(res.desc()).map_or_else(SmallVec::new, |r| {
         view_subresources(&res, r.mip, r.first_slice, r.slices, &[r.plane]).into_iter().collect()
@@ -316,6 +338,13 @@ impl CommandRecorder {
                 Err(e) => return self.remove(e),
             }
         }
+        if let Some((i, j)) = shared_subresource(&captured.iter().collect::<Vec<_>>()) {
+            return self.remove(err::invalid(
+                STATE,
+                API,
+                format!("render targets {i} and {j} name the same subresource (one slot per subresource)"),
+            ));
+        }
         let dsv = match dsv.map(|h| h.capture_dsv(API)) {
             None => None,
             Some(Ok((c, res))) if res.desc().flags.contains(ResourceFlags::ALLOW_DEPTH_STENCIL) => {
@@ -448,6 +477,7 @@ impl CommandRecorder {
             return self.remove(err(format!("{} render targets exceed 8", render_targets.len())));
         }
         let mut rts = Vec::with_capacity(render_targets.len());
+        let mut captured = Vec::with_capacity(render_targets.len());
         let mut bound = Vec::new();
         let mut targets = Vec::new();
         for t in render_targets {
@@ -471,6 +501,12 @@ impl CommandRecorder {
                 bound.push(Some(c.clone()));
             }
             rts.push(RenderPassRenderTarget { view: c.view, beginning: t.beginning, ending });
+            captured.push(c);
+        }
+        if let Some((i, j)) = shared_subresource(&captured.iter().collect::<Vec<_>>()) {
+            return self.remove(err(format!(
+                "render targets {i} and {j} name the same subresource (one slot per subresource)"
+            )));
         }
         let ds = match depth_stencil {
             None => None,

@@ -394,6 +394,10 @@ impl StreamingUploader {
                     record(b, &st.lanes[*lane].memory, *at, target, chunk);
                     st.uploaded += chunk.data_bytes;
                 }
+                // The destination lives until the copies into it have run, whoever holds it
+                // (a command buffer's host transfer drops its own at once when the buffer is
+                // dropped unsubmitted).
+                b.track(target.dest());
                 // Each step goes at once: the GPU copies it while the CPU fills the next, and
                 // a full ring waits for one step, not for everything filled before.
                 self.submit(st, &mut buffer)?;

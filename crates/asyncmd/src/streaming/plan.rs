@@ -33,6 +33,15 @@ pub(crate) enum Target {
     },
 }
 
+impl Target {
+    /// The resource the upload writes.
+    pub(crate) fn dest(&self) -> &Resource {
+        match self {
+            Target::Buffer { dest, .. } | Target::Texture { dest, .. } => dest,
+        }
+    }
+}
+
 /// How a subresource's data goes in rows.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct TextureShape {

@@ -11,7 +11,8 @@
 //!     cargo test --release -p asyncmd --test fuzz -- --ignored --nocapture
 //! ```
 //!
-//! `ASYNCMD_FUZZ_TARGETS` is a comma-separated list of `reference`, `vulkan`;
+//! `ASYNCMD_FUZZ_TARGETS` is a comma-separated list of `reference`, `vulkan`, `cross`, and
+//! `layers` / `vulkan-layers` (command buffers alone, `layers.rs`; the first two include them);
 //! `ASYNCMD_FUZZ_THREADS` sets the workers (default: the machine's cores);
 //! `ASYNCMD_FUZZ_COMPUTE_COPIES=always` makes the Vulkan device take its compute copy and clear
 //! routes, as on the H200, on any driver. Every panic, hang,
@@ -22,6 +23,7 @@
 mod common;
 mod exec;
 mod gen;
+mod layers;
 
 use asyncmd::ddi::DeviceDdi;
 use asyncmd::*;
@@ -76,6 +78,10 @@ enum Check {
     Crash(Target, f64),
     /// A valid sequence gives the same results and bytes on both.
     Differential(Target, Target),
+    /// A program of command buffers gives the same bytes as legacy buffers, plain lists with
+    /// full barriers and fast buffers with them, the debug layer silent (`layers.rs`); on the
+    /// Vulkan device (`true`) or the reference device.
+    Layers(bool),
 }
 
 /// Panics on any thread, counted by a hook that also keeps the first messages.
@@ -284,6 +290,7 @@ fn check_one(check: Check, seed: u64, vk: &VulkanDrivers, report: &Report) {
                 (Err(e), _) | (_, Err(e)) => report.fail(format!("seed {seed}, {check:?}: {e}")),
             }
         }
+        Check::Layers(vulkan) => check_layers(vulkan, seed, vk, report),
     }));
     if let Err(p) = caught {
         let text = p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()));
@@ -301,6 +308,45 @@ fn check_one(check: Check, seed: u64, vk: &VulkanDrivers, report: &Report) {
         report.fail(format!("seed {seed}, {check:?}: {} Vulkan validation error(s):\n{}", new.len(), new.join("\n")));
     }
     report.sequences.fetch_add(1, Ordering::Relaxed);
+}
+
+/// One program of command buffers three ways (`layers.rs`), natively or through the forced
+/// fallback as the seed says.
+fn check_layers(vulkan: bool, seed: u64, vk: &VulkanDrivers, report: &Report) {
+    let target = match (vulkan, seed % 2 == 0) {
+        (false, true) => Target::ReferenceNative,
+        (false, false) => Target::ReferenceFallback,
+        (true, true) => Target::VulkanNative,
+        (true, false) => Target::VulkanFallback,
+    };
+    let program = layers::Program::generate(seed);
+    // One device for the three ways: each makes its own queues and buffers, and a way that
+    // leaves something behind in the device would show as a difference.
+    let Some(device) = device(target, seed, vk) else { return };
+    let runs: Vec<_> = [layers::Mode::Plain, layers::Mode::Legacy, layers::Mode::Fast]
+        .into_iter()
+        .map(|mode| layers::run(&device, &program, mode))
+        .collect();
+    let plain = match &runs[0] {
+        Ok(c) => c,
+        Err(e) => return report.fail(format!("seed {seed}, layers on {target:?}: {e}")),
+    };
+    for (mode, run) in ["legacy", "fast"].iter().zip(&runs[1..]) {
+        match run {
+            Err(e) => return report.fail(format!("seed {seed}, layers on {target:?}: {e}")),
+            Ok(c) => {
+                if let Some((i, (a, b))) = c.iter().zip(plain).enumerate().find(|(_, (a, b))| a != b) {
+                    let at = a.iter().zip(b).position(|(p, q)| p != q).unwrap_or(0);
+                    return report.fail(format!(
+                        "seed {seed}, layers on {target:?}: {mode} against plain: buffer {i} differs at byte {at}"
+                    ));
+                }
+            }
+        }
+    }
+    report.succeeded.fetch_add(3 * program.commands(), Ordering::Relaxed);
+    report.compared.fetch_add(3 * plain.len() as u64, Ordering::Relaxed);
+    report.bytes.fetch_add(3 * plain.iter().map(|c| c.len() as u64).sum::<u64>(), Ordering::Relaxed);
 }
 
 /// Whether the first step whose results differ is one where `refused(x, y)` holds of the two
@@ -366,6 +412,7 @@ fn run(seeds: std::ops::Range<u64>, checks: &[Check], threads: usize, limit: Dur
         match c {
             Check::Crash(a, _) => t(a),
             Check::Differential(a, b) => t(a) || t(b),
+            Check::Layers(vulkan) => *vulkan,
         }
     });
     let watchdog = {
@@ -443,6 +490,7 @@ fn reference_checks() -> Vec<Check> {
         Check::Crash(Target::ReferenceRandom, 0.15),
         Check::Crash(Target::ReferenceNative, 0.05),
         Check::Differential(Target::ReferenceNative, Target::ReferenceFallback),
+        Check::Layers(false),
     ]
 }
 
@@ -451,6 +499,7 @@ fn vulkan_checks() -> Vec<Check> {
         Check::Crash(Target::VulkanNative, 0.1),
         Check::Crash(Target::VulkanFallback, 0.1),
         Check::Differential(Target::VulkanNative, Target::VulkanFallback),
+        Check::Layers(true),
     ]
 }
 
@@ -508,7 +557,9 @@ fn long_run() {
             "reference" => checks.extend(reference_checks()),
             "vulkan" => checks.extend(vulkan_checks()),
             "cross" => checks.extend(cross_checks()),
-            other => panic!("unknown fuzz target {other:?} (reference, vulkan, cross)"),
+            "layers" => checks.push(Check::Layers(false)),
+            "vulkan-layers" => checks.push(Check::Layers(true)),
+            other => panic!("unknown fuzz target {other:?} (reference, vulkan, cross, layers, vulkan-layers)"),
         }
     }
     let start = Instant::now();
