@@ -14,7 +14,7 @@
 //! The debug layer is on in all three and must report no hazard: legacy semantics inserts what
 //! the commands need, and the full barriers leave nothing to report.
 
-use crate::common::{full_barrier, pattern};
+use crate::common::{dispatch_fill, fill_pipeline_on, full_barrier, pattern};
 use asyncmd::command_buffer::{Level, Semantics};
 use asyncmd::types::*;
 use asyncmd::*;
@@ -38,6 +38,10 @@ pub enum Op {
     Host { dst: usize, offset: u64, len: u64, seed: u32 },
     /// `track` of a buffer (command buffers only; nothing in a plain list).
     Track { res: usize },
+    /// A dispatch of the built-in fill shader writing `dwords` of `value` (direct and compute).
+    Dispatch { dst: usize, offset: u64, dwords: u32, value: u32 },
+    /// A secondary buffer (a bundle, in a plain list) of one dispatch, executed here (direct).
+    Secondary { dst: usize, offset: u64, dwords: u32, value: u32 },
 }
 
 /// One submission: its queue, its buffers' commands, and whether they go in one `submit_all`.
@@ -48,6 +52,9 @@ pub struct Submission {
     together: bool,
     /// A buffer recorded before the submission and dropped unsubmitted (runs nothing).
     dropped: Option<Vec<Op>>,
+    /// Before the submission, once every queue is idle: an upload through a small-ring
+    /// uploader (chunks that wrap and wait), whose ticket the submission's queue waits for.
+    upload: Option<(usize, u64, u64, u32)>,
 }
 
 /// A generated program.
@@ -76,7 +83,12 @@ impl Program {
                 let buffer = |r: &mut fastrand::Rng| (0..r.usize(1..7)).map(|_| op(r, &sizes, queue)).collect();
                 let buffers = (0..r.usize(1..4)).map(|_| buffer(&mut r)).collect();
                 let dropped = (r.u8(..8) == 0).then(|| buffer(&mut r));
-                Submission { queue, buffers, together: r.bool(), dropped }
+                let upload = (r.u8(..6) == 0).then(|| {
+                    let dst = r.usize(..BUFFERS);
+                    let (offset, len) = range(&mut r, sizes[dst], 65536);
+                    (dst, offset, len, r.u32(..))
+                });
+                Submission { queue, buffers, together: r.bool(), dropped, upload }
             })
             .collect();
         Program { sizes, submissions }
@@ -130,7 +142,18 @@ fn op(r: &mut fastrand::Rng, sizes: &[u64; BUFFERS], queue: usize) -> Op {
                 let (offset, len) = range(r, sizes[dst], 8192);
                 return Op::Host { dst, offset, len, seed: r.u32(..) };
             }
-            9 => return Op::Track { res: dst },
+            9 => match r.u8(..4) {
+                0 => return Op::Track { res: dst },
+                1 if compute_queue => {
+                    let (offset, len) = range(r, sizes[dst], 4096);
+                    return Op::Dispatch { dst, offset, dwords: (len / 4) as u32, value: r.u32(..) };
+                }
+                2 if queue == 0 => {
+                    let (offset, len) = range(r, sizes[dst], 4096);
+                    return Op::Secondary { dst, offset, dwords: (len / 4) as u32, value: r.u32(..) };
+                }
+                _ => {}
+            },
             _ => {}
         }
     }
@@ -148,6 +171,8 @@ pub fn run(device: &Device, program: &Program, mode: Mode) -> Result<Contents, S
         .map(|ty| device.create_command_queue(ty).map_err(|e| fail("queue", e)));
     let queues: Vec<CommandQueue> = queues.into_iter().collect::<Result<_, _>>()?;
     let buffers = starting_buffers(device, &queues[0], &program.sizes).map_err(|e| fail("buffers", e))?;
+    let fill = fill_pipeline_on(device).map_err(|e| fail("fill pipeline", e))?;
+    let uploader = StreamingUploader::new(device, 64 << 10).map_err(|e| fail("uploader", e))?;
     device.info_queue().clear();
     // Work on another queue than the last one waits for it, as an app orders it.
     let order = device.create_fence(0).map_err(|e| fail("fence", e))?;
@@ -155,6 +180,7 @@ pub fn run(device: &Device, program: &Program, mode: Mode) -> Result<Contents, S
     // Plain lists' allocators and upload buffers live until the end.
     let mut keep: Vec<(CommandAllocator, CommandList)> = Vec::new();
     let mut staging: Vec<Resource> = Vec::new();
+    let mut bundles: Vec<(CommandAllocator, CommandList)> = Vec::new();
     for (n, s) in program.submissions.iter().enumerate() {
         let q = &queues[s.queue];
         if let Some(l) = last.filter(|&l| l != s.queue) {
@@ -163,9 +189,18 @@ pub fn run(device: &Device, program: &Program, mode: Mode) -> Result<Contents, S
             q.wait(&order, step).map_err(|e| fail("wait", e))?;
         }
         last = Some(s.queue);
+        if let Some((dst, offset, len, seed)) = s.upload {
+            // What runs before must be done: the upload writes ahead of every queue.
+            for q in &queues {
+                q.wait_idle(WAIT).map_err(|e| fail("idle before an upload", e))?;
+            }
+            let data = host_data(len, seed);
+            let ticket = uploader.upload_buffer(&buffers[dst], offset, &data).map_err(|e| fail("upload", e))?;
+            q.wait_ticket(&ticket).map_err(|e| fail("ticket", e))?;
+        }
         if let (Some(ops), true) = (&s.dropped, mode != Mode::Plain) {
             let mut b = q.create_command_buffer(semantics(mode), Level::Primary).map_err(|e| fail("dropped", e))?;
-            record_buffer(&mut b, ops, &buffers, mode).map_err(|e| fail("dropped buffer", e))?;
+            record_buffer(&mut b, ops, &buffers, &fill, mode).map_err(|e| fail("dropped buffer", e))?;
             drop(b);
         }
         let what = format!("submission {n}");
@@ -174,7 +209,7 @@ pub fn run(device: &Device, program: &Program, mode: Mode) -> Result<Contents, S
             for ops in &s.buffers {
                 let allocator = device.create_command_allocator(q.ty()).map_err(|e| fail(&what, e))?;
                 let mut list = device.create_command_list(q.ty(), &allocator).map_err(|e| fail(&what, e))?;
-                record_list(&mut list, ops, &buffers, &mut staging).map_err(|e| fail(&what, e))?;
+                record_list(&mut list, ops, &buffers, &fill, &mut staging, &mut bundles).map_err(|e| fail(&what, e))?;
                 list.close().map_err(|e| fail(&what, e))?;
                 lists.push((allocator, list));
             }
@@ -195,10 +230,10 @@ pub fn run(device: &Device, program: &Program, mode: Mode) -> Result<Contents, S
                     .buffers
                     .iter()
                     .map(|ops| {
-                        let buffers = &buffers;
+                        let (buffers, fill) = (&buffers, &fill);
                         scope.spawn(move || {
                             let mut b = q.create_command_buffer(semantics(mode), Level::Primary)?;
-                            record_buffer(&mut b, ops, buffers, mode)?;
+                            record_buffer(&mut b, ops, buffers, fill, mode)?;
                             Ok(b)
                         })
                     })
@@ -228,7 +263,7 @@ pub fn run(device: &Device, program: &Program, mode: Mode) -> Result<Contents, S
     if !hazards.is_empty() {
         return Err(format!("{mode:?}: the debug layer reported: {}", hazards.join("; ")));
     }
-    drop(keep);
+    drop((keep, bundles));
     read_back(device, &queues[0], &buffers).map_err(|e| fail("read back", e))
 }
 
@@ -277,8 +312,16 @@ fn host_data(len: u64, seed: u32) -> Vec<u8> {
     pattern(len as usize, seed)
 }
 
+/// The built-in fill shader's pipeline.
+type Fill = (RootSignature, PipelineState);
+
+/// The fill shader's dispatch writing `dwords` of `value` from byte `offset` of `dst`.
+fn dispatch(l: &mut CommandRecorder, fill: &Fill, dst: &Resource, offset: u64, dwords: u32, value: u32) {
+    dispatch_fill(l, (&fill.0, &fill.1), &[value, 0, 0, 0, 1, dwords], dst.gpu_address(offset), 1);
+}
+
 /// Records `ops` on a command buffer; fast buffers get a full barrier before every command.
-fn record_buffer(b: &mut CommandBuffer, ops: &[Op], buffers: &[Resource], mode: Mode) -> Result<()> {
+fn record_buffer(b: &mut CommandBuffer, ops: &[Op], buffers: &[Resource], fill: &Fill, mode: Mode) -> Result<()> {
     for op in ops {
         if mode == Mode::Fast && !matches!(op, Op::Track { .. }) {
             full_barrier(b);
@@ -288,7 +331,12 @@ fn record_buffer(b: &mut CommandBuffer, ops: &[Op], buffers: &[Resource], mode: 
                 b.transfer_host_to_buffer(&host_data(len, seed), &buffers[dst], offset)?
             }
             Op::Track { res } => b.track(&buffers[res]),
-            _ => record_op(b, op, buffers),
+            Op::Secondary { dst, offset, dwords, value } => {
+                let mut secondary = b.queue().create_command_buffer(semantics(mode), Level::Secondary)?;
+                dispatch(&mut secondary, fill, &buffers[dst], offset, dwords, value);
+                b.execute(&mut secondary)?;
+            }
+            _ => record_op(b, op, buffers, fill),
         }
         if let Some(e) = b.error() {
             return Err(e.clone());
@@ -298,8 +346,15 @@ fn record_buffer(b: &mut CommandBuffer, ops: &[Op], buffers: &[Resource], mode: 
 }
 
 /// Records `ops` on a plain list, a full barrier before every command; a host transfer is a
-/// copy from an upload buffer of its own.
-fn record_list(l: &mut CommandList, ops: &[Op], buffers: &[Resource], staging: &mut Vec<Resource>) -> Result<()> {
+/// copy from an upload buffer of its own, a secondary buffer a bundle.
+fn record_list(
+    l: &mut CommandList,
+    ops: &[Op],
+    buffers: &[Resource],
+    fill: &Fill,
+    staging: &mut Vec<Resource>,
+    bundles: &mut Vec<(CommandAllocator, CommandList)>,
+) -> Result<()> {
     for op in ops {
         if matches!(op, Op::Track { .. }) {
             continue;
@@ -317,7 +372,16 @@ fn record_list(l: &mut CommandList, ops: &[Op], buffers: &[Resource], staging: &
                 l.copy_buffer_region(&buffers[dst], offset, &up, 0, len);
                 staging.push(up);
             }
-            _ => record_op(l, op, buffers),
+            Op::Secondary { dst, offset, dwords, value } => {
+                let device = l.device();
+                let allocator = device.create_command_allocator(CommandListType::Bundle)?;
+                let mut bundle = device.create_command_list(CommandListType::Bundle, &allocator)?;
+                dispatch(&mut bundle, fill, &buffers[dst], offset, dwords, value);
+                bundle.close()?;
+                l.execute_bundle(&bundle);
+                bundles.push((allocator, bundle));
+            }
+            _ => record_op(l, op, buffers, fill),
         }
         if let Some(e) = l.error() {
             return Err(e.clone());
@@ -327,7 +391,7 @@ fn record_list(l: &mut CommandList, ops: &[Op], buffers: &[Resource], staging: &
 }
 
 /// Records one of the commands lists and buffers share.
-fn record_op(l: &mut CommandRecorder, op: &Op, buffers: &[Resource]) {
+fn record_op(l: &mut CommandRecorder, op: &Op, buffers: &[Resource], fill: &Fill) {
     match *op {
         Op::Copy { dst, dst_offset, src, src_offset, size } => {
             l.copy_buffer_region(&buffers[dst], dst_offset, &buffers[src], src_offset, size)
@@ -347,6 +411,7 @@ fn record_op(l: &mut CommandRecorder, op: &Op, buffers: &[Resource]) {
             raw_pattern_size: 4,
             repeat_count: dwords,
         }]),
-        Op::Host { .. } | Op::Track { .. } => {}
+        Op::Dispatch { dst, offset, dwords, value } => dispatch(l, fill, &buffers[dst], offset, dwords, value),
+        Op::Host { .. } | Op::Track { .. } | Op::Secondary { .. } => {}
     }
 }
