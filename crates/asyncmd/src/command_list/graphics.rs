@@ -47,7 +47,7 @@ fn view_subresources(res: &Resource, mip: u32, first: u32, count: u32, planes: &
 /// The first two render targets that name one subresource, if any: D3D forbids binding a
 /// subresource to two slots (two attachments writing one image; lavapipe corrupts its heap
 /// with it, `docs/reliability.md`).
-fn shared_subresource(targets: &[&CapturedRtv]) -> Option<(usize, usize)> {
+fn shared_subresource(targets: &[CapturedRtv]) -> Option<(usize, usize)> {
     let overlap = |a: &CapturedRtv, b: &CapturedRtv| {
         if a.view.resource != b.view.resource {
             return false;
@@ -63,7 +63,7 @@ fn shared_subresource(targets: &[&CapturedRtv]) -> Option<(usize, usize)> {
             _ => false,
         }
     };
-    (0..targets.len()).find_map(|i| (i + 1..targets.len()).find(|&j| overlap(targets[i], targets[j])).map(|j| (i, j)))
+    (0..targets.len()).find_map(|i| (i + 1..targets.len()).find(|&j| overlap(&targets[i], &targets[j])).map(|j| (i, j)))
 }
 
 fn rtv_target(c: &CapturedRtv, res: Resource) -> BoundTarget {
@@ -338,7 +338,7 @@ impl CommandRecorder {
                 Err(e) => return self.remove(e),
             }
         }
-        if let Some((i, j)) = shared_subresource(&captured.iter().collect::<Vec<_>>()) {
+        if let Some((i, j)) = shared_subresource(&captured) {
             return self.remove(err::invalid(
                 STATE,
                 API,
@@ -503,7 +503,7 @@ impl CommandRecorder {
             rts.push(RenderPassRenderTarget { view: c.view, beginning: t.beginning, ending });
             captured.push(c);
         }
-        if let Some((i, j)) = shared_subresource(&captured.iter().collect::<Vec<_>>()) {
+        if let Some((i, j)) = shared_subresource(&captured) {
             return self.remove(err(format!(
                 "render targets {i} and {j} name the same subresource (one slot per subresource)"
             )));
