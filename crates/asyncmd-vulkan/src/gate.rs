@@ -26,6 +26,9 @@ static GATE: Gate =
     Gate { state: Mutex::new(State { shared: 0, exclusive: false, waiting: 0 }), changed: Condvar::new() };
 
 thread_local! {
+    /// How deep this thread is in [`shared`] stretches, whether or not they hold the gate (a
+    /// stretch begun before the layer was loaded holds nothing until [`exclusive`] loads it).
+    static DEPTH: Cell<usize> = const { Cell::new(0) };
     /// This thread holds the gate shared.
     static HELD: Cell<bool> = const { Cell::new(false) };
     /// This thread holds the gate exclusively: what it calls inside needs no shared hold.
@@ -91,12 +94,17 @@ pub(crate) fn layer_loading() {
     LAYERED.store(true, Ordering::Release);
 }
 
-/// Lets go of this thread's shared hold when dropped, where it took one.
-struct Shared(bool);
+/// Ends a [`shared`] stretch: the outermost lets go of this thread's hold, where it has one
+/// (taken at its start, or in it by [`exclusive`]).
+struct Shared;
 
 impl Drop for Shared {
     fn drop(&mut self) {
-        if self.0 {
+        let depth = DEPTH.with(|d| {
+            d.set(d.get().saturating_sub(1));
+            d.get()
+        });
+        if depth == 0 && HELD.with(Cell::get) {
             HELD.with(|h| h.set(false));
             GATE.leave_shared();
         }
@@ -104,12 +112,15 @@ impl Drop for Shared {
 }
 
 fn take_shared() -> Shared {
-    if HELD.with(Cell::get) || ALONE.with(Cell::get) || !LAYERED.load(Ordering::Acquire) {
-        return Shared(false);
+    let outermost = DEPTH.with(|d| {
+        d.set(d.get() + 1);
+        d.get() == 1
+    });
+    if outermost && !HELD.with(Cell::get) && !ALONE.with(Cell::get) && LAYERED.load(Ordering::Acquire) {
+        GATE.enter_shared();
+        HELD.with(|h| h.set(true));
     }
-    GATE.enter_shared();
-    HELD.with(|h| h.set(true));
-    Shared(true)
+    Shared
 }
 
 /// Runs `f`, a stretch of driver calls, holding the gate shared (already held: as it is).
@@ -149,7 +160,7 @@ pub(crate) fn exclusive<R>(f: impl FnOnce() -> R) -> R {
     if ALONE.with(Cell::get) {
         return f();
     }
-    unlocked(|| {
+    let r = unlocked(|| {
         GATE.enter_exclusive();
         ALONE.with(|a| a.set(true));
         struct Leave;
@@ -161,7 +172,16 @@ pub(crate) fn exclusive<R>(f: impl FnOnce() -> R) -> R {
         }
         let _leave = Leave;
         f()
-    })
+    });
+    // A stretch begun before the layer was loaded (the device open that makes the process's
+    // first layered instance) held nothing: from here on it calls the layer, so it holds the
+    // gate like any other (without this, its calls ran beside another thread's instance
+    // creation: a crash in the layer on the H200, in `copy_speed::measure`).
+    if DEPTH.with(Cell::get) > 0 && !HELD.with(Cell::get) {
+        GATE.enter_shared();
+        HELD.with(|h| h.set(true));
+    }
+    r
 }
 
 #[cfg(test)]
@@ -171,8 +191,41 @@ mod tests {
     use std::sync::Arc;
     use std::time::Duration;
 
+    /// The only test of the process that loads the layer (`LAYERED` is the process's): first a
+    /// stretch begun before any layer, which loads it, then stretches with it.
     #[test]
     fn an_exclusive_stretch_runs_alone_and_waits_for_shared_ones_already_running() {
+        a_stretch_that_loads_the_layer_holds_the_gate_for_the_rest_of_it();
+        shared_and_exclusive_stretches_with_the_layer();
+    }
+
+    fn a_stretch_that_loads_the_layer_holds_the_gate_for_the_rest_of_it() {
+        assert!(!LAYERED.load(Ordering::Acquire), "no layer yet");
+        let (loaded, done) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
+        let opener = {
+            let (loaded, done) = (loaded.clone(), done.clone());
+            std::thread::spawn(move || {
+                // A device open: its stretch starts with no layer, then makes the first instance.
+                shared(|| {
+                    layer_loading();
+                    exclusive(|| {});
+                    loaded.store(true, Ordering::SeqCst);
+                    // The rest of the open: calls into the layer.
+                    std::thread::sleep(Duration::from_millis(100));
+                    done.store(true, Ordering::SeqCst);
+                });
+                assert!(!HELD.with(Cell::get), "the stretch let go of the gate");
+            })
+        };
+        while !loaded.load(Ordering::SeqCst) {
+            std::thread::yield_now();
+        }
+        // Another thread's instance creation waits for the rest of that stretch.
+        exclusive(|| assert!(done.load(Ordering::SeqCst), "an exclusive stretch ran beside a layered one"));
+        opener.join().unwrap();
+    }
+
+    fn shared_and_exclusive_stretches_with_the_layer() {
         layer_loading();
         let inside = Arc::new(AtomicUsize::new(0));
         let overlapped = Arc::new(AtomicBool::new(false));

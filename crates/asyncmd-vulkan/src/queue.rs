@@ -134,9 +134,30 @@ pub(crate) struct VkQueue {
     fences: crate::device::Fences,
 }
 
-/// A submission's progress value, its lists, the semaphores it waits on or signals, and the
-/// fence value it signals.
-type InFlight = (u64, Vec<Arc<Recorded>>, Vec<Arc<VkFence>>, Option<(Arc<VkFence>, u64)>);
+/// A submission the GPU may not have finished, with what it uses.
+struct InFlight {
+    /// Its progress value.
+    value: u64,
+    _lists: Vec<Arc<Recorded>>,
+    /// The semaphores it waits on or signals.
+    _semaphores: Vec<Arc<VkFence>>,
+    /// The fence value it signals, where it signals one.
+    signal: Option<(Arc<VkFence>, u64)>,
+    /// Under the validation layer, a `VkFence` the submission signals (see `LayerFences`).
+    layer_fence: Option<vk::Fence>,
+}
+
+/// `VkFence`s for the validation layer alone. Synchronization validation (1.3.239) learns that a
+/// submission is done only from a fence or an idle wait, not from timeline semaphores; without
+/// them it keeps the accesses of every submission since the last one-time submission's fence
+/// (in the fuzzer, the layer's share of one-time submissions at 240 s halved with them:
+/// `docs/reliability.md`). Under the layer each submission also signals a
+/// fence, whose status is read once progress has passed it: that read is the wait the layer
+/// trims its history on. Without the layer there are none.
+struct LayerFences {
+    /// Signalled fences, reset, ready for another submission.
+    free: Vec<vk::Fence>,
+}
 
 struct Worker {
     core: Arc<Core>,
@@ -147,6 +168,8 @@ struct Worker {
     submitted: u64,
     /// Submissions not yet known complete, with what they use.
     in_flight: VecDeque<InFlight>,
+    /// `Some` under the validation layer.
+    layer_fences: Option<LayerFences>,
     waits: Vec<(Arc<VkFence>, u64)>,
     /// A command buffer holding one full memory barrier, run first in every submission of
     /// lists: a submission starts once the work before it on the queue is done and visible,
@@ -215,6 +238,7 @@ impl Worker {
                     .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
             })
             .collect();
+        let layer_fence = self.layer_fence()?;
         self.submitted += 1;
         let mut signals = Vec::with_capacity(2);
         // Held until the submission is made, so that no host signal slips in between.
@@ -245,19 +269,49 @@ impl Worker {
             .signal_semaphore_infos(&signals)];
         let queue = self.core.queue(self.family, self.index).lock().unwrap_or_else(PoisonError::into_inner);
         // SAFETY: the command buffers are executable and kept alive in `in_flight` until the
-        // progress semaphore passes this submission; the queue is externally synchronized.
-        self.core.note(unsafe { d.queue_submit2(*queue, &submit, vk::Fence::null()) }).map_err(|e| {
-            Error::fail(
+        // progress semaphore passes this submission; the queue is externally synchronized; the
+        // layer fence is unsignalled and used by no other submission.
+        let submitted = self.core.note(unsafe { d.queue_submit2(*queue, &submit, layer_fence.unwrap_or_default()) });
+        drop(queue);
+        if let Err(e) = submitted {
+            if let (Some(fences), Some(f)) = (self.layer_fences.as_mut(), layer_fence) {
+                fences.free.push(f);
+            }
+            return Err(Error::fail(
                 MessageId::ExecuteCommandListsInvalid,
                 format!("ExecuteCommandLists: vkQueueSubmit2 failed: {e}"),
-            )
-        })?;
-        drop(queue);
+            ));
+        }
         if let Some(slot) = slot {
             slot.done(true);
         }
-        self.in_flight.push_back((self.submitted, lists, fences, signalled));
+        self.in_flight.push_back(InFlight {
+            value: self.submitted,
+            _lists: lists,
+            _semaphores: fences,
+            signal: signalled,
+            layer_fence,
+        });
         Ok(())
+    }
+
+    /// An unsignalled fence for the validation layer (`LayerFences`), or `None` without it.
+    fn layer_fence(&mut self) -> Result<Option<vk::Fence>> {
+        let Some(fences) = self.layer_fences.as_mut() else { return Ok(None) };
+        if let Some(f) = fences.free.pop() {
+            return Ok(Some(f));
+        }
+        // SAFETY: a plain fence of this device, owned by the worker.
+        unsafe { self.core.device.create_fence(&vk::FenceCreateInfo::default(), None) }
+            .map(Some)
+            .map_err(|e| Error::out_of_memory(format!("ExecuteCommandLists: {e}")))
+    }
+
+    /// Whether the submission's layer fence, if any, is signalled; reading it is the wait the
+    /// validation layer retires the submission on.
+    fn layer_fence_done(&self, fence: Option<vk::Fence>) -> bool {
+        // SAFETY: a fence of this device, submitted with the submission.
+        fence.is_none_or(|f| unsafe { self.core.device.get_fence_status(f) } == Ok(true))
     }
 
     /// Lets go of what the submissions the GPU has finished used. A submission is finished
@@ -265,10 +319,20 @@ impl Worker {
     /// semaphore the driver is still signalling corrupts its memory (seen on lavapipe).
     fn retire(&mut self) {
         let done = self.progress.value();
-        while self.in_flight.front().is_some_and(|(n, _, _, signal)| {
-            *n <= done && signal.as_ref().is_none_or(|(fence, value)| fence.value() >= *value)
+        while self.in_flight.front().is_some_and(|f| {
+            f.value <= done
+                && f.signal.as_ref().is_none_or(|(fence, value)| fence.value() >= *value)
+                && self.layer_fence_done(f.layer_fence)
         }) {
-            self.in_flight.pop_front();
+            let Some(f) = self.in_flight.pop_front() else { break };
+            if let (Some(fences), Some(fence)) = (self.layer_fences.as_mut(), f.layer_fence) {
+                // SAFETY: the fence is signalled and no pending submission uses it.
+                match unsafe { self.core.device.reset_fences(&[fence]) } {
+                    Ok(()) => fences.free.push(fence),
+                    // SAFETY: as above.
+                    Err(_) => unsafe { self.core.device.destroy_fence(fence, None) },
+                }
+            }
         }
     }
 }
@@ -287,6 +351,7 @@ impl VkQueue {
             progress: VkFence::new(core, 0)?,
             submitted: 0,
             in_flight: VecDeque::new(),
+            layer_fences: core.instance.validation.then(|| LayerFences { free: Vec::new() }),
             waits: Vec::new(),
             boundary: None,
         };
@@ -328,9 +393,18 @@ impl VkQueue {
             crate::gate::shared(|| {
                 let last = worker.submitted;
                 worker.progress.driver_wait(last, Duration::from_secs(60));
-                for (fence, value) in worker.in_flight.iter().filter_map(|f| f.3.as_ref()) {
+                for (fence, value) in worker.in_flight.iter().filter_map(|f| f.signal.as_ref()) {
                     fence.driver_wait(*value, Duration::from_secs(5));
                 }
+                worker.retire();
+                if let Some(fences) = worker.layer_fences.take() {
+                    for f in fences.free {
+                        // SAFETY: reset, and used by no pending submission.
+                        unsafe { worker.core.device.destroy_fence(f, None) };
+                    }
+                }
+                // A layer fence of a submission still pending is left to the driver, with the
+                // lists it runs (VUID-vkDestroyFence-fence-01120).
                 if let Some((pool, _)) = worker.boundary.take() {
                     // SAFETY: the progress semaphore passed every submission that used it (or
                     // the device is lost, where waiting longer changes nothing).

@@ -16,7 +16,8 @@
 //! than a core sequence, so named on their own; the short slices run them too);
 //! `ASYNCMD_FUZZ_THREADS` sets the workers (default: the machine's cores);
 //! `ASYNCMD_FUZZ_COMPUTE_COPIES=always` makes the Vulkan device take its compute copy and clear
-//! routes, as on the H200, on any driver. Every panic, hang,
+//! routes, as on the H200, on any driver; `ASYNCMD_FUZZ_DRIVER_SECONDS` sets how long a worker
+//! keeps its Vulkan drivers before it opens them afresh (120). Every panic, hang,
 //! validation error and mismatch is printed with its seed and check; `ASYNCMD_FUZZ_PRINT=1`
 //! prints the sequences too, and a seed range of one seed replays it.
 
@@ -29,7 +30,7 @@ mod layers;
 use asyncmd::ddi::DeviceDdi;
 use asyncmd::*;
 use asyncmd_reference::{ReferenceConfig, ReferenceDevice};
-use asyncmd_vulkan::{ComputeCopies, Validation, VulkanDevice, VulkanOptions};
+use asyncmd_vulkan::{ComputeCopies, Validation, ValidationLog, VulkanDevice, VulkanOptions};
 use exec::{Outcome, World};
 use gen::Gen;
 use std::panic::AssertUnwindSafe;
@@ -43,6 +44,10 @@ const STEPS: usize = 60;
 const HANG: Duration = Duration::from_secs(90);
 /// Memory the reference devices of the fuzzer may hold (small: the sequences are small).
 const FUZZ_BUDGET: u64 = 256 << 20;
+/// How long a worker keeps its Vulkan drivers before it opens them afresh: devices are then
+/// made and dropped while other workers run, and what the layer says as one goes (objects
+/// left undestroyed) is a failure. (It does not bound the run's memory: `docs/reliability.md`.)
+const DRIVER_LIFETIME: Duration = Duration::from_secs(120);
 
 /// Which device a check runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,6 +142,14 @@ impl VulkanDrivers {
             VulkanDevice::open(0, options).ok().map(Arc::new)
         };
         Self { native: open(true), fallback: open(false) }
+    }
+
+    /// The drivers' validation logs, which outlive them.
+    fn logs(&self) -> Vec<ValidationLog> {
+        [&self.native, &self.fallback]
+            .into_iter()
+            .map(|v| v.as_ref().map(|v| v.validation_log()).unwrap_or_default())
+            .collect()
     }
 
     /// How many errors each driver's validation log holds.
@@ -436,12 +449,37 @@ fn run(seeds: std::ops::Range<u64>, checks: &[Check], threads: usize, limit: Dur
         for w in 0..threads {
             let (report, next, beats, checks) = (report.clone(), next.clone(), beats.clone(), checks.to_vec());
             s.spawn(move || {
-                let vk =
-                    if needs_vulkan { VulkanDrivers::open() } else { VulkanDrivers { native: None, fallback: None } };
+                let open = || {
+                    if needs_vulkan {
+                        VulkanDrivers::open()
+                    } else {
+                        VulkanDrivers { native: None, fallback: None }
+                    }
+                };
+                let (mut vk, mut opened) = (open(), Instant::now());
                 loop {
                     let seed = next.fetch_add(1, Ordering::Relaxed);
                     if seed >= seeds.end || start.elapsed() > limit {
                         break;
+                    }
+                    if needs_vulkan && opened.elapsed() > driver_lifetime() {
+                        // The old drivers go first: two at once would double the peak.
+                        let had = [vk.native.is_some(), vk.fallback.is_some()];
+                        let (logs, before) = (vk.logs(), vk.errors());
+                        drop(std::mem::replace(&mut vk, VulkanDrivers { native: None, fallback: None }));
+                        // What the layer says as the devices go (objects left undestroyed).
+                        let said: Vec<String> = logs
+                            .iter()
+                            .zip(before)
+                            .flat_map(|(l, n)| l.messages().get(n..).map(<[String]>::to_vec).unwrap_or_default())
+                            .collect();
+                        if !said.is_empty() {
+                            report.fail(format!("dropping the Vulkan drivers: {}", said.join("\n")));
+                        }
+                        (vk, opened) = (open(), Instant::now());
+                        if had != [vk.native.is_some(), vk.fallback.is_some()] {
+                            report.fail(format!("before seed {seed}: the Vulkan drivers did not open again"));
+                        }
                     }
                     *beats[w].lock().unwrap_or_else(PoisonError::into_inner) = Some((seed, Instant::now()));
                     for &c in &checks {
@@ -515,6 +553,15 @@ fn threads() -> usize {
         .ok()
         .and_then(|t| t.parse().ok())
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
+}
+
+/// How long a worker keeps its Vulkan drivers: [`DRIVER_LIFETIME`], or
+/// `ASYNCMD_FUZZ_DRIVER_SECONDS`.
+fn driver_lifetime() -> Duration {
+    std::env::var("ASYNCMD_FUZZ_DRIVER_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .map_or(DRIVER_LIFETIME, Duration::from_secs)
 }
 
 /// Seeds of a short slice: `default`, or `ASYNCMD_FUZZ_SLICE`.

@@ -41,7 +41,13 @@ fn color_value(format: Format, view: &ViewClearValue, inexact: bool) -> Option<v
     let info = format.info();
     let by_value = match info.layout {
         Layout::Channels { swizzle, .. } => swizzle == Swizzle::Rgba || swizzle == Swizzle::Bgra,
-        Layout::R10G10B10A2 | Layout::R11G11B10 => true,
+        // Packed formats whose Vulkan format names the same channels: the driver places them.
+        Layout::R10G10B10A2
+        | Layout::R11G11B10
+        | Layout::B5G6R5
+        | Layout::B5G5R5A1
+        | Layout::B4G4R4A4
+        | Layout::A4B4G4R4 => true,
         _ => false,
     };
     if !by_value {
