@@ -143,20 +143,8 @@ struct InFlight {
     _semaphores: Vec<Arc<VkFence>>,
     /// The fence value it signals, where it signals one.
     signal: Option<(Arc<VkFence>, u64)>,
-    /// Under the validation layer, a `VkFence` the submission signals (see `LayerFences`).
+    /// Under the validation layer, a `VkFence` the submission signals (see `Worker::layer_fences`).
     layer_fence: Option<vk::Fence>,
-}
-
-/// `VkFence`s for the validation layer alone. Synchronization validation (1.3.239) learns that a
-/// submission is done only from a fence or an idle wait, not from timeline semaphores; without
-/// them it keeps the accesses of every submission since the last one-time submission's fence
-/// (in the fuzzer, the layer's share of one-time submissions at 240 s halved with them:
-/// `docs/reliability.md`). Under the layer each submission also signals a
-/// fence, whose status is read once progress has passed it: that read is the wait the layer
-/// trims its history on. Without the layer there are none.
-struct LayerFences {
-    /// Signalled fences, reset, ready for another submission.
-    free: Vec<vk::Fence>,
 }
 
 struct Worker {
@@ -168,8 +156,14 @@ struct Worker {
     submitted: u64,
     /// Submissions not yet known complete, with what they use.
     in_flight: VecDeque<InFlight>,
-    /// `Some` under the validation layer.
-    layer_fences: Option<LayerFences>,
+    /// Fences for the validation layer alone: signalled and reset ones, ready for a submission
+    /// (`None` without the layer). Synchronization validation 1.3.239 learns that a submission
+    /// is done only from a fence or an idle wait, not from timeline semaphores, and keeps every
+    /// access it cannot prove complete. Under the layer each submission also signals a fence,
+    /// whose status `retire` reads once progress has passed it: that read is the wait the layer
+    /// trims its history on (what it held from one-time submissions in the fuzzer at 240 s
+    /// halved: `docs/reliability.md`).
+    layer_fences: Option<Vec<vk::Fence>>,
     waits: Vec<(Arc<VkFence>, u64)>,
     /// A command buffer holding one full memory barrier, run first in every submission of
     /// lists: a submission starts once the work before it on the queue is done and visible,
@@ -275,7 +269,7 @@ impl Worker {
         drop(queue);
         if let Err(e) = submitted {
             if let (Some(fences), Some(f)) = (self.layer_fences.as_mut(), layer_fence) {
-                fences.free.push(f);
+                fences.push(f);
             }
             return Err(Error::fail(
                 MessageId::ExecuteCommandListsInvalid,
@@ -295,10 +289,10 @@ impl Worker {
         Ok(())
     }
 
-    /// An unsignalled fence for the validation layer (`LayerFences`), or `None` without it.
+    /// An unsignalled fence for the validation layer (`Worker::layer_fences`), or `None` without it.
     fn layer_fence(&mut self) -> Result<Option<vk::Fence>> {
         let Some(fences) = self.layer_fences.as_mut() else { return Ok(None) };
-        if let Some(f) = fences.free.pop() {
+        if let Some(f) = fences.pop() {
             return Ok(Some(f));
         }
         // SAFETY: a plain fence of this device, owned by the worker.
@@ -328,7 +322,7 @@ impl Worker {
             if let (Some(fences), Some(fence)) = (self.layer_fences.as_mut(), f.layer_fence) {
                 // SAFETY: the fence is signalled and no pending submission uses it.
                 match unsafe { self.core.device.reset_fences(&[fence]) } {
-                    Ok(()) => fences.free.push(fence),
+                    Ok(()) => fences.push(fence),
                     // SAFETY: as above.
                     Err(_) => unsafe { self.core.device.destroy_fence(fence, None) },
                 }
@@ -351,7 +345,7 @@ impl VkQueue {
             progress: VkFence::new(core, 0)?,
             submitted: 0,
             in_flight: VecDeque::new(),
-            layer_fences: core.instance.validation.then(|| LayerFences { free: Vec::new() }),
+            layer_fences: core.instance.validation.then(Vec::new),
             waits: Vec::new(),
             boundary: None,
         };
@@ -398,7 +392,7 @@ impl VkQueue {
                 }
                 worker.retire();
                 if let Some(fences) = worker.layer_fences.take() {
-                    for f in fences.free {
+                    for f in fences {
                         // SAFETY: reset, and used by no pending submission.
                         unsafe { worker.core.device.destroy_fence(f, None) };
                     }

@@ -144,28 +144,51 @@ impl VulkanDrivers {
         Self { native: open(true), fallback: open(false) }
     }
 
+    /// No drivers (a run of reference checks alone).
+    fn none() -> Self {
+        Self { native: None, fallback: None }
+    }
+
     /// The drivers' validation logs, which outlive them.
-    fn logs(&self) -> Vec<ValidationLog> {
-        [&self.native, &self.fallback]
-            .into_iter()
-            .map(|v| v.as_ref().map(|v| v.validation_log()).unwrap_or_default())
-            .collect()
+    fn logs(&self) -> [ValidationLog; 2] {
+        [&self.native, &self.fallback].map(|v| v.as_ref().map(|v| v.validation_log()).unwrap_or_default())
     }
 
     /// How many errors each driver's validation log holds.
     fn errors(&self) -> [usize; 2] {
-        let count = |v: &Option<Arc<VulkanDevice>>| v.as_ref().map_or(0, |v| v.validation_log().messages().len());
-        [count(&self.native), count(&self.fallback)]
+        self.logs().map(|l| l.messages().len())
     }
 
     /// The errors each driver logged after `before` (from [`Self::errors`]).
     fn errors_since(&self, before: [usize; 2]) -> Vec<String> {
-        let logs = [&self.native, &self.fallback];
-        let new = |(v, n): (&Option<Arc<VulkanDevice>>, usize)| {
-            v.as_ref().and_then(|v| v.validation_log().messages().get(n..).map(<[String]>::to_vec)).unwrap_or_default()
-        };
-        logs.into_iter().zip(before).flat_map(new).collect()
+        errors_since(&self.logs(), before)
     }
+
+    /// Drops these drivers and opens them afresh; what the layer says as the old ones go
+    /// (objects left undestroyed), or a driver that does not open again, is an error.
+    fn reopen(&mut self) -> std::result::Result<(), String> {
+        let had = [self.native.is_some(), self.fallback.is_some()];
+        let (logs, before) = (self.logs(), self.errors());
+        // The old drivers go first: two at once would double the peak.
+        *self = Self::none();
+        let said = errors_since(&logs, before);
+        *self = Self::open();
+        if !said.is_empty() {
+            return Err(format!("dropping the Vulkan drivers: {}", said.join("\n")));
+        }
+        if had != [self.native.is_some(), self.fallback.is_some()] {
+            return Err("the Vulkan drivers did not open again".into());
+        }
+        Ok(())
+    }
+}
+
+/// The errors each log holds past its count in `before`.
+fn errors_since(logs: &[ValidationLog; 2], before: [usize; 2]) -> Vec<String> {
+    logs.iter()
+        .zip(before)
+        .flat_map(|(l, n)| l.messages().get(n..).map(<[String]>::to_vec).unwrap_or_default())
+        .collect()
 }
 
 fn random_config(seed: u64) -> ReferenceConfig {
@@ -449,37 +472,18 @@ fn run(seeds: std::ops::Range<u64>, checks: &[Check], threads: usize, limit: Dur
         for w in 0..threads {
             let (report, next, beats, checks) = (report.clone(), next.clone(), beats.clone(), checks.to_vec());
             s.spawn(move || {
-                let open = || {
-                    if needs_vulkan {
-                        VulkanDrivers::open()
-                    } else {
-                        VulkanDrivers { native: None, fallback: None }
-                    }
-                };
-                let (mut vk, mut opened) = (open(), Instant::now());
+                let mut vk = if needs_vulkan { VulkanDrivers::open() } else { VulkanDrivers::none() };
+                let mut opened = Instant::now();
                 loop {
                     let seed = next.fetch_add(1, Ordering::Relaxed);
                     if seed >= seeds.end || start.elapsed() > limit {
                         break;
                     }
                     if needs_vulkan && opened.elapsed() > driver_lifetime() {
-                        // The old drivers go first: two at once would double the peak.
-                        let had = [vk.native.is_some(), vk.fallback.is_some()];
-                        let (logs, before) = (vk.logs(), vk.errors());
-                        drop(std::mem::replace(&mut vk, VulkanDrivers { native: None, fallback: None }));
-                        // What the layer says as the devices go (objects left undestroyed).
-                        let said: Vec<String> = logs
-                            .iter()
-                            .zip(before)
-                            .flat_map(|(l, n)| l.messages().get(n..).map(<[String]>::to_vec).unwrap_or_default())
-                            .collect();
-                        if !said.is_empty() {
-                            report.fail(format!("dropping the Vulkan drivers: {}", said.join("\n")));
+                        if let Err(e) = vk.reopen() {
+                            report.fail(format!("before seed {seed}: {e}"));
                         }
-                        (vk, opened) = (open(), Instant::now());
-                        if had != [vk.native.is_some(), vk.fallback.is_some()] {
-                            report.fail(format!("before seed {seed}: the Vulkan drivers did not open again"));
-                        }
+                        opened = Instant::now();
                     }
                     *beats[w].lock().unwrap_or_else(PoisonError::into_inner) = Some((seed, Instant::now()));
                     for &c in &checks {
