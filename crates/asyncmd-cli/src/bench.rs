@@ -12,6 +12,8 @@ mod cases;
 pub mod command_buffers;
 mod draw_target;
 mod e2e;
+#[cfg(feature = "peers")]
+pub mod peers;
 mod report;
 pub mod semantics;
 pub mod streaming;
@@ -65,6 +67,9 @@ pub enum Suite {
     /// Bound clears in bundles under the fallback: a bundle executed N times against the same
     /// clears recorded in the list, and what the bundle keeps.
     BundleClears,
+    /// The same workloads through asyncmd (native and legacy), wgpu and raw Vulkan on one
+    /// adapter: CPU to record and submit, GPU time, submit-to-done latency (feature `peers`).
+    Peers,
 }
 
 /// How much work a case does, from the options.
@@ -305,6 +310,22 @@ fn write_json<T: serde::Serialize>(path: Option<&std::path::Path>, rows: &T) -> 
     })
 }
 
+/// `--suite peers`: wgpu and raw Vulkan beside asyncmd, where the build has them.
+#[cfg(feature = "peers")]
+fn run_peers(opts: &BenchOptions) -> Result<()> {
+    let report = peers::measure(DeviceSpec::resolve(opts.device)?, opts.quick)?;
+    print!("{}", peers::markdown(&report));
+    write_json(opts.json.as_deref(), &report)
+}
+
+/// Without the feature, the suite says how to build it.
+#[cfg(not(feature = "peers"))]
+fn run_peers(_: &BenchOptions) -> Result<()> {
+    Err(Error::unsupported(
+        "bench --suite peers: this build has no peers (wgpu and raw Vulkan); build with `cargo build --release -p asyncmd-cli --features peers`",
+    ))
+}
+
 /// `asyncmd bench`: prints the report as Markdown tables, and writes JSON and a plot if asked.
 pub fn run(opts: BenchOptions) -> Result<()> {
     if opts.e2e && (opts.suite != Suite::AsyncCommands || opts.count.is_some() || opts.size.is_some()) {
@@ -335,6 +356,7 @@ pub fn run(opts: BenchOptions) -> Result<()> {
             print!("{}", bundle_clears::markdown(&device, &rows));
             return write_json(opts.json.as_deref(), &rows);
         }
+        Suite::Peers => return run_peers(&opts),
         Suite::AsyncCommands => {}
     }
     if let Some(bad) = opts.apis.iter().find(|a| !cases::ALL.iter().any(|b| b.0.eq_ignore_ascii_case(a))) {

@@ -170,6 +170,44 @@ fn bench_measures_the_command_buffer_cycle_against_one_by_hand() {
     assert!(!out.status.success());
 }
 
+/// Without the `peers` feature (the default build) the suite says how to get it, and fails.
+#[cfg(not(feature = "peers"))]
+#[test]
+fn bench_peers_without_the_feature_names_how_to_build_it() {
+    let cfg = temp_config("bench-peers");
+    let out = asyncmd(&cfg).args(["bench", "--quick", "--suite", "peers"]).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--features peers"), "{err}");
+}
+
+/// With it, every engine runs every row on a Vulkan adapter.
+#[cfg(feature = "peers")]
+#[test]
+fn bench_peers_runs_every_engine_on_every_row() {
+    let cfg = temp_config("bench-peers");
+    let json = std::env::temp_dir().join(format!("asyncmd-bench-peers-{}.json", std::process::id()));
+    let out = asyncmd(&cfg)
+        .args(["bench", "--quick", "--suite", "peers", "--device", "vulkan", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    if !out.status.success() && std::env::var("ASYNCMD_REQUIRE_VULKAN").as_deref() != Ok("1") {
+        return; // no Vulkan driver here
+    }
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["missing"].as_array().unwrap().len(), 0, "{report}");
+    for row in report["rows"].as_array().unwrap() {
+        let engines: Vec<&str> =
+            row["cells"].as_array().unwrap().iter().map(|c| c["engine"].as_str().unwrap()).collect();
+        assert_eq!(engines, ["asyncmd native", "asyncmd legacy", "wgpu", "ash"], "{row}");
+        for c in row["cells"].as_array().unwrap() {
+            assert!(c["cpu_us"].as_f64().unwrap() > 0.0 && c["done_us"].as_f64().unwrap() > 0.0, "{c}");
+        }
+    }
+}
+
 #[test]
 fn bench_measures_bound_clears_in_bundles_against_the_same_clears_in_the_list() {
     let cfg = temp_config("bench-bundles");

@@ -252,7 +252,7 @@ impl DeviceDdi for ReferenceDevice {
     }
 
     fn create_heap(&self, size: u64) -> Result<HeapId> {
-        if size == 0 || size % TILE_SIZE_IN_BYTES != 0 {
+        if size == 0 || !size.is_multiple_of(TILE_SIZE_IN_BYTES) {
             return Err(Error::invalid_arg(
                 MessageId::CreateResourceInvalidHeap,
                 format!("CreateHeap: size {size} is not a non-zero multiple of 64 KiB"),

@@ -306,7 +306,8 @@ impl ResourceDesc {
         }
         let info = self.format.info();
         if (info.block_width > 1 || info.block_height > 1)
-            && (self.width % info.block_width as u64 != 0 || self.height % info.block_height as u32 != 0)
+            && (!self.width.is_multiple_of(info.block_width as u64)
+                || !self.height.is_multiple_of(info.block_height as u32))
         {
             return Err("width and height of a block format must be multiples of the block size");
         }
@@ -314,7 +315,7 @@ impl ResourceDesc {
             if self.dimension != ResourceDimension::Texture2D {
                 return Err("a 4:2:0 format makes 2D textures only");
             }
-            if self.width % 2 != 0 || self.height % 2 != 0 {
+            if !self.width.is_multiple_of(2) || !self.height.is_multiple_of(2) {
                 return Err("a 4:2:0 format needs even width and height");
             }
             if self.mip_count() != 1 {

@@ -59,6 +59,8 @@ pub(crate) struct Core {
     /// racing with (the heap corruption `docs/reliability.md` traces to one view in two
     /// render-target slots; the reuse stays, as it costs nothing).
     one_time_fence: Mutex<Option<vk::Fence>>,
+    /// Command pools of retired lists, for the next lists (`command/pool.rs`).
+    pub(crate) list_pools: crate::command::ListPools,
 }
 
 impl Core {
@@ -251,6 +253,7 @@ impl Core {
             compute_copy_min: std::sync::OnceLock::new(),
             lost: Default::default(),
             one_time_fence: Mutex::new(None),
+            list_pools: Default::default(),
         })
     }
 
@@ -479,6 +482,7 @@ impl Drop for Core {
                     self.device.destroy_fence(f, None);
                 }
                 drop(self.meta.take());
+                self.list_pools.destroy_all(&self.device);
                 ManuallyDrop::drop(self.allocator.get_mut().unwrap_or_else(PoisonError::into_inner));
             }
             let device = self.device.clone();

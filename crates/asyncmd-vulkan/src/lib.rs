@@ -13,6 +13,8 @@ mod copy_speed;
 mod core;
 mod deferred;
 mod device;
+#[cfg(feature = "floor")]
+pub mod floor;
 mod gate;
 mod instance;
 mod memory;

@@ -32,7 +32,7 @@ pub(crate) struct VkHeap {
 
 impl VkHeap {
     pub(crate) fn new(core: &Arc<Core>, size: u64) -> Result<Self> {
-        if size == 0 || size % TILE_SIZE_IN_BYTES != 0 {
+        if size == 0 || !size.is_multiple_of(TILE_SIZE_IN_BYTES) {
             return Err(Error::invalid_arg(
                 MessageId::CreateResourceInvalidHeap,
                 format!("CreateHeap: size {size} is not a non-zero multiple of 64 KiB"),

@@ -75,7 +75,7 @@ fn copy_buffer_regions(d: &Device, p: &Params) -> Result<Option<Case>> {
 
 /// `bytes` in KiB, or in MiB when whole.
 pub(super) fn size_text(bytes: u64) -> String {
-    if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
+    if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
         format!("{} MiB", bytes >> 20)
     } else {
         format!("{} KiB", bytes >> 10)

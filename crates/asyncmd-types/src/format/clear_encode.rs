@@ -43,7 +43,7 @@ impl ClearElement {
         let len = self.len as usize;
         let bytes: [u8; 16] = match len {
             1 | 2 => std::array::from_fn(|i| if i < 4 { self.bytes[i % len] } else { 0 }),
-            _ if len % 4 == 0 => self.bytes,
+            _ if len.is_multiple_of(4) => self.bytes,
             _ => return None,
         };
         let count = len.div_ceil(4) as u32;

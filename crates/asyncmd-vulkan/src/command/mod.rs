@@ -23,17 +23,21 @@ pub(crate) use transfer::{copy_extent, tiles_of};
 mod barrier;
 mod dispatch;
 mod native;
+mod pool;
 mod query;
 mod rendering;
 mod resolve;
 mod state;
 mod transfer;
 
+pub(crate) use pool::ListPools;
+
 /// A closed list: command buffers ready to submit, and everything they use.
 pub(crate) struct Recorded {
     core: Arc<Core>,
     pub(crate) ty: CommandListType,
-    pool: vk::CommandPool,
+    /// Given back to the device when the last execution is done.
+    pool: pool::ListPool,
     /// Query resets first, then the list's commands.
     buffers: Vec<vk::CommandBuffer>,
     _keep: Vec<Arc<VkResource>>,
@@ -60,10 +64,11 @@ impl Drop for Recorded {
             std::mem::take(&mut self._keep_pipelines),
             std::mem::take(&mut self._keep_roots),
         );
-        let (device, pool) = (&self.core.device, self.pool);
+        let (core, pool) = (&self.core, self.pool);
         crate::threads::on_driver(move || {
-            // SAFETY: queues keep an Arc of a submitted list until the GPU has finished it.
-            unsafe { device.destroy_command_pool(pool, None) };
+            // SAFETY: queues keep an Arc of a submitted list until the GPU has finished it, and
+            // this was the last.
+            unsafe { core.list_pools.give_back(core, pool) };
             drop(held);
         })
     }
@@ -154,24 +159,12 @@ impl VkCommandList {
     }
 
     fn begin(&mut self) -> Result<()> {
-        let d = &self.core.device;
-        let oom = |e: vk::Result| Error::out_of_memory(format!("CreateCommandList: {e}"));
-        // SAFETY: a new pool and primary command buffer owned by this list (then by its
-        // `Recorded`), begun for one submission.
-        unsafe {
-            self.pool = d
-                .create_command_pool(&vk::CommandPoolCreateInfo::default().queue_family_index(self.family()), None)
-                .map_err(oom)?;
-            let cbs = d
-                .allocate_command_buffers(
-                    &vk::CommandBufferAllocateInfo::default().command_pool(self.pool).command_buffer_count(2),
-                )
-                .map_err(oom)?;
-            self.prologue = cbs[0];
-            self.cb = cbs[1];
-            d.begin_command_buffer(self.cb, &simultaneous_use()).map_err(oom)?;
-        }
-        Ok(())
+        let p = self.core.list_pools.take(&self.core, self.family())?;
+        (self.pool, self.prologue, self.cb) = (p.pool, p.prologue, p.cb);
+        // SAFETY: a reset pool owned by this list (then by its `Recorded`), begun for one
+        // submission.
+        unsafe { self.core.device.begin_command_buffer(self.cb, &simultaneous_use()) }
+            .map_err(|e| Error::out_of_memory(format!("CreateCommandList: {e}")))
     }
 
     pub(crate) fn resource(&mut self, id: ResourceId) -> Result<Arc<VkResource>> {
@@ -363,7 +356,7 @@ impl VkCommandList {
             d.end_command_buffer(self.cb).map_err(oom)?;
             let prologue = self.prologue;
             if self.reset_order.is_empty() {
-                d.free_command_buffers(self.pool, &[prologue]);
+                // The prologue stays unrecorded in the pool, for the pool's next list.
                 vec![self.cb]
             } else {
                 d.begin_command_buffer(prologue, &simultaneous_use()).map_err(oom)?;
@@ -379,7 +372,12 @@ impl VkCommandList {
         let recorded = Recorded {
             core: self.core.clone(),
             ty: self.ty,
-            pool: std::mem::replace(&mut self.pool, vk::CommandPool::null()),
+            pool: self.take_pool().unwrap_or(pool::ListPool {
+                family: self.family(),
+                pool: vk::CommandPool::null(),
+                prologue: vk::CommandBuffer::null(),
+                cb: vk::CommandBuffer::null(),
+            }),
             buffers,
             _keep: self.keep.drain().map(|(_, v)| v).chain(self.scratch.drain(..)).collect(),
             _keep_queries: self.queries.drain().map(|(_, v)| v).collect(),
@@ -395,11 +393,21 @@ impl VkCommandList {
         Ok(Executable(Arc::new(recorded)))
     }
 
+    /// The list's pool, which it no longer holds (`None` where it holds none).
+    fn take_pool(&mut self) -> Option<pool::ListPool> {
+        let pool = std::mem::replace(&mut self.pool, vk::CommandPool::null());
+        (pool != vk::CommandPool::null()).then(|| pool::ListPool {
+            family: self.family(),
+            pool,
+            prologue: self.prologue,
+            cb: self.cb,
+        })
+    }
+
     fn reset_here(&mut self) {
-        if self.pool != vk::CommandPool::null() {
+        if let Some(p) = self.take_pool() {
             // SAFETY: the pool was never submitted (it is still this list's).
-            unsafe { self.core.device.destroy_command_pool(self.pool, None) };
-            self.pool = vk::CommandPool::null();
+            unsafe { self.core.list_pools.give_back(&self.core, p) };
         }
         self.keep.clear();
         self.scratch.clear();
@@ -423,9 +431,9 @@ impl Drop for VkCommandList {
     fn drop(&mut self) {
         // On a driver thread (`threads.rs`), with everything the list held.
         crate::threads::on_driver(|| {
-            if self.pool != vk::CommandPool::null() {
+            if let Some(p) = self.take_pool() {
                 // SAFETY: an open pool is never submitted.
-                unsafe { self.core.device.destroy_command_pool(self.pool, None) };
+                unsafe { self.core.list_pools.give_back(&self.core, p) };
             }
             drop((
                 std::mem::take(&mut self.keep),

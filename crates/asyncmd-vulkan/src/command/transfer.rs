@@ -24,7 +24,7 @@ impl VkCommandList {
             return Ok(());
         }
         self.serialize();
-        let aligned = (r.source_offset | r.dest_offset | r.size) % 16 == 0;
+        let aligned = (r.source_offset | r.dest_offset | r.size).is_multiple_of(16);
         let threshold = self.core.compute_copy_min.get().copied().flatten();
         if aligned && threshold.is_some_and(|t| r.size >= t) && self.family_has_compute() {
             let (s, d) = (self.resource(r.source)?, self.resource(r.dest)?);

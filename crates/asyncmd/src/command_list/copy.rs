@@ -211,7 +211,7 @@ pub(crate) fn validate_texture_copy(
         return Ok(());
     }
     let (w, h, depth) = sbox.extent();
-    let aligned = |v: u32, block: u32, edge: u32| v % block == 0 || v == edge;
+    let aligned = |v: u32, block: u32, edge: u32| v.is_multiple_of(block) || v == edge;
     if !(aligned(sbox.left, s.block.0, s.extent.0)
         && aligned(sbox.top, s.block.1, s.extent.1)
         && aligned(sbox.right, s.block.0, s.extent.0)
@@ -223,7 +223,7 @@ pub(crate) fn validate_texture_copy(
             format!("source box {sbox:?} is not aligned to {}x{} blocks", s.block.0, s.block.1),
         ));
     }
-    if at.0 % d.block.0 != 0 || at.1 % d.block.1 != 0 {
+    if !at.0.is_multiple_of(d.block.0) || !at.1.is_multiple_of(d.block.1) {
         return Err(err::invalid(
             id,
             api,

@@ -70,7 +70,7 @@ impl CommandRecorder {
             pattern.ok_or_else(|| err::invalid(ID, API, format!("fill {i}: the pattern is not 1 to 16 bytes")))?;
         let len = pattern.as_bytes().len() as u64;
         let align = len.min(4);
-        if f.offset % align != 0 {
+        if !f.offset.is_multiple_of(align) {
             return Err(err::invalid(ID, API, format!("fill {i}: Offset {} is not a multiple of {align}", f.offset)));
         }
         let width = b.desc().width;

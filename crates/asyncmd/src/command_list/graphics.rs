@@ -167,7 +167,7 @@ impl CommandRecorder {
     }
 
     fn check_root_uav(api: &str, address: GpuAddress) -> Result<()> {
-        if address.offset % 4 != 0 {
+        if !address.offset.is_multiple_of(4) {
             return Err(err::invalid(STATE, api, format!("address offset {} is not 4-byte aligned", address.offset)));
         }
         Ok(())

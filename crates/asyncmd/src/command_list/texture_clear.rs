@@ -113,7 +113,7 @@ impl CommandRecorder {
                 continue;
             }
             let (bw, bh) = box_alignment(rf, sub.plane);
-            let aligned = |v: u32, a: u32, edge: u32| v % a == 0 || v == edge;
+            let aligned = |v: u32, a: u32, edge: u32| v.is_multiple_of(a) || v == edge;
             if !(aligned(region.left, bw, w)
                 && aligned(region.top, bh, h)
                 && aligned(region.right, bw, w)

@@ -70,7 +70,7 @@ impl DeviceFacts {
 /// for unprotected fills larger than one chunk.
 pub fn plan_fill(f: &FillFacts, d: &DeviceFacts) -> FillRoute {
     let compute_list = matches!(f.list, CommandListType::Direct | CommandListType::Compute);
-    let aligned = f.offset % 4 == 0 && f.bytes % 4 == 0;
+    let aligned = f.offset.is_multiple_of(4) && f.bytes.is_multiple_of(4);
     let worth_it = d.compute_fills_win || f.predicated;
     if compute_list && d.compute_fill_shader && worth_it && f.heap == HeapType::Default && f.uav && aligned {
         FillRoute::Compute

@@ -350,7 +350,7 @@ fn check_one(check: Check, seed: u64, vk: &VulkanDrivers, report: &Report) {
 /// One program of command buffers three ways (`layers.rs`), natively or through the forced
 /// fallback as the seed says.
 fn check_layers(vulkan: bool, seed: u64, vk: &VulkanDrivers, report: &Report) {
-    let target = match (vulkan, seed % 2 == 0) {
+    let target = match (vulkan, seed.is_multiple_of(2)) {
         (false, true) => Target::ReferenceNative,
         (false, false) => Target::ReferenceFallback,
         (true, true) => Target::VulkanNative,

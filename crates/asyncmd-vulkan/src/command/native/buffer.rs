@@ -157,13 +157,13 @@ impl VkCommandList {
     /// dword pattern, otherwise copies from a chunk of whole patterns.
     fn fill_by_transfer(&mut self, buffer: vk::Buffer, offset: u64, pattern: &ClearElement, bytes: u64) -> Result<()> {
         let d = self.core.device.clone();
-        let word = pattern.dwords().filter(|&(_, n)| n == 1 && offset % 4 == 0 && bytes % 4 == 0);
+        let word = pattern.dwords().filter(|&(_, n)| n == 1 && offset.is_multiple_of(4) && bytes.is_multiple_of(4));
         if let Some(([data, ..], _)) = word {
             // NVIDIA fills a wrong range above 4096 bytes from an offset that is not
             // 16-aligned: fill up to the next 16-byte boundary first.
             let nvidia = self.core.props.vendor_id == 0x10DE;
             let mut spans = vec![(offset, bytes)];
-            if nvidia && bytes >= 4096 && offset % 16 != 0 {
+            if nvidia && bytes >= 4096 && !offset.is_multiple_of(16) {
                 let head = 16 - offset % 16;
                 spans = vec![(offset, head), (offset + head, bytes - head)];
             }

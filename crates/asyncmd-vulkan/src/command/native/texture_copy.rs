@@ -200,7 +200,7 @@ fn end(res: &Arc<VkResource>, kind: &CopyLocationKind, (x, y): (u32, u32), texel
                 return Ok(None);
             }
             let offset = fp.offset + y as u64 * f.row_pitch as u64 + x as u64 * texel as u64;
-            if offset % texel as u64 != 0 {
+            if !offset.is_multiple_of(texel as u64) {
                 return Ok(None);
             }
             Ok(res.buffer().map(|_| End::Buffer(res.address() + offset, f.row_pitch)))

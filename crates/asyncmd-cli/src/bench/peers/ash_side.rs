@@ -1,0 +1,41 @@
+//! The floor of the peer suite: the workloads as plain Vulkan calls (`asyncmd_vulkan::floor`).
+
+use super::{peer_error, Engine, Sample, Workload, ASH};
+use asyncmd::Result;
+use asyncmd_vulkan::floor::{Floor, FloorWork};
+
+/// Raw Vulkan on the adapter asyncmd runs on.
+pub struct AshEngine(Floor);
+
+impl AshEngine {
+    /// Opens the adapter named `name`.
+    pub fn open(name: &str) -> Result<Self> {
+        Floor::open(Some(name)).map(AshEngine).map_err(|e| peer_error(ASH, e))
+    }
+}
+
+fn floor_work(w: Workload) -> FloorWork {
+    match w {
+        Workload::Copies { count, bytes } => FloorWork::Copies { count, bytes },
+        Workload::ZeroFills { count, bytes } => FloorWork::ZeroFills { count, bytes },
+        Workload::TextureClears { count, side } => FloorWork::TextureClears { count, side },
+        Workload::Stream { commands } => FloorWork::Stream { commands },
+        // A cycle is a command pool reset, one copy recorded and submitted.
+        Workload::Cycle | Workload::Latency => FloorWork::Copies { count: 1, bytes: 256 },
+    }
+}
+
+impl Engine for AshEngine {
+    fn name(&self) -> &'static str {
+        ASH
+    }
+
+    fn prepare(&mut self, w: Workload) -> Result<()> {
+        self.0.prepare(floor_work(w))
+    }
+
+    fn run(&mut self, _: Workload) -> Result<Sample> {
+        let s = self.0.run()?;
+        Ok(Sample { cpu_us: s.cpu_us, done_us: s.done_us, gpu_ms: s.gpu_ms })
+    }
+}

@@ -1,0 +1,277 @@
+//! asyncmd's side of the peer suite: a list and allocator the app resets each run (as a D3D12
+//! app keeps them), recorded with the Async Commands (native) or with the calls an app makes
+//! without them (legacy), on one device with the native DDI.
+
+use super::{Engine, Sample, Workload, COLOR, LEGACY, NATIVE};
+use crate::devices::DeviceSpec;
+use asyncmd::types::*;
+use asyncmd::{
+    Adapter, CommandAllocator, CommandList, CommandQueue, CommandRecorder, CpuDescriptorHandle, DescriptorHeap,
+    DescriptorHeapType, Device, DeviceFactory, Fence, Level, QueryHeap, Resource, Result, Semantics,
+};
+use std::time::{Duration, Instant};
+
+const TIMEOUT: Duration = Duration::from_secs(20);
+
+/// What one workload uses.
+#[derive(Default)]
+struct Prepared {
+    /// Destinations (buffers or textures).
+    dest: Vec<Resource>,
+    /// Sources: one per copy, or the zero buffer legacy fills copy from.
+    source: Vec<Resource>,
+    /// Render-target views of `dest`, for legacy texture clears.
+    views: Vec<CpuDescriptorHandle>,
+    _heap: Option<DescriptorHeap>,
+}
+
+/// asyncmd recording natively or the legacy way.
+pub struct AsyncmdEngine {
+    native: bool,
+    device: Device,
+    queue: CommandQueue,
+    allocator: CommandAllocator,
+    list: CommandList,
+    fence: Fence,
+    value: u64,
+    ticks: QueryHeap,
+    out: Resource,
+    frequency: f64,
+    work: Prepared,
+}
+
+impl AsyncmdEngine {
+    /// Opens `spec` with its native DDI; `native` picks the Async Commands over the legacy calls.
+    pub fn open(spec: DeviceSpec, native: bool) -> Result<Self> {
+        let device = DeviceFactory::new().create_device(&Adapter::new(spec.open_with_native(true)?))?;
+        let queue = device.create_command_queue(CommandListType::Direct)?;
+        let allocator = device.create_command_allocator(CommandListType::Direct)?;
+        let mut list = device.create_command_list(CommandListType::Direct, &allocator)?;
+        list.close()?;
+        let ticks = device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Timestamp, count: 2 })?;
+        let out = device.create_committed_resource(
+            HeapType::Readback,
+            &ResourceDesc::buffer(16),
+            BarrierLayout::Undefined,
+        )?;
+        let frequency = queue.timestamp_frequency() as f64;
+        let fence = device.create_fence(0)?;
+        Ok(Self {
+            native,
+            device,
+            queue,
+            allocator,
+            list,
+            fence,
+            value: 0,
+            ticks,
+            out,
+            frequency,
+            work: Prepared::default(),
+        })
+    }
+
+    /// The adapter's name.
+    pub fn adapter_name(&self) -> String {
+        self.device.capabilities().name.clone()
+    }
+
+    fn buffer(&self, bytes: u64, heap: HeapType) -> Result<Resource> {
+        self.device.create_committed_resource(heap, &ResourceDesc::buffer(bytes), BarrierLayout::Undefined)
+    }
+
+    fn gpu_ms(&self) -> Result<f64> {
+        let b = self.out.read_vec(0, 16)?;
+        let tick = |i: usize| b.get(i * 8..i * 8 + 8).and_then(|s| s.try_into().ok()).map_or(0, u64::from_le_bytes);
+        Ok(tick(1).saturating_sub(tick(0)) as f64 / self.frequency * 1e3)
+    }
+
+    /// A command buffer of one copy: made by the queue, recorded, submitted; then waited for.
+    fn cycle(&self) -> Result<Sample> {
+        let semantics = if self.native { Semantics::Fast } else { Semantics::Legacy };
+        let start = Instant::now();
+        let mut b = self.queue.create_command_buffer(semantics, Level::Primary)?;
+        one_copy(&self.work, self.native, &mut b);
+        let value = b.submit()?;
+        let submitted = Instant::now();
+        self.queue.wait_for(value, TIMEOUT)?;
+        Ok(Sample {
+            cpu_us: (submitted - start).as_secs_f64() * 1e6,
+            done_us: submitted.elapsed().as_secs_f64() * 1e6,
+            gpu_ms: None,
+        })
+    }
+}
+
+/// Records `w` from `p` (the cycle and latency rows record one copy).
+fn record(p: &Prepared, native: bool, l: &mut CommandRecorder, w: Workload) {
+    match w {
+        Workload::Copies { bytes, .. } if native => {
+            let regions: Vec<_> = p
+                .dest
+                .iter()
+                .zip(&p.source)
+                .map(|(dest, source)| BufferCopyRegion { dest, dest_offset: 0, source, source_offset: 0, size: bytes })
+                .collect();
+            l.copy_buffer_regions(&regions);
+        }
+        Workload::Copies { bytes, .. } => {
+            p.dest.iter().zip(&p.source).for_each(|(d, s)| l.copy_buffer_region(d, 0, s, 0, bytes))
+        }
+        Workload::ZeroFills { bytes, .. } if native => {
+            let fills: Vec<_> = p
+                .dest
+                .iter()
+                .map(|buffer| FillBufferDesc {
+                    buffer,
+                    offset: 0,
+                    fill_value: ClearData::from_uints([0; 4]),
+                    format: Format::Unknown,
+                    raw_pattern_size: 4,
+                    repeat_count: (bytes / 4) as u32,
+                })
+                .collect();
+            l.fill_buffers(&fills);
+        }
+        // Without the API an app copies from a buffer of zeros it keeps.
+        Workload::ZeroFills { bytes, .. } => {
+            p.dest.iter().for_each(|d| l.copy_buffer_region(d, 0, &p.source[0], 0, bytes))
+        }
+        Workload::TextureClears { .. } if native => {
+            let clears: Vec<_> = p
+                .dest
+                .iter()
+                .map(|texture| ClearTextureDesc {
+                    texture,
+                    subresource: 0,
+                    clear_value: ClearData::from_floats(COLOR),
+                    format: Format::Unknown,
+                    region: None,
+                })
+                .collect();
+            l.clear_texture_subresources(&clears);
+        }
+        Workload::TextureClears { .. } => p.views.iter().for_each(|v| l.clear_render_target_view(v, COLOR, &[])),
+        Workload::Stream { commands } => {
+            for i in 0..u64::from(commands) {
+                let (dest, source) = (&p.dest[0], &p.source[0]);
+                if native {
+                    l.copy_buffer_regions(&[BufferCopyRegion {
+                        dest,
+                        dest_offset: i * 256,
+                        source,
+                        source_offset: 0,
+                        size: 256,
+                    }]);
+                } else {
+                    l.copy_buffer_region(dest, i * 256, source, 0, 256);
+                }
+            }
+        }
+        Workload::Cycle | Workload::Latency => one_copy(p, native, l),
+    }
+}
+
+/// The cycle and latency rows' work: one copy of 256 bytes.
+fn one_copy(p: &Prepared, native: bool, l: &mut CommandRecorder) {
+    let (dest, source) = (&p.dest[0], &p.source[0]);
+    if native {
+        l.copy_buffer_regions(&[BufferCopyRegion { dest, dest_offset: 0, source, source_offset: 0, size: 256 }]);
+    } else {
+        l.copy_buffer_region(dest, 0, source, 0, 256);
+    }
+}
+
+impl Engine for AsyncmdEngine {
+    fn name(&self) -> &'static str {
+        if self.native {
+            NATIVE
+        } else {
+            LEGACY
+        }
+    }
+
+    fn prepare(&mut self, w: Workload) -> Result<()> {
+        let mut p = Prepared::default();
+        match w {
+            Workload::Copies { count, bytes } => {
+                for _ in 0..count {
+                    p.dest.push(self.buffer(bytes, HeapType::Default)?);
+                    p.source.push(self.buffer(bytes, HeapType::Default)?);
+                }
+            }
+            Workload::ZeroFills { count, bytes } => {
+                for _ in 0..count {
+                    let desc = ResourceDesc::buffer(bytes).with_flags(ResourceFlags::ALLOW_UNORDERED_ACCESS);
+                    p.dest.push(self.device.create_committed_resource(
+                        HeapType::Default,
+                        &desc,
+                        BarrierLayout::Undefined,
+                    )?);
+                }
+                // Zeroed at creation, as every committed resource.
+                p.source.push(self.buffer(bytes, HeapType::Default)?);
+            }
+            Workload::TextureClears { count, side } if self.native => {
+                // The API's main use: textures without render-target or UAV flags.
+                let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, side, side);
+                for _ in 0..count {
+                    p.dest.push(self.device.create_committed_resource(
+                        HeapType::Default,
+                        &desc,
+                        BarrierLayout::Common,
+                    )?);
+                }
+            }
+            Workload::TextureClears { count, side } => {
+                let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, side, side)
+                    .with_flags(ResourceFlags::ALLOW_RENDER_TARGET);
+                let heap = self.device.create_descriptor_heap(DescriptorHeapType::Rtv, count)?;
+                for i in 0..count {
+                    let t =
+                        self.device.create_committed_resource(HeapType::Default, &desc, BarrierLayout::RenderTarget)?;
+                    let h = heap.handle(i);
+                    self.device.create_render_target_view(&t, None, &h)?;
+                    p.dest.push(t);
+                    p.views.push(h);
+                }
+                p._heap = Some(heap);
+            }
+            Workload::Stream { commands } => {
+                p.dest.push(self.buffer(u64::from(commands) * 256, HeapType::Default)?);
+                p.source.push(self.buffer(256, HeapType::Default)?);
+            }
+            Workload::Cycle | Workload::Latency => {
+                p.dest.push(self.buffer(256, HeapType::Default)?);
+                p.source.push(self.buffer(256, HeapType::Default)?);
+            }
+        }
+        self.work = p;
+        Ok(())
+    }
+
+    fn run(&mut self, w: Workload) -> Result<Sample> {
+        if w == Workload::Cycle {
+            return self.cycle();
+        }
+        let start = Instant::now();
+        self.allocator.reset()?;
+        self.list.reset(&self.allocator)?;
+        self.list.end_query(&self.ticks, QueryType::Timestamp, 0);
+        record(&self.work, self.native, &mut self.list, w);
+        self.list.end_query(&self.ticks, QueryType::Timestamp, 1);
+        self.list.resolve_query_data(&self.ticks, QueryType::Timestamp, 0, 2, &self.out, 0);
+        self.list.close()?;
+        self.queue.execute_command_lists(&[&self.list])?;
+        self.value += 1;
+        self.queue.signal(&self.fence, self.value)?;
+        let submitted = Instant::now();
+        self.fence.wait(self.value, TIMEOUT)?;
+        let done = Instant::now();
+        Ok(Sample {
+            cpu_us: (submitted - start).as_secs_f64() * 1e6,
+            done_us: (done - submitted).as_secs_f64() * 1e6,
+            gpu_ms: Some(self.gpu_ms()?),
+        })
+    }
+}

@@ -1,0 +1,86 @@
+//! Command pools of lists, kept by the device once the GPU is done with them and handed to the
+//! next list of their family: a list's reset or creation then costs no pool creation and no
+//! command buffer allocation (D3D12 allocators reuse their memory the same way).
+
+use crate::core::Core;
+use ash::vk;
+use asyncmd_types::{Error, Result};
+use std::sync::{Mutex, PoisonError};
+
+/// Idle pools a device keeps at most: enough for the lists a frame keeps in flight on every
+/// queue; past it a retired pool is destroyed.
+const KEPT: usize = 64;
+
+/// A list's pool and its two command buffers: the prologue (query resets) and the commands.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ListPool {
+    pub(crate) family: u32,
+    pub(crate) pool: vk::CommandPool,
+    pub(crate) prologue: vk::CommandBuffer,
+    pub(crate) cb: vk::CommandBuffer,
+}
+
+/// The device's idle list pools, each reset and ready to record.
+#[derive(Default)]
+pub(crate) struct ListPools(Mutex<Vec<ListPool>>);
+
+impl ListPools {
+    /// A pool of `family`: an idle one, or a new one.
+    pub(crate) fn take(&self, core: &Core, family: u32) -> Result<ListPool> {
+        {
+            let mut idle = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(i) = idle.iter().rposition(|p| p.family == family) {
+                return Ok(idle.swap_remove(i));
+            }
+        }
+        let d = &core.device;
+        let oom = |e: vk::Result| Error::out_of_memory(format!("CreateCommandList: {e}"));
+        // SAFETY: a new pool and its two primary command buffers, owned by the caller.
+        unsafe {
+            let pool = d
+                .create_command_pool(&vk::CommandPoolCreateInfo::default().queue_family_index(family), None)
+                .map_err(oom)?;
+            let info = vk::CommandBufferAllocateInfo::default().command_pool(pool).command_buffer_count(2);
+            match d.allocate_command_buffers(&info) {
+                Ok(cbs) => Ok(ListPool { family, pool, prologue: cbs[0], cb: cbs[1] }),
+                Err(e) => {
+                    d.destroy_command_pool(pool, None);
+                    Err(oom(e))
+                }
+            }
+        }
+    }
+
+    /// Takes `p` back once no command buffer of it is pending: reset, and kept while there is
+    /// room (destroyed otherwise, or where the reset fails).
+    ///
+    /// # Safety
+    /// No command buffer of `p` is pending execution, and none is used again by the caller.
+    pub(crate) unsafe fn give_back(&self, core: &Core, p: ListPool) {
+        if p.pool == vk::CommandPool::null() {
+            return;
+        }
+        let d = &core.device;
+        let mut idle = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        // SAFETY: the caller's contract: nothing of the pool is pending or used again.
+        let reset = unsafe { d.reset_command_pool(p.pool, vk::CommandPoolResetFlags::empty()) };
+        if reset.is_ok() && idle.len() < KEPT && idle.try_reserve(1).is_ok() {
+            idle.push(p);
+            return;
+        }
+        drop(idle);
+        // SAFETY: as above.
+        unsafe { d.destroy_command_pool(p.pool, None) };
+    }
+
+    /// Destroys every idle pool (the device is idle and about to go).
+    ///
+    /// # Safety
+    /// No pool given back is in use.
+    pub(crate) unsafe fn destroy_all(&self, device: &ash::Device) {
+        for p in self.0.lock().unwrap_or_else(PoisonError::into_inner).drain(..) {
+            // SAFETY: the caller's contract.
+            unsafe { device.destroy_command_pool(p.pool, None) };
+        }
+    }
+}
