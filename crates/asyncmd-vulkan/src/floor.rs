@@ -358,8 +358,22 @@ impl Floor {
             .ok_or_else(|| Error::unsupported("Vulkan floor: no device-local memory type"))
     }
 
+    /// New device-local memory for `req`, owned by the object pushed last (so that `release`
+    /// frees it).
+    fn memory_for(&mut self, req: vk::MemoryRequirements) -> Result<vk::DeviceMemory> {
+        let info = vk::MemoryAllocateInfo::default()
+            .allocation_size(req.size)
+            .memory_type_index(self.memory_type(req.memory_type_bits)?);
+        // SAFETY: a plain allocation on the live device, recorded for `release` at once.
+        let memory = unsafe { self.device.allocate_memory(&info, None) }.map_err(fail("vkAllocateMemory"))?;
+        if let Some(last) = self.objects.last_mut() {
+            last.memory = memory;
+        }
+        Ok(memory)
+    }
+
     fn buffer(&mut self, bytes: u64, usage: vk::BufferUsageFlags) -> Result<()> {
-        let d = &self.device;
+        let d = self.device.clone();
         // SAFETY: a new buffer bound to new memory of its own; both recorded in `objects`
         // before anything can fail after their creation, so `release` destroys them.
         unsafe {
@@ -367,20 +381,13 @@ impl Floor {
                 .create_buffer(&vk::BufferCreateInfo::default().size(bytes).usage(usage), None)
                 .map_err(fail("vkCreateBuffer"))?;
             self.objects.push(Owned { buffer, image: vk::Image::null(), memory: vk::DeviceMemory::null() });
-            let req = d.get_buffer_memory_requirements(buffer);
-            let info = vk::MemoryAllocateInfo::default()
-                .allocation_size(req.size)
-                .memory_type_index(self.memory_type(req.memory_type_bits)?);
-            let memory = d.allocate_memory(&info, None).map_err(fail("vkAllocateMemory"))?;
-            if let Some(last) = self.objects.last_mut() {
-                last.memory = memory;
-            }
+            let memory = self.memory_for(d.get_buffer_memory_requirements(buffer))?;
             d.bind_buffer_memory(buffer, memory, 0).map_err(fail("vkBindBufferMemory"))
         }
     }
 
     fn image(&mut self, side: u32) -> Result<()> {
-        let d = &self.device;
+        let d = self.device.clone();
         let info = vk::ImageCreateInfo::default()
             .image_type(vk::ImageType::TYPE_2D)
             .format(vk::Format::R8G8B8A8_UNORM)
@@ -394,14 +401,7 @@ impl Floor {
         unsafe {
             let image = d.create_image(&info, None).map_err(fail("vkCreateImage"))?;
             self.objects.push(Owned { buffer: vk::Buffer::null(), image, memory: vk::DeviceMemory::null() });
-            let req = d.get_image_memory_requirements(image);
-            let info = vk::MemoryAllocateInfo::default()
-                .allocation_size(req.size)
-                .memory_type_index(self.memory_type(req.memory_type_bits)?);
-            let memory = d.allocate_memory(&info, None).map_err(fail("vkAllocateMemory"))?;
-            if let Some(last) = self.objects.last_mut() {
-                last.memory = memory;
-            }
+            let memory = self.memory_for(d.get_image_memory_requirements(image))?;
             d.bind_image_memory(image, memory, 0).map_err(fail("vkBindImageMemory"))
         }
     }

@@ -1,8 +1,8 @@
 //! The floor of the peer suite: the workloads as plain Vulkan calls (`asyncmd_vulkan::floor`).
 
-use super::{peer_error, Engine, Sample, Workload, ASH};
+use super::{peer_error, Engine, FloorWork, Sample, Workload, ASH};
 use asyncmd::Result;
-use asyncmd_vulkan::floor::{Floor, FloorWork};
+use asyncmd_vulkan::floor::Floor;
 
 /// Raw Vulkan on the adapter asyncmd runs on.
 pub struct AshEngine(Floor);
@@ -16,10 +16,7 @@ impl AshEngine {
 
 fn floor_work(w: Workload) -> FloorWork {
     match w {
-        Workload::Copies { count, bytes } => FloorWork::Copies { count, bytes },
-        Workload::ZeroFills { count, bytes } => FloorWork::ZeroFills { count, bytes },
-        Workload::TextureClears { count, side } => FloorWork::TextureClears { count, side },
-        Workload::Stream { commands } => FloorWork::Stream { commands },
+        Workload::Work(w) => w,
         // A cycle is a command pool reset, one copy recorded and submitted.
         Workload::Cycle | Workload::Latency => FloorWork::Copies { count: 1, bytes: 256 },
     }

@@ -2,7 +2,7 @@
 //! app keeps them), recorded with the Async Commands (native) or with the calls an app makes
 //! without them (legacy), on one device with the native DDI.
 
-use super::{Engine, Sample, Workload, COLOR, LEGACY, NATIVE};
+use super::{Engine, FloorWork, Sample, Workload, COLOR, LEGACY, NATIVE};
 use crate::devices::DeviceSpec;
 use asyncmd::types::*;
 use asyncmd::{
@@ -106,7 +106,7 @@ impl AsyncmdEngine {
 /// Records `w` from `p` (the cycle and latency rows record one copy).
 fn record(p: &Prepared, native: bool, l: &mut CommandRecorder, w: Workload) {
     match w {
-        Workload::Copies { bytes, .. } if native => {
+        Workload::Work(FloorWork::Copies { bytes, .. }) if native => {
             let regions: Vec<_> = p
                 .dest
                 .iter()
@@ -115,10 +115,10 @@ fn record(p: &Prepared, native: bool, l: &mut CommandRecorder, w: Workload) {
                 .collect();
             l.copy_buffer_regions(&regions);
         }
-        Workload::Copies { bytes, .. } => {
+        Workload::Work(FloorWork::Copies { bytes, .. }) => {
             p.dest.iter().zip(&p.source).for_each(|(d, s)| l.copy_buffer_region(d, 0, s, 0, bytes))
         }
-        Workload::ZeroFills { bytes, .. } if native => {
+        Workload::Work(FloorWork::ZeroFills { bytes, .. }) if native => {
             let fills: Vec<_> = p
                 .dest
                 .iter()
@@ -134,10 +134,10 @@ fn record(p: &Prepared, native: bool, l: &mut CommandRecorder, w: Workload) {
             l.fill_buffers(&fills);
         }
         // Without the API an app copies from a buffer of zeros it keeps.
-        Workload::ZeroFills { bytes, .. } => {
+        Workload::Work(FloorWork::ZeroFills { bytes, .. }) => {
             p.dest.iter().for_each(|d| l.copy_buffer_region(d, 0, &p.source[0], 0, bytes))
         }
-        Workload::TextureClears { .. } if native => {
+        Workload::Work(FloorWork::TextureClears { .. }) if native => {
             let clears: Vec<_> = p
                 .dest
                 .iter()
@@ -151,8 +151,10 @@ fn record(p: &Prepared, native: bool, l: &mut CommandRecorder, w: Workload) {
                 .collect();
             l.clear_texture_subresources(&clears);
         }
-        Workload::TextureClears { .. } => p.views.iter().for_each(|v| l.clear_render_target_view(v, COLOR, &[])),
-        Workload::Stream { commands } => {
+        Workload::Work(FloorWork::TextureClears { .. }) => {
+            p.views.iter().for_each(|v| l.clear_render_target_view(v, COLOR, &[]))
+        }
+        Workload::Work(FloorWork::Stream { commands }) => {
             for i in 0..u64::from(commands) {
                 let (dest, source) = (&p.dest[0], &p.source[0]);
                 if native {
@@ -194,13 +196,13 @@ impl Engine for AsyncmdEngine {
     fn prepare(&mut self, w: Workload) -> Result<()> {
         let mut p = Prepared::default();
         match w {
-            Workload::Copies { count, bytes } => {
+            Workload::Work(FloorWork::Copies { count, bytes }) => {
                 for _ in 0..count {
                     p.dest.push(self.buffer(bytes, HeapType::Default)?);
                     p.source.push(self.buffer(bytes, HeapType::Default)?);
                 }
             }
-            Workload::ZeroFills { count, bytes } => {
+            Workload::Work(FloorWork::ZeroFills { count, bytes }) => {
                 for _ in 0..count {
                     let desc = ResourceDesc::buffer(bytes).with_flags(ResourceFlags::ALLOW_UNORDERED_ACCESS);
                     p.dest.push(self.device.create_committed_resource(
@@ -212,7 +214,7 @@ impl Engine for AsyncmdEngine {
                 // Zeroed at creation, as every committed resource.
                 p.source.push(self.buffer(bytes, HeapType::Default)?);
             }
-            Workload::TextureClears { count, side } if self.native => {
+            Workload::Work(FloorWork::TextureClears { count, side }) if self.native => {
                 // The API's main use: textures without render-target or UAV flags.
                 let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, side, side);
                 for _ in 0..count {
@@ -223,7 +225,7 @@ impl Engine for AsyncmdEngine {
                     )?);
                 }
             }
-            Workload::TextureClears { count, side } => {
+            Workload::Work(FloorWork::TextureClears { count, side }) => {
                 let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, side, side)
                     .with_flags(ResourceFlags::ALLOW_RENDER_TARGET);
                 let heap = self.device.create_descriptor_heap(DescriptorHeapType::Rtv, count)?;
@@ -237,7 +239,7 @@ impl Engine for AsyncmdEngine {
                 }
                 p._heap = Some(heap);
             }
-            Workload::Stream { commands } => {
+            Workload::Work(FloorWork::Stream { commands }) => {
                 p.dest.push(self.buffer(u64::from(commands) * 256, HeapType::Default)?);
                 p.source.push(self.buffer(256, HeapType::Default)?);
             }

@@ -14,37 +14,15 @@ mod wgpu_side;
 use super::timing::median;
 use crate::devices::DeviceSpec;
 use asyncmd::{Error, MessageId, Result};
+pub use asyncmd_vulkan::floor::FloorWork;
 use serde::Serialize;
 
-/// One workload of the suite.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+/// One workload of the suite: work the floor records too, or a submission's cycle or latency.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Workload {
-    /// `count` copies of `bytes` each between independent buffers.
-    Copies {
-        /// Copies.
-        count: u32,
-        /// Bytes each.
-        bytes: u64,
-    },
-    /// `count` zero fills of `bytes` each (wgpu's `clear_buffer` fills with zeros only).
-    ZeroFills {
-        /// Fills.
-        count: u32,
-        /// Bytes each.
-        bytes: u64,
-    },
-    /// `count` clears of `side`² RGBA8 textures to one color.
-    TextureClears {
-        /// Textures.
-        count: u32,
-        /// Width and height.
-        side: u32,
-    },
-    /// `commands` copies of 256 bytes into disjoint ranges of one buffer, in one list.
-    Stream {
-        /// Copies.
-        commands: u32,
-    },
+    /// Copies, zero fills (wgpu's `clear_buffer` fills with zeros only), texture clears or a
+    /// command stream, as [`FloorWork`] describes them.
+    Work(FloorWork),
     /// One command buffer's cycle with one 256-byte copy: made (or reset), recorded, submitted.
     Cycle,
     /// One 256-byte copy: from submission until the CPU sees it done.
@@ -55,10 +33,14 @@ impl Workload {
     /// The workload in words.
     pub fn text(&self) -> String {
         match *self {
-            Workload::Copies { count, bytes } => format!("{count} copies × {}", super::cases::size_text(bytes)),
-            Workload::ZeroFills { count, bytes } => format!("{count} zero fills × {}", super::cases::size_text(bytes)),
-            Workload::TextureClears { count, side } => format!("{count} clears of {side}² RGBA8"),
-            Workload::Stream { commands } => format!("{commands} copies of 256 B (a command stream)"),
+            Workload::Work(FloorWork::Copies { count, bytes }) => {
+                format!("{count} copies × {}", super::cases::size_text(bytes))
+            }
+            Workload::Work(FloorWork::ZeroFills { count, bytes }) => {
+                format!("{count} zero fills × {}", super::cases::size_text(bytes))
+            }
+            Workload::Work(FloorWork::TextureClears { count, side }) => format!("{count} clears of {side}² RGBA8"),
+            Workload::Work(FloorWork::Stream { commands }) => format!("{commands} copies of 256 B (a command stream)"),
             Workload::Cycle => "a command-buffer cycle of one copy".into(),
             Workload::Latency => "submit → done of one copy".into(),
         }
@@ -68,20 +50,20 @@ impl Workload {
     pub fn suite(quick: bool) -> Vec<Workload> {
         if quick {
             return vec![
-                Workload::Copies { count: 4, bytes: 64 << 10 },
-                Workload::ZeroFills { count: 4, bytes: 64 << 10 },
-                Workload::TextureClears { count: 2, side: 64 },
-                Workload::Stream { commands: 100 },
+                Workload::Work(FloorWork::Copies { count: 4, bytes: 64 << 10 }),
+                Workload::Work(FloorWork::ZeroFills { count: 4, bytes: 64 << 10 }),
+                Workload::Work(FloorWork::TextureClears { count: 2, side: 64 }),
+                Workload::Work(FloorWork::Stream { commands: 100 }),
                 Workload::Cycle,
                 Workload::Latency,
             ];
         }
         vec![
-            Workload::Copies { count: 16, bytes: 1 << 20 },
-            Workload::ZeroFills { count: 16, bytes: 1 << 20 },
-            Workload::ZeroFills { count: 64, bytes: 64 << 10 },
-            Workload::TextureClears { count: 8, side: 1024 },
-            Workload::Stream { commands: 10_000 },
+            Workload::Work(FloorWork::Copies { count: 16, bytes: 1 << 20 }),
+            Workload::Work(FloorWork::ZeroFills { count: 16, bytes: 1 << 20 }),
+            Workload::Work(FloorWork::ZeroFills { count: 64, bytes: 64 << 10 }),
+            Workload::Work(FloorWork::TextureClears { count: 8, side: 1024 }),
+            Workload::Work(FloorWork::Stream { commands: 10_000 }),
             Workload::Cycle,
             Workload::Latency,
         ]
@@ -126,6 +108,7 @@ pub struct Cell {
 #[derive(Clone, Debug, Serialize)]
 pub struct PeerRow {
     /// The workload.
+    #[serde(skip)]
     pub workload: Workload,
     /// The workload in words.
     pub work: String,

@@ -1,7 +1,7 @@
 //! wgpu's side of the peer suite, on its Vulkan backend and the adapter asyncmd runs on: a
 //! command encoder per run (wgpu has no reusable lists), finished and submitted.
 
-use super::{peer_error, Engine, Sample, Workload, WGPU};
+use super::{peer_error, Engine, FloorWork, Sample, Workload, WGPU};
 use asyncmd::Result;
 use std::time::{Duration, Instant};
 
@@ -87,11 +87,11 @@ impl WgpuEngine {
     fn record(&self, e: &mut wgpu::CommandEncoder, w: Workload) {
         let p = &self.work;
         match w {
-            Workload::Copies { bytes, .. } => {
+            Workload::Work(FloorWork::Copies { bytes, .. }) => {
                 p.source.iter().zip(&p.dest).for_each(|(s, d)| e.copy_buffer_to_buffer(s, 0, d, 0, bytes))
             }
-            Workload::ZeroFills { .. } => p.dest.iter().for_each(|d| e.clear_buffer(d, 0, None)),
-            Workload::TextureClears { .. } => {
+            Workload::Work(FloorWork::ZeroFills { .. }) => p.dest.iter().for_each(|d| e.clear_buffer(d, 0, None)),
+            Workload::Work(FloorWork::TextureClears { .. }) => {
                 // How a wgpu app clears a texture to a color: a render pass that only clears.
                 for view in &p.views {
                     let [r, g, b, a] = super::COLOR.map(f64::from);
@@ -110,7 +110,7 @@ impl WgpuEngine {
                     }));
                 }
             }
-            Workload::Stream { commands } => {
+            Workload::Work(FloorWork::Stream { commands }) => {
                 for i in 0..u64::from(commands) {
                     e.copy_buffer_to_buffer(&p.source[0], 0, &p.dest[0], i * 256, 256);
                 }
@@ -133,16 +133,16 @@ impl Engine for WgpuEngine {
         let usage = wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
         let mut p = Prepared::default();
         match w {
-            Workload::Copies { count, bytes } => {
+            Workload::Work(FloorWork::Copies { count, bytes }) => {
                 for _ in 0..count {
                     p.dest.push(buffer(&self.device, bytes, usage));
                     p.source.push(buffer(&self.device, bytes, usage));
                 }
             }
-            Workload::ZeroFills { count, bytes } => {
+            Workload::Work(FloorWork::ZeroFills { count, bytes }) => {
                 p.dest = (0..count).map(|_| buffer(&self.device, bytes, usage)).collect();
             }
-            Workload::TextureClears { count, side } => {
+            Workload::Work(FloorWork::TextureClears { count, side }) => {
                 for _ in 0..count {
                     let t = self.device.create_texture(&wgpu::TextureDescriptor {
                         label: None,
@@ -158,7 +158,7 @@ impl Engine for WgpuEngine {
                     p._textures.push(t);
                 }
             }
-            Workload::Stream { commands } => {
+            Workload::Work(FloorWork::Stream { commands }) => {
                 p.dest.push(buffer(&self.device, u64::from(commands) * 256, usage));
                 p.source.push(buffer(&self.device, 256, usage));
             }
