@@ -183,6 +183,12 @@ impl VulkanDevice {
         self.core.instance.validation
     }
 
+    /// How many command pools the device has made. Lists take the pools of retired lists, so
+    /// this stays at the most lists recording or in flight at once, however often they reset.
+    pub fn command_pools_created(&self) -> u64 {
+        self.core.list_pools.created()
+    }
+
     fn resource(&self, id: ResourceId, api: &str) -> Result<Arc<VkResource>> {
         self.tables
             .resources

@@ -1,10 +1,10 @@
 //! The floor a runtime on Vulkan is measured against: the peer benchmark's workloads as plain
 //! `ash` calls, with nothing between the app and the driver (no tracking, no barriers the
 //! work does not need, one command pool reset per run). `asyncmd bench --suite peers` sets it
-//! beside asyncmd and wgpu on the same adapter (feature `floor`).
+//! beside asyncmd and wgpu on the same adapter; the tests run it on every driver.
 
 use ash::vk;
-use asyncmd_types::{Error, Result};
+use asyncmd_types::{Error, MessageId, Result};
 use std::time::{Duration, Instant};
 
 /// What the floor records in one run.
@@ -38,6 +38,53 @@ pub enum FloorWork {
     },
 }
 
+/// Objects one work may make at most (the peer suite's largest makes 128).
+const MAX_OBJECTS: u64 = 4096;
+
+impl FloorWork {
+    /// Objects the work makes and the bytes they hold, or `None` past `u64`.
+    fn footprint(&self) -> Option<(u64, u64)> {
+        match *self {
+            FloorWork::Copies { count, bytes } => {
+                let n = u64::from(count).checked_mul(2)?;
+                Some((n, n.checked_mul(bytes)?))
+            }
+            FloorWork::ZeroFills { count, bytes } => Some((u64::from(count), u64::from(count).checked_mul(bytes)?)),
+            FloorWork::TextureClears { count, side } => {
+                let each = u64::from(side).checked_mul(u64::from(side))?.checked_mul(4)?;
+                Some((u64::from(count), u64::from(count).checked_mul(each)?))
+            }
+            FloorWork::Stream { commands } => Some((2, u64::from(commands).checked_mul(256)?.checked_add(256)?)),
+        }
+    }
+
+    /// Refuses work Vulkan cannot hold: empty buffers or images, images past `max_side`,
+    /// more than [`MAX_OBJECTS`] objects, more bytes than `device_bytes`.
+    fn check(&self, max_side: u32, device_bytes: u64) -> Result<()> {
+        let bad = |why: String| {
+            Err(Error::invalid_arg(MessageId::CreateResourceInvalidDesc, format!("Vulkan floor: {self:?}: {why}")))
+        };
+        match *self {
+            FloorWork::Copies { bytes: 0, .. } | FloorWork::ZeroFills { bytes: 0, .. } => {
+                return bad("buffers of 0 bytes".into())
+            }
+            FloorWork::Stream { commands: 0 } => return bad("a stream of no commands".into()),
+            FloorWork::TextureClears { side, .. } if side == 0 || side > max_side => {
+                return bad(format!("a side of {side} (1 to {max_side})"))
+            }
+            _ => {}
+        }
+        match self.footprint() {
+            Some((objects, _)) if objects > MAX_OBJECTS => bad(format!("{objects} objects (at most {MAX_OBJECTS})")),
+            Some((_, bytes)) if bytes > device_bytes => {
+                bad(format!("{bytes} bytes, more than the device's largest heap ({device_bytes})"))
+            }
+            Some(_) => Ok(()),
+            None => bad("its size overflows 64 bits".into()),
+        }
+    }
+}
+
 /// What one run cost.
 #[derive(Clone, Copy, Debug)]
 pub struct FloorSample {
@@ -54,7 +101,7 @@ pub struct FloorSample {
 const WAIT: Duration = Duration::from_secs(20);
 
 fn fail(what: &str) -> impl Fn(vk::Result) -> Error + '_ {
-    move |e| Error::fail(asyncmd_types::MessageId::DeviceUnsupported, format!("Vulkan floor: {what}: {e}"))
+    move |e| Error::fail(MessageId::DeviceUnsupported, format!("Vulkan floor: {what}: {e}"))
 }
 
 /// One buffer or image and its memory.
@@ -78,6 +125,8 @@ pub struct Floor {
     ticks: Option<vk::QueryPool>,
     /// Nanoseconds per timestamp tick.
     period: f64,
+    /// The largest 2D image side.
+    max_side: u32,
     name: String,
     work: Option<FloorWork>,
     objects: Vec<Owned>,
@@ -144,6 +193,7 @@ impl Floor {
             fence: vk::Fence::null(),
             ticks: None,
             period: f64::from(props.limits.timestamp_period),
+            max_side: props.limits.max_image_dimension2_d,
             name: device_name(instance, physical),
             work: None,
             objects: Vec::new(),
@@ -178,8 +228,10 @@ impl Floor {
     }
 
     /// Makes the objects `work` needs (those of the work before are destroyed).
+    /// Work Vulkan cannot hold is refused with `InvalidArg` (see [`FloorWork`]'s sizes).
     pub fn prepare(&mut self, work: FloorWork) -> Result<()> {
         self.release();
+        work.check(self.max_side, self.largest_heap())?;
         let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
         match work {
             FloorWork::Copies { count, bytes } => {
@@ -346,6 +398,17 @@ impl Floor {
                 .map_err(fail("vkQueueSubmit"))?;
         }
         self.wait()
+    }
+
+    /// Bytes of the largest device-local heap.
+    fn largest_heap(&self) -> u64 {
+        let m = &self.memory_types;
+        m.memory_heaps[..m.memory_heap_count as usize]
+            .iter()
+            .filter(|h| h.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL))
+            .map(|h| h.size)
+            .max()
+            .unwrap_or(0)
     }
 
     /// The first device-local memory type `bits` allows.

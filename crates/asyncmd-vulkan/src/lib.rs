@@ -13,7 +13,6 @@ mod copy_speed;
 mod core;
 mod deferred;
 mod device;
-#[cfg(feature = "floor")]
 pub mod floor;
 mod gate;
 mod instance;

@@ -5,6 +5,7 @@
 use crate::core::Core;
 use ash::vk;
 use asyncmd_types::{Error, Result};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 /// Idle pools a device keeps at most: enough for the lists a frame keeps in flight on every
@@ -22,13 +23,17 @@ pub(crate) struct ListPool {
 
 /// The device's idle list pools, each reset and ready to record.
 #[derive(Default)]
-pub(crate) struct ListPools(Mutex<Vec<ListPool>>);
+pub(crate) struct ListPools {
+    idle: Mutex<Vec<ListPool>>,
+    /// Pools made so far (`VulkanDevice::command_pools_created`).
+    created: AtomicU64,
+}
 
 impl ListPools {
     /// A pool of `family`: an idle one, or a new one.
     pub(crate) fn take(&self, core: &Core, family: u32) -> Result<ListPool> {
         {
-            let mut idle = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
             if let Some(i) = idle.iter().rposition(|p| p.family == family) {
                 return Ok(idle.swap_remove(i));
             }
@@ -42,7 +47,10 @@ impl ListPools {
                 .map_err(oom)?;
             let info = vk::CommandBufferAllocateInfo::default().command_pool(pool).command_buffer_count(2);
             match d.allocate_command_buffers(&info) {
-                Ok(cbs) => Ok(ListPool { family, pool, prologue: cbs[0], cb: cbs[1] }),
+                Ok(cbs) => {
+                    self.created.fetch_add(1, Ordering::Relaxed);
+                    Ok(ListPool { family, pool, prologue: cbs[0], cb: cbs[1] })
+                }
                 Err(e) => {
                     d.destroy_command_pool(pool, None);
                     Err(oom(e))
@@ -61,16 +69,21 @@ impl ListPools {
             return;
         }
         let d = &core.device;
-        let mut idle = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         // SAFETY: the caller's contract: nothing of the pool is pending or used again.
-        let reset = unsafe { d.reset_command_pool(p.pool, vk::CommandPoolResetFlags::empty()) };
-        if reset.is_ok() && idle.len() < KEPT && idle.try_reserve(1).is_ok() {
-            idle.push(p);
-            return;
+        if unsafe { d.reset_command_pool(p.pool, vk::CommandPoolResetFlags::empty()) }.is_ok() {
+            let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+            if idle.len() < KEPT && idle.try_reserve(1).is_ok() {
+                idle.push(p);
+                return;
+            }
         }
-        drop(idle);
         // SAFETY: as above.
         unsafe { d.destroy_command_pool(p.pool, None) };
+    }
+
+    /// Pools made so far.
+    pub(crate) fn created(&self) -> u64 {
+        self.created.load(Ordering::Relaxed)
     }
 
     /// Destroys every idle pool (the device is idle and about to go).
@@ -78,7 +91,7 @@ impl ListPools {
     /// # Safety
     /// No pool given back is in use.
     pub(crate) unsafe fn destroy_all(&self, device: &ash::Device) {
-        for p in self.0.lock().unwrap_or_else(PoisonError::into_inner).drain(..) {
+        for p in self.idle.lock().unwrap_or_else(PoisonError::into_inner).drain(..) {
             // SAFETY: the caller's contract.
             unsafe { device.destroy_command_pool(p.pool, None) };
         }

@@ -2,12 +2,13 @@
 //! app keeps them), recorded with the Async Commands (native) or with the calls an app makes
 //! without them (legacy), on one device with the native DDI.
 
+use super::super::timing::Bench;
 use super::{Engine, FloorWork, Sample, Workload, COLOR, LEGACY, NATIVE};
 use crate::devices::DeviceSpec;
 use asyncmd::types::*;
 use asyncmd::{
-    Adapter, CommandAllocator, CommandList, CommandQueue, CommandRecorder, CpuDescriptorHandle, DescriptorHeap,
-    DescriptorHeapType, Device, DeviceFactory, Fence, Level, QueryHeap, Resource, Result, Semantics,
+    CommandAllocator, CommandList, CommandRecorder, CpuDescriptorHandle, DescriptorHeap, DescriptorHeapType, Fence,
+    Level, Resource, Result, Semantics,
 };
 use std::time::{Duration, Instant};
 
@@ -28,14 +29,12 @@ struct Prepared {
 /// asyncmd recording natively or the legacy way.
 pub struct AsyncmdEngine {
     native: bool,
-    device: Device,
-    queue: CommandQueue,
+    /// The device, its direct queue, and the timestamps around the work.
+    bench: Bench,
     allocator: CommandAllocator,
     list: CommandList,
     fence: Fence,
     value: u64,
-    ticks: QueryHeap,
-    out: Resource,
     frequency: f64,
     work: Prepared,
 }
@@ -43,58 +42,33 @@ pub struct AsyncmdEngine {
 impl AsyncmdEngine {
     /// Opens `spec` with its native DDI; `native` picks the Async Commands over the legacy calls.
     pub fn open(spec: DeviceSpec, native: bool) -> Result<Self> {
-        let device = DeviceFactory::new().create_device(&Adapter::new(spec.open_with_native(true)?))?;
-        let queue = device.create_command_queue(CommandListType::Direct)?;
-        let allocator = device.create_command_allocator(CommandListType::Direct)?;
-        let mut list = device.create_command_list(CommandListType::Direct, &allocator)?;
+        let bench = Bench::new(spec.open_with_native(true)?)?;
+        let allocator = bench.device.create_command_allocator(CommandListType::Direct)?;
+        let mut list = bench.device.create_command_list(CommandListType::Direct, &allocator)?;
         list.close()?;
-        let ticks = device.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Timestamp, count: 2 })?;
-        let out = device.create_committed_resource(
-            HeapType::Readback,
-            &ResourceDesc::buffer(16),
-            BarrierLayout::Undefined,
-        )?;
-        let frequency = queue.timestamp_frequency() as f64;
-        let fence = device.create_fence(0)?;
-        Ok(Self {
-            native,
-            device,
-            queue,
-            allocator,
-            list,
-            fence,
-            value: 0,
-            ticks,
-            out,
-            frequency,
-            work: Prepared::default(),
-        })
+        let fence = bench.device.create_fence(0)?;
+        let frequency = bench.queue.timestamp_frequency() as f64;
+        Ok(Self { native, bench, allocator, list, fence, value: 0, frequency, work: Prepared::default() })
     }
 
     /// The adapter's name.
     pub fn adapter_name(&self) -> String {
-        self.device.capabilities().name.clone()
+        self.bench.device.capabilities().name.clone()
     }
 
     fn buffer(&self, bytes: u64, heap: HeapType) -> Result<Resource> {
-        self.device.create_committed_resource(heap, &ResourceDesc::buffer(bytes), BarrierLayout::Undefined)
-    }
-
-    fn gpu_ms(&self) -> Result<f64> {
-        let b = self.out.read_vec(0, 16)?;
-        let tick = |i: usize| b.get(i * 8..i * 8 + 8).and_then(|s| s.try_into().ok()).map_or(0, u64::from_le_bytes);
-        Ok(tick(1).saturating_sub(tick(0)) as f64 / self.frequency * 1e3)
+        self.bench.device.create_committed_resource(heap, &ResourceDesc::buffer(bytes), BarrierLayout::Undefined)
     }
 
     /// A command buffer of one copy: made by the queue, recorded, submitted; then waited for.
     fn cycle(&self) -> Result<Sample> {
         let semantics = if self.native { Semantics::Fast } else { Semantics::Legacy };
         let start = Instant::now();
-        let mut b = self.queue.create_command_buffer(semantics, Level::Primary)?;
-        one_copy(&self.work, self.native, &mut b);
+        let mut b = self.bench.queue.create_command_buffer(semantics, Level::Primary)?;
+        copy_256(&self.work, self.native, &mut b, 0);
         let value = b.submit()?;
         let submitted = Instant::now();
-        self.queue.wait_for(value, TIMEOUT)?;
+        self.bench.queue.wait_for(value, TIMEOUT)?;
         Ok(Sample {
             cpu_us: (submitted - start).as_secs_f64() * 1e6,
             done_us: submitted.elapsed().as_secs_f64() * 1e6,
@@ -155,32 +129,20 @@ fn record(p: &Prepared, native: bool, l: &mut CommandRecorder, w: Workload) {
             p.views.iter().for_each(|v| l.clear_render_target_view(v, COLOR, &[]))
         }
         Workload::Work(FloorWork::Stream { commands }) => {
-            for i in 0..u64::from(commands) {
-                let (dest, source) = (&p.dest[0], &p.source[0]);
-                if native {
-                    l.copy_buffer_regions(&[BufferCopyRegion {
-                        dest,
-                        dest_offset: i * 256,
-                        source,
-                        source_offset: 0,
-                        size: 256,
-                    }]);
-                } else {
-                    l.copy_buffer_region(dest, i * 256, source, 0, 256);
-                }
-            }
+            (0..u64::from(commands)).for_each(|i| copy_256(p, native, l, i * 256))
         }
-        Workload::Cycle | Workload::Latency => one_copy(p, native, l),
+        Workload::Cycle | Workload::Latency => copy_256(p, native, l, 0),
     }
 }
 
-/// The cycle and latency rows' work: one copy of 256 bytes.
-fn one_copy(p: &Prepared, native: bool, l: &mut CommandRecorder) {
+/// One copy of 256 bytes from the source to `dest_offset` of the destination: the command
+/// stream's each, and the cycle and latency rows' one.
+fn copy_256(p: &Prepared, native: bool, l: &mut CommandRecorder, dest_offset: u64) {
     let (dest, source) = (&p.dest[0], &p.source[0]);
     if native {
-        l.copy_buffer_regions(&[BufferCopyRegion { dest, dest_offset: 0, source, source_offset: 0, size: 256 }]);
+        l.copy_buffer_regions(&[BufferCopyRegion { dest, dest_offset, source, source_offset: 0, size: 256 }]);
     } else {
-        l.copy_buffer_region(dest, 0, source, 0, 256);
+        l.copy_buffer_region(dest, dest_offset, source, 0, 256);
     }
 }
 
@@ -205,7 +167,7 @@ impl Engine for AsyncmdEngine {
             Workload::Work(FloorWork::ZeroFills { count, bytes }) => {
                 for _ in 0..count {
                     let desc = ResourceDesc::buffer(bytes).with_flags(ResourceFlags::ALLOW_UNORDERED_ACCESS);
-                    p.dest.push(self.device.create_committed_resource(
+                    p.dest.push(self.bench.device.create_committed_resource(
                         HeapType::Default,
                         &desc,
                         BarrierLayout::Undefined,
@@ -218,7 +180,7 @@ impl Engine for AsyncmdEngine {
                 // The API's main use: textures without render-target or UAV flags.
                 let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, side, side);
                 for _ in 0..count {
-                    p.dest.push(self.device.create_committed_resource(
+                    p.dest.push(self.bench.device.create_committed_resource(
                         HeapType::Default,
                         &desc,
                         BarrierLayout::Common,
@@ -228,12 +190,15 @@ impl Engine for AsyncmdEngine {
             Workload::Work(FloorWork::TextureClears { count, side }) => {
                 let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, side, side)
                     .with_flags(ResourceFlags::ALLOW_RENDER_TARGET);
-                let heap = self.device.create_descriptor_heap(DescriptorHeapType::Rtv, count)?;
+                let heap = self.bench.device.create_descriptor_heap(DescriptorHeapType::Rtv, count)?;
                 for i in 0..count {
-                    let t =
-                        self.device.create_committed_resource(HeapType::Default, &desc, BarrierLayout::RenderTarget)?;
+                    let t = self.bench.device.create_committed_resource(
+                        HeapType::Default,
+                        &desc,
+                        BarrierLayout::RenderTarget,
+                    )?;
                     let h = heap.handle(i);
-                    self.device.create_render_target_view(&t, None, &h)?;
+                    self.bench.device.create_render_target_view(&t, None, &h)?;
                     p.dest.push(t);
                     p.views.push(h);
                 }
@@ -259,21 +224,21 @@ impl Engine for AsyncmdEngine {
         let start = Instant::now();
         self.allocator.reset()?;
         self.list.reset(&self.allocator)?;
-        self.list.end_query(&self.ticks, QueryType::Timestamp, 0);
+        self.list.end_query(&self.bench.ticks, QueryType::Timestamp, 0);
         record(&self.work, self.native, &mut self.list, w);
-        self.list.end_query(&self.ticks, QueryType::Timestamp, 1);
-        self.list.resolve_query_data(&self.ticks, QueryType::Timestamp, 0, 2, &self.out, 0);
+        self.list.end_query(&self.bench.ticks, QueryType::Timestamp, 1);
+        self.list.resolve_query_data(&self.bench.ticks, QueryType::Timestamp, 0, 2, &self.bench.out, 0);
         self.list.close()?;
-        self.queue.execute_command_lists(&[&self.list])?;
+        self.bench.queue.execute_command_lists(&[&self.list])?;
         self.value += 1;
-        self.queue.signal(&self.fence, self.value)?;
+        self.bench.queue.signal(&self.fence, self.value)?;
         let submitted = Instant::now();
         self.fence.wait(self.value, TIMEOUT)?;
         let done = Instant::now();
         Ok(Sample {
             cpu_us: (submitted - start).as_secs_f64() * 1e6,
             done_us: (done - submitted).as_secs_f64() * 1e6,
-            gpu_ms: Some(self.gpu_ms()?),
+            gpu_ms: Some(self.bench.gpu_ms(self.frequency)?),
         })
     }
 }

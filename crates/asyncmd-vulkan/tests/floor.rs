@@ -1,0 +1,64 @@
+//! The peer benchmark's raw-Vulkan floor runs every work it is given, and refuses work Vulkan
+//! cannot hold with `InvalidArg` before it calls the driver.
+
+use asyncmd::MessageId;
+use asyncmd_vulkan::floor::{Floor, FloorWork};
+
+fn floor() -> Option<Floor> {
+    let required = std::env::var("ASYNCMD_REQUIRE_VULKAN").is_ok_and(|v| v == "1");
+    match Floor::open(None) {
+        Ok(f) => Some(f),
+        Err(e) => {
+            assert!(!required, "{}", e.text);
+            None
+        }
+    }
+}
+
+#[test]
+fn the_floor_runs_every_work() {
+    let Some(mut f) = floor() else { return };
+    assert!(!f.name().is_empty());
+    for work in [
+        FloorWork::Copies { count: 2, bytes: 4096 },
+        FloorWork::ZeroFills { count: 2, bytes: 4096 },
+        FloorWork::TextureClears { count: 2, side: 16 },
+        FloorWork::Stream { commands: 8 },
+    ] {
+        f.prepare(work).unwrap();
+        for _ in 0..2 {
+            let s = f.run().unwrap();
+            assert!(s.cpu_us > 0.0 && s.done_us >= 0.0, "{work:?}: {s:?}");
+            if let Some(g) = s.gpu_ms {
+                assert!(g >= 0.0 && g.is_finite(), "{work:?}: {s:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_floor_refuses_work_vulkan_cannot_hold() {
+    let Some(mut f) = floor() else { return };
+    let err = f.run().unwrap_err();
+    assert!(err.text.contains("run before prepare"), "{}", err.text);
+    for (work, why) in [
+        (FloorWork::Copies { count: 1, bytes: 0 }, "0 bytes"),
+        (FloorWork::ZeroFills { count: 3, bytes: 0 }, "0 bytes"),
+        (FloorWork::Stream { commands: 0 }, "no commands"),
+        (FloorWork::TextureClears { count: 1, side: 0 }, "a side of 0"),
+        (FloorWork::TextureClears { count: 1, side: u32::MAX }, "a side of 4294967295"),
+        (FloorWork::Copies { count: 10_000, bytes: 16 }, "20000 objects"),
+        (FloorWork::Copies { count: u32::MAX, bytes: u64::MAX }, "overflows"),
+        (FloorWork::ZeroFills { count: 2, bytes: u64::MAX }, "overflows"),
+        (FloorWork::ZeroFills { count: 1, bytes: 1 << 62 }, "largest heap"),
+    ] {
+        let e = f.prepare(work).unwrap_err();
+        assert_eq!(e.id, MessageId::CreateResourceInvalidDesc, "{work:?}: {}", e.text);
+        assert!(e.text.contains(why), "{work:?}: {}", e.text);
+        // Nothing is left prepared: a run is refused, not recorded with the old work's objects.
+        assert!(f.run().unwrap_err().text.contains("run before prepare"));
+    }
+    // A good work after the refusals still runs.
+    f.prepare(FloorWork::Copies { count: 1, bytes: 256 }).unwrap();
+    f.run().unwrap();
+}
