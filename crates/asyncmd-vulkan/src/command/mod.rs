@@ -79,8 +79,9 @@ pub(crate) struct VkCommandList {
     pub(crate) core: Arc<Core>,
     pub(crate) tables: Arc<Tables>,
     pub(crate) ty: CommandListType,
-    pool: vk::CommandPool,
-    prologue: vk::CommandBuffer,
+    /// The pool recorded into (`None` once closed, or where taking one failed).
+    pool: Option<pool::ListPool>,
+    /// The pool's command buffer for the list's commands (its `cb`), read by every recording.
     pub(crate) cb: vk::CommandBuffer,
     keep: HashMap<u64, Arc<VkResource>>,
     /// Temporary buffers the list's commands use.
@@ -113,8 +114,7 @@ impl VkCommandList {
             core: core.clone(),
             tables: tables.clone(),
             ty,
-            pool: vk::CommandPool::null(),
-            prologue: vk::CommandBuffer::null(),
+            pool: None,
             cb: vk::CommandBuffer::null(),
             keep: HashMap::default(),
             scratch: Vec::new(),
@@ -160,7 +160,7 @@ impl VkCommandList {
 
     fn begin(&mut self) -> Result<()> {
         let p = self.core.list_pools.take(&self.core, self.family())?;
-        (self.pool, self.prologue, self.cb) = (p.pool, p.prologue, p.cb);
+        (self.pool, self.cb) = (Some(p), p.cb);
         // SAFETY: a reset pool owned by this list (then by its `Recorded`), begun for one
         // submission.
         unsafe { self.core.device.begin_command_buffer(self.cb, &simultaneous_use()) }
@@ -346,6 +346,9 @@ impl VkCommandList {
             self.reset();
             return Err(e);
         }
+        let Some(pool) = self.pool else {
+            return Err(fail("Close: the list holds no command buffer".into()));
+        };
         self.end_lazy_rendering();
         self.end_conditional();
         let d = self.core.device.clone();
@@ -354,7 +357,7 @@ impl VkCommandList {
         // buffer; both then belong to the returned `Recorded`.
         let buffers = unsafe {
             d.end_command_buffer(self.cb).map_err(oom)?;
-            let prologue = self.prologue;
+            let prologue = pool.prologue;
             if self.reset_order.is_empty() {
                 // The prologue stays unrecorded in the pool, for the pool's next list.
                 vec![self.cb]
@@ -369,15 +372,12 @@ impl VkCommandList {
                 vec![prologue, self.cb]
             }
         };
+        // The pool is the `Recorded`'s from here on.
+        self.pool = None;
         let recorded = Recorded {
             core: self.core.clone(),
             ty: self.ty,
-            pool: self.take_pool().unwrap_or(pool::ListPool {
-                family: self.family(),
-                pool: vk::CommandPool::null(),
-                prologue: vk::CommandBuffer::null(),
-                cb: vk::CommandBuffer::null(),
-            }),
+            pool,
             buffers,
             _keep: self.keep.drain().map(|(_, v)| v).chain(self.scratch.drain(..)).collect(),
             _keep_queries: self.queries.drain().map(|(_, v)| v).collect(),
@@ -393,19 +393,8 @@ impl VkCommandList {
         Ok(Executable(Arc::new(recorded)))
     }
 
-    /// The list's pool, which it no longer holds (`None` where it holds none).
-    fn take_pool(&mut self) -> Option<pool::ListPool> {
-        let pool = std::mem::replace(&mut self.pool, vk::CommandPool::null());
-        (pool != vk::CommandPool::null()).then(|| pool::ListPool {
-            family: self.family(),
-            pool,
-            prologue: self.prologue,
-            cb: self.cb,
-        })
-    }
-
     fn reset_here(&mut self) {
-        if let Some(p) = self.take_pool() {
+        if let Some(p) = self.pool.take() {
             // SAFETY: the pool was never submitted (it is still this list's).
             unsafe { self.core.list_pools.give_back(&self.core, p) };
         }
@@ -431,7 +420,7 @@ impl Drop for VkCommandList {
     fn drop(&mut self) {
         // On a driver thread (`threads.rs`), with everything the list held.
         crate::threads::on_driver(|| {
-            if let Some(p) = self.take_pool() {
+            if let Some(p) = self.pool.take() {
                 // SAFETY: an open pool is never submitted.
                 unsafe { self.core.list_pools.give_back(&self.core, p) };
             }

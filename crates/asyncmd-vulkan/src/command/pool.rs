@@ -65,9 +65,6 @@ impl ListPools {
     /// # Safety
     /// No command buffer of `p` is pending execution, and none is used again by the caller.
     pub(crate) unsafe fn give_back(&self, core: &Core, p: ListPool) {
-        if p.pool == vk::CommandPool::null() {
-            return;
-        }
         let d = &core.device;
         // SAFETY: the caller's contract: nothing of the pool is pending or used again.
         if unsafe { d.reset_command_pool(p.pool, vk::CommandPoolResetFlags::empty()) }.is_ok() {
