@@ -42,3 +42,39 @@ fn a_list_reset_many_times_reuses_its_pool_and_runs_each_recording() {
     let made = vk.command_pools_created() - before;
     assert!(made <= 2, "{made} pools made for 40 resets");
 }
+
+/// Found by the fuzzer (seed 1000092): a list whose `Close` failed under predication (a copy,
+/// which Vulkan cannot predicate) gave its pool back with conditional rendering begun, and
+/// the validation layer reported the pool's next list as ending with it active. An open pool
+/// now goes back with rendering and predication ended.
+#[test]
+fn a_pool_given_back_by_a_list_refused_under_predication_serves_the_next_list_cleanly() {
+    let Some(ctx) = vulkan_ctx(asyncmd_vulkan::VulkanOptions {
+        validation: asyncmd_vulkan::Validation::IfAvailable,
+        ..Default::default()
+    }) else {
+        return;
+    };
+    let vk = ctx.vulkan.clone().unwrap();
+    let d = &ctx.device;
+    let predicate = ctx.default_buffer(&[0u8; 8]);
+    let buffer =
+        |heap| d.create_committed_resource(heap, &ResourceDesc::buffer(256), BarrierLayout::Undefined).unwrap();
+    let (src, dst) = (buffer(HeapType::Upload), buffer(HeapType::Readback));
+    src.write(0, &[7; 256]).unwrap();
+    let alloc = d.create_command_allocator(CommandListType::Direct).unwrap();
+    for _ in 0..4 {
+        let mut refused = d.create_command_list(CommandListType::Direct, &alloc).unwrap();
+        refused.set_predication(Some((&predicate, 0)), PredicationOp::NotEqualZero);
+        refused.copy_buffer_region(&dst, 0, &src, 0, 256);
+        assert!(refused.close().is_err(), "a predicated copy on Vulkan");
+        drop(refused);
+        let mut list = d.create_command_list(CommandListType::Direct, &alloc).unwrap();
+        list.copy_buffer_region(&dst, 0, &src, 0, 256);
+        list.close().unwrap();
+        ctx.direct.execute_command_lists(&[&list]).unwrap();
+        ctx.direct.wait_idle(Duration::from_secs(20)).unwrap();
+    }
+    assert_eq!(dst.read_vec(0, 256).unwrap(), vec![7; 256]);
+    assert!(vk.validation_log().messages().is_empty(), "{:?}", vk.validation_log().messages());
+}

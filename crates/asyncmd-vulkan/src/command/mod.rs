@@ -393,11 +393,24 @@ impl VkCommandList {
         Ok(Executable(Arc::new(recorded)))
     }
 
-    fn reset_here(&mut self) {
+    /// Gives an open list's pool back to the device. Rendering and conditional rendering are
+    /// ended first: a reset pool forgets them, but validation layer 1.3.239 keeps a command
+    /// buffer's conditional rendering active across `vkResetCommandPool` and reports the pool's
+    /// next list as ending with it active (fuzz seed 1000092).
+    fn give_back_open_pool(&mut self) {
+        if self.pool.is_none() {
+            return;
+        }
+        self.end_lazy_rendering();
+        self.end_conditional();
         if let Some(p) = self.pool.take() {
-            // SAFETY: the pool was never submitted (it is still this list's).
+            // SAFETY: an open pool was never submitted (it is still this list's).
             unsafe { self.core.list_pools.give_back(&self.core, p) };
         }
+    }
+
+    fn reset_here(&mut self) {
+        self.give_back_open_pool();
         self.keep.clear();
         self.scratch.clear();
         self.predicated = false;
@@ -420,10 +433,7 @@ impl Drop for VkCommandList {
     fn drop(&mut self) {
         // On a driver thread (`threads.rs`), with everything the list held.
         crate::threads::on_driver(|| {
-            if let Some(p) = self.pool.take() {
-                // SAFETY: an open pool is never submitted.
-                unsafe { self.core.list_pools.give_back(&self.core, p) };
-            }
+            self.give_back_open_pool();
             drop((
                 std::mem::take(&mut self.keep),
                 std::mem::take(&mut self.scratch),
