@@ -38,6 +38,25 @@ fn a_buffer_records_at_once_and_each_submission_passes_a_later_fence_value() {
     }
 }
 
+/// A command the buffer refuses (a copy past the destination's end) ends its recording, as it
+/// does a list's: `is_recording` says so before the submission that fails.
+#[test]
+fn a_refused_command_ends_the_buffers_recording() {
+    for (name, ctx) in contexts() {
+        let src = ctx.upload(&pattern(256, 1));
+        let dst = ctx.buffer(HeapType::Readback, 256);
+        let mut b = primary(&ctx.direct);
+        b.copy_buffer_region(&dst, 0, &src, 0, 256);
+        assert!(b.is_recording(), "{name}");
+        let text = format!("{b:?}");
+        assert!(text.contains("semantics: Legacy") && text.contains("recording: true"), "{name}: {text}");
+        b.copy_buffer_region(&dst, 128, &src, 0, 256);
+        assert!(!b.is_recording(), "{name}: the out-of-range copy ended the recording");
+        assert!(format!("{b:?}").contains("recording: false"), "{name}");
+        assert_eq!(b.submit().unwrap_err().code, ErrorCode::InvalidArg, "{name}");
+    }
+}
+
 /// Each copy reads what the one before wrote, in the submission before it, with no barrier:
 /// a queue starts a submission only once the one before has finished.
 #[test]

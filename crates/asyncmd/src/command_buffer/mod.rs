@@ -277,9 +277,15 @@ impl Drop for CommandBuffer {
         // A primary dropped unsubmitted: the GPU never saw it, so its parts are free at once.
         let Some(parts) = self.parts.take() else { return };
         if self.level == Level::Primary {
-            self.queue.recycle(vec![parts]);
+            self.queue.recycle(parts);
         }
     }
+}
+
+/// Resets `parts` for reuse; `false` (they are to be dropped) where that fails, as on a
+/// removed device.
+fn reset(parts: &mut Parts) -> bool {
+    parts.recycle().map_err(|e| tracing::debug!(%e, "a command buffer's parts are dropped, not recycled")).is_ok()
 }
 
 impl CommandQueue {
@@ -513,7 +519,7 @@ impl CommandQueue {
         match p.list.close() {
             Ok(()) => Ok(p),
             Err(e) => {
-                self.recycle(vec![p]);
+                self.recycle(p);
                 Err(err::within("CommandQueue::SubmitAll: the barriers before a buffer", e))
             }
         }
@@ -548,17 +554,17 @@ impl CommandQueue {
         recycler.put_free(retired);
     }
 
-    /// Parts the GPU is done with (or never saw), recycled for later buffers.
-    fn recycle(&self, parts: Vec<Parts>) {
-        let parts = self.recycled(parts);
-        self.0.buffers.lock().unwrap_or_else(PoisonError::into_inner).put_free(parts);
+    /// Parts the GPU never saw (a buffer dropped unsubmitted, a submission refused), recycled
+    /// for a later buffer; no vector is made for them (dropping a buffer allocates nothing).
+    fn recycle(&self, mut parts: Parts) {
+        if reset(&mut parts) {
+            self.0.buffers.lock().unwrap_or_else(PoisonError::into_inner).put_free_one(parts);
+        }
     }
 
     /// `parts`, reset; those whose reset fails (a removed device) are dropped.
     fn recycled(&self, mut parts: Vec<Parts>) -> Vec<Parts> {
-        parts.retain_mut(|p| {
-            p.recycle().map_err(|e| tracing::debug!(%e, "a command buffer's parts are dropped, not recycled")).is_ok()
-        });
+        parts.retain_mut(reset);
         parts
     }
 

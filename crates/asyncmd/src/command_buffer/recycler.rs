@@ -97,6 +97,11 @@ impl Recycler {
         self.spare_parts.push(parts);
     }
 
+    /// One part recycled ([`Parts::recycle`]), for reuse.
+    pub(crate) fn put_free_one(&mut self, parts: Parts) {
+        self.free.push(parts);
+    }
+
     /// Objects kept alive by submissions in flight.
     pub(crate) fn in_flight(&self) -> usize {
         self.pending.iter().map(|p| p.tracked.len()).sum()
