@@ -361,6 +361,8 @@ fn legacy_buffers_return_their_bound_state_and_fast_buffers_refuse() {
         assert!(b.pipeline_state().unwrap().is_some_and(|p| p.id() == pso.id()), "{name}");
         assert!(b.compute_root_signature().unwrap().is_some_and(|r| r.id() == root.id()), "{name}");
         assert!(b.graphics_root_signature().unwrap().is_none(), "{name}");
+        b.set_graphics_root_signature(&root);
+        assert!(b.graphics_root_signature().unwrap().is_some_and(|r| r.id() == root.id()), "{name}");
         assert_eq!(b.viewports().unwrap(), [viewport], "{name}");
         assert_eq!(b.scissor_rects().unwrap(), [Rect::new(1, 1, 7, 3)], "{name}");
         assert_eq!(b.primitive_topology().unwrap(), asyncmd::ddi::PrimitiveTopology::TriangleList, "{name}");
@@ -377,12 +379,36 @@ fn legacy_buffers_return_their_bound_state_and_fast_buffers_refuse() {
         fast.set_pipeline_state(&pso);
         for e in [
             fast.pipeline_state().map(|_| ()).unwrap_err(),
+            fast.graphics_root_signature().map(|_| ()).unwrap_err(),
             fast.render_targets().map(|_| ()).unwrap_err(),
             fast.viewports().map(|_| ()).unwrap_err(),
             fast.primitive_topology().map(|_| ()).unwrap_err(),
         ] {
             assert_eq!((e.code, e.id), (ErrorCode::InvalidArg, MessageId::StateNotShadowed), "{name}: {}", e.text);
         }
+    }
+}
+
+/// The transfers keep what they copy between alive whatever the semantics: a fast buffer's
+/// `transfer_buffer` tracks its source and destination (a fast `copy_buffer_region` tracks
+/// nothing), so a staging buffer the app drops lives until the fence.
+#[test]
+fn a_fast_buffers_transfer_tracks_both_buffers() {
+    for (name, ctx) in contexts() {
+        let data = pattern(4096, 5);
+        let dst = ctx.buffer(HeapType::Readback, 4096);
+        let live = ctx.device.live_resource_count();
+        let mut b = ctx.direct.create_command_buffer(Semantics::Fast, Level::Primary).unwrap();
+        {
+            let staging = ctx.upload(&data);
+            b.transfer_buffer(&staging, 0, &dst, 0, 4096).expect("transfer");
+            assert_eq!(b.tracked_resources().len(), 2, "{name}: source and destination");
+        }
+        let value = b.submit().unwrap();
+        assert_eq!(ctx.device.live_resource_count(), live + 1, "{name}: the staging buffer is kept");
+        ctx.direct.wait_for(value, TIMEOUT).unwrap();
+        assert_eq!(ctx.device.live_resource_count(), live, "{name}: and released at the wait");
+        assert!(dst.read_vec(0, 4096).unwrap() == data, "{name}");
     }
 }
 
