@@ -412,6 +412,58 @@ fn a_fast_buffers_transfer_tracks_both_buffers() {
     }
 }
 
+/// The barrier a legacy submission puts before a buffer (its prefix) makes the writes of the
+/// texture's last layout available: from `RenderTarget` after a clear it names the access
+/// before (not `NO_ACCESS`, which would drop the clear's writes); from `Undefined` there is
+/// nothing to keep, and D3D12 asks for `NO_ACCESS`.
+#[test]
+fn a_legacy_prefix_barrier_keeps_the_last_layouts_writes() {
+    use asyncmd::ddi::spy::SpyDevice;
+    use asyncmd::ddi::Command;
+    use asyncmd::ddi::DeviceDdi;
+    use asyncmd_reference::{ReferenceConfig, ReferenceDevice};
+    let spy = Arc::new(SpyDevice::new(Arc::new(ReferenceDevice::new(ReferenceConfig::default()))));
+    let log = spy.log();
+    let ctx = Ctx::new(opted_in(&Adapter::new(spy as Arc<dyn DeviceDdi>)));
+    let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 4, 4).with_flags(ResourceFlags::ALLOW_RENDER_TARGET);
+    let fp = desc.copyable_footprints(0, 1, 0).unwrap();
+    let rb = ctx.buffer(HeapType::Readback, fp.total_bytes);
+    let tex = ctx.texture(&desc, BarrierLayout::Common);
+    let heap = ctx.device.create_descriptor_heap(DescriptorHeapType::Rtv, 1).unwrap();
+    ctx.device.create_render_target_view(&tex, None, &heap.handle(0)).unwrap();
+    let mut clear = primary(&ctx.direct);
+    clear.clear_render_target_view(&heap.handle(0), [0.5; 4], &[]);
+    clear.submit().unwrap();
+    let fresh = ctx.texture(&desc, BarrierLayout::Undefined);
+    log.clear();
+    let mut copy = primary(&ctx.direct);
+    copy.transfer_texture_to_buffer(&tex, 0, &rb, fp.layouts[0]).unwrap();
+    copy.transfer_host_to_texture(&[7; 64], 16, &fresh, 0).unwrap();
+    let v = copy.submit().unwrap();
+    ctx.direct.wait_for(v, TIMEOUT).unwrap();
+    let barriers: Vec<_> = log
+        .commands()
+        .into_iter()
+        .filter_map(|c| match c {
+            Command::Barrier(groups) => Some(groups),
+            _ => None,
+        })
+        .flatten()
+        .filter_map(|g| match g {
+            BarrierGroup::Texture(t) => Some(t),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    let from = |layout| barriers.iter().filter(move |b| b.layout_before == layout);
+    assert!(from(BarrierLayout::RenderTarget).count() > 0, "{barriers:?}");
+    assert!(from(BarrierLayout::RenderTarget).all(|b| b.access_before != BarrierAccess::NO_ACCESS), "{barriers:?}");
+    assert!(from(BarrierLayout::Undefined).count() > 0, "{barriers:?}");
+    assert!(from(BarrierLayout::Undefined).all(|b| b.access_before == BarrierAccess::NO_ACCESS), "{barriers:?}");
+    let got = rb.read_vec(0, 4).unwrap();
+    assert_eq!(got, [128; 4], "the clear reached the copy");
+}
+
 /// Fast semantics takes no per-use references, and memory stays safe: a source the app drops
 /// right after submitting is still read whole (the devices keep what a submitted list names
 /// until the queue has run it), with no validation error on Vulkan.
