@@ -272,6 +272,35 @@ fn host_memory_reaches_textures_and_comes_back_after_a_wait() {
     }
 }
 
+/// A buffer's placed footprint reaches a texture and comes back byte for byte, both copies
+/// made with the transfers.
+#[test]
+fn a_buffer_footprint_reaches_a_texture_and_comes_back() {
+    for (name, ctx) in contexts() {
+        let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 5, 3);
+        let tex = ctx.texture(&desc, BarrierLayout::Common);
+        let fp = desc.copyable_footprints(0, 1, 0).unwrap();
+        let layout = fp.layouts[0];
+        let pitch = layout.footprint.row_pitch as usize;
+        let mut data = vec![0u8; fp.total_bytes as usize];
+        for r in 0..3 {
+            data[r * pitch..r * pitch + 20].copy_from_slice(&pattern(20, 9 + r as u32));
+        }
+        let src = ctx.upload(&data);
+        let rb = ctx.buffer(HeapType::Readback, fp.total_bytes);
+        let mut b = primary(&ctx.direct);
+        b.transfer_buffer_to_texture(&src, layout, &tex, 0).expect("buffer to texture");
+        full_barrier(&mut b);
+        b.transfer_texture_to_buffer(&tex, 0, &rb, layout).expect("texture to buffer");
+        let v = b.submit().unwrap();
+        ctx.direct.wait_for(v, TIMEOUT).unwrap();
+        let got = rb.read_vec(0, fp.total_bytes as usize).unwrap();
+        for r in 0..3 {
+            assert_eq!(got[r * pitch..r * pitch + 20], pattern(20, 9 + r as u32)[..], "{name}: row {r}");
+        }
+    }
+}
+
 /// An upload buffer written by the CPU between submissions: each submission sees the write
 /// made before it, with no barrier.
 #[test]
