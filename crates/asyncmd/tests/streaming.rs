@@ -229,6 +229,21 @@ fn bad_uploads_are_refused_and_upload_nothing() {
                 MessageId::StreamingUploadInvalid,
             ),
         ];
+        // A planar texture, where the device makes one (NV12 has two planes; plane 0 is 8×8
+        // bytes of luma, so only the plane rule refuses this upload).
+        let planar = ctx.device.create_committed_resource(
+            HeapType::Default,
+            &ResourceDesc::tex2d(Format::Nv12, 8, 8),
+            BarrierLayout::Common,
+        );
+        let mut cases = cases;
+        if let Ok(planar) = &planar {
+            cases.push((
+                "a planar texture",
+                up.upload_texture(planar, 0, &[1; 64], 8),
+                MessageId::StreamingUploadInvalid,
+            ));
+        }
         for (what, r, id) in cases {
             let e = r.expect_err(what);
             assert_eq!((e.code, e.id), (ErrorCode::InvalidArg, id), "{name}: {what}: {}", e.text);
