@@ -347,6 +347,23 @@ mod tests {
         Access::COPY_WRITE.unordered()
     }
 
+    /// One command's read and write of a subresource as one access: both scopes and both
+    /// access bits, a write, and the order they share (or none where they differ).
+    #[test]
+    fn a_commands_two_accesses_merge_into_both_scopes() {
+        let resolve_then_copy = Access::RESOLVE_READ.merged(Access::COPY_WRITE);
+        assert_eq!(resolve_then_copy.sync, BarrierSync::RESOLVE | BarrierSync::COPY);
+        assert_eq!(resolve_then_copy.access, BarrierAccess::RESOLVE_SOURCE | BarrierAccess::COPY_DEST);
+        assert!(resolve_then_copy.write);
+        assert_eq!(resolve_then_copy.order, Order::Transfers, "both are ordered transfers");
+        let read_read = Access::COPY_READ.merged(Access::RESOLVE_READ);
+        assert!(!read_read.write, "two reads stay a read");
+        assert_eq!(Access::COPY_READ.merged(Access::DRAW_DEPTH_READ).order, Order::Unordered, "different orders");
+        // Scopes both name stay named.
+        let rt = Access::CLEAR_RENDER_TARGET.merged(Access::DRAW_RENDER_TARGET);
+        assert_eq!((rt.sync, rt.access), (BarrierSync::RENDER_TARGET, BarrierAccess::RENDER_TARGET));
+    }
+
     #[test]
     fn reads_after_reads_and_ordered_transfers_need_nothing() {
         let mut s = SubState::default();
