@@ -8,15 +8,19 @@ use asyncmd::types::*;
 use common::*;
 use std::time::Duration;
 
-#[test]
-fn a_list_reset_many_times_reuses_its_pool_and_runs_each_recording() {
-    let Some(ctx) = vulkan_ctx(asyncmd_vulkan::VulkanOptions {
+/// The Vulkan device with the validation layer where installed, and its driver.
+fn ctx_and_driver() -> Option<(Ctx, std::sync::Arc<asyncmd_vulkan::VulkanDevice>)> {
+    let ctx = vulkan_ctx(asyncmd_vulkan::VulkanOptions {
         validation: asyncmd_vulkan::Validation::IfAvailable,
         ..Default::default()
-    }) else {
-        return;
-    };
-    let vk = ctx.vulkan.clone().unwrap();
+    })?;
+    let vk = ctx.vulkan.clone()?;
+    Some((ctx, vk))
+}
+
+#[test]
+fn a_list_reset_many_times_reuses_its_pool_and_runs_each_recording() {
+    let Some((ctx, vk)) = ctx_and_driver() else { return };
     let d = &ctx.device;
     let buffer =
         |heap| d.create_committed_resource(heap, &ResourceDesc::buffer(256), BarrierLayout::Undefined).unwrap();
@@ -49,13 +53,7 @@ fn a_list_reset_many_times_reuses_its_pool_and_runs_each_recording() {
 /// now goes back with rendering and predication ended.
 #[test]
 fn a_pool_given_back_by_a_list_refused_under_predication_serves_the_next_list_cleanly() {
-    let Some(ctx) = vulkan_ctx(asyncmd_vulkan::VulkanOptions {
-        validation: asyncmd_vulkan::Validation::IfAvailable,
-        ..Default::default()
-    }) else {
-        return;
-    };
-    let vk = ctx.vulkan.clone().unwrap();
+    let Some((ctx, vk)) = ctx_and_driver() else { return };
     let d = &ctx.device;
     let predicate = ctx.default_buffer(&[0u8; 8]);
     let buffer =
