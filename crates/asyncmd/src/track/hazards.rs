@@ -427,4 +427,154 @@ mod tests {
         reader.access(Access::COPY_READ);
         assert_eq!(reader.after(&SubState::default()).0, None, "nothing earlier: nothing to wait for");
     }
+
+    /// A write after several reads waits for every read's stage (D3D12: a barrier's
+    /// `SyncBefore` must cover each earlier access), and the list's first scope names them all.
+    #[test]
+    fn a_write_after_reads_waits_for_every_reads_stage() {
+        let mut s = SubState::default();
+        s.access(Access::COPY_READ);
+        s.access(Access::COPY_READ);
+        s.access(Access::RESOLVE_READ);
+        assert_eq!(
+            s.first_scope(),
+            Some((
+                BarrierSync::COPY | BarrierSync::RESOLVE,
+                BarrierAccess::COPY_SOURCE | BarrierAccess::RESOLVE_SOURCE
+            ))
+        );
+        assert_eq!(s.first_access().map(|a| a.write), Some(false));
+        let war = s.access(Access::COMPUTE_UAV).expect("an unordered write after reads");
+        assert_eq!(war.kind, HazardKind::WriteAfterRead);
+        assert_eq!(
+            (war.sync_before, war.access_before),
+            (BarrierSync::COPY | BarrierSync::RESOLVE, BarrierAccess::NO_ACCESS)
+        );
+        let first = s.first_access().expect("the list used it");
+        assert!(first.write, "one of the accesses before the first barrier writes");
+        assert_eq!(first.order, Order::Unordered);
+        assert!(first.sync.contains(BarrierSync::COPY | BarrierSync::RESOLVE | BarrierSync::COMPUTE_SHADING));
+    }
+
+    /// Ordered writes and reads stay pending together; an unordered write then waits for the
+    /// writes' and the reads' stages and flushes the writes.
+    #[test]
+    fn an_unordered_write_waits_for_ordered_writes_and_reads_alike() {
+        for (read, sync) in
+            [(Access::RESOLVE_READ, BarrierSync::COPY | BarrierSync::RESOLVE), (Access::COPY_READ, BarrierSync::COPY)]
+        {
+            let mut s = SubState::default();
+            assert_eq!(s.access(Access::COPY_WRITE), None);
+            assert_eq!(s.access(read), None, "transfers are serialized");
+            assert_eq!(s.pending_scope(), (sync, BarrierAccess::COPY_DEST));
+            let waw = s.access(Access::COMPUTE_UAV).expect("an unordered write");
+            assert_eq!(waw.kind, HazardKind::WriteAfterWrite);
+            assert_eq!((waw.sync_before, waw.access_before), (sync, BarrierAccess::COPY_DEST));
+            assert_eq!(s.pending_scope(), (BarrierSync::COMPUTE_SHADING, BarrierAccess::UNORDERED_ACCESS));
+        }
+        let mut s = SubState::default();
+        assert_eq!(s.pending_scope(), (BarrierSync::empty(), BarrierAccess::NO_ACCESS), "nothing to wait for");
+        s.access(Access::COPY_WRITE);
+        assert_eq!(s.access(Access::COPY_WRITE), None, "ordered writes");
+        assert_eq!(s.access(Access::RESOLVE_WRITE), None, "ordered writes of another transfer");
+    }
+
+    /// A barrier makes earlier writes visible to the stages and accesses it names, both of
+    /// them, and successive barriers add up.
+    #[test]
+    fn barriers_make_a_write_visible_to_exactly_what_they_name() {
+        let mut s = SubState::default();
+        s.access(Access::COMPUTE_UAV);
+        s.barrier(BarrierSync::COMPUTE_SHADING, BarrierAccess::SHADER_RESOURCE);
+        assert!(s.access(Access::COMPUTE_UAV).is_some(), "the stage, not the access");
+        let mut s = SubState::default();
+        s.access(Access::COMPUTE_UAV);
+        s.barrier(BarrierSync::COMPUTE_SHADING, BarrierAccess::UNORDERED_ACCESS);
+        assert_eq!(s.access(Access::COMPUTE_UAV), None, "the stage and the access");
+        let mut s = SubState::default();
+        s.access(async_write());
+        s.barrier(BarrierSync::COPY, BarrierAccess::COPY_SOURCE);
+        s.barrier(BarrierSync::COPY, BarrierAccess::COPY_SOURCE);
+        s.barrier(BarrierSync::RESOLVE, BarrierAccess::RESOLVE_SOURCE);
+        assert_eq!(s.access(Access::COPY_READ.unordered()), None);
+        assert_eq!(s.access(Access::RESOLVE_READ.unordered()), None);
+    }
+
+    /// A read that needed a barrier leaves the write visible to its whole scope.
+    #[test]
+    fn a_read_barrier_makes_the_write_visible_to_everything_the_read_named() {
+        let mut s = SubState::default();
+        s.access(async_write());
+        assert!(s.access(Access::COPY_READ.unordered()).is_some());
+        let both = Access::COPY_READ.merged(Access::RESOLVE_READ).unordered();
+        assert!(s.access(both).is_some(), "resolves had not seen it");
+        assert_eq!(s.access(Access::COPY_READ.unordered()), None);
+        assert_eq!(s.access(Access::RESOLVE_READ.unordered()), None);
+    }
+
+    /// The state two lists of one submission leave: the later list's where it wrote or
+    /// placed a barrier, else the earlier's with both lists' reads; the first accesses are the
+    /// submission's.
+    #[test]
+    fn two_lists_join_into_one_state() {
+        // The later list writes without a barrier: its writes and reads are what is pending.
+        let mut later = SubState::default();
+        later.access(Access::COPY_WRITE);
+        later.access(Access::RESOLVE_READ);
+        let (need, joined) = later.after(&SubState::default());
+        assert_eq!(need, None);
+        assert_eq!(joined.pending_scope(), (BarrierSync::COPY | BarrierSync::RESOLVE, BarrierAccess::COPY_DEST));
+        // The later list read, then placed a barrier: the submission's first accesses are
+        // both lists' reads.
+        let mut earlier = SubState::default();
+        earlier.access(Access::RESOLVE_READ);
+        let mut later = SubState::default();
+        later.access(Access::COPY_READ);
+        later.barrier(BarrierSync::COPY, BarrierAccess::COPY_SOURCE);
+        let (need, joined) = later.after(&earlier);
+        assert_eq!(need, None);
+        assert_eq!(
+            joined.first_scope(),
+            Some((
+                BarrierSync::COPY | BarrierSync::RESOLVE,
+                BarrierAccess::COPY_SOURCE | BarrierAccess::RESOLVE_SOURCE
+            ))
+        );
+        // Both lists only read: the reads of both stay pending, ordered as they were.
+        let mut later = SubState::default();
+        later.access(Access::COPY_READ);
+        let (_, joined) = later.after(&earlier);
+        assert_eq!(joined.pending_scope(), (BarrierSync::COPY | BarrierSync::RESOLVE, BarrierAccess::NO_ACCESS));
+        let (mut copy, mut uav) = (joined, joined);
+        assert_eq!(copy.access(Access::COPY_WRITE), None, "transfers after transfers");
+        let war = uav.access(Access::COMPUTE_UAV).expect("an unordered write after reads");
+        assert_eq!(war.sync_before, BarrierSync::COPY | BarrierSync::RESOLVE);
+    }
+
+    /// The table of a list: subresources apart, a global barrier reaching every one, and
+    /// which resources the list wrote.
+    #[test]
+    fn the_table_keeps_each_subresource_and_a_global_barrier_reaches_them_all() {
+        let (a, b, untouched) = (ResourceId(7), ResourceId(9), ResourceId(11));
+        let mut h = Hazards::default();
+        h.sub(a, 2).access(async_write());
+        h.sub(b, 0).access(Access::COPY_READ);
+        assert!(h.wrote(a));
+        assert!(!h.wrote(b), "read only");
+        assert!(!h.wrote(untouched));
+        assert_eq!(
+            h.sub(a, 0).pending_scope(),
+            (BarrierSync::empty(), BarrierAccess::NO_ACCESS),
+            "another subresource"
+        );
+        let mut seen: Vec<_> = h.iter().map(|(r, subs)| (r, subs.len())).collect();
+        seen.sort_by_key(|(r, _)| r.0);
+        assert_eq!(seen, [(a, 3), (b, 1)]);
+        h.barrier_all(BarrierSync::COPY, BarrierAccess::COPY_SOURCE);
+        assert_eq!(h.sub(a, 2).access(Access::COPY_READ.unordered()), None, "the global barrier made it visible");
+        assert_eq!(h.sub(b, 0).access(async_write()), None, "and ended the read");
+        h.clear();
+        assert_eq!(h.iter().count(), 0);
+        assert!(!h.wrote(a));
+    }
 }
