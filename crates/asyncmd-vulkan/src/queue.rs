@@ -120,7 +120,8 @@ impl Drop for VkFence {
 }
 
 enum Job {
-    Execute(Vec<Arc<Recorded>>),
+    /// Lists, and the fence value the same submission signals.
+    Execute(Vec<Arc<Recorded>>, Option<(Arc<VkFence>, u64)>),
     Signal(Arc<VkFence>, u64),
     Wait(Arc<VkFence>, u64),
 }
@@ -355,11 +356,11 @@ impl VkQueue {
         // A pooled thread, never ended while the process runs (`threads.rs` says why).
         let handle = crate::threads::spawn(move || {
             // Each job is a stretch of driver calls (`gate.rs`); waiting for the next is not.
-            for job in receiver {
+            while let Some(job) = crate::threads::recv_polling(&receiver) {
                 let result = crate::gate::shared(|| {
                     worker.retire();
                     match job {
-                        Job::Execute(lists) => worker.submit(lists, None).map(|()| true),
+                        Job::Execute(lists, signal) => worker.submit(lists, signal).map(|()| true),
                         Job::Signal(fence, value) => worker.submit(Vec::new(), Some((fence, value))).map(|()| true),
                         Job::Wait(fence, value) => {
                             let stop = &worker_stop;
@@ -423,8 +424,9 @@ impl VkQueue {
     }
 }
 
-impl QueueDdi for VkQueue {
-    fn execute(&self, lists: &[Executable]) -> Result<()> {
+impl VkQueue {
+    /// The lists of a submission, checked to be this device's and of this queue's type.
+    fn recorded(&self, lists: &[Executable]) -> Result<Vec<Arc<Recorded>>> {
         let mut recorded = Vec::with_capacity(lists.len());
         for l in lists {
             let r = l.0.clone().downcast::<Recorded>().map_err(|_| {
@@ -441,7 +443,19 @@ impl QueueDdi for VkQueue {
             }
             recorded.push(r);
         }
-        self.send(Job::Execute(recorded))
+        Ok(recorded)
+    }
+}
+
+impl QueueDdi for VkQueue {
+    fn execute(&self, lists: &[Executable]) -> Result<()> {
+        self.send(Job::Execute(self.recorded(lists)?, None))
+    }
+
+    /// One submission: the lists and the signal after them.
+    fn execute_and_signal(&self, lists: &[Executable], fence: asyncmd_ddi::FenceId, value: u64) -> Result<()> {
+        let signal = (self.fence(fence)?, value);
+        self.send(Job::Execute(self.recorded(lists)?, Some(signal)))
     }
 
     fn signal(&self, fence: asyncmd_ddi::FenceId, value: u64) -> Result<()> {

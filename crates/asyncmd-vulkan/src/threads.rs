@@ -23,7 +23,8 @@
 
 use asyncmd_types::{Error, Result};
 use std::cell::Cell;
-use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -39,6 +40,12 @@ static IDLE: Mutex<Vec<Sender<Task>>> = Mutex::new(Vec::new());
 /// A pooled thread's stack: shader translation and deep recordings run on it.
 const STACK: usize = 8 << 20;
 
+/// How long a pooled thread that finished a task, and a caller waiting for a task, poll before
+/// they sleep. Driver calls come in bursts (a list's `Close`, then its submission and a fence
+/// read) and most return within this: polling saves the futex sleep and wake-up on both sides
+/// of a hand-over, which cost more than the call on a fast driver (`docs/performance.md`).
+const SPIN: Duration = Duration::from_micros(30);
+
 thread_local! {
     /// This thread is one of the pool's.
     static POOLED: Cell<bool> = const { Cell::new(false) };
@@ -47,8 +54,24 @@ thread_local! {
 /// A task's end, which [`TaskHandle::join`] waits for.
 #[derive(Default)]
 struct Done {
+    /// Set with `done`, read without the lock while polling.
+    finished: AtomicBool,
     done: Mutex<bool>,
     changed: Condvar,
+}
+
+/// Polls `ready` for at most [`SPIN`]; says whether it turned true.
+fn spin_until(mut ready: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    loop {
+        if ready() {
+            return true;
+        }
+        if start.elapsed() >= SPIN {
+            return false;
+        }
+        std::hint::spin_loop();
+    }
 }
 
 /// Waits for a task run by [`spawn`].
@@ -58,6 +81,9 @@ impl TaskHandle {
     /// Blocks until the task has returned (or unwound) and its thread is idle again.
     pub(crate) fn join(self) {
         crate::gate::unlocked(|| {
+            if spin_until(|| self.0.finished.load(Ordering::Acquire)) {
+                return;
+            }
             let mut done = self.0.done.lock().unwrap_or_else(PoisonError::into_inner);
             while !*done {
                 done = self.0.changed.wait(done).unwrap_or_else(PoisonError::into_inner);
@@ -80,6 +106,28 @@ impl TaskHandle {
             true
         })
     }
+}
+
+/// The next message of `rx`, polled for [`SPIN`] before it is waited for (the next task or
+/// submission often follows at once); `None` once every sender is gone.
+pub(crate) fn recv_polling<T>(rx: &Receiver<T>) -> Option<T> {
+    let mut got = None;
+    let mut closed = false;
+    spin_until(|| match rx.try_recv() {
+        Ok(t) => {
+            got = Some(t);
+            true
+        }
+        Err(TryRecvError::Empty) => false,
+        Err(TryRecvError::Disconnected) => {
+            closed = true;
+            true
+        }
+    });
+    if closed {
+        return None;
+    }
+    got.or_else(|| rx.recv().ok())
 }
 
 /// Runs `task` on a pooled thread: an idle one, or a new one that joins the pool afterwards.
@@ -162,10 +210,11 @@ fn serve(first: Option<Task>, own: Sender<Task>, tasks: Receiver<Task>) {
     POOLED.with(|p| p.set(true));
     let mut next = first;
     loop {
-        let Some((task, done)) = next.take().or_else(|| tasks.recv().ok()) else { return };
+        let Some((task, done)) = next.take().or_else(|| recv_polling(&tasks)) else { return };
         let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(task));
         IDLE.lock().unwrap_or_else(PoisonError::into_inner).push(own.clone());
         *done.done.lock().unwrap_or_else(PoisonError::into_inner) = true;
+        done.finished.store(true, Ordering::Release);
         done.changed.notify_all();
     }
 }

@@ -143,10 +143,16 @@ impl CommandQueue {
             self.report_unawaited_writes(lists);
         }
         let mut last = q.last.lock().unwrap_or_else(PoisonError::into_inner);
-        q.ddi.execute(&executables).or_else(|e| q.device.fail(e))?;
+        let value = last.checked_add(1).ok_or_else(|| {
+            err::fail(
+                MessageId::ExecuteCommandListsInvalid,
+                "ExecuteCommandLists",
+                "the queue's progress fence is at its last value",
+            )
+        })?;
+        q.ddi.execute_and_signal(&executables, q.progress.id(), value).or_else(|e| q.device.fail(e))?;
         crate::track::layouts::apply(updates);
-        *last += 1;
-        q.ddi.signal(q.progress.id(), *last)?;
+        *last = value;
         if debug {
             for list in lists {
                 for (res, wrote) in list.semantics.used_resources() {

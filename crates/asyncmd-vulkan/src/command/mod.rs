@@ -79,7 +79,8 @@ pub(crate) struct VkCommandList {
     pub(crate) core: Arc<Core>,
     pub(crate) tables: Arc<Tables>,
     pub(crate) ty: CommandListType,
-    /// The pool recorded into (`None` once closed, or where taking one failed).
+    /// The pool recorded into: taken at `Close` (`None` before it, once closed, or where
+    /// taking one failed).
     pool: Option<pool::ListPool>,
     /// The pool's command buffer for the list's commands (its `cb`), read by every recording.
     pub(crate) cb: vk::CommandBuffer,
@@ -129,7 +130,10 @@ impl VkCommandList {
             gfx: Default::default(),
             deferred: Default::default(),
         };
+        // Checks here that the family can record at all; the pool goes back at once, and
+        // `Close` takes one to record into (`begin`).
         list.begin()?;
+        list.give_back_open_pool();
         Ok(list)
     }
 
@@ -158,6 +162,8 @@ impl VkCommandList {
         }
     }
 
+    /// Takes a pool to record into and begins its command buffer (at `Close`: the commands
+    /// before it are kept, so that recording them is one stretch of driver calls).
     fn begin(&mut self) -> Result<()> {
         let p = self.core.list_pools.take(&self.core, self.family())?;
         (self.pool, self.cb) = (Some(p), p.cb);
@@ -316,13 +322,23 @@ impl CommandListDdi for VkCommandList {
 
     fn close(&mut self) -> Result<Executable> {
         crate::threads::on_driver(|| {
+            if self.pool.is_none() && self.error.is_none() {
+                if let Err(e) = self.begin() {
+                    self.error = Some(e);
+                }
+            }
             self.replay();
             self.close_here()
         })
     }
 
     fn reset(&mut self) {
-        crate::threads::on_driver(|| self.reset_here())
+        // A closed list holds no pool: its reset calls no driver, so needs no driver thread.
+        if self.pool.is_some() {
+            crate::threads::on_driver(|| self.reset_here())
+        } else {
+            self.reset_here()
+        }
     }
 }
 
@@ -423,15 +439,16 @@ impl VkCommandList {
         self.error = None;
         self.gfx = Default::default();
         self.deferred.clear();
-        if let Err(e) = self.begin() {
-            self.error = Some(e);
-        }
     }
 }
 
 impl Drop for VkCommandList {
     fn drop(&mut self) {
-        // On a driver thread (`threads.rs`), with everything the list held.
+        // On a driver thread (`threads.rs`), with everything the list held (a closed list's
+        // objects each go to one themselves).
+        if self.pool.is_none() {
+            return;
+        }
         crate::threads::on_driver(|| {
             self.give_back_open_pool();
             drop((
