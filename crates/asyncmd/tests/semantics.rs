@@ -588,3 +588,189 @@ fn a_command_that_names_one_buffer_twice_is_one_access() {
         assert!(validation_errors(&ctx).is_empty(), "{name}: {:?}", validation_errors(&ctx));
     }
 }
+
+/// A device whose commands a spy logs: the reference device behind the runtime, the Async
+/// Commands native.
+fn spied() -> (Ctx, asyncmd::ddi::spy::SpyLog) {
+    use asyncmd::ddi::spy::SpyDevice;
+    use asyncmd_reference::{ReferenceConfig, ReferenceDevice};
+    use std::sync::Arc;
+    let spy = Arc::new(SpyDevice::new(Arc::new(ReferenceDevice::new(ReferenceConfig::default()))));
+    let log = spy.log();
+    (Ctx::new(opted_in(&Adapter::new(spy as Arc<dyn asyncmd::ddi::DeviceDdi>))), log)
+}
+
+/// The barrier groups the device received, in order.
+fn barrier_groups(log: &asyncmd::ddi::spy::SpyLog) -> Vec<BarrierGroup<asyncmd::ddi::ResourceId>> {
+    log.commands()
+        .into_iter()
+        .filter_map(|c| match c {
+            asyncmd::ddi::Command::Barrier(groups) => Some(groups),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
+/// The barriers a legacy buffer inserts reach the device with D3D12's scopes: a read of an
+/// Async Command's write gets one buffer barrier from the write's scope to the read's, on that
+/// buffer alone, also where the reading command names another buffer twice; a write gets one
+/// where the app's barrier made the earlier write visible to reads only; a read the app's own
+/// global barrier already ordered gets none; and no buffer gets a texture barrier.
+#[test]
+fn legacy_buffer_barriers_reach_the_device_with_the_scopes_they_need() {
+    let (ctx, log) = spied();
+    let [a, b, c] = [1u8, 2, 3].map(|_| ctx.buffer(HeapType::Default, SIZE));
+    let region =
+        |dest, dest_offset, source| BufferCopyRegion { dest, dest_offset, source, source_offset: 0, size: 256 };
+    log.clear();
+    let mut l = buffer(&ctx.direct, Semantics::Legacy);
+    l.fill_buffers(&[fill(&b, 0x5A), fill(&c, 0xC3)]);
+    l.barrier(&[BarrierGroup::Global(vec![GlobalBarrier {
+        sync_before: BarrierSync::COPY,
+        sync_after: BarrierSync::COPY,
+        access_before: BarrierAccess::COPY_DEST,
+        access_after: BarrierAccess::COPY_SOURCE,
+    }])]);
+    l.fill_buffers(&[fill(&b, 0x77)]);
+    // `a` twice as a destination, `b` read after the second fill, `c` after the app's barrier.
+    l.copy_buffer_regions(&[region(&a, 0, &b), region(&a, 256, &c)]);
+    let v = l.submit().unwrap();
+    ctx.direct.wait_for(v, TIMEOUT).unwrap();
+    let groups = barrier_groups(&log);
+    let buffers: Vec<_> = groups
+        .iter()
+        .filter_map(|g| match g {
+            BarrierGroup::Buffer(b) => Some(b.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    let on_b = |access_after| BufferBarrier {
+        sync_before: BarrierSync::COPY,
+        sync_after: BarrierSync::COPY,
+        access_before: BarrierAccess::COPY_DEST,
+        access_after,
+        resource: b.id(),
+        offset: 0,
+        size: u64::MAX,
+    };
+    // The second fill of `b` writes over the first, which the app's barrier made visible to
+    // copy reads only: write-after-write, then the copy's read-after-write.
+    assert_eq!(buffers, [on_b(BarrierAccess::COPY_DEST), on_b(BarrierAccess::COPY_SOURCE)], "{groups:?}");
+    assert!(groups.iter().all(|g| !matches!(g, BarrierGroup::Texture(_))), "{groups:?}");
+    let read = ctx.read_buffer(&a);
+    assert!(read[..256].iter().all(|&x| x == 0x77) && read[256..512].iter().all(|&x| x == 0xC3));
+}
+
+/// Layouts as the device receives them: a legacy buffer moves a cleared render target on to
+/// `COPY_SOURCE` with one texture barrier whose scopes are the clear's and the copy's; fast
+/// semantics leaves layouts to the app, with the debug layer on too: the same clear of a
+/// texture the app left in `COMMON` gets no barrier, and its submission is refused.
+#[test]
+fn legacy_buffers_move_layouts_and_fast_ones_leave_them_to_the_app() {
+    let (ctx, log) = spied();
+    let (tex, heap) = target(&ctx);
+    log.clear();
+    let mut b = buffer(&ctx.direct, Semantics::Legacy);
+    b.clear_render_target_view(&heap.handle(0), [1.0, 0.0, 0.0, 1.0], &[]);
+    let (rb, pitch) = read_back(&ctx, &mut b, &tex);
+    let textures: Vec<_> = barrier_groups(&log)
+        .into_iter()
+        .filter_map(|g| match g {
+            BarrierGroup::Texture(t) => Some(t),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    assert_eq!(textures.len(), 1, "{textures:?}");
+    let t = &textures[0];
+    assert_eq!(
+        (t.resource, t.layout_before, t.layout_after),
+        (tex.id(), BarrierLayout::RenderTarget, BarrierLayout::CopySource)
+    );
+    assert_eq!((t.sync_before, t.access_before), (BarrierSync::RENDER_TARGET, BarrierAccess::RENDER_TARGET));
+    assert_eq!((t.sync_after, t.access_after), (BarrierSync::COPY, BarrierAccess::COPY_SOURCE));
+    let v = b.submit().unwrap();
+    ctx.direct.wait_for(v, TIMEOUT).unwrap();
+    assert_cleared("reference", &rb, pitch, [255, 0, 0, 255]);
+
+    let (tex, heap) = target(&ctx);
+    ctx.device.set_debug_layer(true);
+    log.clear();
+    let mut b = buffer(&ctx.direct, Semantics::Fast);
+    b.clear_render_target_view(&heap.handle(0), [1.0, 0.0, 0.0, 1.0], &[]);
+    assert!(log.commands().iter().any(|c| matches!(c, asyncmd::ddi::Command::ClearRenderTargetView { .. })));
+    assert_error(b.submit().map(|_| ()), ErrorCode::InvalidArg, MessageId::InvalidSubresourceLayout);
+    assert!(barrier_groups(&log).is_empty(), "{:?}", barrier_groups(&log));
+    assert_eq!(tex.layout(0), Some(BarrierLayout::Common));
+    ctx.device.set_debug_layer(false);
+}
+
+/// Hazard reports are the debug layer's: with it off, neither a fast buffer nor a plain list
+/// reports the race it records (fast semantics costs nothing then).
+#[test]
+fn without_the_debug_layer_no_hazard_is_reported() {
+    let (ctx, _log) = spied();
+    let a = ctx.buffer(HeapType::Default, SIZE);
+    let rb = ctx.buffer(HeapType::Readback, SIZE);
+    ctx.device.info_queue().clear();
+    let mut fast = buffer(&ctx.direct, Semantics::Fast);
+    fast.fill_buffers(&[fill(&a, 1)]);
+    fast.copy_buffer_region(&rb, 0, &a, 0, SIZE);
+    let v = fast.submit().unwrap();
+    ctx.direct.wait_for(v, TIMEOUT).unwrap();
+    ctx.run(CommandListType::Direct, |l| {
+        l.fill_buffers(&[fill(&a, 2)]);
+        l.copy_buffer_region(&rb, 0, &a, 0, SIZE);
+    });
+    assert!(hazard_warnings(&ctx.device).is_empty());
+    // The same with the layer on is reported (the fast buffer's race).
+    ctx.device.set_debug_layer(true);
+    let mut fast = buffer(&ctx.direct, Semantics::Fast);
+    fast.fill_buffers(&[fill(&a, 1)]);
+    fast.copy_buffer_region(&rb, 0, &a, 0, SIZE);
+    drop(fast);
+    assert!(!hazard_warnings(&ctx.device).is_empty());
+    ctx.device.set_debug_layer(false);
+}
+
+/// The texture barriers the device received, in order.
+fn texture_barriers(log: &asyncmd::ddi::spy::SpyLog) -> Vec<TextureBarrier<asyncmd::ddi::ResourceId>> {
+    barrier_groups(log)
+        .into_iter()
+        .filter_map(|g| match g {
+            BarrierGroup::Texture(t) => Some(t),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
+/// A legacy buffer's draws (here a bound clear) use the bound targets again once another
+/// command touched them: a render target copied from since it was bound goes back to
+/// `RENDER_TARGET` before the clear, with a barrier the device sees.
+#[test]
+fn a_bound_target_copied_from_goes_back_to_render_target_before_the_next_draw() {
+    let (ctx, log) = spied();
+    let (tex, heap) = target(&ctx);
+    log.clear();
+    let mut b = buffer(&ctx.direct, Semantics::Legacy);
+    b.om_set_render_targets(&[heap.handle(0)], None);
+    let (_first, pitch) = read_back(&ctx, &mut b, &tex);
+    b.clear_bound_render_target_views(1, &[ClearData::from_floats([0.0, 0.0, 1.0, 1.0])], None);
+    let before_second_copy = texture_barriers(&log);
+    let moves: Vec<_> =
+        before_second_copy.iter().map(|t| (t.resource, t.layout_before, t.layout_after, t.access_after)).collect();
+    assert_eq!(
+        moves,
+        [
+            (tex.id(), BarrierLayout::RenderTarget, BarrierLayout::CopySource, BarrierAccess::COPY_SOURCE),
+            (tex.id(), BarrierLayout::CopySource, BarrierLayout::RenderTarget, BarrierAccess::RENDER_TARGET),
+        ]
+    );
+    let (after, _) = read_back(&ctx, &mut b, &tex);
+    let v = b.submit().unwrap();
+    ctx.direct.wait_for(v, TIMEOUT).unwrap();
+    assert_cleared("reference", &after, pitch, [0, 0, 255, 255]);
+}

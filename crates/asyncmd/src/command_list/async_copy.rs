@@ -22,6 +22,10 @@ use asyncmd_types::{
     BufferCopyRegion, Format, MessageId, MessageSeverity, QueryType, Rect, ResolveMode, Result, TextureCopyDesc,
     TileCopyFlags, TileRegionSize, TiledResourceCoordinate,
 };
+use smallvec::SmallVec;
+
+/// Regions of one `CopyBufferRegions` call compared pair by pair; more are sorted first.
+const PAIRWISE_REGIONS: usize = 16;
 
 /// Ownership errors of the async copies and resolves: one message id for all of them.
 const OWNERSHIP: MessageId = MessageId::CopyBufferRegionsInvalidParameters;
@@ -32,7 +36,7 @@ impl CommandRecorder {
     /// what another writes is refused.
     pub fn copy_buffer_regions(&mut self, regions: &[BufferCopyRegion<&Resource>]) {
         const API: &str = "CopyBufferRegions";
-        let all: Vec<&Resource> = regions.iter().flat_map(|r| [r.dest, r.source]).collect();
+        let all: SmallVec<[&Resource; 8]> = regions.iter().flat_map(|r| [r.dest, r.source]).collect();
         self.async_command(
             API,
             Gate::Outside(ALL_QUEUES),
@@ -46,7 +50,7 @@ impl CommandRecorder {
                     .and_then(|_| l.check_region_overlaps(API, regions))?;
                 if l.tracks_uses() {
                     let (write, read) = copy_accesses(true);
-                    let uses: Vec<Use> = regions
+                    let uses: SmallVec<[Use; 8]> = regions
                         .iter()
                         .flat_map(|r| [Use::one(r.dest, 0, write), Use::one(r.source, 0, read)])
                         .collect();
@@ -71,11 +75,14 @@ impl CommandRecorder {
     /// Overlap checks of one `CopyBufferRegions` call: destinations that overlap each other are
     /// reported; a source that overlaps another region's destination is refused.
     fn check_region_overlaps(&mut self, api: &str, regions: &[BufferCopyRegion<&Resource>]) -> Result<()> {
-        // The common batch overlaps nowhere: a sort tells, instead of comparing every pair.
-        let reads: Vec<Range> = regions.iter().map(|r| (r.source.id().0, r.source_offset, r.size)).collect();
-        let writes: Vec<Range> = regions.iter().map(|r| (r.dest.id().0, r.dest_offset, r.size)).collect();
-        if may_overlap(&reads, &writes) == (false, false) {
-            return Ok(());
+        // A large batch that overlaps nowhere (the common case) is told by a sort, instead of
+        // comparing every pair; a few regions are compared pair by pair, with no allocation.
+        if regions.len() > PAIRWISE_REGIONS {
+            let reads: Vec<Range> = regions.iter().map(|r| (r.source.id().0, r.source_offset, r.size)).collect();
+            let writes: Vec<Range> = regions.iter().map(|r| (r.dest.id().0, r.dest_offset, r.size)).collect();
+            if may_overlap(&reads, &writes) == (false, false) {
+                return Ok(());
+            }
         }
         let overlaps =
             |a: (&Resource, u64, u64), b: (&Resource, u64, u64)| a.0.same(b.0) && a.1 < b.1 + b.2 && b.1 < a.1 + a.2;
