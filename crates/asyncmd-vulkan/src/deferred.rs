@@ -49,6 +49,11 @@ impl Deferred {
         true
     }
 
+    /// Whether no command is kept.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.commands.is_empty()
+    }
+
     /// The commands, to record; the vector is handed back with [`Deferred::recorded`].
     pub(crate) fn take_commands(&mut self) -> Vec<Command> {
         std::mem::take(&mut self.commands)

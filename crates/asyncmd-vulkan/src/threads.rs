@@ -173,6 +173,15 @@ pub(crate) fn on_driver<R: Send>(call: impl FnOnce() -> R + Send) -> R {
     if POOLED.with(Cell::get) {
         return crate::gate::shared(call);
     }
+    run_borrowed(call, |task| match hand_over(task) {
+        Ok(handle) => handle.join(),
+        Err((_, task)) => task(),
+    })
+}
+
+/// Runs `call`, which may borrow the caller's data, as a task `run` hands to a pooled thread:
+/// `run` returns only once the task has been run and dropped (or runs it itself).
+fn run_borrowed<R: Send>(call: impl FnOnce() -> R + Send, run: impl FnOnce(Work)) -> R {
     let slot: Mutex<Option<std::thread::Result<R>>> = Mutex::new(None);
     let task = || {
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::gate::shared(call)));
@@ -180,20 +189,99 @@ pub(crate) fn on_driver<R: Send>(call: impl FnOnce() -> R + Send) -> R {
     };
     let task: Box<dyn FnOnce() + Send + '_> = Box::new(task);
     // SAFETY: only the lifetime is changed. The task borrows `call`'s captures and `slot`, and
-    // this function does not return before the task has been run and dropped: `join` waits for
-    // the pooled thread's `done`, set after the task's box is consumed (a panic is caught
-    // inside the task), and a task given back unrun is run or dropped here.
+    // this function does not return before the task has been run and dropped: every `run`
+    // (`on_driver`'s, `Reserved::run`'s) waits for the pooled thread's `done`, set after the
+    // task's box is consumed (a panic is caught inside the task), or runs the task itself.
     let task: Box<dyn FnOnce() + Send + 'static> = unsafe { std::mem::transmute(task) };
-    match hand_over(task) {
-        Ok(handle) => handle.join(),
-        Err((_, task)) => task(),
-    }
+    run(task);
     let result = slot.into_inner().unwrap_or_else(PoisonError::into_inner);
     match result {
         Some(Ok(r)) => r,
         Some(Err(panic)) => std::panic::resume_unwind(panic),
-        // Every path above runs the task to its end, and the task fills the slot.
+        // Every `run` runs the task to its end, and the task fills the slot.
         None => unreachable!("a driver call ended without its result"),
+    }
+}
+
+/// A pooled thread held for one driver call to come: taken while a command list records, so
+/// that the thread is awake (polling) when `Close` hands it the recording, instead of being
+/// woken then. A reservation dropped unused lets its thread go.
+pub(crate) struct Reserved {
+    post: Arc<Post>,
+    handle: Option<TaskHandle>,
+}
+
+/// The call a reserved thread waits for: `Some` to run, `None` to let the thread go.
+#[derive(Default)]
+struct Post {
+    call: Mutex<Option<Option<Work>>>,
+    posted: AtomicBool,
+    changed: Condvar,
+}
+
+impl Post {
+    fn send(&self, call: Option<Work>) {
+        *self.call.lock().unwrap_or_else(PoisonError::into_inner) = Some(call);
+        self.posted.store(true, Ordering::Release);
+        self.changed.notify_one();
+    }
+
+    /// Waits for the post: polled for [`RESERVE_SPIN`], then slept on.
+    fn take(&self) -> Option<Work> {
+        let start = Instant::now();
+        while !self.posted.load(Ordering::Acquire) && start.elapsed() < RESERVE_SPIN {
+            std::hint::spin_loop();
+        }
+        let mut call = self.call.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            if let Some(c) = call.take() {
+                return c;
+            }
+            call = self.changed.wait(call).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+}
+
+/// How long a reserved thread polls for its call before it sleeps: the recording of a short
+/// list (a frame's worth of commands) fits; a long one pays the wake-up, small beside it.
+const RESERVE_SPIN: Duration = Duration::from_micros(200);
+
+/// Reserves a pooled thread for a call to come ([`Reserved::run`]); `None` on a pooled thread
+/// (whose calls run inline) or where no thread can be started.
+pub(crate) fn reserve() -> Option<Reserved> {
+    if POOLED.with(Cell::get) {
+        return None;
+    }
+    let post = Arc::new(Post::default());
+    let waiting = post.clone();
+    let handle = spawn(move || {
+        if let Some(call) = waiting.take() {
+            call();
+        }
+    })
+    .ok()?;
+    Some(Reserved { post, handle: Some(handle) })
+}
+
+impl Reserved {
+    /// [`on_driver`] on the reserved thread.
+    pub(crate) fn run<R: Send>(mut self, call: impl FnOnce() -> R + Send) -> R {
+        let handle = self.handle.take();
+        run_borrowed(call, |task| match handle {
+            Some(h) => {
+                self.post.send(Some(task));
+                h.join();
+            }
+            None => task(),
+        })
+    }
+}
+
+impl Drop for Reserved {
+    fn drop(&mut self) {
+        if self.handle.is_some() {
+            self.post.send(None);
+        }
     }
 }
 
@@ -293,5 +381,31 @@ mod tests {
         assert_eq!(payload.downcast_ref::<&str>(), Some(&"a driver call that unwinds"));
         // The thread that unwound is back in the pool and serves the next call.
         assert_eq!(on_driver(|| 7), 7);
+    }
+
+    #[test]
+    fn a_reserved_thread_runs_the_call_posted_later_and_a_dropped_reservation_lets_it_go() {
+        let _serial = serial();
+        let caller = std::thread::current().id();
+        let reserved = reserve().expect("a pooled thread");
+        let mut data = vec![1];
+        std::thread::sleep(Duration::from_millis(2)); // past the polling: the thread sleeps
+        let id = reserved.run(|| {
+            data.push(2);
+            (std::thread::current().id(), POOLED.with(Cell::get))
+        });
+        assert_eq!(data, [1, 2]);
+        assert_ne!(id.0, caller);
+        assert!(id.1, "on a pooled thread");
+        let unwound =
+            std::panic::catch_unwind(|| reserve().unwrap().run(|| -> u8 { panic!("a reserved call that unwinds") }));
+        assert_eq!(unwound.unwrap_err().downcast_ref::<&str>(), Some(&"a reserved call that unwinds"));
+        // Reservations dropped unused block nothing, and later tasks are served.
+        let held: Vec<_> = (0..4).map(|_| reserve().unwrap()).collect();
+        drop(held);
+        let handles: Vec<_> = (0..4).map(|_| spawn(|| {}).unwrap()).collect();
+        assert!(handles.into_iter().all(|h| h.join_timeout(Duration::from_secs(20))));
+        // On a pooled thread nothing is reserved: its calls run inline.
+        assert!(on_driver(|| reserve().is_none()));
     }
 }

@@ -103,6 +103,9 @@ pub(crate) struct VkCommandList {
     pub(crate) gfx: state::Graphics,
     /// Commands since the last `Close` or `Reset`, recorded into Vulkan at `Close`.
     pub(crate) deferred: crate::deferred::Deferred,
+    /// A driver thread held from the recording's first command, awake when `Close` hands it
+    /// the recording (`threads.rs`).
+    reserved: Option<crate::threads::Reserved>,
 }
 
 fn fail(text: String) -> Error {
@@ -129,6 +132,7 @@ impl VkCommandList {
             error: None,
             gfx: Default::default(),
             deferred: Default::default(),
+            reserved: None,
         };
         // Checks here that the family can record at all; the pool goes back at once, and
         // `Close` takes one to record into (`begin`).
@@ -315,13 +319,17 @@ impl CommandListDdi for VkCommandList {
         if self.error.is_some() {
             return;
         }
+        if self.deferred.is_empty() && self.reserved.is_none() {
+            self.reserved = crate::threads::reserve();
+        }
         if !self.deferred.push(&self.tables, &mut self.keep, &mut self.queries, command) {
             self.error = Some(Error::out_of_memory("Close: no memory for the list's commands"));
         }
     }
 
     fn close(&mut self) -> Result<Executable> {
-        crate::threads::on_driver(|| {
+        let reserved = self.reserved.take();
+        let close = || {
             if self.pool.is_none() && self.error.is_none() {
                 if let Err(e) = self.begin() {
                     self.error = Some(e);
@@ -329,10 +337,15 @@ impl CommandListDdi for VkCommandList {
             }
             self.replay();
             self.close_here()
-        })
+        };
+        match reserved {
+            Some(thread) => thread.run(close),
+            None => crate::threads::on_driver(close),
+        }
     }
 
     fn reset(&mut self) {
+        self.reserved = None;
         // A closed list holds no pool: its reset calls no driver, so needs no driver thread.
         if self.pool.is_some() {
             crate::threads::on_driver(|| self.reset_here())
