@@ -147,14 +147,6 @@ pub trait QueueDdi: Send + Sync {
 
     /// Makes later submissions wait until `fence` reaches `value`.
     fn wait(&self, fence: FenceId, value: u64) -> Result<()>;
-
-    /// [`QueueDdi::execute`], then [`QueueDdi::signal`] of `fence` to `value`: what every
-    /// `ExecuteCommandLists` does with the queue's progress fence. A device may make the two
-    /// one submission; nothing is signalled where the execution is refused.
-    fn execute_and_signal(&self, lists: &[Executable], fence: FenceId, value: u64) -> Result<()> {
-        self.execute(lists)?;
-        self.signal(fence, value)
-    }
 }
 
 /// A command list being recorded.

@@ -120,8 +120,7 @@ impl Drop for VkFence {
 }
 
 enum Job {
-    /// Lists, and the fence value the same submission signals.
-    Execute(Vec<Arc<Recorded>>, Option<(Arc<VkFence>, u64)>),
+    Execute(Vec<Arc<Recorded>>),
     Signal(Arc<VkFence>, u64),
     Wait(Arc<VkFence>, u64),
 }
@@ -360,7 +359,7 @@ impl VkQueue {
                 let result = crate::gate::shared(|| {
                     worker.retire();
                     match job {
-                        Job::Execute(lists, signal) => worker.submit(lists, signal).map(|()| true),
+                        Job::Execute(lists) => worker.submit(lists, None).map(|()| true),
                         Job::Signal(fence, value) => worker.submit(Vec::new(), Some((fence, value))).map(|()| true),
                         Job::Wait(fence, value) => {
                             let stop = &worker_stop;
@@ -449,13 +448,7 @@ impl VkQueue {
 
 impl QueueDdi for VkQueue {
     fn execute(&self, lists: &[Executable]) -> Result<()> {
-        self.send(Job::Execute(self.recorded(lists)?, None))
-    }
-
-    /// One submission: the lists and the signal after them.
-    fn execute_and_signal(&self, lists: &[Executable], fence: asyncmd_ddi::FenceId, value: u64) -> Result<()> {
-        let signal = (self.fence(fence)?, value);
-        self.send(Job::Execute(self.recorded(lists)?, Some(signal)))
+        self.send(Job::Execute(self.recorded(lists)?))
     }
 
     fn signal(&self, fence: asyncmd_ddi::FenceId, value: u64) -> Result<()> {

@@ -150,9 +150,12 @@ impl CommandQueue {
                 "the queue's progress fence is at its last value",
             )
         })?;
-        q.ddi.execute_and_signal(&executables, q.progress.id(), value).or_else(|e| q.device.fail(e))?;
+        q.ddi.execute(&executables).or_else(|e| q.device.fail(e))?;
         crate::track::layouts::apply(updates);
         *last = value;
+        // A submission of its own: lavapipe 22.3.6's queue thread crashed on batches that run
+        // lists and signal two timeline semaphores (`docs/reliability.md`).
+        q.ddi.signal(q.progress.id(), value)?;
         if debug {
             for list in lists {
                 for (res, wrote) in list.semantics.used_resources() {
