@@ -675,14 +675,7 @@ fn legacy_buffers_move_layouts_and_fast_ones_leave_them_to_the_app() {
     let mut b = buffer(&ctx.direct, Semantics::Legacy);
     b.clear_render_target_view(&heap.handle(0), [1.0, 0.0, 0.0, 1.0], &[]);
     let (rb, pitch) = read_back(&ctx, &mut b, &tex);
-    let textures: Vec<_> = barrier_groups(&log)
-        .into_iter()
-        .filter_map(|g| match g {
-            BarrierGroup::Texture(t) => Some(t),
-            _ => None,
-        })
-        .flatten()
-        .collect();
+    let textures = texture_barriers(&log);
     assert_eq!(textures.len(), 1, "{textures:?}");
     let t = &textures[0];
     assert_eq!(
