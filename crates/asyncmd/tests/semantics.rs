@@ -763,6 +763,11 @@ fn a_bound_target_copied_from_goes_back_to_render_target_before_the_next_draw() 
         ]
     );
     let (after, _) = read_back(&ctx, &mut b, &tex);
+    // Back from COPY_SOURCE: the copy's read is waited for and named (D3D12: `AccessBefore`
+    // suits `LayoutBefore`); the clear's write was flushed by the first barrier already.
+    let back = &before_second_copy[1];
+    assert_eq!(back.access_before, BarrierAccess::COPY_SOURCE, "{back:?}");
+    assert!(back.sync_before.contains(BarrierSync::COPY), "{back:?}");
     let v = b.submit().unwrap();
     ctx.direct.wait_for(v, TIMEOUT).unwrap();
     assert_cleared("reference", &after, pitch, [0, 0, 255, 255]);

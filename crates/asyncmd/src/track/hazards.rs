@@ -233,11 +233,18 @@ impl SubState {
     }
 
     /// The scope of the accesses a barrier placed now waits for: the last writes and the reads
-    /// since (`NONE` / `NO_ACCESS` when there are none).
+    /// since (`NONE` / `NO_ACCESS` when there are none). A write an earlier barrier already made
+    /// available is not flushed again: the access named is then the reads' since (the layout
+    /// they ran in allowed them; D3D12 asks `AccessBefore` to suit `LayoutBefore`), and the
+    /// write's stage stays, which chains the new barrier after the earlier one.
     pub(crate) fn pending_scope(&self) -> (BarrierSync, BarrierAccess) {
         let sync =
             self.write.map_or(BarrierSync::empty(), |w| w.sync) | self.reads.map_or(BarrierSync::empty(), |r| r.sync);
-        let access = self.write.map_or(BarrierAccess::NO_ACCESS, |w| w.access);
+        let flushed = !self.visible.0.is_empty();
+        let access = match self.write {
+            Some(w) if !flushed => w.access,
+            _ => self.reads.map_or(BarrierAccess::NO_ACCESS, |r| r.access),
+        };
         if sync.is_empty() {
             (BarrierSync::empty(), BarrierAccess::NO_ACCESS)
         } else {
@@ -540,11 +547,15 @@ mod tests {
                 BarrierAccess::COPY_SOURCE | BarrierAccess::RESOLVE_SOURCE
             ))
         );
-        // Both lists only read: the reads of both stay pending, ordered as they were.
+        // Both lists only read: the reads of both stay pending, ordered as they were, and a
+        // barrier now names their stages and accesses.
         let mut later = SubState::default();
         later.access(Access::COPY_READ);
         let (_, joined) = later.after(&earlier);
-        assert_eq!(joined.pending_scope(), (BarrierSync::COPY | BarrierSync::RESOLVE, BarrierAccess::NO_ACCESS));
+        assert_eq!(
+            joined.pending_scope(),
+            (BarrierSync::COPY | BarrierSync::RESOLVE, BarrierAccess::COPY_SOURCE | BarrierAccess::RESOLVE_SOURCE)
+        );
         let (mut copy, mut uav) = (joined, joined);
         assert_eq!(copy.access(Access::COPY_WRITE), None, "transfers after transfers");
         let war = uav.access(Access::COMPUTE_UAV).expect("an unordered write after reads");
