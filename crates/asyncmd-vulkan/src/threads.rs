@@ -60,8 +60,22 @@ struct Done {
     changed: Condvar,
 }
 
-/// Polls `ready` for at most [`SPIN`]; says whether it turned true.
+/// Cores below which nothing polls: on a small machine a polling thread takes the core the
+/// driver's own threads need (lavapipe runs the GPU's work on them), and the 2-core machine's
+/// peer rows got slower with polling on (`docs/performance.md`).
+const POLLING_CORES: usize = 8;
+
+/// Whether hand-overs poll before they sleep: on machines of [`POLLING_CORES`] or more.
+fn polling() -> bool {
+    static POLLING: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *POLLING.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() >= POLLING_CORES))
+}
+
+/// Polls `ready` for at most [`SPIN`] (once where nothing polls); says whether it turned true.
 fn spin_until(mut ready: impl FnMut() -> bool) -> bool {
+    if !polling() {
+        return ready();
+    }
     let start = Instant::now();
     loop {
         if ready() {
@@ -247,8 +261,17 @@ impl Post {
 const RESERVE_SPIN: Duration = Duration::from_micros(200);
 
 /// Reserves a pooled thread for a call to come ([`Reserved::run`]); `None` on a pooled thread
-/// (whose calls run inline) or where no thread can be started.
+/// (whose calls run inline), on a machine too small to poll, or where no thread can be
+/// started.
 pub(crate) fn reserve() -> Option<Reserved> {
+    if !polling() {
+        return None;
+    }
+    reserve_thread()
+}
+
+/// [`reserve`] whatever the machine's size.
+fn reserve_thread() -> Option<Reserved> {
     if POOLED.with(Cell::get) {
         return None;
     }
@@ -387,7 +410,8 @@ mod tests {
     fn a_reserved_thread_runs_the_call_posted_later_and_a_dropped_reservation_lets_it_go() {
         let _serial = serial();
         let caller = std::thread::current().id();
-        let reserved = reserve().expect("a pooled thread");
+        assert_eq!(reserve().is_some(), polling(), "lists hold a thread only where threads poll");
+        let reserved = reserve_thread().expect("a pooled thread");
         let mut data = vec![1];
         std::thread::sleep(Duration::from_millis(2)); // past the polling: the thread sleeps
         let id = reserved.run(|| {
@@ -397,15 +421,16 @@ mod tests {
         assert_eq!(data, [1, 2]);
         assert_ne!(id.0, caller);
         assert!(id.1, "on a pooled thread");
-        let unwound =
-            std::panic::catch_unwind(|| reserve().unwrap().run(|| -> u8 { panic!("a reserved call that unwinds") }));
+        let unwound = std::panic::catch_unwind(|| {
+            reserve_thread().unwrap().run(|| -> u8 { panic!("a reserved call that unwinds") })
+        });
         assert_eq!(unwound.unwrap_err().downcast_ref::<&str>(), Some(&"a reserved call that unwinds"));
         // Reservations dropped unused block nothing, and later tasks are served.
-        let held: Vec<_> = (0..4).map(|_| reserve().unwrap()).collect();
+        let held: Vec<_> = (0..4).map(|_| reserve_thread().unwrap()).collect();
         drop(held);
         let handles: Vec<_> = (0..4).map(|_| spawn(|| {}).unwrap()).collect();
         assert!(handles.into_iter().all(|h| h.join_timeout(Duration::from_secs(20))));
         // On a pooled thread nothing is reserved: its calls run inline.
-        assert!(on_driver(|| reserve().is_none()));
+        assert!(on_driver(|| reserve_thread().is_none()));
     }
 }
