@@ -223,6 +223,8 @@ fn run_borrowed<R: Send>(call: impl FnOnce() -> R + Send, run: impl FnOnce(Work)
 pub(crate) struct Reserved {
     post: Arc<Post>,
     handle: Option<TaskHandle>,
+    /// Counted in [`HELD`].
+    counted: bool,
 }
 
 /// The call a reserved thread waits for: `Some` to run, `None` to let the thread go.
@@ -267,8 +269,28 @@ pub(crate) fn reserve() -> Option<Reserved> {
     if !polling() {
         return None;
     }
-    reserve_thread()
+    // At most one held thread a core: more would only poll against each other (an app with
+    // hundreds of lists open at once records the rest the plain way).
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if HELD.fetch_add(1, Ordering::AcqRel) >= cores {
+        HELD.fetch_sub(1, Ordering::AcqRel);
+        return None;
+    }
+    let reserved = reserve_thread();
+    match reserved {
+        Some(mut r) => {
+            r.counted = true;
+            Some(r)
+        }
+        None => {
+            HELD.fetch_sub(1, Ordering::AcqRel);
+            None
+        }
+    }
 }
+
+/// Threads held by [`reserve`] now.
+static HELD: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// [`reserve`] whatever the machine's size.
 fn reserve_thread() -> Option<Reserved> {
@@ -283,7 +305,7 @@ fn reserve_thread() -> Option<Reserved> {
         }
     })
     .ok()?;
-    Some(Reserved { post, handle: Some(handle) })
+    Some(Reserved { post, handle: Some(handle), counted: false })
 }
 
 impl Reserved {
@@ -304,6 +326,9 @@ impl Drop for Reserved {
     fn drop(&mut self) {
         if self.handle.is_some() {
             self.post.send(None);
+        }
+        if self.counted {
+            HELD.fetch_sub(1, Ordering::AcqRel);
         }
     }
 }
@@ -411,6 +436,12 @@ mod tests {
         let _serial = serial();
         let caller = std::thread::current().id();
         assert_eq!(reserve().is_some(), polling(), "lists hold a thread only where threads poll");
+        // At most one held thread a core, whoever else holds some: one more than the cores
+        // gets none.
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let held: Vec<_> = (0..=cores).map(|_| reserve()).collect();
+        assert!(held.iter().any(Option::is_none));
+        drop(held);
         let reserved = reserve_thread().expect("a pooled thread");
         let mut data = vec![1];
         std::thread::sleep(Duration::from_millis(2)); // past the polling: the thread sleeps
