@@ -20,6 +20,11 @@
 //! The pool grows to the most driver calls ever in flight at once (CPU waits hold a thread for
 //! their length) and never shrinks. Driver calls also pass the validation layer's gate
 //! (`gate.rs`).
+//!
+//! Hand-overs are cheap where cores allow: on machines of [`POLLING_CORES`] or more, a thread
+//! that finished a call and a caller waiting for one poll briefly before they sleep
+//! ([`recv_polling`], [`TaskHandle::join`]), and a recording list holds a thread that is
+//! awake when `Close` hands it the work ([`reserve`]).
 
 use asyncmd_types::{Error, Result};
 use std::cell::Cell;
