@@ -396,3 +396,36 @@ proptest! {
         }
     }
 }
+
+/// Past 16 regions the overlap checks sort the regions instead of comparing every pair: the
+/// same refusal of a region that reads what another writes, the same warning for overlapping
+/// destinations, and disjoint regions copied whole.
+#[test]
+fn a_large_batch_gets_the_same_overlap_checks() {
+    for (name, ctx) in async_contexts() {
+        let data = pattern(4096, 3);
+        let src = ctx.default_buffer(&data);
+        let dst = ctx.buffer(HeapType::Default, 4096);
+        let region = |dest, dest_offset, source, source_offset, size| BufferCopyRegion {
+            dest,
+            dest_offset,
+            source,
+            source_offset,
+            size,
+        };
+        let disjoint: Vec<_> = (0..20).map(|i| region(&dst, i * 64, &src, i * 64, 64)).collect();
+        let mut reads_a_write = disjoint.clone();
+        reads_a_write.push(region(&src, 3000, &dst, 0, 16));
+        let r = ctx.record(CommandListType::Direct, |l| l.copy_buffer_regions(&reads_a_write));
+        assert_error(r, ErrorCode::InvalidArg, MessageId::CopyBufferRegionsOverlappingRegions);
+        let mut dests_overlap = disjoint.clone();
+        dests_overlap.push(region(&dst, 32, &src, 2048, 64));
+        ctx.device.info_queue().clear();
+        ctx.run(CommandListType::Direct, |l| l.copy_buffer_regions(&dests_overlap));
+        assert!(ctx.device.info_queue().contains(MessageId::CopyBufferRegionsOverlappingRegions), "{name}");
+        ctx.device.info_queue().clear();
+        ctx.run(CommandListType::Direct, |l| l.copy_buffer_regions(&disjoint));
+        assert!(!ctx.device.info_queue().contains(MessageId::CopyBufferRegionsOverlappingRegions), "{name}");
+        assert_eq!(ctx.read_buffer(&dst)[..1280], data[..1280], "{name}");
+    }
+}
