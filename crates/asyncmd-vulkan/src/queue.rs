@@ -423,9 +423,8 @@ impl VkQueue {
     }
 }
 
-impl VkQueue {
-    /// The lists of a submission, checked to be this device's and of this queue's type.
-    fn recorded(&self, lists: &[Executable]) -> Result<Vec<Arc<Recorded>>> {
+impl QueueDdi for VkQueue {
+    fn execute(&self, lists: &[Executable]) -> Result<()> {
         let mut recorded = Vec::with_capacity(lists.len());
         for l in lists {
             let r = l.0.clone().downcast::<Recorded>().map_err(|_| {
@@ -442,13 +441,7 @@ impl VkQueue {
             }
             recorded.push(r);
         }
-        Ok(recorded)
-    }
-}
-
-impl QueueDdi for VkQueue {
-    fn execute(&self, lists: &[Executable]) -> Result<()> {
-        self.send(Job::Execute(self.recorded(lists)?))
+        self.send(Job::Execute(recorded))
     }
 
     fn signal(&self, fence: asyncmd_ddi::FenceId, value: u64) -> Result<()> {

@@ -70,23 +70,34 @@ struct Done {
 /// peer rows got slower with polling on (`docs/performance.md`).
 const POLLING_CORES: usize = 8;
 
+/// The machine's cores, read once (reading them costs system calls; lists ask per recording).
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// Whether hand-overs poll before they sleep: on machines of [`POLLING_CORES`] or more.
 fn polling() -> bool {
-    static POLLING: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *POLLING.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() >= POLLING_CORES))
+    cores() >= POLLING_CORES
 }
 
 /// Polls `ready` for at most [`SPIN`] (once where nothing polls); says whether it turned true.
-fn spin_until(mut ready: impl FnMut() -> bool) -> bool {
+fn spin_until(ready: impl FnMut() -> bool) -> bool {
     if !polling() {
+        let mut ready = ready;
         return ready();
     }
+    spin_for(SPIN, ready)
+}
+
+/// Polls `ready` for at most `limit`; says whether it turned true.
+fn spin_for(limit: Duration, mut ready: impl FnMut() -> bool) -> bool {
     let start = Instant::now();
     loop {
         if ready() {
             return true;
         }
-        if start.elapsed() >= SPIN {
+        if start.elapsed() >= limit {
             return false;
         }
         std::hint::spin_loop();
@@ -249,10 +260,7 @@ impl Post {
 
     /// Waits for the post: polled for [`RESERVE_SPIN`], then slept on.
     fn take(&self) -> Option<Work> {
-        let start = Instant::now();
-        while !self.posted.load(Ordering::Acquire) && start.elapsed() < RESERVE_SPIN {
-            std::hint::spin_loop();
-        }
+        spin_for(RESERVE_SPIN, || self.posted.load(Ordering::Acquire));
         let mut call = self.call.lock().unwrap_or_else(PoisonError::into_inner);
         loop {
             if let Some(c) = call.take() {
@@ -274,10 +282,14 @@ pub(crate) fn reserve() -> Option<Reserved> {
     if !polling() {
         return None;
     }
-    // At most one held thread a core: more would only poll against each other (an app with
-    // hundreds of lists open at once records the rest the plain way).
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if HELD.fetch_add(1, Ordering::AcqRel) >= cores {
+    reserve_counted(cores())
+}
+
+/// [`reserve_thread`], while fewer than `limit` reservations are held: more would only poll
+/// against each other (an app with hundreds of lists open at once records the rest the plain
+/// way).
+fn reserve_counted(limit: usize) -> Option<Reserved> {
+    if HELD.fetch_add(1, Ordering::AcqRel) >= limit {
         HELD.fetch_sub(1, Ordering::AcqRel);
         return None;
     }
@@ -441,12 +453,14 @@ mod tests {
         let _serial = serial();
         let caller = std::thread::current().id();
         assert_eq!(reserve().is_some(), polling(), "lists hold a thread only where threads poll");
-        // At most one held thread a core, whoever else holds some: one more than the cores
-        // gets none.
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let held: Vec<_> = (0..=cores).map(|_| reserve()).collect();
-        assert!(held.iter().any(Option::is_none));
+        // Reservations are capped: of four asked under a cap three above what is held now,
+        // one at least gets none (others' reservations only lower what this test gets).
+        let cap = HELD.load(Ordering::Acquire) + 3;
+        let held: Vec<_> = (0..4).map(|_| reserve_counted(cap)).collect();
+        let got = held.iter().filter(|r| r.is_some()).count();
+        assert!((1..=3).contains(&got), "{got} of 4 under a cap of 3 more");
         drop(held);
+        assert!(reserve_counted(cap).is_some(), "the dropped reservations gave their slots back");
         let reserved = reserve_thread().expect("a pooled thread");
         let mut data = vec![1];
         std::thread::sleep(Duration::from_millis(2)); // past the polling: the thread sleeps

@@ -114,7 +114,7 @@ fn fail(text: String) -> Error {
 
 impl VkCommandList {
     pub(crate) fn new(core: &Arc<Core>, tables: &Arc<Tables>, ty: CommandListType) -> Result<Self> {
-        let mut list = Self {
+        let list = Self {
             core: core.clone(),
             tables: tables.clone(),
             ty,
@@ -134,10 +134,11 @@ impl VkCommandList {
             deferred: Default::default(),
             reserved: None,
         };
-        // Checks here that the family can record at all; the pool goes back at once, and
+        // Checks here that the family can have a pool at all; it goes back at once, and
         // `Close` takes one to record into (`begin`).
-        list.begin()?;
-        list.give_back_open_pool();
+        let p = core.list_pools.take(core, list.family())?;
+        // SAFETY: a pool just taken, never recorded into or submitted.
+        unsafe { core.list_pools.give_back(core, p) };
         Ok(list)
     }
 
