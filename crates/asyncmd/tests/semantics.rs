@@ -638,14 +638,7 @@ fn legacy_buffer_barriers_reach_the_device_with_the_scopes_they_need() {
     let v = l.submit().unwrap();
     ctx.direct.wait_for(v, TIMEOUT).unwrap();
     let groups = barrier_groups(&log);
-    let buffers: Vec<_> = groups
-        .iter()
-        .filter_map(|g| match g {
-            BarrierGroup::Buffer(b) => Some(b.clone()),
-            _ => None,
-        })
-        .flatten()
-        .collect();
+    let buffers = buffer_barriers(&log);
     let on_b = |access_after| BufferBarrier {
         sync_before: BarrierSync::COPY,
         sync_after: BarrierSync::COPY,
@@ -726,6 +719,18 @@ fn without_the_debug_layer_no_hazard_is_reported() {
     drop(fast);
     assert!(!hazard_warnings(&ctx.device).is_empty());
     ctx.device.set_debug_layer(false);
+}
+
+/// The buffer barriers the device received, in order.
+fn buffer_barriers(log: &asyncmd::ddi::spy::SpyLog) -> Vec<BufferBarrier<asyncmd::ddi::ResourceId>> {
+    barrier_groups(log)
+        .into_iter()
+        .filter_map(|g| match g {
+            BarrierGroup::Buffer(b) => Some(b),
+            _ => None,
+        })
+        .flatten()
+        .collect()
 }
 
 /// The texture barriers the device received, in order.
