@@ -27,3 +27,6 @@ pub use ids::*;
 pub use pipeline::*;
 pub use shader::*;
 pub use table::Table;
+// Root signatures and the comparison live with the plain data; the driver interface names them
+// where it always did.
+pub use asyncmd_types::{ComparisonFunc, RootParameter, RootSignatureDesc};

@@ -1,41 +1,7 @@
-//! Root signatures and pipeline state descriptions.
+//! Pipeline state descriptions.
 
 use crate::{RootSignatureId, ShaderId};
-use asyncmd_types::{Format, SampleDesc};
-
-/// One root parameter (`D3D12_ROOT_PARAMETER1`, the kinds the runtime uses).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum RootParameter {
-    /// 32-bit constants in a constant-buffer register.
-    Constants {
-        /// Shader register (`b<n>`).
-        shader_register: u32,
-        /// Number of 32-bit values.
-        count: u32,
-    },
-    /// A root UAV: a buffer address bound directly.
-    Uav {
-        /// Shader register (`u<n>`).
-        shader_register: u32,
-    },
-    /// A root CBV.
-    Cbv {
-        /// Shader register (`b<n>`).
-        shader_register: u32,
-    },
-    /// A root SRV.
-    Srv {
-        /// Shader register (`t<n>`).
-        shader_register: u32,
-    },
-}
-
-/// A root signature description.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct RootSignatureDesc {
-    /// Parameters in slot order.
-    pub parameters: Vec<RootParameter>,
-}
+use asyncmd_types::{ComparisonFunc, Format, SampleDesc};
 
 /// Primitive topology type of a graphics pipeline.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -65,44 +31,6 @@ pub enum PrimitiveTopology {
     TriangleList,
     /// Triangle strip.
     TriangleStrip,
-}
-
-/// Comparison of depth and stencil tests (`D3D12_COMPARISON_FUNC`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum ComparisonFunc {
-    /// Never passes.
-    Never,
-    /// Passes if less.
-    Less,
-    /// Passes if equal.
-    Equal,
-    /// Passes if less or equal.
-    LessEqual,
-    /// Passes if greater.
-    Greater,
-    /// Passes if not equal.
-    NotEqual,
-    /// Passes if greater or equal.
-    GreaterEqual,
-    /// Always passes.
-    #[default]
-    Always,
-}
-
-impl ComparisonFunc {
-    /// Applies the comparison `src <op> dst`.
-    pub fn test<T: PartialOrd>(self, src: T, dst: T) -> bool {
-        match self {
-            ComparisonFunc::Never => false,
-            ComparisonFunc::Less => src < dst,
-            ComparisonFunc::Equal => src == dst,
-            ComparisonFunc::LessEqual => src <= dst,
-            ComparisonFunc::Greater => src > dst,
-            ComparisonFunc::NotEqual => src != dst,
-            ComparisonFunc::GreaterEqual => src >= dst,
-            ComparisonFunc::Always => true,
-        }
-    }
 }
 
 /// A stencil operation (`D3D12_STENCIL_OP`).

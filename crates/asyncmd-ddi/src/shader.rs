@@ -23,7 +23,7 @@
 //! A pipeline of built-in shaders needs a root signature that gives them this interface
 //! ([`ShaderId::fits_root`]); parameters after the ones named here are allowed.
 
-use crate::pipeline::RootParameter;
+use asyncmd_types::RootParameter;
 
 /// A built-in shader.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -64,7 +64,7 @@ impl ShaderId {
         let constants = |n| matches!(parameters.first(), Some(RootParameter::Constants { count, .. }) if *count == n);
         match self {
             ShaderId::FillCs => {
-                constants(FILL_CONSTANT_COUNT) && matches!(parameters.get(1), Some(RootParameter::Uav { .. }))
+                constants(FILL_CONSTANT_COUNT) && matches!(parameters.get(1), Some(RootParameter::Uav(..)))
             }
             _ => constants(CLEAR_CONSTANT_COUNT),
         }

@@ -85,8 +85,12 @@ message_ids! {
     CreateResourceInvalidHeap => StateCreation,
     /// An invalid query heap description.
     CreateQueryHeapInvalidParameters => StateCreation,
-    /// An invalid pipeline or root signature.
+    /// An invalid pipeline, or a pipeline whose shader and root signature disagree.
     CreatePipelineStateInvalid => StateCreation,
+    /// A root signature D3D12's serializer refuses (size, tables, flags, overlapping registers).
+    CreateRootSignatureInvalid => StateCreation,
+    /// A shader module that does not parse or validate, or has no such entry point.
+    CreateShaderModuleInvalid => StateCreation,
     /// An invalid view description.
     CreateViewInvalidDesc => StateCreation,
     /// An invalid descriptor handle.

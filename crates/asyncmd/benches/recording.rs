@@ -246,12 +246,10 @@ fn semantics(c: &mut Criterion) {
     let d = device(true);
     let queue = d.create_command_queue(CommandListType::Direct).expect("queue");
     let root = d
-        .create_root_signature(&RootSignatureDesc {
-            parameters: vec![
-                RootParameter::Constants { shader_register: 0, count: asyncmd::ddi::FILL_CONSTANT_COUNT },
-                RootParameter::Uav { shader_register: 0 },
-            ],
-        })
+        .create_root_signature(&RootSignatureDesc::new(vec![
+            RootParameter::constants(0, asyncmd::ddi::FILL_CONSTANT_COUNT),
+            RootParameter::uav(0),
+        ]))
         .expect("root signature");
     let pso = d
         .create_pipeline_state(&PipelineDesc::Compute(ComputePipelineDesc {

@@ -30,9 +30,8 @@ fn main() -> Result<()> {
     let target = device.create_committed_resource(HeapType::Default, &desc, BarrierLayout::RenderTarget)?;
     let rtvs = device.create_descriptor_heap(DescriptorHeapType::Rtv, 1)?;
     device.create_render_target_view(&target, None, &rtvs.handle(0))?;
-    let root = device.create_root_signature(&RootSignatureDesc {
-        parameters: vec![RootParameter::Constants { shader_register: 0, count: CLEAR_CONSTANT_COUNT }],
-    })?;
+    let root = device
+        .create_root_signature(&RootSignatureDesc::new(vec![RootParameter::constants(0, CLEAR_CONSTANT_COUNT)]))?;
     let pso = device.create_pipeline_state(&PipelineDesc::Graphics(GraphicsPipelineDesc {
         root_signature: root.id(),
         vs: ShaderId::ClearVs,

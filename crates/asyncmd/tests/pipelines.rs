@@ -49,11 +49,11 @@ fn a_pipeline_needs_a_root_signature_that_fits_its_shaders() {
     for (name, device) in devices() {
         // Constants where the shader reads its destination address.
         for parameters in [
-            vec![RootParameter::Constants { shader_register: 0, count: 8 }, RootParameter::Uav { shader_register: 0 }],
-            vec![RootParameter::Constants { shader_register: 0, count: 6 }],
-            vec![RootParameter::Uav { shader_register: 0 }, RootParameter::Constants { shader_register: 0, count: 6 }],
+            vec![RootParameter::constants(0, 8), RootParameter::uav(0)],
+            vec![RootParameter::constants(0, 6)],
+            vec![RootParameter::uav(0), RootParameter::constants(0, 6)],
         ] {
-            let root = device.create_root_signature(&RootSignatureDesc { parameters: parameters.clone() }).unwrap();
+            let root = device.create_root_signature(&RootSignatureDesc::new(parameters.clone())).unwrap();
             let r = device
                 .create_pipeline_state(&PipelineDesc::Compute(ComputePipelineDesc {
                     root_signature: root.id(),
@@ -64,11 +64,8 @@ fn a_pipeline_needs_a_root_signature_that_fits_its_shaders() {
             assert!(e.text.contains("FillCs"), "{name}, {parameters:?}: {}", e.text);
         }
         // A shader in the wrong slot is named as that, whatever the root signature.
-        let clear_root = device
-            .create_root_signature(&RootSignatureDesc {
-                parameters: vec![RootParameter::Constants { shader_register: 0, count: 6 }],
-            })
-            .unwrap();
+        let clear_root =
+            device.create_root_signature(&RootSignatureDesc::new(vec![RootParameter::constants(0, 6)])).unwrap();
         let r = device
             .create_pipeline_state(&PipelineDesc::Graphics(asyncmd::ddi::GraphicsPipelineDesc {
                 root_signature: clear_root.id(),
@@ -86,15 +83,12 @@ fn a_pipeline_needs_a_root_signature_that_fits_its_shaders() {
         let e = assert_error(r, ErrorCode::InvalidArg, MessageId::CreatePipelineStateInvalid);
         assert!(e.text.contains("do not match their slots"), "{name}: {}", e.text);
         // Counts whose sum wraps to 64 in 32 bits.
-        let wraps = vec![
-            RootParameter::Constants { shader_register: 0, count: u32::MAX },
-            RootParameter::Constants { shader_register: 1, count: 65 },
-        ];
-        let r = device.create_root_signature(&RootSignatureDesc { parameters: wraps }).map(drop);
+        let wraps = vec![RootParameter::constants(0, u32::MAX), RootParameter::constants(1, 65)];
+        let r = device.create_root_signature(&RootSignatureDesc::new(wraps)).map(drop);
         let e = assert_error(r, ErrorCode::InvalidArg, MessageId::CreatePipelineStateInvalid);
         assert!(e.text.contains("64-dword"), "{name}: {}", e.text);
         // A root signature the app has let go of.
-        let id = device.create_root_signature(&RootSignatureDesc { parameters: vec![] }).unwrap().id();
+        let id = device.create_root_signature(&RootSignatureDesc::new(vec![])).unwrap().id();
         let r = device
             .create_pipeline_state(&PipelineDesc::Compute(ComputePipelineDesc {
                 root_signature: id,
@@ -114,12 +108,7 @@ fn a_dispatch_needs_the_pipelines_root_signature_bound() {
         // Two 32-bit constants and a UAV: the shader would read its address from dwords 6–7.
         let other = ctx
             .device
-            .create_root_signature(&RootSignatureDesc {
-                parameters: vec![
-                    RootParameter::Constants { shader_register: 0, count: 8 },
-                    RootParameter::Uav { shader_register: 0 },
-                ],
-            })
+            .create_root_signature(&RootSignatureDesc::new(vec![RootParameter::constants(0, 8), RootParameter::uav(0)]))
             .unwrap();
         let r = ctx.record(CommandListType::Compute, |l| {
             l.set_compute_root_signature(&other);

@@ -20,9 +20,8 @@ pub(super) struct DrawTarget {
 impl DrawTarget {
     /// A `width × height` RGBA8 target in the render-target layout.
     pub(super) fn new(d: &Device, width: u32, height: u32) -> Result<DrawTarget> {
-        let root = d.create_root_signature(&RootSignatureDesc {
-            parameters: vec![RootParameter::Constants { shader_register: 0, count: CLEAR_CONSTANT_COUNT }],
-        })?;
+        let root =
+            d.create_root_signature(&RootSignatureDesc::new(vec![RootParameter::constants(0, CLEAR_CONSTANT_COUNT)]))?;
         let pso = d.create_pipeline_state(&PipelineDesc::Graphics(GraphicsPipelineDesc {
             root_signature: root.id(),
             vs: ShaderId::ClearVs,

@@ -67,12 +67,10 @@ impl Scene {
         let dsts = (0..n / 2).map(|_| buffer(HeapType::Default, none)).collect::<Result<Vec<_>>>()?;
         let uav = ResourceFlags::ALLOW_UNORDERED_ACCESS;
         let uavs = (0..n / 2).map(|_| buffer(HeapType::Default, uav)).collect::<Result<Vec<_>>>()?;
-        let fill_root = device.create_root_signature(&RootSignatureDesc {
-            parameters: vec![
-                RootParameter::Constants { shader_register: 0, count: FILL_CONSTANT_COUNT },
-                RootParameter::Uav { shader_register: 0 },
-            ],
-        })?;
+        let fill_root = device.create_root_signature(&RootSignatureDesc::new(vec![
+            RootParameter::constants(0, FILL_CONSTANT_COUNT),
+            RootParameter::uav(0),
+        ]))?;
         let fill_pso = device.create_pipeline_state(&PipelineDesc::Compute(ComputePipelineDesc {
             root_signature: fill_root.id(),
             cs: ShaderId::FillCs,

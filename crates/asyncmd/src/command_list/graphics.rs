@@ -194,7 +194,7 @@ impl CommandRecorder {
                 api,
                 format!("{n} constants at {offset} exceed parameter {parameter}'s {count}"),
             )),
-            (RootParameter::Uav { .. }, None) => Ok(()),
+            (RootParameter::Uav(..), None) => Ok(()),
             _ => Err(err::invalid(STATE, api, format!("root parameter {parameter} is {p:?}"))),
         }
     }

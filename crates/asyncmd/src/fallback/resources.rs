@@ -27,12 +27,10 @@ impl Resources {
         if let Some(p) = self.fill_pipeline.get() {
             return Ok(p.clone());
         }
-        let root = factory.create_root_signature(&RootSignatureDesc {
-            parameters: vec![
-                RootParameter::Constants { shader_register: 0, count: FILL_CONSTANT_COUNT },
-                RootParameter::Uav { shader_register: 0 },
-            ],
-        })?;
+        let root = factory.create_root_signature(&RootSignatureDesc::new(vec![
+            RootParameter::constants(0, FILL_CONSTANT_COUNT),
+            RootParameter::uav(0),
+        ]))?;
         let pso = factory.create_pipeline_state(&PipelineDesc::Compute(ComputePipelineDesc {
             root_signature: root.id(),
             cs: ShaderId::FillCs,
@@ -45,9 +43,8 @@ impl Resources {
         if let Some(r) = self.clear_root.get() {
             return Ok(r.clone());
         }
-        let root = factory.create_root_signature(&RootSignatureDesc {
-            parameters: vec![RootParameter::Constants { shader_register: 0, count: CLEAR_CONSTANT_COUNT }],
-        })?;
+        let root = factory
+            .create_root_signature(&RootSignatureDesc::new(vec![RootParameter::constants(0, CLEAR_CONSTANT_COUNT)]))?;
         Ok(self.clear_root.get_or_init(|| root).clone())
     }
 

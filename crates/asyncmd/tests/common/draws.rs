@@ -39,9 +39,7 @@ pub fn clear_pipeline(
 ) -> (RootSignature, PipelineState) {
     let root = ctx
         .device
-        .create_root_signature(&RootSignatureDesc {
-            parameters: vec![RootParameter::Constants { shader_register: 0, count: CLEAR_CONSTANT_COUNT }],
-        })
+        .create_root_signature(&RootSignatureDesc::new(vec![RootParameter::constants(0, CLEAR_CONSTANT_COUNT)]))
         .unwrap();
     let pso = ctx
         .device

@@ -364,12 +364,10 @@ pub fn fill_pipeline_on(device: &Device) -> Result<(RootSignature, PipelineState
     use asyncmd::ddi::{
         ComputePipelineDesc, PipelineDesc, RootParameter, RootSignatureDesc, ShaderId, FILL_CONSTANT_COUNT,
     };
-    let root = device.create_root_signature(&RootSignatureDesc {
-        parameters: vec![
-            RootParameter::Constants { shader_register: 0, count: FILL_CONSTANT_COUNT },
-            RootParameter::Uav { shader_register: 0 },
-        ],
-    })?;
+    let root = device.create_root_signature(&RootSignatureDesc::new(vec![
+        RootParameter::constants(0, FILL_CONSTANT_COUNT),
+        RootParameter::uav(0),
+    ]))?;
     let pso = device.create_pipeline_state(&PipelineDesc::Compute(ComputePipelineDesc {
         root_signature: root.id(),
         cs: ShaderId::FillCs,

@@ -119,9 +119,7 @@ pub fn snapshot(ctx: &Ctx, targets: &[&Bound]) -> Vec<Vec<Vec<u8>>> {
 pub fn app_pipeline(ctx: &Ctx, rtvs: &[Format], dsv: Format) -> (RootSignature, PipelineState) {
     let root = ctx
         .device
-        .create_root_signature(&RootSignatureDesc {
-            parameters: vec![RootParameter::Constants { shader_register: 0, count: CLEAR_CONSTANT_COUNT }],
-        })
+        .create_root_signature(&RootSignatureDesc::new(vec![RootParameter::constants(0, CLEAR_CONSTANT_COUNT)]))
         .unwrap();
     let mut write_masks = [ColorWriteMask::empty(); 8];
     write_masks[0] = ColorWriteMask::RED | ColorWriteMask::ALPHA;
