@@ -245,6 +245,21 @@ pub enum Command {
         /// Buffer address.
         address: GpuAddress,
     },
+    /// `SetGraphicsRootConstantBufferView` and `SetGraphicsRootShaderResourceView`: a root
+    /// descriptor of the parameter's class (CBV or SRV).
+    SetGraphicsRootView {
+        /// Root parameter.
+        parameter: u32,
+        /// Buffer address.
+        address: GpuAddress,
+    },
+    /// `SetComputeRootConstantBufferView` and `SetComputeRootShaderResourceView`.
+    SetComputeRootView {
+        /// Root parameter.
+        parameter: u32,
+        /// Buffer address.
+        address: GpuAddress,
+    },
     /// `RSSetViewports`.
     SetViewports(Vec<Viewport>),
     /// `RSSetScissorRects`.
@@ -429,6 +444,8 @@ impl Command {
             Command::SetComputeRootConstants { .. } => "SetComputeRoot32BitConstants",
             Command::SetGraphicsRootUav { .. } => "SetGraphicsRootUnorderedAccessView",
             Command::SetComputeRootUav { .. } => "SetComputeRootUnorderedAccessView",
+            Command::SetGraphicsRootView { .. } => "SetGraphicsRootView",
+            Command::SetComputeRootView { .. } => "SetComputeRootView",
             Command::SetViewports(_) => "RSSetViewports",
             Command::SetScissorRects(_) => "RSSetScissorRects",
             Command::SetPrimitiveTopology(_) => "IASetPrimitiveTopology",
@@ -485,9 +502,10 @@ impl Command {
             }
             Command::ClearRenderTargetView { view, .. } => f(view.resource),
             Command::ClearDepthStencilView { view, .. } => f(view.resource),
-            Command::SetGraphicsRootUav { address, .. } | Command::SetComputeRootUav { address, .. } => {
-                f(address.resource)
-            }
+            Command::SetGraphicsRootUav { address, .. }
+            | Command::SetComputeRootUav { address, .. }
+            | Command::SetGraphicsRootView { address, .. }
+            | Command::SetComputeRootView { address, .. } => f(address.resource),
             Command::SetRenderTargets { rtvs, dsv } => {
                 rtvs.iter().for_each(|v| f(v.resource));
                 if let Some(d) = dsv {

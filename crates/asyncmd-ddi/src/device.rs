@@ -66,6 +66,11 @@ pub trait DeviceDdi: FormatQuery + Send + Sync {
         false
     }
 
+    /// Why the device was lost, for `GetDeviceRemovedReason`'s text.
+    fn lost_reason(&self) -> &'static str {
+        "a GPU fault or reset"
+    }
+
     /// Creates a buffer or texture.
     fn create_resource(&self, desc: &ResourceDesc, info: &ResourceCreateInfo) -> Result<ResourceId>;
 

@@ -1,7 +1,9 @@
 //! Pipeline state descriptions.
 
 use crate::{RootSignatureId, ShaderId};
+use asyncmd_shader::ShaderModule;
 use asyncmd_types::{ComparisonFunc, Format, SampleDesc};
+use std::sync::Arc;
 
 /// Primitive topology type of a graphics pipeline.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -146,13 +148,65 @@ pub struct GraphicsPipelineDesc {
     pub topology_type: PrimitiveTopologyType,
 }
 
-/// A compute pipeline of a built-in shader.
+/// An entry point of one of the app's shader modules.
+///
+/// Two are equal when they name the same module object and entry point: a module is compiled
+/// once, and pipelines of it share that work.
+#[derive(Clone, Debug)]
+pub struct AppShader {
+    /// The module.
+    pub module: Arc<ShaderModule>,
+    /// The entry point's name.
+    pub entry_point: String,
+}
+
+impl PartialEq for AppShader {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.module, &other.module) && self.entry_point == other.entry_point
+    }
+}
+
+impl Eq for AppShader {}
+
+impl std::hash::Hash for AppShader {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (Arc::as_ptr(&self.module) as usize).hash(state);
+        self.entry_point.hash(state);
+    }
+}
+
+/// A compute pipeline's shader: one of the runtime's own, or the app's.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ComputeShader {
+    /// A built-in shader.
+    Builtin(ShaderId),
+    /// An entry point of the app's module.
+    App(AppShader),
+}
+
+impl From<ShaderId> for ComputeShader {
+    fn from(id: ShaderId) -> Self {
+        ComputeShader::Builtin(id)
+    }
+}
+
+impl ComputeShader {
+    /// The built-in shader, if it is one.
+    pub fn builtin(&self) -> Option<ShaderId> {
+        match self {
+            ComputeShader::Builtin(id) => Some(*id),
+            ComputeShader::App(_) => None,
+        }
+    }
+}
+
+/// A compute pipeline.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ComputePipelineDesc {
     /// Root signature.
     pub root_signature: RootSignatureId,
     /// Compute shader.
-    pub cs: ShaderId,
+    pub cs: ComputeShader,
 }
 
 /// A pipeline state description.

@@ -115,6 +115,9 @@ impl DeviceDdi for SpyDevice {
     fn is_lost(&self) -> bool {
         self.inner.is_lost()
     }
+    fn lost_reason(&self) -> &'static str {
+        self.inner.lost_reason()
+    }
     fn create_resource(&self, desc: &ResourceDesc, info: &ResourceCreateInfo) -> Result<ResourceId> {
         self.inner.create_resource(desc, info)
     }

@@ -39,7 +39,13 @@ pub struct ReferenceConfig {
     /// Copy queues run on their own worker, as a GPU's DMA engine (`false`: the device reports
     /// one queue for everything, as lavapipe does).
     pub dedicated_copy_queue: bool,
+    /// How long one dispatch of an app's kernel may run before the device counts it hung and
+    /// is removed (`DeviceRemoved`, reason "device hung"), as a GPU's timeout detection does.
+    pub shader_time_budget: Duration,
 }
+
+/// The default [`ReferenceConfig::shader_time_budget`]: 2 s, Windows' GPU timeout.
+pub const DEFAULT_SHADER_TIME_BUDGET: Duration = Duration::from_secs(2);
 
 /// The default [`ReferenceConfig::memory_budget`]: 4 GiB, a small discrete GPU.
 pub const DEFAULT_MEMORY_BUDGET: u64 = 4 << 30;
@@ -59,8 +65,15 @@ impl Default for ReferenceConfig {
             protected_content: true,
             memory_budget: DEFAULT_MEMORY_BUDGET,
             dedicated_copy_queue: true,
+            shader_time_budget: DEFAULT_SHADER_TIME_BUDGET,
         }
     }
+}
+
+/// A pipeline: its description and, for the app's kernels, the program that runs them.
+pub(crate) struct RefPipeline {
+    pub(crate) desc: PipelineDesc,
+    pub(crate) program: Option<crate::shader::Program>,
 }
 
 /// A query heap: 64-bit results, 11 per pipeline-statistics query.
@@ -97,7 +110,10 @@ pub(crate) struct Shared {
     pub(crate) heaps: Table<RefHeap>,
     pub(crate) query_heaps: Table<RefQueryHeap>,
     pub(crate) root_signatures: Table<RootSignatureDesc>,
-    pub(crate) pipelines: Table<PipelineDesc>,
+    pub(crate) pipelines: Table<RefPipeline>,
+    /// A kernel ran past its time budget: the device is removed.
+    pub(crate) hung: AtomicBool,
+    pub(crate) shader_time_budget: Duration,
     pub(crate) fences: Table<RefFence>,
     pub(crate) epoch: Instant,
     pub(crate) shutdown: Arc<AtomicBool>,
@@ -144,6 +160,8 @@ impl ReferenceDevice {
                 query_heaps: Table::default(),
                 root_signatures: Table::default(),
                 pipelines: Table::default(),
+                hung: AtomicBool::new(false),
+                shader_time_budget: config.shader_time_budget,
                 fences: Table::default(),
                 epoch: Instant::now(),
                 shutdown: Arc::new(AtomicBool::new(false)),
@@ -193,6 +211,14 @@ impl FormatQuery for ReferenceDevice {
 }
 
 impl DeviceDdi for ReferenceDevice {
+    fn is_lost(&self) -> bool {
+        self.shared.hung.load(Ordering::Acquire)
+    }
+
+    fn lost_reason(&self) -> &'static str {
+        "device hung: a kernel ran past the device's shader time budget (DXGI_ERROR_DEVICE_HUNG)"
+    }
+
     fn capabilities(&self) -> &Capabilities {
         &self.shared.caps
     }
@@ -298,13 +324,19 @@ impl DeviceDdi for ReferenceDevice {
             PipelineDesc::Graphics(g) => g.root_signature,
             PipelineDesc::Compute(c) => c.root_signature,
         };
-        if self.shared.root_signatures.get(root.0).is_none() {
+        let Some(signature) = self.shared.root_signatures.get(root.0) else {
             return Err(Error::invalid_arg(
                 MessageId::CreatePipelineStateInvalid,
                 "CreatePipelineState: unknown root signature",
             ));
-        }
-        Ok(PipelineId(self.shared.pipelines.insert(desc.clone())))
+        };
+        let program = match desc {
+            PipelineDesc::Compute(asyncmd_ddi::ComputePipelineDesc { cs: ComputeShader::App(app), .. }) => {
+                Some(crate::shader::Program::compile(app, &signature)?)
+            }
+            _ => None,
+        };
+        Ok(PipelineId(self.shared.pipelines.insert(RefPipeline { desc: desc.clone(), program })))
     }
 
     fn destroy_pipeline(&self, id: PipelineId) {

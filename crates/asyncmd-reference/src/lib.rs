@@ -13,6 +13,7 @@ mod formats;
 mod memory;
 mod queue;
 mod recorder;
+mod shader;
 mod tiles;
 
-pub use device::{ReferenceConfig, ReferenceDevice, DEFAULT_MEMORY_BUDGET};
+pub use device::{ReferenceConfig, ReferenceDevice, DEFAULT_MEMORY_BUDGET, DEFAULT_SHADER_TIME_BUDGET};

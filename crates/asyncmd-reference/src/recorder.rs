@@ -3,7 +3,7 @@
 
 use crate::device::{RefQueryHeap, Shared};
 use crate::memory::RefResource;
-use asyncmd_ddi::{Command, CommandListDdi, Executable, PipelineDesc, RootSignatureDesc};
+use asyncmd_ddi::{Command, CommandListDdi, Executable, RootSignatureDesc};
 use asyncmd_types::{CommandListType, Result};
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -54,7 +54,7 @@ impl Spare {
 pub(crate) struct Objects {
     pub(crate) resources: HashMap<u64, Arc<RefResource>>,
     pub(crate) query_heaps: HashMap<u64, Arc<RefQueryHeap>>,
-    pub(crate) pipelines: HashMap<u64, Arc<PipelineDesc>>,
+    pub(crate) pipelines: HashMap<u64, Arc<crate::device::RefPipeline>>,
     pub(crate) root_signatures: HashMap<u64, Arc<RootSignatureDesc>>,
     pub(crate) bundles: Vec<Arc<RecordedList>>,
 }

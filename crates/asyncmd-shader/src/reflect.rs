@@ -55,6 +55,8 @@ pub struct ShaderBinding {
     pub kind: BindingKind,
     /// Whether the entry point writes it (stores or atomics).
     pub writes: bool,
+    /// The index of its global variable in the naga module.
+    pub global: usize,
 }
 
 /// One entry point: its stage, group size and bindings.
@@ -145,6 +147,7 @@ pub(crate) fn reflect_entry_point(
                     count,
                     kind,
                     writes: used.intersects(GlobalUse::WRITE | GlobalUse::ATOMIC),
+                    global: handle.index(),
                 });
             }
             other => return Err(invalid(format!("{name}: the {other:?} address space is not supported"))),

@@ -26,6 +26,9 @@ pub(crate) struct Features {
     /// `VK_KHR_push_descriptor`, storage-image writes without a format and 64-bit integers in
     /// shaders: the image kernels (`meta::image`) can run.
     pub(crate) image_kernels: bool,
+    /// `VK_EXT_robustness2`'s `robustBufferAccess2`: a shader's out-of-bounds buffer reads give
+    /// 0 and its writes are dropped, as D3D12 and the reference device do (`shader.rs`).
+    pub(crate) robust_buffers: bool,
 }
 
 pub(crate) struct Core {
@@ -107,7 +110,12 @@ impl Core {
         let has_ext = |name: &std::ffi::CStr| extensions.iter().any(|e| e.extension_name_as_c_str() == Ok(name));
         let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
         let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
+        let mut robust2 = vk::PhysicalDeviceRobustness2FeaturesEXT::default();
         let mut all = vk::PhysicalDeviceFeatures2::default().push_next(&mut f12).push_next(&mut f13);
+        let has_robustness2 = has_ext(ash::ext::robustness2::NAME);
+        if has_robustness2 {
+            all = all.push_next(&mut robust2);
+        }
         // SAFETY: the chained structs live on this stack frame during the call.
         unsafe { i.get_physical_device_features2(physical, &mut all) };
         if f12.timeline_semaphore == 0
@@ -145,6 +153,7 @@ impl Core {
             image_kernels: has_ext(ash::khr::push_descriptor::NAME)
                 && base.shader_storage_image_write_without_format != 0
                 && base.shader_int64 != 0,
+            robust_buffers: has_robustness2 && robust2.robust_buffer_access2 != 0 && base.robust_buffer_access != 0,
         };
         let mut unique: Vec<u32> = vec![families.direct, families.compute, families.copy];
         unique.sort_unstable();
@@ -173,6 +182,9 @@ impl Core {
         if features.image_kernels {
             ext_names.push(ash::khr::push_descriptor::NAME.as_ptr());
         }
+        if features.robust_buffers {
+            ext_names.push(ash::ext::robustness2::NAME.as_ptr());
+        }
         let enabled = vk::PhysicalDeviceFeatures {
             sparse_binding: (features.sparse_buffer || features.sparse_image_2d) as u32,
             sparse_residency_buffer: features.sparse_buffer as u32,
@@ -185,6 +197,7 @@ impl Core {
             fragment_stores_and_atomics: base.fragment_stores_and_atomics,
             shader_int64: base.shader_int64,
             shader_storage_image_write_without_format: features.image_kernels as u32,
+            robust_buffer_access: features.robust_buffers as u32,
             ..Default::default()
         };
         let mut e12 = vk::PhysicalDeviceVulkan12Features::default()
@@ -206,6 +219,10 @@ impl Core {
             .push_next(&mut e13);
         if features.conditional_rendering {
             info = info.push_next(&mut cond);
+        }
+        let mut robust = vk::PhysicalDeviceRobustness2FeaturesEXT::default().robust_buffer_access2(true);
+        if features.robust_buffers {
+            info = info.push_next(&mut robust);
         }
         let device = create_device(i, physical, &info)?;
         let allocator = Allocator::new(&AllocatorCreateDesc {

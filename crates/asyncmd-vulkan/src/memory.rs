@@ -69,9 +69,11 @@ impl VkResource {
 
     fn new_buffer(core: &Arc<Core>, desc: &ResourceDesc, heap: HeapType) -> Result<Self> {
         let d = &core.device;
+        // Every D3D12 buffer may be a constant buffer, a raw or structured view, or an address.
         let mut usage = vk::BufferUsageFlags::TRANSFER_SRC
             | vk::BufferUsageFlags::TRANSFER_DST
             | vk::BufferUsageFlags::STORAGE_BUFFER
+            | vk::BufferUsageFlags::UNIFORM_BUFFER
             | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS;
         if core.features.conditional_rendering {
             usage |= vk::BufferUsageFlags::CONDITIONAL_RENDERING_EXT;
@@ -308,6 +310,7 @@ impl VkResource {
             let usage = vk::BufferUsageFlags::TRANSFER_SRC
                 | vk::BufferUsageFlags::TRANSFER_DST
                 | vk::BufferUsageFlags::STORAGE_BUFFER
+                | vk::BufferUsageFlags::UNIFORM_BUFFER
                 | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS;
             let info = core.shared_buffer(vk::BufferCreateInfo::default().size(desc.width).usage(usage).flags(sparse));
             // SAFETY: valid create info; destroyed in `Drop`.

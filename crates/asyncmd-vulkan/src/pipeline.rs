@@ -121,6 +121,8 @@ pub(crate) struct VkPipeline {
     /// The compute shader of a compute pipeline.
     pub(crate) cs: Option<ShaderId>,
     pub(crate) root: Arc<VkRootSignature>,
+    /// An app kernel's own layout and what its dispatches bind (`shader.rs`).
+    pub(crate) app: Option<crate::shader::AppLayout>,
 }
 
 impl Drop for VkPipeline {
@@ -129,6 +131,9 @@ impl Drop for VkPipeline {
         crate::threads::on_driver(|| {
             // SAFETY: lists that bind the pipeline hold an Arc of it until the GPU is done.
             unsafe { self.core.device.destroy_pipeline(self.pipeline, None) };
+            if let Some(app) = &self.app {
+                app.destroy(&self.core);
+            }
         })
     }
 }
@@ -138,7 +143,16 @@ impl VkPipeline {
         let d = &core.device;
         let fail = |e: vk::Result| Error::out_of_memory(format!("CreatePipelineState: {e}"));
         let (shaders, cs) = match desc {
-            PipelineDesc::Compute(c) => ([Some(c.cs), None], Some(c.cs)),
+            PipelineDesc::Compute(asyncmd_ddi::ComputePipelineDesc {
+                cs: asyncmd_ddi::ComputeShader::App(app),
+                ..
+            }) => {
+                return Self::app(core, app, root);
+            }
+            PipelineDesc::Compute(c) => {
+                let id = c.cs.builtin().unwrap_or(ShaderId::FillCs);
+                ([Some(id), None], Some(id))
+            }
             PipelineDesc::Graphics(g) => ([Some(g.vs), g.ps], None),
         };
         // The shaders read their arguments where `asyncmd_ddi::shader` puts them; the fill
@@ -150,8 +164,8 @@ impl VkPipeline {
             ));
         }
         let (pipeline, compute) = match desc {
-            PipelineDesc::Compute(c) => {
-                let m = crate::meta::shader_module(core, c.cs)?;
+            PipelineDesc::Compute(_) => {
+                let m = crate::meta::shader_module(core, cs.unwrap_or(ShaderId::FillCs))?;
                 let stage = vk::PipelineShaderStageCreateInfo::default()
                     .stage(vk::ShaderStageFlags::COMPUTE)
                     .module(m)
@@ -165,7 +179,39 @@ impl VkPipeline {
             }
             PipelineDesc::Graphics(g) => (graphics_pipeline(core, g, root.layout(false))?, false),
         };
-        Ok(Self { core: core.clone(), pipeline, compute, cs, root })
+        Ok(Self { core: core.clone(), pipeline, compute, cs, root, app: None })
+    }
+
+    /// A compute pipeline of the app's kernel, with its own layout.
+    fn app(core: &Arc<Core>, app: &asyncmd_ddi::AppShader, root: Arc<VkRootSignature>) -> Result<Self> {
+        let d = &core.device;
+        let desc = asyncmd_ddi::RootSignatureDesc::new(root.parameters.clone());
+        let (words, layout) = crate::shader::compile(core, app, &desc)?;
+        let info = vk::ShaderModuleCreateInfo::default().code(&words);
+        let fail = |e: vk::Result| Error::out_of_memory(format!("CreatePipelineState: {e}"));
+        // SAFETY: SPIR-V from naga's back end, from a validated module.
+        let m = match unsafe { d.create_shader_module(&info, None) } {
+            Ok(m) => m,
+            Err(e) => {
+                layout.destroy(core);
+                return Err(fail(e));
+            }
+        };
+        let name = std::ffi::CString::new(app.entry_point.as_str()).unwrap_or_default();
+        let stage =
+            vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::COMPUTE).module(m).name(&name);
+        let info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(layout.layout)];
+        // SAFETY: valid create info; the module is destroyed once the pipeline exists.
+        let p = unsafe { d.create_compute_pipelines(vk::PipelineCache::null(), &info, None) };
+        // SAFETY: the module is no longer needed.
+        unsafe { d.destroy_shader_module(m, None) };
+        match p {
+            Ok(p) => Ok(Self { core: core.clone(), pipeline: p[0], compute: true, cs: None, root, app: Some(layout) }),
+            Err((_, e)) => {
+                layout.destroy(core);
+                Err(fail(e))
+            }
+        }
     }
 }
 

@@ -254,7 +254,7 @@ fn semantics(c: &mut Criterion) {
     let pso = d
         .create_pipeline_state(&PipelineDesc::Compute(ComputePipelineDesc {
             root_signature: root.id(),
-            cs: ShaderId::FillCs,
+            cs: ShaderId::FillCs.into(),
         }))
         .expect("pipeline");
     let uavs: Vec<Resource> = (0..64).map(|_| buffer(&d, 4096, ResourceFlags::ALLOW_UNORDERED_ACCESS)).collect();

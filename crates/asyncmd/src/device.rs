@@ -109,7 +109,7 @@ impl DeviceShared {
         if self.removed.load(std::sync::atomic::Ordering::Acquire) {
             Err(err::device_removed(api, "the device was removed by RemoveDevice"))
         } else if self.ddi.is_lost() {
-            Err(err::device_removed(api, "the driver lost the device (a GPU fault or reset)"))
+            Err(err::device_removed(api, format!("the driver lost the device ({})", self.ddi.lost_reason())))
         } else {
             Ok(())
         }

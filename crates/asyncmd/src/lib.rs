@@ -53,6 +53,8 @@ pub use streaming::{StreamingUploader, UploadTicket};
 
 /// The driver interface, re-exported for device implementers and pipeline descriptions.
 pub use asyncmd_ddi as ddi;
+/// The app's shader modules (WGSL, SPIR-V, GLSL through naga) and their bindings.
+pub use asyncmd_shader as shader;
 /// The plain data types, re-exported.
 pub use asyncmd_types as types;
 pub use asyncmd_types::{AsyncCommandsImpl, Error, ErrorCode, MessageId, Result};

@@ -3,7 +3,8 @@
 use crate::device::{Device, DeviceShared};
 use crate::err;
 use asyncmd_ddi::{
-    HeapId, PipelineDesc, PipelineId, QueryHeapId, RootParameter, RootSignatureDesc, RootSignatureId, ShaderId,
+    ComputePipelineDesc, ComputeShader, HeapId, PipelineDesc, PipelineId, QueryHeapId, RootSignatureDesc,
+    RootSignatureId, ShaderId,
 };
 use asyncmd_types::{CommandListType, MessageId, QueryHeapDesc, QueryHeapType, Result};
 use std::sync::Arc;
@@ -117,21 +118,8 @@ pub struct RootSignature(pub(crate) Arc<RootSignatureShared>);
 impl RootSignature {
     pub(crate) fn create(device: &Device, desc: &RootSignatureDesc) -> Result<RootSignature> {
         let d = &device.shared;
-        // In u64: a sum of u32 counts could wrap past the limit.
-        let total: u64 = desc
-            .parameters
-            .iter()
-            .map(|p| match p {
-                RootParameter::Constants { count, .. } => u64::from(*count),
-                _ => 2,
-            })
-            .sum();
-        if total > 64 {
-            return d.fail(err::invalid(
-                MessageId::CreatePipelineStateInvalid,
-                "CreateRootSignature",
-                format!("{total} dwords exceed the 64-dword root signature limit"),
-            ));
+        if let Some(why) = desc.invalid_reason() {
+            return d.fail(err::invalid(MessageId::CreateRootSignatureInvalid, "CreateRootSignature", why));
         }
         let id = d.ddi.create_root_signature(desc).or_else(|e| d.fail(e))?;
         let root = RootSignature(Arc::new(RootSignatureShared { ddi: d.ddi.clone(), id, desc: desc.clone() }));
@@ -203,7 +191,7 @@ impl PipelineState {
                 }
             }
             PipelineDesc::Compute(c) => {
-                if !c.cs.is_compute() {
+                if c.cs.builtin().is_some_and(|s| !s.is_compute()) {
                     return d.fail(err("a compute pipeline needs a compute shader".into()));
                 }
             }
@@ -211,11 +199,25 @@ impl PipelineState {
         // After the stage checks: a shader in the wrong slot is named as that.
         let (root_id, shaders) = match desc {
             PipelineDesc::Graphics(g) => (g.root_signature, [Some(g.vs), g.ps]),
-            PipelineDesc::Compute(c) => (c.root_signature, [Some(c.cs), None]),
+            PipelineDesc::Compute(c) => (c.root_signature, [c.cs.builtin(), None]),
         };
         let Some(root) = RootSignature::find(d, root_id) else {
             return d.fail(err(format!("root signature {} is not a live root signature of this device", root_id.0)));
         };
+        if let PipelineDesc::Compute(ComputePipelineDesc { cs: ComputeShader::App(app), .. }) = desc {
+            // D3D12 checks the shader against the root signature at creation: every register it
+            // uses bound with its class, the limits on groups and groupshared memory.
+            let entry = match app.module.entry_point(&app.entry_point, asyncmd_shader::ShaderStage::Compute) {
+                Ok(e) => e,
+                Err(e) => return d.fail(err(e.text)),
+            };
+            if let Some(why) = entry.limit_reason() {
+                return d.fail(err(why));
+            }
+            if let Err(why) = asyncmd_shader::bind_to_root(entry, root.desc()) {
+                return d.fail(err(why));
+            }
+        }
         if let Some(s) = shaders.into_iter().flatten().find(|s| !s.fits_root(&root.desc().parameters)) {
             return d.fail(err(format!(
                 "the root signature does not give {s:?} its interface (asyncmd_ddi::shader: parameter 0 its \

@@ -15,6 +15,8 @@ pub(crate) enum RootArg {
     Constants(Vec<u32>),
     /// A root UAV.
     Uav(asyncmd_ddi::GpuAddress),
+    /// A root CBV or SRV (the parameter says which).
+    View(asyncmd_ddi::GpuAddress),
 }
 
 impl RootArg {

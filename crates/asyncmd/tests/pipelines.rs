@@ -57,7 +57,7 @@ fn a_pipeline_needs_a_root_signature_that_fits_its_shaders() {
             let r = device
                 .create_pipeline_state(&PipelineDesc::Compute(ComputePipelineDesc {
                     root_signature: root.id(),
-                    cs: ShaderId::FillCs,
+                    cs: ShaderId::FillCs.into(),
                 }))
                 .map(drop);
             let e = assert_error(r, ErrorCode::InvalidArg, MessageId::CreatePipelineStateInvalid);
@@ -85,14 +85,14 @@ fn a_pipeline_needs_a_root_signature_that_fits_its_shaders() {
         // Counts whose sum wraps to 64 in 32 bits.
         let wraps = vec![RootParameter::constants(0, u32::MAX), RootParameter::constants(1, 65)];
         let r = device.create_root_signature(&RootSignatureDesc::new(wraps)).map(drop);
-        let e = assert_error(r, ErrorCode::InvalidArg, MessageId::CreatePipelineStateInvalid);
+        let e = assert_error(r, ErrorCode::InvalidArg, MessageId::CreateRootSignatureInvalid);
         assert!(e.text.contains("64-dword"), "{name}: {}", e.text);
         // A root signature the app has let go of.
         let id = device.create_root_signature(&RootSignatureDesc::new(vec![])).unwrap().id();
         let r = device
             .create_pipeline_state(&PipelineDesc::Compute(ComputePipelineDesc {
                 root_signature: id,
-                cs: ShaderId::FillCs,
+                cs: ShaderId::FillCs.into(),
             }))
             .map(drop);
         assert_error(r, ErrorCode::InvalidArg, MessageId::CreatePipelineStateInvalid);

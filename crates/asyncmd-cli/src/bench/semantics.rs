@@ -73,7 +73,7 @@ impl Scene {
         ]))?;
         let fill_pso = device.create_pipeline_state(&PipelineDesc::Compute(ComputePipelineDesc {
             root_signature: fill_root.id(),
-            cs: ShaderId::FillCs,
+            cs: ShaderId::FillCs.into(),
         }))?;
         Ok(Scene { src, mids, dsts, uavs, fill: (fill_root, fill_pso), draw: DrawTarget::new(device, TARGET, TARGET)? })
     }

@@ -100,7 +100,7 @@ impl Exec<'_> {
 
     pub(crate) fn draw(&mut self, vertex_count: u32, instance_count: u32, start_vertex: u32, _start_instance: u32) {
         let Some(pipeline) = self.state.pipeline.clone() else { return };
-        let PipelineDesc::Graphics(pso) = &*pipeline else { return };
+        let PipelineDesc::Graphics(pso) = &pipeline.desc else { return };
         if pso.vs != ShaderId::ClearVs {
             return;
         }

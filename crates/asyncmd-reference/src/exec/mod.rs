@@ -4,6 +4,7 @@ mod clear;
 mod copy;
 mod draw;
 mod fill;
+mod kernel;
 mod native;
 mod pixels;
 mod query;
@@ -15,8 +16,7 @@ use crate::device::{RefQueryHeap, Shared};
 use crate::memory::RefResource;
 use crate::recorder::{Objects, RecordedList};
 use asyncmd_ddi::{
-    Command, DepthStencilView, GpuAddress, PipelineDesc, PrimitiveTopology, RenderTargetView, ResourceId,
-    RootSignatureDesc,
+    Command, DepthStencilView, GpuAddress, PrimitiveTopology, RenderTargetView, ResourceId, RootSignatureDesc,
 };
 use asyncmd_types::{EndingAccess, PipelineStatistics, PredicationOp, Rect, RenderPassFlags, Viewport};
 use std::sync::Arc;
@@ -26,7 +26,8 @@ use std::sync::Arc;
 pub(crate) struct RootArgs {
     pub(crate) signature: Option<Arc<RootSignatureDesc>>,
     pub(crate) constants: Vec<Vec<u32>>,
-    pub(crate) uavs: Vec<Option<GpuAddress>>,
+    /// Root CBV, SRV and UAV addresses, by parameter.
+    pub(crate) views: Vec<Option<GpuAddress>>,
 }
 
 impl RootArgs {
@@ -34,7 +35,7 @@ impl RootArgs {
         let n = sig.as_ref().map_or(0, |s| s.parameters.len());
         self.signature = sig;
         self.constants = vec![Vec::new(); n];
-        self.uavs = vec![None; n];
+        self.views = vec![None; n];
     }
 
     fn set_constants(&mut self, parameter: u32, offset: u32, values: &[u32]) {
@@ -63,7 +64,7 @@ pub(crate) struct PassEnd {
 /// Graphics and compute state while a list runs.
 #[derive(Clone, Default)]
 pub(crate) struct State {
-    pub(crate) pipeline: Option<Arc<PipelineDesc>>,
+    pub(crate) pipeline: Option<Arc<crate::device::RefPipeline>>,
     pub(crate) graphics: RootArgs,
     pub(crate) compute: RootArgs,
     pub(crate) viewports: Vec<Viewport>,
@@ -213,13 +214,14 @@ impl<'a> Exec<'a> {
             Command::SetComputeRootConstants { parameter, offset, values } => {
                 self.state.compute.set_constants(*parameter, *offset, values)
             }
-            Command::SetGraphicsRootUav { parameter, address } => {
-                if let Some(u) = self.state.graphics.uavs.get_mut(*parameter as usize) {
+            Command::SetGraphicsRootUav { parameter, address }
+            | Command::SetGraphicsRootView { parameter, address } => {
+                if let Some(u) = self.state.graphics.views.get_mut(*parameter as usize) {
                     *u = Some(*address);
                 }
             }
-            Command::SetComputeRootUav { parameter, address } => {
-                if let Some(u) = self.state.compute.uavs.get_mut(*parameter as usize) {
+            Command::SetComputeRootUav { parameter, address } | Command::SetComputeRootView { parameter, address } => {
+                if let Some(u) = self.state.compute.views.get_mut(*parameter as usize) {
                     *u = Some(*address);
                 }
             }

@@ -3,6 +3,7 @@
 //! runtime's fallback fills by copies there.
 
 use super::{fail, VkCommandList};
+use crate::shader::AppLayout;
 use ash::vk;
 use asyncmd_types::Result;
 
@@ -14,12 +15,75 @@ impl VkCommandList {
             return Err(fail("Dispatch: a graphics pipeline is bound".into()));
         }
         let arguments = self.gfx.compute.arguments(&pipeline, "Dispatch")?;
+        if let Some(app) = &pipeline.app {
+            let d = &self.core.device;
+            // SAFETY: a live compute pipeline outside any rendering instance.
+            unsafe { d.cmd_bind_pipeline(self.cb, vk::PipelineBindPoint::COMPUTE, pipeline.pipeline) };
+            self.bind_app(app, &arguments)?;
+            // SAFETY: as above, its layout's descriptors and constants pushed.
+            unsafe { d.cmd_dispatch(self.cb, x, y, z) };
+            return Ok(());
+        }
         let d = &self.core.device;
         // SAFETY: a live compute pipeline outside any rendering instance.
         unsafe { d.cmd_bind_pipeline(self.cb, vk::PipelineBindPoint::COMPUTE, pipeline.pipeline) };
         self.push(&arguments, &pipeline.root, true);
         // SAFETY: as above.
         unsafe { d.cmd_dispatch(self.cb, x, y, z) };
+        Ok(())
+    }
+
+    /// Pushes an app kernel's constants and root descriptors from the root arguments.
+    fn bind_app(&self, app: &AppLayout, arguments: &[u8]) -> Result<()> {
+        let root = &self.gfx.compute;
+        let sig = root.signature.as_ref().ok_or_else(|| fail("Dispatch: no root signature".into()))?;
+        if let Some((parameter, bytes)) = app.immediates {
+            let start = sig.offsets.get(parameter).copied().unwrap_or(0) as usize;
+            let size = bytes.next_multiple_of(4) as usize;
+            let mut block = arguments.get(start..).unwrap_or_default().to_vec();
+            block.resize(size, 0);
+            // SAFETY: the block is the layout's push-constant range, compute stage.
+            unsafe {
+                self.core.device.cmd_push_constants(self.cb, app.layout, vk::ShaderStageFlags::COMPUTE, 0, &block)
+            };
+        }
+        if app.descriptors.is_empty() {
+            return Ok(());
+        }
+        let push = self.core.push_descriptor.as_ref().ok_or_else(|| fail("Dispatch: no push descriptors".into()))?;
+        let limits = &self.core.props.limits;
+        let mut infos = Vec::with_capacity(app.descriptors.len());
+        for (i, (parameter, ty)) in app.descriptors.iter().enumerate() {
+            let Some(Some((buffer, offset))) = root.uav_buffers.get(*parameter).copied() else {
+                return Err(fail(format!("Dispatch: root parameter {parameter} (binding {i}) is not set")));
+            };
+            let (align, range) = if *ty == vk::DescriptorType::UNIFORM_BUFFER {
+                (limits.min_uniform_buffer_offset_alignment, u64::from(limits.max_uniform_buffer_range))
+            } else {
+                (limits.min_storage_buffer_offset_alignment, vk::WHOLE_SIZE)
+            };
+            if offset % align.max(1) != 0 {
+                return Err(fail(format!(
+                    "Dispatch: root parameter {parameter}'s offset {offset} is not a multiple of this device's {align}"
+                )));
+            }
+            let room = root.room(*parameter);
+            let range = if range == vk::WHOLE_SIZE { vk::WHOLE_SIZE } else { range.min(room).max(1) };
+            infos.push(vk::DescriptorBufferInfo { buffer, offset, range });
+        }
+        let writes: Vec<vk::WriteDescriptorSet> = infos
+            .iter()
+            .zip(&app.descriptors)
+            .enumerate()
+            .map(|(i, (info, (_, ty)))| {
+                vk::WriteDescriptorSet::default()
+                    .dst_binding(i as u32)
+                    .descriptor_type(*ty)
+                    .buffer_info(std::slice::from_ref(info))
+            })
+            .collect();
+        // SAFETY: the buffers are live and kept by this list; the writes match the set layout.
+        unsafe { push.cmd_push_descriptor_set(self.cb, vk::PipelineBindPoint::COMPUTE, app.layout, 0, &writes) };
         Ok(())
     }
 }

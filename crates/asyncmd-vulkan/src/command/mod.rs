@@ -225,6 +225,8 @@ impl VkCommandList {
                 | Command::SetComputeRootConstants { .. }
                 | Command::SetGraphicsRootUav { .. }
                 | Command::SetComputeRootUav { .. }
+                | Command::SetGraphicsRootView { .. }
+                | Command::SetComputeRootView { .. }
                 | Command::SetViewports(_)
                 | Command::SetScissorRects(_)
                 | Command::SetPrimitiveTopology(_)
@@ -250,8 +252,13 @@ impl VkCommandList {
                 self.set_root_constants(parameter, offset, &values, true);
                 Ok(())
             }
-            Command::SetGraphicsRootUav { parameter, address } => self.set_root_uav(parameter, address, false),
-            Command::SetComputeRootUav { parameter, address } => self.set_root_uav(parameter, address, true),
+            // A root CBV, SRV or UAV: the root signature says which; its buffer and offset are
+            // kept alike.
+            Command::SetGraphicsRootUav { parameter, address }
+            | Command::SetGraphicsRootView { parameter, address } => self.set_root_uav(parameter, address, false),
+            Command::SetComputeRootUav { parameter, address } | Command::SetComputeRootView { parameter, address } => {
+                self.set_root_uav(parameter, address, true)
+            }
             Command::SetViewports(v) => {
                 self.gfx.viewports = v;
                 Ok(())

@@ -55,6 +55,11 @@ impl Root {
         Ok(std::borrow::Cow::Owned(bytes))
     }
 
+    /// Bytes the root descriptor of `parameter` has past its address (0 where none is set).
+    pub(super) fn room(&self, parameter: usize) -> u64 {
+        self.room.get(parameter).copied().unwrap_or(0)
+    }
+
     pub(super) fn write(&mut self, parameter: u32, offset: u32, data: &[u8]) {
         let Some(sig) = &self.signature else { return };
         let Some(base) = sig.offsets.get(parameter as usize) else { return };

@@ -97,19 +97,39 @@ impl CommandRecorder {
         if !self.tracks_uses() {
             return;
         }
-        let (args, access) = if compute {
-            (&self.shadow.compute_args, Access::COMPUTE_UAV)
+        let (args, root, uav, srv, cbv) = if compute {
+            (
+                &self.shadow.compute_args,
+                &self.shadow.compute_root,
+                Access::COMPUTE_UAV,
+                Access::COMPUTE_SRV,
+                Access::COMPUTE_CBV,
+            )
         } else {
-            (&self.shadow.graphics_args, Access::DRAW_UAV)
+            (
+                &self.shadow.graphics_args,
+                &self.shadow.graphics_root,
+                Access::DRAW_UAV,
+                Access::DRAW_SRV,
+                Access::DRAW_CBV,
+            )
         };
-        let uavs: SmallVec<[asyncmd_ddi::ResourceId; 4]> = args
+        let params = root.as_ref().map(|r| r.desc().parameters.as_slice()).unwrap_or_default();
+        // Reads first: a buffer read and written by one dispatch ends written.
+        let mut uses: SmallVec<[(asyncmd_ddi::ResourceId, Access); 4]> = args
             .iter()
-            .filter_map(|a| match a {
-                RootArg::Uav(address) => Some(address.resource),
+            .zip(params)
+            .filter_map(|(a, p)| match (a, p) {
+                (RootArg::View(address), RootParameter::Cbv(..)) => Some((address.resource, cbv)),
+                (RootArg::View(address), _) => Some((address.resource, srv)),
                 _ => None,
             })
             .collect();
-        for id in uavs {
+        uses.extend(args.iter().filter_map(|a| match a {
+            RootArg::Uav(address) => Some((address.resource, uav)),
+            _ => None,
+        }));
+        for (id, access) in uses {
             self.use_buffer_id(api, id, access);
         }
         self.flush_barriers();
@@ -197,6 +217,105 @@ impl CommandRecorder {
             (RootParameter::Uav(..), None) => Ok(()),
             _ => Err(err::invalid(STATE, api, format!("root parameter {parameter} is {p:?}"))),
         }
+    }
+
+    /// A root CBV or SRV: the parameter is one of `class`, and the address is aligned as D3D12
+    /// asks (a constant buffer at 256 bytes, a buffer view at 4).
+    fn check_root_view(
+        api: &str,
+        root: Option<&RootSignature>,
+        parameter: u32,
+        class: asyncmd_types::RegisterClass,
+        address: GpuAddress,
+    ) -> Result<()> {
+        let root = root.ok_or_else(|| err::invalid(STATE, api, "no root signature is set"))?;
+        let p = root
+            .desc()
+            .parameters
+            .get(parameter as usize)
+            .ok_or_else(|| err::invalid(STATE, api, format!("root parameter {parameter} does not exist")))?;
+        if p.root_descriptor().map(|(c, _)| c) != Some(class) {
+            return Err(err::invalid(STATE, api, format!("root parameter {parameter} is {p:?}")));
+        }
+        let align = if class == asyncmd_types::RegisterClass::Cbv { 256 } else { 4 };
+        if !address.offset.is_multiple_of(align) {
+            return Err(err::invalid(
+                STATE,
+                api,
+                format!("address offset {} is not {align}-byte aligned", address.offset),
+            ));
+        }
+        Ok(())
+    }
+
+    fn set_root_view(
+        &mut self,
+        api: &str,
+        compute: bool,
+        parameter: u32,
+        class: asyncmd_types::RegisterClass,
+        address: GpuAddress,
+    ) {
+        if !self.begin(api, if compute { ANY_SHADER } else { GRAPHICS }, true) {
+            return;
+        }
+        let root = if compute { self.shadow.compute_root.as_ref() } else { self.shadow.graphics_root.as_ref() };
+        let r = Self::check_root_view(api, root, parameter, class, address);
+        if self.check(r) {
+            let args = if compute { &mut self.shadow.compute_args } else { &mut self.shadow.graphics_args };
+            if let Some(arg) = args.get_mut(parameter as usize) {
+                *arg = RootArg::View(address);
+            }
+            self.record(if compute {
+                Command::SetComputeRootView { parameter, address }
+            } else {
+                Command::SetGraphicsRootView { parameter, address }
+            });
+        }
+    }
+
+    /// `SetComputeRootConstantBufferView`: `address` 256-byte aligned.
+    pub fn set_compute_root_constant_buffer_view(&mut self, parameter: u32, address: GpuAddress) {
+        self.set_root_view(
+            "SetComputeRootConstantBufferView",
+            true,
+            parameter,
+            asyncmd_types::RegisterClass::Cbv,
+            address,
+        );
+    }
+
+    /// `SetComputeRootShaderResourceView`: a raw or structured buffer from `address`.
+    pub fn set_compute_root_shader_resource_view(&mut self, parameter: u32, address: GpuAddress) {
+        self.set_root_view(
+            "SetComputeRootShaderResourceView",
+            true,
+            parameter,
+            asyncmd_types::RegisterClass::Srv,
+            address,
+        );
+    }
+
+    /// `SetGraphicsRootConstantBufferView`: `address` 256-byte aligned.
+    pub fn set_graphics_root_constant_buffer_view(&mut self, parameter: u32, address: GpuAddress) {
+        self.set_root_view(
+            "SetGraphicsRootConstantBufferView",
+            false,
+            parameter,
+            asyncmd_types::RegisterClass::Cbv,
+            address,
+        );
+    }
+
+    /// `SetGraphicsRootShaderResourceView`: a raw or structured buffer from `address`.
+    pub fn set_graphics_root_shader_resource_view(&mut self, parameter: u32, address: GpuAddress) {
+        self.set_root_view(
+            "SetGraphicsRootShaderResourceView",
+            false,
+            parameter,
+            asyncmd_types::RegisterClass::Srv,
+            address,
+        );
     }
 
     /// `SetGraphicsRoot32BitConstants`.

@@ -33,7 +33,7 @@ impl Resources {
         ]))?;
         let pso = factory.create_pipeline_state(&PipelineDesc::Compute(ComputePipelineDesc {
             root_signature: root.id(),
-            cs: ShaderId::FillCs,
+            cs: ShaderId::FillCs.into(),
         }))?;
         Ok(self.fill_pipeline.get_or_init(|| (root, pso)).clone())
     }

@@ -62,6 +62,8 @@ impl Lowering<'_> {
                 RootArg::Constants(values) => Command::SetGraphicsRootConstants { parameter, offset: 0, values },
                 RootArg::Uav(address) if compute => Command::SetComputeRootUav { parameter, address },
                 RootArg::Uav(address) => Command::SetGraphicsRootUav { parameter, address },
+                RootArg::View(address) if compute => Command::SetComputeRootView { parameter, address },
+                RootArg::View(address) => Command::SetGraphicsRootView { parameter, address },
             };
             self.record(c);
         }

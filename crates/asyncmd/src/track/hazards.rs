@@ -69,6 +69,18 @@ impl Access {
     /// A dispatch's UAV.
     pub(crate) const COMPUTE_UAV: Access =
         Access::new(BarrierSync::COMPUTE_SHADING, BarrierAccess::UNORDERED_ACCESS, true, Order::Unordered);
+    /// A dispatch's shader resource view of a buffer.
+    pub(crate) const COMPUTE_SRV: Access =
+        Access::new(BarrierSync::COMPUTE_SHADING, BarrierAccess::SHADER_RESOURCE, false, Order::Unordered);
+    /// A dispatch's constant buffer.
+    pub(crate) const COMPUTE_CBV: Access =
+        Access::new(BarrierSync::COMPUTE_SHADING, BarrierAccess::CONSTANT_BUFFER, false, Order::Unordered);
+    /// A draw's shader resource view of a buffer.
+    pub(crate) const DRAW_SRV: Access =
+        Access::new(BarrierSync::ALL_SHADING, BarrierAccess::SHADER_RESOURCE, false, Order::Unordered);
+    /// A draw's constant buffer.
+    pub(crate) const DRAW_CBV: Access =
+        Access::new(BarrierSync::ALL_SHADING, BarrierAccess::CONSTANT_BUFFER, false, Order::Unordered);
     /// A draw's UAV.
     pub(crate) const DRAW_UAV: Access =
         Access::new(BarrierSync::ALL_SHADING, BarrierAccess::UNORDERED_ACCESS, true, Order::Unordered);

@@ -370,7 +370,7 @@ pub fn fill_pipeline_on(device: &Device) -> Result<(RootSignature, PipelineState
     ]))?;
     let pso = device.create_pipeline_state(&PipelineDesc::Compute(ComputePipelineDesc {
         root_signature: root.id(),
-        cs: ShaderId::FillCs,
+        cs: ShaderId::FillCs.into(),
     }))?;
     Ok((root, pso))
 }

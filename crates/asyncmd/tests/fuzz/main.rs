@@ -203,6 +203,7 @@ fn random_config(seed: u64) -> ReferenceConfig {
         protected_content: r.bool(),
         memory_budget: FUZZ_BUDGET,
         dedicated_copy_queue: true,
+        shader_time_budget: asyncmd_reference::DEFAULT_SHADER_TIME_BUDGET,
         // Drawn last, so that the draws before it are those of the seeds' earlier runs.
         compute_fills_win: r.bool(),
     }
@@ -233,6 +234,7 @@ fn device(target: Target, seed: u64, vk: &VulkanDrivers) -> Option<Device> {
                 protected_content: caps.protected_content,
                 memory_budget: FUZZ_BUDGET,
                 dedicated_copy_queue: caps.dedicated_copy_queue,
+                shader_time_budget: asyncmd_reference::DEFAULT_SHADER_TIME_BUDGET,
             }));
             Arc::new(asyncmd::ddi::spy::SpyDevice::new(reference).limited_to(vulkan))
         }

@@ -1,0 +1,338 @@
+//! The reference device's shader engine: the app's compute kernels, run from naga's IR.
+//!
+//! A pipeline is checked once (`Program::compile`: every expression, statement and type the
+//! kernel uses is one the engine runs, or creation fails with `Unsupported` naming it) and then
+//! runs **structure-of-arrays**: a batch of lanes (one workgroup, or several when the kernel
+//! shares nothing between its threads) moves through the kernel together, each value holding a
+//! component slice per lane (`value.rs`), each operation a loop down those slices (`ops.rs`).
+//! Divergence is an execution mask over naga's structured control flow (`engine.rs`); a barrier
+//! costs nothing, as the group is in lockstep. Accesses are robust: out-of-bounds reads give 0
+//! and writes are dropped, in buffers and in the kernel's own arrays alike (what naga's
+//! `ReadZeroSkipWrite` policy makes the Vulkan device do). Atomics apply in lane order and
+//! batches run in group order, so every run gives the same bytes. A loop that runs past the
+//! dispatch's deadline stops the kernel ([`engine::Hung`]): the device is then removed.
+
+mod engine;
+mod layout;
+mod ops;
+mod value;
+
+pub(crate) use engine::{Hung, Memory, View};
+
+use asyncmd_ddi::AppShader;
+use asyncmd_shader::{bind_to_root, EntryPointInfo, RootBindings, ShaderModule, ShaderStage};
+use asyncmd_types::{Error, ErrorCode, MessageId, Result, RootSignatureDesc};
+use engine::{Batch, Engine};
+use layout::Layouts;
+use naga::{Expression as E, Handle, Statement as S, TypeInner};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Lanes a batch holds when the kernel lets several groups share one.
+const BATCH_LANES: usize = 1024;
+
+/// A compute pipeline of the app's kernel, ready to run.
+pub(crate) struct Program {
+    pub(crate) module: Arc<ShaderModule>,
+    /// The entry point's index in the module.
+    pub(crate) entry: usize,
+    pub(crate) info: EntryPointInfo,
+    pub(crate) bindings: RootBindings,
+    pub(crate) layouts: Layouts,
+    /// For each global variable, its index in `info.bindings`.
+    pub(crate) binding_of: Vec<Option<usize>>,
+    /// Whether groups may share a batch: no workgroup memory, no barrier.
+    shares_nothing: bool,
+}
+
+fn unsupported(what: String) -> Error {
+    Error::new(
+        ErrorCode::Unsupported,
+        MessageId::CreatePipelineStateInvalid,
+        format!("CreatePipelineState: the reference device does not run {what} yet"),
+    )
+}
+
+impl Program {
+    /// Checks `shader` against `root` and everything it uses against what the engine runs.
+    pub(crate) fn compile(shader: &AppShader, root: &RootSignatureDesc) -> Result<Program> {
+        let info = shader.module.entry_point(&shader.entry_point, ShaderStage::Compute)?.clone();
+        let bindings = bind_to_root(&info, root).map_err(|why| {
+            Error::invalid_arg(MessageId::CreatePipelineStateInvalid, format!("CreatePipelineState: {why}"))
+        })?;
+        let (module, _) = shader.module.naga();
+        let layouts = Layouts::new(module);
+        let mut binding_of = vec![None; module.global_variables.len()];
+        for (i, b) in info.bindings.iter().enumerate() {
+            binding_of[b.global] = Some(i);
+        }
+        for (_, g) in module.global_variables.iter() {
+            if g.space != naga::AddressSpace::Handle && layouts.of(g.ty).is_none() {
+                return Err(unsupported(format!("the type of `{}`", g.name.as_deref().unwrap_or("a global"))));
+            }
+        }
+        if let Some(b) = info.bindings.iter().find(|b| !matches!(b.kind, asyncmd_shader::BindingKind::Buffer { .. })) {
+            return Err(unsupported(format!("textures and samplers (`{}`)", b.name)));
+        }
+        let mut shares_nothing = info.workgroup_bytes == 0;
+        let ep = &module.entry_points[info.index];
+        let functions = std::iter::once(&ep.function).chain(module.functions.iter().map(|(_, f)| f));
+        for f in functions {
+            for (_, v) in f.local_variables.iter() {
+                if layouts.of(v.ty).is_none() {
+                    return Err(unsupported(format!("the type of local `{}`", v.name.as_deref().unwrap_or("?"))));
+                }
+            }
+            for (_, e) in f.expressions.iter() {
+                check_expression(e)?;
+            }
+            check_block(&f.body, &mut shares_nothing)?;
+        }
+        Ok(Program {
+            module: shader.module.clone(),
+            entry: info.index,
+            info,
+            bindings,
+            layouts,
+            binding_of,
+            shares_nothing,
+        })
+    }
+
+    /// Runs a dispatch of `groups` groups; stops at `deadline`.
+    pub(crate) fn dispatch(
+        &self,
+        groups: [u32; 3],
+        mem: &mut Memory,
+        deadline: Instant,
+    ) -> std::result::Result<(), Hung> {
+        let [wx, wy, wz] = self.info.workgroup_size.map(|v| v.max(1) as usize);
+        let threads = wx * wy * wz;
+        let total = groups.iter().map(|&g| g as u64).product::<u64>();
+        let per_batch = if self.shares_nothing { (BATCH_LANES / threads).max(1) as u64 } else { 1 };
+        let mut first = 0u64;
+        while first < total {
+            if Instant::now() > deadline {
+                return Err(Hung);
+            }
+            let count = per_batch.min(total - first);
+            let lanes = count as usize * threads;
+            let mut batch = Batch {
+                lanes,
+                global_id: Default::default(),
+                local_id: Default::default(),
+                local_index: Vec::with_capacity(lanes),
+                group_id: Default::default(),
+                num_groups: groups,
+            };
+            for v in batch.global_id.iter_mut().chain(&mut batch.local_id).chain(&mut batch.group_id) {
+                v.reserve(lanes);
+            }
+            for g in first..first + count {
+                let gx = (g % u64::from(groups[0])) as u32;
+                let gy = (g / u64::from(groups[0]) % u64::from(groups[1])) as u32;
+                let gz = (g / (u64::from(groups[0]) * u64::from(groups[1]))) as u32;
+                for t in 0..threads {
+                    let (lx, ly, lz) = ((t % wx) as u32, (t / wx % wy) as u32, (t / (wx * wy)) as u32);
+                    let [a, b, c] = &mut batch.local_id;
+                    a.push(lx);
+                    b.push(ly);
+                    c.push(lz);
+                    let [a, b, c] = &mut batch.group_id;
+                    a.push(gx);
+                    b.push(gy);
+                    c.push(gz);
+                    let [a, b, c] = &mut batch.global_id;
+                    a.push(gx.wrapping_mul(wx as u32).wrapping_add(lx));
+                    b.push(gy.wrapping_mul(wy as u32).wrapping_add(ly));
+                    c.push(gz.wrapping_mul(wz as u32).wrapping_add(lz));
+                    batch.local_index.push(t as u32);
+                }
+            }
+            Engine::new(self, mem, &batch, deadline).run()?;
+            first += count;
+        }
+        Ok(())
+    }
+
+    /// The components of a constant expression of the module (an initializer, a constant).
+    pub(crate) fn global_value(&self, h: Handle<naga::Expression>) -> Vec<u32> {
+        let (module, _) = self.module.naga();
+        self.expression_value(&module.global_expressions, h)
+    }
+
+    /// The components of a constant expression in `arena`.
+    pub(crate) fn expression_value(
+        &self,
+        arena: &naga::Arena<naga::Expression>,
+        h: Handle<naga::Expression>,
+    ) -> Vec<u32> {
+        let (module, _) = self.module.naga();
+        match &arena[h] {
+            E::Literal(l) => vec![literal(l)],
+            E::Constant(c) => self.global_value(module.constants[*c].init),
+            E::ZeroValue(ty) => vec![0; self.layouts.of(*ty).map_or(1, |l| l.leaves.len())],
+            E::Compose { components, .. } => components.iter().flat_map(|c| self.expression_value(arena, *c)).collect(),
+            E::Splat { size, value } => self.expression_value(arena, *value).repeat(*size as usize),
+            _ => vec![0],
+        }
+    }
+
+    /// For a pointer to a runtime-sized array (or a struct ending in one): the bytes before
+    /// it and its stride.
+    pub(crate) fn runtime_array(&self, ptr: &TypeInner, module: &naga::Module) -> (u32, u32) {
+        let TypeInner::Pointer { base, .. } = ptr else { return (0, 0) };
+        match &module.types[*base].inner {
+            TypeInner::Array { stride, .. } => (0, *stride),
+            TypeInner::Struct { members, .. } => members
+                .last()
+                .and_then(|m| match module.types[m.ty].inner {
+                    TypeInner::Array { stride, size: naga::ArraySize::Dynamic, .. } => Some((m.offset, stride)),
+                    _ => None,
+                })
+                .unwrap_or((0, 0)),
+            _ => (0, 0),
+        }
+    }
+}
+
+fn literal(l: &naga::Literal) -> u32 {
+    match *l {
+        naga::Literal::F32(v) => v.to_bits(),
+        naga::Literal::U32(v) => v,
+        naga::Literal::I32(v) => v as u32,
+        naga::Literal::Bool(v) => v as u32,
+        // Abstract literals are concretized by validation; the rest are refused at compile.
+        naga::Literal::AbstractInt(v) => v as u32,
+        naga::Literal::AbstractFloat(v) => (v as f32).to_bits(),
+        _ => 0,
+    }
+}
+
+fn check_expression(e: &naga::Expression) -> Result<()> {
+    use naga::MathFunction as M;
+    let what = match e {
+        E::Literal(l)
+            if matches!(
+                l,
+                naga::Literal::F64(_)
+                    | naga::Literal::I64(_)
+                    | naga::Literal::U64(_)
+                    | naga::Literal::F16(_)
+                    | naga::Literal::I16(_)
+                    | naga::Literal::U16(_)
+            ) =>
+        {
+            "64- and 16-bit values"
+        }
+        E::Literal(_)
+        | E::Constant(_)
+        | E::ZeroValue(_)
+        | E::Compose { .. }
+        | E::Access { .. }
+        | E::AccessIndex { .. }
+        | E::Splat { .. }
+        | E::Swizzle { .. }
+        | E::FunctionArgument(_)
+        | E::GlobalVariable(_)
+        | E::LocalVariable(_)
+        | E::Load { .. }
+        | E::Unary { .. }
+        | E::Binary { .. }
+        | E::Select { .. }
+        | E::Relational { .. }
+        | E::As { .. }
+        | E::CallResult(_)
+        | E::AtomicResult { .. }
+        | E::WorkGroupUniformLoadResult { .. }
+        | E::ArrayLength(_) => return Ok(()),
+        E::Math { fun, .. } => match fun {
+            M::Abs
+            | M::Min
+            | M::Max
+            | M::Clamp
+            | M::Saturate
+            | M::Cos
+            | M::Cosh
+            | M::Sin
+            | M::Sinh
+            | M::Tan
+            | M::Tanh
+            | M::Acos
+            | M::Asin
+            | M::Atan
+            | M::Atan2
+            | M::Asinh
+            | M::Acosh
+            | M::Atanh
+            | M::Radians
+            | M::Degrees
+            | M::Ceil
+            | M::Floor
+            | M::Round
+            | M::Fract
+            | M::Trunc
+            | M::Exp
+            | M::Exp2
+            | M::Log
+            | M::Log2
+            | M::Pow
+            | M::Dot
+            | M::Cross
+            | M::Distance
+            | M::Length
+            | M::Normalize
+            | M::Sign
+            | M::Fma
+            | M::Mix
+            | M::Step
+            | M::SmoothStep
+            | M::Sqrt
+            | M::InverseSqrt
+            | M::CountTrailingZeros
+            | M::CountLeadingZeros
+            | M::CountOneBits
+            | M::ReverseBits
+            | M::ExtractBits
+            | M::InsertBits
+            | M::FirstTrailingBit
+            | M::FirstLeadingBit => return Ok(()),
+            _ => return Err(unsupported(format!("the math function {fun:?}"))),
+        },
+        E::ImageSample { .. } | E::ImageLoad { .. } | E::ImageQuery { .. } => "texture operations",
+        E::Derivative { .. } => "derivatives",
+        _ => "this expression",
+    };
+    Err(unsupported(format!("{what} ({e:?})")))
+}
+
+fn check_block(block: &naga::Block, shares_nothing: &mut bool) -> Result<()> {
+    for s in block.iter() {
+        match s {
+            S::Emit(_)
+            | S::Break
+            | S::Continue
+            | S::Return { .. }
+            | S::Store { .. }
+            | S::Call { .. }
+            | S::Atomic { .. } => {}
+            S::ControlBarrier(_) | S::MemoryBarrier(_) | S::WorkGroupUniformLoad { .. } => *shares_nothing = false,
+            S::Block(b) => check_block(b, shares_nothing)?,
+            S::If { accept, reject, .. } => {
+                check_block(accept, shares_nothing)?;
+                check_block(reject, shares_nothing)?;
+            }
+            S::Switch { cases, .. } => {
+                for c in cases {
+                    check_block(&c.body, shares_nothing)?;
+                }
+            }
+            S::Loop { body, continuing, .. } => {
+                check_block(body, shares_nothing)?;
+                check_block(continuing, shares_nothing)?;
+            }
+            other => return Err(unsupported(format!("the statement {other:?}"))),
+        }
+    }
+    Ok(())
+}

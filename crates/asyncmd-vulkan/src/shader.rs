@@ -1,0 +1,172 @@
+//! The app's kernels on Vulkan: the module's bindings renumbered for the root signature, then
+//! naga's SPIR-V back end.
+//!
+//! Each pipeline gets its own layout, so that its SPIR-V needs no knowledge of where other
+//! parameters sit:
+//! - root CBVs, SRVs and UAVs are push descriptors in set 0, binding `i` for the entry point's
+//!   `i`-th binding (a uniform buffer for a CBV, a storage buffer otherwise), pushed at each
+//!   dispatch from the root arguments;
+//! - the push-constant block is the root-constants parameter behind it, pushed from offset 0;
+//!   a constant buffer made of root constants becomes that block when the kernel has none;
+//! - out-of-bounds accesses read 0 and drop writes (naga's `ReadZeroSkipWrite`), as on the
+//!   reference device.
+//!
+//! Descriptor tables and static samplers come with descriptor heaps.
+
+use crate::core::Core;
+use ash::vk;
+use asyncmd_ddi::AppShader;
+use asyncmd_shader::{bind_to_root, BindingSource, ShaderStage};
+use asyncmd_types::{Error, ErrorCode, MessageId, RegisterClass, Result, RootSignatureDesc};
+
+/// What a dispatch of an app pipeline binds.
+pub(crate) struct AppLayout {
+    pub(crate) set_layout: vk::DescriptorSetLayout,
+    pub(crate) layout: vk::PipelineLayout,
+    /// Binding `i` of set 0: the root parameter behind it and its descriptor type.
+    pub(crate) descriptors: Vec<(usize, vk::DescriptorType)>,
+    /// The root-constants parameter behind the push-constant block, and the block's bytes.
+    pub(crate) immediates: Option<(usize, u32)>,
+}
+
+fn unsupported(what: &str) -> Error {
+    Error::new(
+        ErrorCode::Unsupported,
+        MessageId::CreatePipelineStateInvalid,
+        format!("CreatePipelineState: the Vulkan device does not bind {what} yet"),
+    )
+}
+
+/// The kernel's SPIR-V and the layout it was written for.
+pub(crate) fn compile(core: &Core, app: &AppShader, root: &RootSignatureDesc) -> Result<(Vec<u32>, AppLayout)> {
+    let entry = app.module.entry_point(&app.entry_point, ShaderStage::Compute)?;
+    let bound = bind_to_root(entry, root).map_err(|why| {
+        Error::invalid_arg(MessageId::CreatePipelineStateInvalid, format!("CreatePipelineState: {why}"))
+    })?;
+    if core.push_descriptor.is_none() && bound.sources.iter().any(|s| matches!(s, BindingSource::RootDescriptor { .. }))
+    {
+        return Err(unsupported("root descriptors without VK_KHR_push_descriptor"));
+    }
+    let (module, _) = app.module.naga();
+    let mut module = module.clone();
+    let mut descriptors = Vec::new();
+    let mut immediates = bound.immediates.map(|p| (p, entry.immediate_bytes.unwrap_or(0)));
+    for (b, source) in entry.bindings.iter().zip(&bound.sources) {
+        let handle = module
+            .global_variables
+            .iter()
+            .find(|(h, _)| h.index() == b.global)
+            .map(|(h, _)| h)
+            .ok_or_else(|| unsupported("a binding naga does not list"))?;
+        let var = &mut module.global_variables[handle];
+        match *source {
+            BindingSource::RootDescriptor { parameter } => {
+                let ty = if b.class == RegisterClass::Cbv {
+                    vk::DescriptorType::UNIFORM_BUFFER
+                } else {
+                    vk::DescriptorType::STORAGE_BUFFER
+                };
+                var.binding = Some(naga::ResourceBinding { group: 0, binding: descriptors.len() as u32 });
+                descriptors.push((parameter, ty));
+            }
+            BindingSource::RootConstants { parameter } if immediates.is_none() => {
+                let size = match b.kind {
+                    asyncmd_shader::BindingKind::Buffer { size, .. } => size as u32,
+                    _ => 0,
+                };
+                var.space = naga::AddressSpace::Immediate;
+                var.binding = None;
+                immediates = Some((parameter, size));
+            }
+            BindingSource::RootConstants { .. } => {
+                return Err(unsupported("a constant buffer of root constants beside a push-constant block"))
+            }
+            BindingSource::Table { .. } | BindingSource::StaticSampler { .. } => {
+                return Err(unsupported("descriptor tables and static samplers"))
+            }
+        }
+    }
+    let push_bytes = immediates.map_or(0, |(_, n)| n.next_multiple_of(4));
+    if push_bytes > core.props.limits.max_push_constants_size {
+        return Err(unsupported("root constants past the device's push-constant bytes"));
+    }
+    // The renumbered module validates as the original did; the back end needs its own info.
+    let flags = naga::valid::ValidationFlags::all() - naga::valid::ValidationFlags::BINDINGS;
+    let info = naga::valid::Validator::new(flags, naga::valid::Capabilities::IMMEDIATES)
+        .validate(&module)
+        .map_err(|e| Error::fail(MessageId::CreatePipelineStateInvalid, format!("CreatePipelineState: {e}")))?;
+    let policy = naga::proc::BoundsCheckPolicy::ReadZeroSkipWrite;
+    // With robustBufferAccess2 the device drops out-of-bounds buffer writes itself, atomics
+    // included (naga's checks do not cover atomics); without it naga checks each access.
+    let buffer = if core.features.robust_buffers { naga::proc::BoundsCheckPolicy::Unchecked } else { policy };
+    let options = naga::back::spv::Options {
+        lang_version: (1, 3),
+        bounds_check_policies: naga::proc::BoundsCheckPolicies {
+            index: policy,
+            buffer,
+            image_load: policy,
+            binding_array: policy,
+        },
+        flags: naga::back::spv::WriterFlags::empty(),
+        ..Default::default()
+    };
+    let pipeline = naga::back::spv::PipelineOptions {
+        shader_stage: naga::ShaderStage::Compute,
+        entry_point: app.entry_point.clone(),
+    };
+    let words = naga::back::spv::write_vec(&module, &info, &options, Some(&pipeline))
+        .map_err(|e| Error::fail(MessageId::CreatePipelineStateInvalid, format!("CreatePipelineState: SPIR-V: {e}")))?;
+    let layout = make_layout(core, &descriptors, push_bytes)?;
+    Ok((words, AppLayout { set_layout: layout.0, layout: layout.1, descriptors, immediates }))
+}
+
+fn make_layout(
+    core: &Core,
+    descriptors: &[(usize, vk::DescriptorType)],
+    push_bytes: u32,
+) -> Result<(vk::DescriptorSetLayout, vk::PipelineLayout)> {
+    let d = &core.device;
+    let oom = |e: vk::Result| Error::out_of_memory(format!("CreatePipelineState: {e}"));
+    let bindings: Vec<vk::DescriptorSetLayoutBinding> = descriptors
+        .iter()
+        .enumerate()
+        .map(|(i, (_, ty))| {
+            vk::DescriptorSetLayoutBinding::default()
+                .binding(i as u32)
+                .descriptor_type(*ty)
+                .descriptor_count(1)
+                .stage_flags(vk::ShaderStageFlags::COMPUTE)
+        })
+        .collect();
+    let info = vk::DescriptorSetLayoutCreateInfo::default()
+        .flags(vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR)
+        .bindings(&bindings);
+    // SAFETY: valid create info (push descriptors were checked above when any is used).
+    let set_layout = unsafe { d.create_descriptor_set_layout(&info, None) }.map_err(oom)?;
+    let ranges = [vk::PushConstantRange { stage_flags: vk::ShaderStageFlags::COMPUTE, offset: 0, size: push_bytes }];
+    let sets = [set_layout];
+    let mut info = vk::PipelineLayoutCreateInfo::default().set_layouts(&sets);
+    if push_bytes > 0 {
+        info = info.push_constant_ranges(&ranges);
+    }
+    // SAFETY: valid create info.
+    match unsafe { d.create_pipeline_layout(&info, None) } {
+        Ok(layout) => Ok((set_layout, layout)),
+        Err(e) => {
+            // SAFETY: created above and used by nothing.
+            unsafe { d.destroy_descriptor_set_layout(set_layout, None) };
+            Err(oom(e))
+        }
+    }
+}
+
+impl AppLayout {
+    /// Destroys the layouts; the pipeline that used them is gone.
+    pub(crate) fn destroy(&self, core: &Core) {
+        // SAFETY: only the dropped pipeline used them, and lists hold that until the GPU is done.
+        unsafe {
+            core.device.destroy_pipeline_layout(self.layout, None);
+            core.device.destroy_descriptor_set_layout(self.set_layout, None);
+        }
+    }
+}

@@ -1,0 +1,522 @@
+//! The app's compute kernels: modules, root signatures, pipelines, root arguments and
+//! dispatches, with the bytes read back and the errors of bad input.
+
+mod common;
+
+use asyncmd::ddi::{AppShader, ComputePipelineDesc, ComputeShader, PipelineDesc};
+use asyncmd::shader::ShaderModule;
+use asyncmd::types::*;
+use asyncmd::*;
+use asyncmd_reference::ReferenceConfig;
+use common::*;
+use std::sync::Arc;
+use std::time::Duration;
+
+const SAXPY: &str = r#"
+struct Params { a: f32, n: u32 }
+var<immediate> params: Params;
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(0) var<storage, read_write> y: array<f32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    if id.x < params.n {
+        y[id.x] = params.a * x[id.x] + y[id.x];
+    }
+}
+"#;
+
+/// The root signature the suite's kernels share: root constants (b0), t0, u0.
+fn saxpy_root(device: &Device) -> RootSignature {
+    device
+        .create_root_signature(&RootSignatureDesc::new(vec![
+            RootParameter::constants(0, 2),
+            RootParameter::srv(0),
+            RootParameter::uav(0),
+        ]))
+        .unwrap()
+}
+
+fn pipeline(device: &Device, root: &RootSignature, module: &Arc<ShaderModule>, entry: &str) -> Result<PipelineState> {
+    device.create_pipeline_state(&PipelineDesc::Compute(ComputePipelineDesc {
+        root_signature: root.id(),
+        cs: ComputeShader::App(AppShader { module: module.clone(), entry_point: entry.into() }),
+    }))
+}
+
+fn f32s(bytes: &[u8]) -> Vec<f32> {
+    bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+fn bytes_of<T: Copy>(v: &[T]) -> Vec<u8>
+where
+    T: Into<Word>,
+{
+    v.iter().flat_map(|x| (*x).into().0.to_le_bytes()).collect()
+}
+
+/// A 32-bit word of any of the kernels' scalar types.
+struct Word(u32);
+impl From<f32> for Word {
+    fn from(v: f32) -> Word {
+        Word(v.to_bits())
+    }
+}
+impl From<u32> for Word {
+    fn from(v: u32) -> Word {
+        Word(v)
+    }
+}
+impl From<i32> for Word {
+    fn from(v: i32) -> Word {
+        Word(v as u32)
+    }
+}
+
+/// A default buffer the kernels may write, holding `data`.
+fn uav_buffer(ctx: &Ctx, data: &[u8]) -> Resource {
+    let b = ctx
+        .device
+        .create_committed_resource(
+            HeapType::Default,
+            &ResourceDesc::buffer(data.len() as u64).with_flags(ResourceFlags::ALLOW_UNORDERED_ACCESS),
+            BarrierLayout::Undefined,
+        )
+        .unwrap();
+    let src = ctx.upload(data);
+    ctx.run(CommandListType::Direct, |l| l.copy_buffer_region(&b, 0, &src, 0, data.len() as u64));
+    b
+}
+
+/// Runs `entry` of `wgsl` over `groups` groups with root constants, t0 = `input`, u0 = a
+/// buffer holding `output`; returns u0's bytes.
+fn run(
+    ctx: &Ctx,
+    wgsl: &str,
+    entry: &str,
+    groups: [u32; 3],
+    constants: &[u32],
+    input: &[u8],
+    output: &[u8],
+) -> Vec<u8> {
+    let module = Arc::new(ShaderModule::from_wgsl(wgsl).unwrap());
+    let root = ctx
+        .device
+        .create_root_signature(&RootSignatureDesc::new(vec![
+            RootParameter::constants(0, constants.len().max(1) as u32),
+            RootParameter::srv(0),
+            RootParameter::uav(0),
+        ]))
+        .unwrap();
+    let pso = pipeline(&ctx.device, &root, &module, entry).unwrap();
+    let x = ctx.default_buffer(input);
+    let y = uav_buffer(ctx, output);
+    ctx.run(CommandListType::Direct, |l| {
+        l.set_compute_root_signature(&root);
+        l.set_pipeline_state(&pso);
+        if !constants.is_empty() {
+            l.set_compute_root_32bit_constants(0, constants, 0);
+        }
+        l.set_compute_root_shader_resource_view(1, x.gpu_address(0));
+        l.set_compute_root_unordered_access_view(2, y.gpu_address(0));
+        l.dispatch(groups[0], groups[1], groups[2]);
+    });
+    ctx.read_buffer(&y)
+}
+
+/// The contexts whose devices run the app's kernels, and the error the others give.
+fn kernel_contexts() -> Vec<(&'static str, Ctx)> {
+    contexts()
+        .into_iter()
+        .filter(|(name, ctx)| {
+            let module = Arc::new(ShaderModule::from_wgsl(SAXPY).unwrap());
+            match pipeline(&ctx.device, &saxpy_root(&ctx.device), &module, "main") {
+                Ok(_) => true,
+                Err(e) => {
+                    // Only a device that says so may skip: the Vulkan device, until it runs them.
+                    assert_eq!((e.code, *name), (ErrorCode::Unsupported, "vulkan"), "{e}");
+                    false
+                }
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn saxpy_writes_a_times_x_plus_y_below_n_and_nothing_past_it() {
+    for (name, ctx) in kernel_contexts() {
+        let n = 1000u32;
+        // Small integers: every product and sum is exact in f32.
+        let x: Vec<f32> = (0..1024).map(|i| i as f32).collect();
+        let y: Vec<f32> = (0..1024).map(|i| (i % 7) as f32).collect();
+        let out = run(&ctx, SAXPY, "main", [16, 1, 1], &[3.0f32.to_bits(), n], &bytes_of(&x), &bytes_of(&y));
+        let out = f32s(&out);
+        for i in 0..1024 {
+            let want = if (i as u32) < n { 3.0 * x[i] + y[i] } else { y[i] };
+            assert_eq!(out[i], want, "{name}: element {i}");
+        }
+    }
+}
+
+#[test]
+fn divergent_loops_switches_and_function_calls_follow_each_lane() {
+    // Collatz steps (capped at 500) through a loop with continue and break, and a switch with
+    // fall-through-free cases, per element: worked out below in plain Rust.
+    let wgsl = r#"
+@group(0) @binding(0) var<storage, read> input: array<u32>;
+@group(0) @binding(0) var<storage, read_write> output: array<u32>;
+
+fn classify(v: u32) -> u32 {
+    switch v % 4u {
+        case 0u: { return 10u; }
+        case 1u, 3u: { return 20u; }
+        default: { return 30u; }
+    }
+}
+
+@compute @workgroup_size(32)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    var v = input[id.x];
+    var steps = 0u;
+    loop {
+        if v <= 1u || steps >= 500u { break; }
+        steps += 1u;
+        if v % 2u == 0u { v = v / 2u; continue; }
+        v = 3u * v + 1u;
+    }
+    var acc = 0u;
+    for (var i = 0u; i < id.x % 5u; i++) {
+        if i == 2u { continue; }
+        acc += classify(input[id.x] + i);
+    }
+    output[id.x] = steps * 1000u + acc;
+}
+"#;
+    let classify = |v: u32| match v % 4 {
+        0 => 10,
+        1 | 3 => 20,
+        _ => 30,
+    };
+    for (name, ctx) in kernel_contexts() {
+        let input: Vec<u32> = (0..256).map(|i| i * 37 % 1000 + 1).collect();
+        let out = run(&ctx, wgsl, "main", [8, 1, 1], &[], &bytes_of(&input), &vec![0; 1024]);
+        for (i, &x) in input.iter().enumerate() {
+            let (mut v, mut steps) = (x, 0u32);
+            while v > 1 && steps < 500 {
+                steps += 1;
+                v = if v % 2 == 0 { v / 2 } else { 3 * v + 1 };
+            }
+            let acc: u32 = (0..i as u32 % 5).filter(|&k| k != 2).map(|k| classify(x + k)).sum();
+            let got = u32::from_le_bytes(out[i * 4..i * 4 + 4].try_into().unwrap());
+            assert_eq!(got, steps * 1000 + acc, "{name}: element {i} (input {x})");
+        }
+    }
+}
+
+#[test]
+fn a_workgroup_reduction_with_barriers_sums_each_group() {
+    let wgsl = r#"
+@group(0) @binding(0) var<storage, read> input: array<u32>;
+@group(0) @binding(0) var<storage, read_write> output: array<u32>;
+var<workgroup> partial: array<u32, 256>;
+
+@compute @workgroup_size(256)
+fn main(@builtin(local_invocation_index) i: u32, @builtin(workgroup_id) g: vec3<u32>) {
+    partial[i] = input[g.x * 256u + i];
+    workgroupBarrier();
+    for (var stride = 128u; stride > 0u; stride /= 2u) {
+        if i < stride {
+            partial[i] += partial[i + stride];
+        }
+        workgroupBarrier();
+    }
+    if i == 0u {
+        output[g.x] = partial[0];
+    }
+}
+"#;
+    for (name, ctx) in kernel_contexts() {
+        let input: Vec<u32> = (0..4 * 256u32).map(|i| i.wrapping_mul(2654435761) >> 20).collect();
+        let out = run(&ctx, wgsl, "main", [4, 1, 1], &[], &bytes_of(&input), &[0; 16]);
+        for g in 0..4 {
+            let want = input[g * 256..(g + 1) * 256].iter().fold(0u32, |s, v| s.wrapping_add(*v));
+            assert_eq!(u32::from_le_bytes(out[g * 4..g * 4 + 4].try_into().unwrap()), want, "{name}: group {g}");
+        }
+    }
+}
+
+#[test]
+fn atomics_count_a_histogram_exactly() {
+    let wgsl = r#"
+@group(0) @binding(0) var<storage, read> input: array<u32>;
+@group(0) @binding(0) var<storage, read_write> bins: array<atomic<u32>>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    atomicAdd(&bins[input[id.x] % 16u], 1u);
+    atomicMax(&bins[16], input[id.x]);
+}
+"#;
+    for (name, ctx) in kernel_contexts() {
+        let input: Vec<u32> = (0..4096u32).map(|i| i.wrapping_mul(2246822519).rotate_left(7)).collect();
+        let out = run(&ctx, wgsl, "main", [64, 1, 1], &[], &bytes_of(&input), &[0; 17 * 4]);
+        let word = |i: usize| u32::from_le_bytes(out[i * 4..i * 4 + 4].try_into().unwrap());
+        for b in 0..16 {
+            let want = input.iter().filter(|v| *v % 16 == b as u32).count() as u32;
+            assert_eq!(word(b), want, "{name}: bin {b}");
+        }
+        assert_eq!(word(16), *input.iter().max().unwrap(), "{name}: atomicMax");
+    }
+}
+
+#[test]
+fn integer_and_conversion_edge_cases_follow_wgsl() {
+    // WGSL: a zero divisor (or i32::MIN / -1) divides by one; shift amounts are taken modulo
+    // 32; float-to-int conversions clamp to the largest f32 in range and send NaN to 0.
+    let wgsl = r#"
+@group(0) @binding(0) var<storage, read> input: array<u32>;
+@group(0) @binding(0) var<storage, read_write> output: array<u32>;
+
+@compute @workgroup_size(1)
+fn main() {
+    let zero = input[0];          // 0
+    let minus_one = i32(input[1]); // -1
+    let big = bitcast<f32>(input[2]); // 3e9
+    let nan = bitcast<f32>(input[3]);
+    output[0] = 7u / zero;
+    output[1] = 7u % zero;
+    output[2] = bitcast<u32>(i32(-2147483647 - 1) / minus_one);
+    output[3] = bitcast<u32>(-7 % i32(zero + 3u));
+    output[4] = 1u << (zero + 33u);
+    output[5] = bitcast<u32>(i32(big));
+    output[6] = u32(-big);
+    output[7] = bitcast<u32>(i32(nan));
+    output[8] = countOneBits(input[2]);
+    output[9] = reverseBits(1u);
+    output[10] = firstLeadingBit(0x00F0u);
+    output[11] = bitcast<u32>(firstLeadingBit(-1));
+    output[12] = extractBits(0xABCDu, 4u, 8u);
+    output[13] = bitcast<u32>(extractBits(i32(0x0F00), 8u, 4u));
+    output[14] = insertBits(0u, 0xFFu, 28u, 8u);
+    output[15] = bitcast<u32>(-7 / i32(zero + 2u));
+}
+"#;
+    for (name, ctx) in kernel_contexts() {
+        let input = [0u32, u32::MAX, 3e9f32.to_bits(), f32::NAN.to_bits()];
+        let out = run(&ctx, wgsl, "main", [1, 1, 1], &[], &bytes_of(&input), &[0; 64]);
+        let word = |i: usize| u32::from_le_bytes(out[i * 4..i * 4 + 4].try_into().unwrap());
+        let want = [
+            7,
+            0,
+            i32::MIN as u32,
+            (-7i32 % 3) as u32,
+            1 << 1,
+            // WGSL clamps to the largest f32 below 2^31 before converting.
+            2147483520,
+            0,
+            0,
+            3e9f32.to_bits().count_ones(),
+            1 << 31,
+            7,
+            u32::MAX,
+            0xBC,
+            (-1i32) as u32, // 0b1111 sign-extends
+            0xF000_0000,
+            (-3i32) as u32,
+        ];
+        for (i, w) in want.iter().enumerate() {
+            // NaN to an integer is an indeterminate value in WGSL (lavapipe gives i32::MIN);
+            // the reference device gives D3D's 0.
+            if i == 7 && name != "reference" {
+                continue;
+            }
+            assert_eq!(word(i), *w, "{name}: output {i}");
+        }
+    }
+}
+
+#[test]
+fn out_of_bounds_reads_give_zero_and_writes_are_dropped() {
+    let wgsl = r#"
+@group(0) @binding(0) var<storage, read> input: array<u32>;
+@group(0) @binding(0) var<storage, read_write> output: array<u32>;
+
+@compute @workgroup_size(8)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    var local: array<u32, 4>;
+    local[id.x] = 5u;             // lanes 4-7 write past the array: dropped
+    output[id.x * 2u] = input[id.x + 6u] + local[id.x % 4u];   // reads past input give 0
+    output[id.x + 1000000u] = 9u; // far past the buffer: dropped
+}
+"#;
+    for (name, ctx) in kernel_contexts() {
+        let input: Vec<u32> = (1..=8).collect();
+        let out = run(&ctx, wgsl, "main", [1, 1, 1], &[], &bytes_of(&input), &[0xEE; 40]);
+        let word = |i: usize| u32::from_le_bytes(out[i * 4..i * 4 + 4].try_into().unwrap());
+        for lane in 0..5usize {
+            // input[lane + 6] exists for lanes 0 and 1 only. `local` is each lane's own:
+            // lanes 0-3 wrote 5 at the index they read; lane 4's write was dropped, so it reads
+            // its zeroed local[0].
+            let read = if lane + 6 < 8 { input[lane + 6] } else { 0 };
+            let local = if lane < 4 { 5 } else { 0 };
+            assert_eq!(word(lane * 2), read + local, "{name}: lane {lane}");
+            assert_eq!(word(lane * 2 + 1), 0xEEEE_EEEE, "{name}: untouched word");
+        }
+    }
+}
+
+#[test]
+fn a_kernel_that_never_ends_removes_the_device_and_every_wait_returns() {
+    let config = ReferenceConfig { shader_time_budget: Duration::from_millis(200), ..Default::default() };
+    let ctx = Ctx::new(reference_device(config));
+    let wgsl = r#"
+@group(0) @binding(0) var<storage, read> input: array<u32>;
+@group(0) @binding(0) var<storage, read_write> output: array<u32>;
+@compute @workgroup_size(1)
+fn main() {
+    var i = 0u;
+    loop {
+        if input[0] == 12345u { break; }
+        i += 1u;
+        output[0] = i;
+    }
+}
+"#;
+    let module = Arc::new(ShaderModule::from_wgsl(wgsl).unwrap());
+    let root = saxpy_root(&ctx.device);
+    let pso = pipeline(&ctx.device, &root, &module, "main").unwrap();
+    let x = ctx.default_buffer(&[0; 16]);
+    let y = uav_buffer(&ctx, &[0; 16]);
+    let mut list = ctx.list(CommandListType::Direct);
+    list.set_compute_root_signature(&root);
+    list.set_pipeline_state(&pso);
+    list.set_compute_root_shader_resource_view(1, x.gpu_address(0));
+    list.set_compute_root_unordered_access_view(2, y.gpu_address(0));
+    list.dispatch(1, 1, 1);
+    list.close().unwrap();
+    let fence = ctx.device.create_fence(0).unwrap();
+    ctx.direct.execute_command_lists(&[&list]).unwrap();
+    ctx.direct.signal(&fence, 1).unwrap();
+    let e = within(Duration::from_secs(20), "the hung kernel's wait", move || {
+        let r = fence.wait(1, Duration::from_secs(10));
+        (r, ctx.device.device_removed_reason())
+    });
+    e.0.expect("the fence still passes");
+    let e = e.1.expect_err("the device is removed");
+    assert_eq!(e.code, ErrorCode::DeviceRemoved);
+    assert!(e.text.contains("device hung"), "{}", e.text);
+}
+
+#[test]
+fn a_pipeline_whose_shader_and_root_signature_disagree_is_refused() {
+    let device = reference_device(ReferenceConfig::default());
+    let module = Arc::new(ShaderModule::from_wgsl(SAXPY).unwrap());
+    let refuse = |root: &RootSignature, entry: &str, text: &str| {
+        let e = pipeline(&device, root, &module, entry).map(drop).expect_err("refused");
+        assert_eq!((e.code, e.id), (ErrorCode::InvalidArg, MessageId::CreatePipelineStateInvalid), "{e}");
+        assert!(e.text.contains(text), "{text:?} not in {}", e.text);
+    };
+    let no_srv = device
+        .create_root_signature(&RootSignatureDesc::new(vec![RootParameter::constants(0, 2), RootParameter::uav(0)]))
+        .unwrap();
+    refuse(&no_srv, "main", "binds no t0 of space 0 (`x`)");
+    refuse(&saxpy_root(&device), "nope", "no Compute entry point \"nope\"");
+    let small = device
+        .create_root_signature(&RootSignatureDesc::new(vec![
+            RootParameter::constants(0, 1),
+            RootParameter::srv(0),
+            RootParameter::uav(0),
+        ]))
+        .unwrap();
+    refuse(&small, "main", "8 bytes");
+    let big = Arc::new(ShaderModule::from_wgsl("@compute @workgroup_size(32, 32, 2) fn main() {}").unwrap());
+    let e = pipeline(&device, &saxpy_root(&device), &big, "main").map(drop).unwrap_err();
+    assert!(e.text.contains("32×32×2"), "{}", e.text);
+    // A root signature D3D12's serializer refuses.
+    let r = device.create_root_signature(&RootSignatureDesc::new(vec![RootParameter::srv(3), RootParameter::srv(3)]));
+    let e = r.map(drop).unwrap_err();
+    assert_eq!((e.code, e.id), (ErrorCode::InvalidArg, MessageId::CreateRootSignatureInvalid));
+}
+
+#[test]
+fn root_views_check_their_parameter_and_alignment() {
+    let ctx = Ctx::reference();
+    let root = ctx
+        .device
+        .create_root_signature(&RootSignatureDesc::new(vec![RootParameter::cbv(0), RootParameter::srv(0)]))
+        .unwrap();
+    let b = ctx.buffer(HeapType::Default, 1024);
+    for (f, text) in [
+        (
+            &|l: &mut CommandList, b: &Resource| l.set_compute_root_constant_buffer_view(0, b.gpu_address(16)) as _,
+            "256-byte",
+        ),
+        (&|l: &mut CommandList, b: &Resource| l.set_compute_root_shader_resource_view(1, b.gpu_address(2)), "4-byte"),
+        (
+            &|l: &mut CommandList, b: &Resource| l.set_compute_root_shader_resource_view(0, b.gpu_address(0)),
+            "parameter 0 is Cbv",
+        ),
+    ] as [(&dyn Fn(&mut CommandList, &Resource), &str); 3]
+    {
+        let r = ctx.record(CommandListType::Direct, |l| {
+            l.set_compute_root_signature(&root);
+            f(l, &b);
+        });
+        let e = assert_error(r, ErrorCode::InvalidArg, MessageId::StateSettingInvalid);
+        assert!(e.text.contains(text), "{text:?} not in {}", e.text);
+    }
+    ctx.record(CommandListType::Direct, |l| {
+        l.set_compute_root_signature(&root);
+        l.set_compute_root_constant_buffer_view(0, b.gpu_address(256));
+        l.set_compute_root_shader_resource_view(1, b.gpu_address(4));
+    })
+    .unwrap();
+}
+
+#[test]
+fn a_uniform_buffer_may_be_root_constants_or_a_root_cbv() {
+    let wgsl = r#"
+struct C { scale: u32, bias: u32 }
+@group(0) @binding(1) var<uniform> c: C;
+@group(0) @binding(0) var<storage, read_write> output: array<u32>;
+@compute @workgroup_size(4)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    output[id.x] = id.x * c.scale + c.bias;
+}
+"#;
+    for (name, ctx) in kernel_contexts() {
+        let module = Arc::new(ShaderModule::from_wgsl(wgsl).unwrap());
+        let y = uav_buffer(&ctx, &[0; 16]);
+        // b1 as root constants.
+        let root = ctx
+            .device
+            .create_root_signature(&RootSignatureDesc::new(vec![RootParameter::constants(1, 2), RootParameter::uav(0)]))
+            .unwrap();
+        let pso = pipeline(&ctx.device, &root, &module, "main").unwrap();
+        ctx.run(CommandListType::Direct, |l| {
+            l.set_compute_root_signature(&root);
+            l.set_pipeline_state(&pso);
+            l.set_compute_root_32bit_constants(0, &[3, 100], 0);
+            l.set_compute_root_unordered_access_view(1, y.gpu_address(0));
+            l.dispatch(1, 1, 1);
+        });
+        assert_eq!(ctx.read_buffer(&y), bytes_of(&[100u32, 103, 106, 109]), "{name}: root constants");
+        // b1 as a root CBV at 256 bytes into a buffer.
+        let mut cb = vec![0u8; 512];
+        cb[256..264].copy_from_slice(&bytes_of(&[5u32, 1]));
+        let cb = ctx.default_buffer(&cb);
+        let root = ctx
+            .device
+            .create_root_signature(&RootSignatureDesc::new(vec![RootParameter::cbv(1), RootParameter::uav(0)]))
+            .unwrap();
+        let pso = pipeline(&ctx.device, &root, &module, "main").unwrap();
+        ctx.run(CommandListType::Direct, |l| {
+            l.set_compute_root_signature(&root);
+            l.set_pipeline_state(&pso);
+            l.set_compute_root_constant_buffer_view(0, cb.gpu_address(256));
+            l.set_compute_root_unordered_access_view(1, y.gpu_address(0));
+            l.dispatch(1, 1, 1);
+        });
+        assert_eq!(ctx.read_buffer(&y), bytes_of(&[1u32, 6, 11, 16]), "{name}: root CBV");
+    }
+}
