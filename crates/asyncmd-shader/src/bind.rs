@@ -45,11 +45,12 @@ pub struct RootBindings {
 }
 
 fn sees(stage: ShaderStage, v: ShaderVisibility) -> bool {
-    match (stage, v) {
-        (_, ShaderVisibility::All) => true,
-        (ShaderStage::Vertex, ShaderVisibility::Vertex) | (ShaderStage::Pixel, ShaderVisibility::Pixel) => true,
-        _ => false,
-    }
+    matches!(
+        (stage, v),
+        (_, ShaderVisibility::All)
+            | (ShaderStage::Vertex, ShaderVisibility::Vertex)
+            | (ShaderStage::Pixel, ShaderVisibility::Pixel)
+    )
 }
 
 /// Resolves every binding of `entry` against `root`, or says which one the root signature does

@@ -83,7 +83,7 @@ impl ShaderModule {
     }
 
     fn parse_spirv(bytes: &[u8]) -> Result<Self> {
-        if bytes.len() % 4 != 0 || bytes.len() < 20 {
+        if !bytes.len().is_multiple_of(4) || bytes.len() < 20 {
             return Err(invalid(format!("SPIR-V: {} bytes are not a module (a header is 5 words)", bytes.len())));
         }
         let options = naga::front::spv::Options {

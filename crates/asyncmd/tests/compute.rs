@@ -48,10 +48,7 @@ fn f32s(bytes: &[u8]) -> Vec<f32> {
     bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
 }
 
-fn bytes_of<T: Copy>(v: &[T]) -> Vec<u8>
-where
-    T: Into<Word>,
-{
+fn bytes_of<T: Copy + Into<Word>>(v: &[T]) -> Vec<u8> {
     v.iter().flat_map(|x| (*x).into().0.to_le_bytes()).collect()
 }
 

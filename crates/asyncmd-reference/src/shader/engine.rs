@@ -2,6 +2,10 @@
 //! threads) through naga's structured control flow: every statement runs once for all lanes
 //! under an execution mask, so a barrier is a point every lane reaches together.
 
+// A lane's components sit in several slices at once (`c * lanes + l`): indexing by lane reads
+// more plainly than zipping them.
+#![allow(clippy::needless_range_loop)]
+
 use super::layout::{Kind, Leaf};
 use super::ops;
 use super::value::{Ptr, Region, Slot, Val, OUT};

@@ -212,19 +212,14 @@ fn literal(l: &naga::Literal) -> u32 {
 fn check_expression(e: &naga::Expression) -> Result<()> {
     use naga::MathFunction as M;
     let what = match e {
-        E::Literal(l)
-            if matches!(
-                l,
-                naga::Literal::F64(_)
-                    | naga::Literal::I64(_)
-                    | naga::Literal::U64(_)
-                    | naga::Literal::F16(_)
-                    | naga::Literal::I16(_)
-                    | naga::Literal::U16(_)
-            ) =>
-        {
-            "64- and 16-bit values"
-        }
+        E::Literal(
+            naga::Literal::F64(_)
+            | naga::Literal::I64(_)
+            | naga::Literal::U64(_)
+            | naga::Literal::F16(_)
+            | naga::Literal::I16(_)
+            | naga::Literal::U16(_),
+        ) => "64- and 16-bit values",
         E::Literal(_)
         | E::Constant(_)
         | E::ZeroValue(_)
