@@ -16,6 +16,7 @@ mod e2e;
 pub mod peers;
 mod report;
 pub mod semantics;
+pub mod shaders;
 pub mod streaming;
 mod sweeps;
 mod timing;
@@ -70,6 +71,9 @@ pub enum Suite {
     /// The same workloads through asyncmd (native and legacy), wgpu and raw Vulkan on one
     /// adapter: CPU to record and submit, GPU time, submit-to-done latency (feature `peers`).
     Peers,
+    /// The app's kernels (saxpy, a reduction, a histogram, a matrix multiply, Mandelbrot) on
+    /// the reference device and the first Vulkan device (or `--device` alone), taking turns.
+    Shaders,
 }
 
 /// How much work a case does, from the options.
@@ -357,6 +361,22 @@ pub fn run(opts: BenchOptions) -> Result<()> {
             return write_json(opts.json.as_deref(), &rows);
         }
         Suite::Peers => return run_peers(&opts),
+        Suite::Shaders => {
+            let specs = match opts.device {
+                Some(d) => vec![d],
+                None => {
+                    let mut v = vec![DeviceSpec::Reference];
+                    // The first Vulkan device beside it, where there is one.
+                    if DeviceSpec::Vulkan(0).open().is_ok() {
+                        v.push(DeviceSpec::Vulkan(0));
+                    }
+                    v
+                }
+            };
+            let rows = shaders::measure(&specs, opts.quick, &opts.apis)?;
+            print!("{}", shaders::markdown(&rows));
+            return write_json(opts.json.as_deref(), &rows);
+        }
         Suite::AsyncCommands => {}
     }
     if let Some(bad) = opts.apis.iter().find(|a| !cases::ALL.iter().any(|b| b.0.eq_ignore_ascii_case(a))) {

@@ -517,3 +517,43 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         assert_eq!(ctx.read_buffer(&y), bytes_of(&[1u32, 6, 11, 16]), "{name}: root CBV");
     }
 }
+
+#[test]
+fn every_thread_sees_its_own_ids_across_groups_and_batches() {
+    // 12-thread groups: the reference device's batches of lanes split groups (1024 is not a
+    // multiple of 12), so ids must follow each lane, not each batch.
+    let wgsl = r#"
+@group(0) @binding(0) var<storage, read> input: array<u32>;
+@group(0) @binding(0) var<storage, read_write> output: array<u32>;
+@compute @workgroup_size(3, 2, 2)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+        @builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) li: u32,
+        @builtin(num_workgroups) ng: vec3<u32>) {
+    let flat = gid.x + gid.y * ng.x * 3u + gid.z * ng.x * 3u * ng.y * 2u;
+    output[flat * 4u] = gid.x | (gid.y << 8u) | (gid.z << 16u);
+    output[flat * 4u + 1u] = lid.x | (lid.y << 8u) | (lid.z << 16u);
+    output[flat * 4u + 2u] = wid.x | (wid.y << 8u) | (wid.z << 16u);
+    output[flat * 4u + 3u] = li | (ng.x << 8u) | (ng.y << 16u) | (ng.z << 24u);
+}
+"#;
+    let groups = [20u32, 5, 3];
+    let threads = (groups[0] * 3 * groups[1] * 2 * groups[2] * 2) as usize;
+    for (name, ctx) in kernel_contexts() {
+        let out = run(&ctx, wgsl, "main", groups, &[], &[0; 4], &vec![0; threads * 16]);
+        let word = |i: usize| u32::from_le_bytes(out[i * 4..i * 4 + 4].try_into().unwrap());
+        for z in 0..groups[2] * 2 {
+            for y in 0..groups[1] * 2 {
+                for x in 0..groups[0] * 3 {
+                    let flat = (x + y * groups[0] * 3 + z * groups[0] * 3 * groups[1] * 2) as usize;
+                    let (l, w) = ([x % 3, y % 2, z % 2], [x / 3, y / 2, z / 2]);
+                    let pack = |v: [u32; 3]| v[0] | v[1] << 8 | v[2] << 16;
+                    let li = l[0] + l[1] * 3 + l[2] * 6;
+                    let want = [pack([x, y, z]), pack(l), pack(w), li | 20 << 8 | 5 << 16 | 3 << 24];
+                    for (k, w) in want.iter().enumerate() {
+                        assert_eq!(word(flat * 4 + k), *w, "{name}: thread ({x}, {y}, {z}) word {k}");
+                    }
+                }
+            }
+        }
+    }
+}

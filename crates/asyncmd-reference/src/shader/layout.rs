@@ -3,6 +3,7 @@
 //! layout: member offsets, array strides, matrix columns at their vector alignment).
 
 use naga::{Handle, Scalar, ScalarKind, Type, TypeInner};
+use std::sync::Arc;
 
 /// A component's kind: what its 32 bits mean.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,11 +45,9 @@ pub(crate) struct Leaf {
 /// A type's components and size.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct TypeLayout {
-    /// Components in value order, with their offsets from the value's start.
-    pub(crate) leaves: Vec<Leaf>,
-    /// Bytes from the first to past the last (naga's size; a runtime-sized array counts one
-    /// element).
-    pub(crate) size: u32,
+    /// Components in value order, with their offsets from the value's start (shared: every
+    /// load and store of the type reads them).
+    pub(crate) leaves: Arc<[Leaf]>,
     /// For structs, each member's first component.
     pub(crate) member_comps: Vec<usize>,
 }
@@ -85,8 +84,7 @@ fn vector_leaves(n: u32, kind: Kind, base: u32, out: &mut Vec<Leaf>) {
     out.extend((0..n).map(|i| Leaf { offset: base + i * kind.width(), kind }));
 }
 
-fn layout_of(inner: &TypeInner, done: &[Option<TypeLayout>], gctx: naga::proc::GlobalCtx) -> Option<TypeLayout> {
-    let size = inner.size(gctx);
+fn layout_of(inner: &TypeInner, done: &[Option<TypeLayout>], _gctx: naga::proc::GlobalCtx) -> Option<TypeLayout> {
     let mut leaves = Vec::new();
     let mut member_comps = Vec::new();
     match *inner {
@@ -125,5 +123,5 @@ fn layout_of(inner: &TypeInner, done: &[Option<TypeLayout>], gctx: naga::proc::G
         }
         _ => return None,
     }
-    Some(TypeLayout { leaves, size, member_comps })
+    Some(TypeLayout { leaves: leaves.into(), member_comps })
 }

@@ -13,11 +13,14 @@
 //! dispatch's deadline stops the kernel ([`engine::Hung`]): the device is then removed.
 
 mod engine;
+mod eval;
 mod layout;
+mod memory;
 mod ops;
 mod value;
 
-pub(crate) use engine::{Hung, Memory, View};
+pub(crate) use engine::Hung;
+pub(crate) use memory::{Memory, View};
 
 use asyncmd_ddi::AppShader;
 use asyncmd_shader::{bind_to_root, EntryPointInfo, RootBindings, ShaderModule, ShaderStage};
@@ -106,51 +109,20 @@ impl Program {
         mem: &mut Memory,
         deadline: Instant,
     ) -> std::result::Result<(), Hung> {
-        let [wx, wy, wz] = self.info.workgroup_size.map(|v| v.max(1) as usize);
-        let threads = wx * wy * wz;
-        let total = groups.iter().map(|&g| g as u64).product::<u64>();
-        let per_batch = if self.shares_nothing { (BATCH_LANES / threads).max(1) as u64 } else { 1 };
+        let threads = self.info.workgroup_size.iter().map(|&v| u64::from(v.max(1))).product::<u64>();
+        let total = groups.iter().map(|&g| u64::from(g)).product::<u64>() * threads;
+        // A kernel that shares nothing between its threads runs in batches of any lanes (a
+        // group may be split); otherwise a batch is one whole group.
+        let per_batch = if self.shares_nothing { BATCH_LANES as u64 } else { threads };
         let mut first = 0u64;
         while first < total {
             if Instant::now() > deadline {
                 return Err(Hung);
             }
-            let count = per_batch.min(total - first);
-            let lanes = count as usize * threads;
-            let mut batch = Batch {
-                lanes,
-                global_id: Default::default(),
-                local_id: Default::default(),
-                local_index: Vec::with_capacity(lanes),
-                group_id: Default::default(),
-                num_groups: groups,
-            };
-            for v in batch.global_id.iter_mut().chain(&mut batch.local_id).chain(&mut batch.group_id) {
-                v.reserve(lanes);
-            }
-            for g in first..first + count {
-                let gx = (g % u64::from(groups[0])) as u32;
-                let gy = (g / u64::from(groups[0]) % u64::from(groups[1])) as u32;
-                let gz = (g / (u64::from(groups[0]) * u64::from(groups[1]))) as u32;
-                for t in 0..threads {
-                    let (lx, ly, lz) = ((t % wx) as u32, (t / wx % wy) as u32, (t / (wx * wy)) as u32);
-                    let [a, b, c] = &mut batch.local_id;
-                    a.push(lx);
-                    b.push(ly);
-                    c.push(lz);
-                    let [a, b, c] = &mut batch.group_id;
-                    a.push(gx);
-                    b.push(gy);
-                    c.push(gz);
-                    let [a, b, c] = &mut batch.global_id;
-                    a.push(gx.wrapping_mul(wx as u32).wrapping_add(lx));
-                    b.push(gy.wrapping_mul(wy as u32).wrapping_add(ly));
-                    c.push(gz.wrapping_mul(wz as u32).wrapping_add(lz));
-                    batch.local_index.push(t as u32);
-                }
-            }
+            let lanes = per_batch.min(total - first) as usize;
+            let batch = Batch { lanes, first, num_groups: groups, group_size: self.info.workgroup_size };
             Engine::new(self, mem, &batch, deadline).run()?;
-            first += count;
+            first += lanes as u64;
         }
         Ok(())
     }

@@ -1,0 +1,436 @@
+//! Expressions: each evaluates once for the batch; an operation on uniform operands gives a
+//! uniform result in one step.
+
+// A lane's components sit in several slices at once (`c * lanes + l`): indexing by lane reads
+// more plainly than zipping them.
+#![allow(clippy::needless_range_loop)]
+
+use super::engine::{Engine, Frame};
+use super::layout::Kind;
+use super::ops;
+use super::value::{Offsets, Ptr, Region, Slot, Val, OUT};
+use naga::{Expression as E, Handle, TypeInner};
+use std::rc::Rc;
+
+/// An index: a constant (`AccessIndex`) or an expression (`Access`).
+enum Index {
+    Const(u32),
+    Dynamic(Handle<naga::Expression>),
+}
+
+/// Component-wise `op` of `a` and `b` (a one-component operand goes with every component).
+fn zip_comps(a: &Val, b: &Val, n: usize, op: impl Fn(&[u32], &[u32]) -> Vec<u32>) -> Val {
+    let comps = a.comps.max(b.comps);
+    let uniform = a.uniform && b.uniform;
+    let mut data = Vec::with_capacity(comps * if uniform { 1 } else { n });
+    for c in 0..comps {
+        let x = a.comp(if a.comps == 1 { 0 } else { c }, n);
+        let y = b.comp(if b.comps == 1 { 0 } else { c }, n);
+        data.extend(op(x, y));
+    }
+    Val { comps, uniform, data }
+}
+
+impl Engine<'_, '_, '_> {
+    pub(crate) fn eval(&mut self, fr: &mut Frame, h: Handle<naga::Expression>) -> Slot {
+        let n = self.n;
+        let (module, _) = self.p.module.naga();
+        let expr = &fr.fun.expressions[h];
+        let v = match expr {
+            E::Literal(_) | E::Constant(_) | E::ZeroValue(_) => {
+                Val::uniform(self.p.expression_value(&fr.fun.expressions, h))
+            }
+            E::Compose { components, .. } => {
+                let parts: Vec<Rc<Val>> = components.iter().map(|c| self.val(fr, *c)).collect();
+                Val::concat(parts.iter().map(|p| &**p), n)
+            }
+            E::Splat { size, value } => {
+                let v = self.val(fr, *value);
+                Val { comps: *size as usize, uniform: v.uniform, data: v.data.repeat(*size as usize) }
+            }
+            E::Swizzle { size, vector, pattern } => {
+                let v = self.val(fr, *vector);
+                let mut data = Vec::new();
+                for p in &pattern[..*size as usize] {
+                    data.extend_from_slice(v.comp(*p as usize, n));
+                }
+                Val { comps: *size as usize, uniform: v.uniform, data }
+            }
+            E::FunctionArgument(i) => {
+                return fr.args.get(*i as usize).cloned().unwrap_or_else(|| Slot::val(Val::zeros(1)))
+            }
+            E::GlobalVariable(g) => {
+                let var = &module.global_variables[*g];
+                let region = match var.space {
+                    naga::AddressSpace::WorkGroup => Region::Workgroup(g.index()),
+                    naga::AddressSpace::Private => Region::Private(g.index()),
+                    naga::AddressSpace::Immediate => Region::Immediate,
+                    _ => Region::Binding(self.p.binding_of[g.index()].unwrap_or(usize::MAX)),
+                };
+                return Slot::ptr(Ptr { region, offsets: Offsets::Uniform(0) });
+            }
+            E::LocalVariable(l) => {
+                return Slot::ptr(Ptr { region: Region::Local(l.index()), offsets: Offsets::Uniform(0) })
+            }
+            E::Load { pointer } => {
+                let p = self.ptr(fr, *pointer);
+                let leaves = self.pointee_leaves(fr, *pointer);
+                self.load(fr, &p, &leaves)
+            }
+            E::Access { base, index } => return self.access(fr, *base, Index::Dynamic(*index)),
+            E::AccessIndex { base, index } => return self.access(fr, *base, Index::Const(*index)),
+            E::Unary { op, expr } => {
+                let kind = self.kind(fr, *expr);
+                let a = self.val(fr, *expr);
+                Val { comps: a.comps, uniform: a.uniform, data: ops::unary(*op, kind, &a.data) }
+            }
+            E::Binary { op, left, right } => self.binary(fr, *op, *left, *right),
+            E::Select { condition, accept, reject } => {
+                let c = self.val(fr, *condition);
+                let a = self.val(fr, *accept);
+                let r = self.val(fr, *reject);
+                if c.uniform && c.comps == 1 {
+                    return Slot::Val(if c.data[0] != 0 { a } else { r });
+                }
+                let mut data = vec![0; a.comps * n];
+                for comp in 0..a.comps {
+                    let cc = if c.comps == 1 { 0 } else { comp };
+                    for l in 0..n {
+                        data[comp * n + l] = if c.get(cc, l, n) != 0 { a.get(comp, l, n) } else { r.get(comp, l, n) };
+                    }
+                }
+                Val::varying(a.comps, data)
+            }
+            E::Relational { fun, argument } => {
+                use naga::RelationalFunction as R;
+                let a = self.val(fr, *argument);
+                let w = if a.uniform { 1 } else { n };
+                match fun {
+                    R::All | R::Any => {
+                        let data = (0..w)
+                            .map(|l| {
+                                let mut bits = (0..a.comps).map(|c| a.get(c, l, w) != 0);
+                                (if *fun == R::All { bits.all(|b| b) } else { bits.any(|b| b) }) as u32
+                            })
+                            .collect();
+                        Val { comps: 1, uniform: a.uniform, data }
+                    }
+                    R::IsNan => Val { data: ops::map1(&a.data, |x| f32::from_bits(x).is_nan() as u32), ..(*a).clone() },
+                    R::IsInf => {
+                        Val { data: ops::map1(&a.data, |x| f32::from_bits(x).is_infinite() as u32), ..(*a).clone() }
+                    }
+                }
+            }
+            E::Math { fun, arg, arg1, arg2, arg3 } => self.math(fr, *fun, [Some(*arg), *arg1, *arg2, *arg3]),
+            E::As { expr, kind, convert } => {
+                let from = self.kind(fr, *expr);
+                let a = self.val(fr, *expr);
+                match convert {
+                    None => return Slot::Val(a),
+                    Some(width) => {
+                        let to = Kind::of(naga::Scalar { kind: *kind, width: *width }).unwrap_or(Kind::U32);
+                        Val { data: ops::map1(&a.data, |x| ops::convert(from, to, x)), ..(*a).clone() }
+                    }
+                }
+            }
+            E::ArrayLength(pointer) => {
+                let p = self.ptr(fr, *pointer);
+                let len = match p.region {
+                    Region::Binding(b) => self.mem.len(b),
+                    _ => 0,
+                };
+                let (fixed, stride) = self.p.runtime_array(fr.info[*pointer].ty.inner_with(&module.types), module);
+                let count =
+                    if stride == 0 { 0 } else { (len as u64).saturating_sub(u64::from(fixed)) / u64::from(stride) };
+                Val::uniform(vec![count.min(u64::from(u32::MAX)) as u32])
+            }
+            // Set by their statements; a result no lane produced reads 0.
+            E::CallResult(_) | E::AtomicResult { .. } | E::WorkGroupUniformLoadResult { .. } => {
+                Val::zeros(match self.ty(fr, h) {
+                    TypeInner::Struct { members, .. } => members.len(),
+                    TypeInner::Vector { size, .. } => *size as usize,
+                    _ => 1,
+                })
+            }
+            _ => Val::zeros(1),
+        };
+        Slot::val(v)
+    }
+
+    fn binary(
+        &mut self,
+        fr: &mut Frame,
+        op: naga::BinaryOperator,
+        left: Handle<naga::Expression>,
+        right: Handle<naga::Expression>,
+    ) -> Val {
+        let n = self.n;
+        let shape = |t: &TypeInner| match *t {
+            TypeInner::Matrix { columns, rows, .. } => Some((columns as usize, rows as usize, true)),
+            TypeInner::Vector { size, .. } => Some((1, size as usize, false)),
+            _ => None,
+        };
+        let (ls, rs) = (shape(self.ty(fr, left)), shape(self.ty(fr, right)));
+        let kind = self.kind(fr, left);
+        let a = self.val(fr, left);
+        let b = self.val(fr, right);
+        if op == naga::BinaryOperator::Multiply {
+            match (ls, rs) {
+                (Some((c, r, true)), Some((_, _, false))) => return mat_mul(&a, &b, r, c, 1, n),
+                (Some((_, r, false)), Some((c, _, true))) => {
+                    // v * M = Mᵀ v: out[j] = Σ_i v[i] M[j][i].
+                    let mut data = vec![0; c * n];
+                    for j in 0..c {
+                        for l in 0..n {
+                            let mut s = 0.0f32;
+                            for i in 0..r {
+                                s += f32::from_bits(a.get(i, l, n)) * f32::from_bits(b.get(j * r + i, l, n));
+                            }
+                            data[j * n + l] = s.to_bits();
+                        }
+                    }
+                    return Val::varying(c, data);
+                }
+                (Some((k, r, true)), Some((c, _, true))) => return mat_mul(&a, &b, r, k, c, n),
+                _ => {}
+            }
+        }
+        zip_comps(&a, &b, n, |x, y| ops::binary(op, kind, x, y))
+    }
+
+    fn math(&mut self, fr: &mut Frame, fun: naga::MathFunction, args: [Option<Handle<naga::Expression>>; 4]) -> Val {
+        use naga::MathFunction as M;
+        let n = self.n;
+        let kind = args[0].map_or(Kind::F32, |a| self.kind(fr, a));
+        let vals: Vec<Option<Rc<Val>>> = args.iter().map(|a| a.map(|a| self.val(fr, a))).collect();
+        let a = vals[0].clone().unwrap_or_default();
+        let uniform = vals.iter().flatten().all(|v| v.uniform);
+        let w = if uniform { 1 } else { n };
+        let f = |x: u32| f32::from_bits(x);
+        match fun {
+            M::Dot => {
+                let b = vals[1].clone().unwrap_or_default();
+                let data = (0..w)
+                    .map(|l| match kind {
+                        Kind::F32 => {
+                            (0..a.comps).fold(0.0f32, |s, c| s + f(a.get(c, l, n)) * f(b.get(c, l, n))).to_bits()
+                        }
+                        _ => {
+                            (0..a.comps).fold(0u32, |s, c| s.wrapping_add(a.get(c, l, n).wrapping_mul(b.get(c, l, n))))
+                        }
+                    })
+                    .collect();
+                Val { comps: 1, uniform, data }
+            }
+            M::Length | M::Normalize | M::Distance => {
+                let b = vals.get(1).cloned().flatten().filter(|_| fun == M::Distance);
+                let len: Vec<u32> = (0..w)
+                    .map(|l| {
+                        let s: f32 = (0..a.comps)
+                            .map(|c| {
+                                let d = f(a.get(c, l, n)) - b.as_ref().map_or(0.0, |b| f(b.get(c, l, n)));
+                                d * d
+                            })
+                            .sum();
+                        s.sqrt().to_bits()
+                    })
+                    .collect();
+                if fun != M::Normalize {
+                    return Val { comps: 1, uniform, data: len };
+                }
+                let mut data = vec![0; a.comps * w];
+                for c in 0..a.comps {
+                    for l in 0..w {
+                        data[c * w + l] = (f(a.get(c, l, n)) / f(len[l])).to_bits();
+                    }
+                }
+                Val { comps: a.comps, uniform, data }
+            }
+            M::Cross => {
+                let b = vals[1].clone().unwrap_or_default();
+                let mut data = vec![0; 3 * w];
+                for l in 0..w {
+                    let x = |v: &Val, c: usize| f(v.get(c, l, n));
+                    data[l] = (x(&a, 1) * x(&b, 2) - x(&a, 2) * x(&b, 1)).to_bits();
+                    data[w + l] = (x(&a, 2) * x(&b, 0) - x(&a, 0) * x(&b, 2)).to_bits();
+                    data[2 * w + l] = (x(&a, 0) * x(&b, 1) - x(&a, 1) * x(&b, 0)).to_bits();
+                }
+                Val { comps: 3, uniform, data }
+            }
+            _ => {
+                let comps = vals.iter().flatten().map(|v| v.comps).max().unwrap_or(1);
+                let mut data = Vec::with_capacity(comps * w);
+                for c in 0..comps {
+                    // Mixed uniform and varying operands: the uniform ones spread to every lane.
+                    let spread: Vec<Option<Val>> = vals
+                        .iter()
+                        .map(|v| v.as_ref().map(|v| if uniform { (**v).clone() } else { v.spread(n) }))
+                        .collect();
+                    let pick =
+                        |v: &Option<Val>| v.as_ref().map(|v| v.comp(if v.comps == 1 { 0 } else { c }, n).to_vec());
+                    let owned: Vec<Option<Vec<u32>>> = spread.iter().map(pick).collect();
+                    let args = [0, 1, 2, 3].map(|i| owned[i].as_deref());
+                    data.extend(ops::math(fun, kind, args).unwrap_or_else(|| vec![0; w]));
+                }
+                Val { comps, uniform, data }
+            }
+        }
+    }
+
+    fn access(&mut self, fr: &mut Frame, base: Handle<naga::Expression>, index: Index) -> Slot {
+        let n = self.n;
+        let (module, _) = self.p.module.naga();
+        // A negative index is out of bounds.
+        let idx: Offsets = match index {
+            Index::Const(i) => Offsets::Uniform(i),
+            Index::Dynamic(h) => {
+                let signed = self.kind(fr, h) == Kind::I32;
+                let v = self.val(fr, h);
+                let fix = |x: u32| if signed && (x as i32) < 0 { u32::MAX } else { x };
+                if v.uniform {
+                    Offsets::Uniform(fix(v.data[0]))
+                } else {
+                    Offsets::Varying(v.data[..n].iter().map(|&x| fix(x)).collect())
+                }
+            }
+        };
+        let (prog, info) = (self.p, fr.info);
+        match info[base].ty.inner_with(&prog.module.naga().0.types) {
+            TypeInner::Pointer { base: pointee, .. } => {
+                let pointee = *pointee;
+                let p = self.ptr(fr, base);
+                let components = p.region.components();
+                let inner = &module.types[pointee].inner;
+                let comps_of = |ty: Handle<naga::Type>| self.p.layouts.of(ty).map_or(1, |l| l.leaves.len()) as u64;
+                // Element i's start: in bytes for memory the app sees (its layout), in
+                // components for the kernel's own variables.
+                let (stride, count, starts): (u64, Option<u32>, Option<Vec<u64>>) = match inner {
+                    TypeInner::Array { stride, size, base } => (
+                        if components { comps_of(*base) } else { u64::from(*stride) },
+                        match size {
+                            naga::ArraySize::Constant(c) => Some(c.get()),
+                            _ => None,
+                        },
+                        None,
+                    ),
+                    TypeInner::Vector { size, scalar } => {
+                        (if components { 1 } else { u64::from(scalar.width) }, Some(*size as u32), None)
+                    }
+                    TypeInner::Matrix { columns, rows, scalar } => (
+                        if components {
+                            *rows as u64
+                        } else {
+                            u64::from(naga::proc::Alignment::from(*rows) * u32::from(scalar.width))
+                        },
+                        Some(*columns as u32),
+                        None,
+                    ),
+                    TypeInner::Struct { members, .. } => (
+                        0,
+                        Some(members.len() as u32),
+                        Some(if components {
+                            self.p
+                                .layouts
+                                .of(pointee)
+                                .map(|l| l.member_comps.iter().map(|&c| c as u64).collect())
+                                .unwrap_or_default()
+                        } else {
+                            members.iter().map(|m| u64::from(m.offset)).collect()
+                        }),
+                    ),
+                    _ => (0, Some(0), None),
+                };
+                let step = |o: u32, i: u32| -> u32 {
+                    if o == OUT || count.is_some_and(|c| i >= c) {
+                        return OUT;
+                    }
+                    let add = match &starts {
+                        Some(s) => s.get(i as usize).copied().unwrap_or(0),
+                        None => u64::from(i) * stride,
+                    };
+                    let o = u64::from(o) + add;
+                    if o >= u64::from(OUT) {
+                        OUT
+                    } else {
+                        o as u32
+                    }
+                };
+                Slot::ptr(Ptr { region: p.region, offsets: offsets_step(&p.offsets, &idx, n, step) })
+            }
+            TypeInner::ValuePointer { size, scalar, .. } => {
+                // A pointer to a vector's component.
+                let count = size.map_or(1, |s| s as u32);
+                let p = self.ptr(fr, base);
+                let width = if p.region.components() { 1 } else { u32::from(scalar.width) };
+                let step = |o: u32, i: u32| if o == OUT || i >= count { OUT } else { o.saturating_add(i * width) };
+                Slot::ptr(Ptr { region: p.region, offsets: offsets_step(&p.offsets, &idx, n, step) })
+            }
+            t => {
+                // Components of one element, and where element i starts.
+                let (elem, count, starts): (usize, usize, Option<Vec<usize>>) = match t {
+                    TypeInner::Vector { size, .. } => (1, *size as usize, None),
+                    TypeInner::Matrix { columns, rows, .. } => (*rows as usize, *columns as usize, None),
+                    TypeInner::Array { base, size: naga::ArraySize::Constant(c), .. } => {
+                        (self.p.layouts.of(*base).map_or(1, |l| l.leaves.len()), c.get() as usize, None)
+                    }
+                    TypeInner::Struct { .. } => {
+                        let layout = self.p.layouts.of_inner(t, module).unwrap_or_default();
+                        (0, layout.member_comps.len(), Some(layout.member_comps.clone()))
+                    }
+                    _ => (1, 1, None),
+                };
+                let v = self.val(fr, base);
+                if let Some(starts) = starts {
+                    // Struct members are reached by constant index only.
+                    let i = idx.get(0) as usize;
+                    let start = starts.get(i).copied().unwrap_or(0);
+                    let end = starts.get(i + 1).copied().unwrap_or(v.comps);
+                    return Slot::val(v.slice(start, end - start, n));
+                }
+                if let Offsets::Uniform(i) = idx {
+                    if (i as usize) < count {
+                        return Slot::val(v.slice(i as usize * elem, elem, n));
+                    }
+                    return Slot::val(Val::zeros(elem));
+                }
+                let mut data = vec![0; elem * n];
+                for l in 0..n {
+                    let i = idx.get(l) as usize;
+                    if i < count {
+                        for c in 0..elem {
+                            data[c * n + l] = v.get(i * elem + c, l, n);
+                        }
+                    }
+                }
+                Slot::val(Val::varying(elem, data))
+            }
+        }
+    }
+}
+
+/// Each lane's offset after `step` with its index; uniform when both are.
+fn offsets_step(offsets: &Offsets, idx: &Offsets, n: usize, step: impl Fn(u32, u32) -> u32) -> Offsets {
+    match (offsets, idx) {
+        (Offsets::Uniform(o), Offsets::Uniform(i)) => Offsets::Uniform(step(*o, *i)),
+        _ => Offsets::Varying((0..n).map(|l| step(offsets.get(l), idx.get(l))).collect()),
+    }
+}
+
+/// `a` (r×k, column-major components) times `b` (k×c): r×c.
+fn mat_mul(a: &Val, b: &Val, r: usize, k: usize, c: usize, n: usize) -> Val {
+    let uniform = a.uniform && b.uniform;
+    let w = if uniform { 1 } else { n };
+    let mut data = vec![0; r * c * w];
+    for j in 0..c {
+        for i in 0..r {
+            for l in 0..w {
+                let mut s = 0.0f32;
+                for t in 0..k {
+                    s += f32::from_bits(a.get(t * r + i, l, n)) * f32::from_bits(b.get(j * k + t, l, n));
+                }
+                data[(j * r + i) * w + l] = s.to_bits();
+            }
+        }
+    }
+    Val { comps: r * c, uniform, data }
+}

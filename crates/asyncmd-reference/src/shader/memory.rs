@@ -1,0 +1,234 @@
+//! The memory a kernel reaches: its bindings' bytes (bounds-checked: out-of-bounds reads give 0
+//! and writes are dropped), its push constants, and its own variables' components.
+
+use super::layout::{Kind, Leaf};
+use super::value::{Offsets, Ptr, Region, Val, OUT};
+
+/// The memory a dispatch reads and writes.
+pub(crate) struct Memory<'a> {
+    /// Each resource the dispatch binds, once, however many views it has.
+    pub(crate) buffers: Vec<&'a mut [u8]>,
+    /// Each shader binding's view (`None`: nothing bound; reads 0, writes dropped).
+    pub(crate) bindings: Vec<Option<View>>,
+    pub(crate) immediates: &'a [u8],
+}
+
+/// A binding's bytes: a range of one of the dispatch's buffers.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct View {
+    pub(crate) buffer: usize,
+    pub(crate) start: usize,
+    pub(crate) len: usize,
+}
+
+impl Memory<'_> {
+    pub(crate) fn view(&mut self, binding: usize) -> Option<&mut [u8]> {
+        let v = (*self.bindings.get(binding)?)?;
+        self.buffers.get_mut(v.buffer)?.get_mut(v.start..v.start.checked_add(v.len)?)
+    }
+
+    /// Bytes bound at `binding` (0 where nothing is).
+    pub(crate) fn len(&self, binding: usize) -> usize {
+        self.bindings.get(binding).copied().flatten().map_or(0, |v| v.len)
+    }
+
+    /// The bytes a byte-addressed region reads.
+    fn bytes(&mut self, r: Region) -> Option<&[u8]> {
+        match r {
+            Region::Binding(b) => self.view(b).map(|b| &*b),
+            Region::Immediate => Some(self.immediates),
+            _ => None,
+        }
+    }
+
+    /// Loads `leaves` through a pointer into a binding or the push constants.
+    pub(crate) fn load(&mut self, p: &Ptr, leaves: &[Leaf], n: usize) -> Val {
+        let Some(bytes) = self.bytes(p.region) else { return Val::zeros(leaves.len()) };
+        match &p.offsets {
+            Offsets::Uniform(o) => Val::uniform(
+                leaves.iter().map(|leaf| read_bytes(bytes, o.saturating_add(leaf.offset), *leaf)).collect(),
+            ),
+            Offsets::Varying(offsets) => {
+                let mut data = vec![0; leaves.len() * n];
+                let contiguous = contiguous_words(offsets, leaves, bytes.len());
+                for (c, leaf) in leaves.iter().enumerate() {
+                    let out = &mut data[c * n..(c + 1) * n];
+                    if let Some(first) = contiguous {
+                        // Lane l reads the word after lane l − 1's: one pass over the bytes.
+                        let start = first as usize + leaf.offset as usize;
+                        for (o, w) in out.iter_mut().zip(bytes[start..start + 4 * n].chunks_exact(4)) {
+                            *o = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+                        }
+                        continue;
+                    }
+                    for (o, &at) in out.iter_mut().zip(offsets) {
+                        if at != OUT {
+                            *o = read_bytes(bytes, at.saturating_add(leaf.offset), *leaf);
+                        }
+                    }
+                }
+                Val::varying(leaves.len(), data)
+            }
+        }
+    }
+
+    /// Stores `v` through a pointer into a binding, for the `active` lanes.
+    pub(crate) fn store(&mut self, p: &Ptr, leaves: &[Leaf], v: &Val, active: &[bool]) {
+        let Region::Binding(b) = p.region else { return };
+        let Some(bytes) = self.view(b) else { return };
+        let n = active.len();
+        if let Offsets::Varying(offsets) = &p.offsets {
+            if let (Some(first), false, true) =
+                (contiguous_words(offsets, leaves, bytes.len()), v.uniform, active.iter().all(|&a| a))
+            {
+                // Lane l writes the word after lane l − 1's, every lane active.
+                let start = first as usize + leaves[0].offset as usize;
+                for (w, x) in bytes[start..start + 4 * n].chunks_exact_mut(4).zip(&v.data[..n]) {
+                    w.copy_from_slice(&x.to_le_bytes());
+                }
+                return;
+            }
+        }
+        for (c, leaf) in leaves.iter().enumerate() {
+            for (l, &on) in active.iter().enumerate() {
+                let at = p.offsets.get(l);
+                if on && at != OUT {
+                    write_bytes(bytes, at.saturating_add(leaf.offset), *leaf, v.get(c, l, n));
+                }
+            }
+        }
+    }
+}
+
+/// Loads `comps` components of a variable's `words` at each lane's offset.
+pub(crate) fn load_words(words: &[u32], per_lane: bool, p: &Ptr, comps: usize, n: usize) -> Val {
+    match (&p.offsets, per_lane) {
+        (Offsets::Uniform(o), false) => {
+            Val::uniform((0..comps).map(|c| words.get(*o as usize + c).copied().unwrap_or(0)).collect())
+        }
+        (Offsets::Uniform(o), true) if *o != OUT => {
+            // Every lane at the same component of its own copy: whole slices.
+            let mut data = vec![0; comps * n];
+            for c in 0..comps {
+                let at = (*o as usize + c) * n;
+                if let Some(src) = words.get(at..at + n) {
+                    data[c * n..(c + 1) * n].copy_from_slice(src);
+                }
+            }
+            Val::varying(comps, data)
+        }
+        _ => {
+            let mut data = vec![0; comps * n];
+            for c in 0..comps {
+                for l in 0..n {
+                    let o = p.offsets.get(l);
+                    if o == OUT {
+                        continue;
+                    }
+                    let k = o as usize + c;
+                    let at = if per_lane { k * n + l } else { k };
+                    data[c * n + l] = words.get(at).copied().unwrap_or(0);
+                }
+            }
+            Val::varying(comps, data)
+        }
+    }
+}
+
+/// Stores `v` into a variable's `words` for the `active` lanes.
+pub(crate) fn store_words(words: &mut [u32], per_lane: bool, p: &Ptr, v: &Val, active: &[bool]) {
+    let n = active.len();
+    if let (Offsets::Uniform(o), true) = (&p.offsets, per_lane) {
+        if *o != OUT && active.iter().all(|&a| a) {
+            for c in 0..v.comps {
+                let at = (*o as usize + c) * n;
+                if let Some(dst) = words.get_mut(at..at + n) {
+                    if v.uniform {
+                        dst.fill(v.data[c]);
+                    } else {
+                        dst.copy_from_slice(&v.data[c * n..(c + 1) * n]);
+                    }
+                }
+            }
+            return;
+        }
+    }
+    for c in 0..v.comps {
+        for (l, &on) in active.iter().enumerate() {
+            let o = p.offsets.get(l);
+            if !on || o == OUT {
+                continue;
+            }
+            let k = o as usize + c;
+            let at = if per_lane { k * n + l } else { k };
+            if let Some(w) = words.get_mut(at) {
+                *w = v.get(c, l, n);
+            }
+        }
+    }
+}
+
+/// Where lane 0 reads when each lane reads the 4 bytes after the previous lane's and every
+/// leaf's words lie inside `len` bytes (a kernel indexing an array by its thread id).
+fn contiguous_words(offsets: &[u32], leaves: &[Leaf], len: usize) -> Option<u32> {
+    let first = *offsets.first()?;
+    if leaves.len() != 1 || leaves[0].kind == Kind::Bool || first == OUT {
+        return None;
+    }
+    let end = u64::from(first) + u64::from(leaves[0].offset) + 4 * offsets.len() as u64;
+    if end > len as u64 {
+        return None;
+    }
+    offsets.iter().enumerate().all(|(l, &o)| u64::from(o) == u64::from(first) + 4 * l as u64).then_some(first)
+}
+
+/// The memory an atomic works on.
+pub(crate) enum Atomics<'a> {
+    Bytes(&'a mut [u8]),
+    Words(&'a mut [u32]),
+}
+
+impl Atomics<'_> {
+    pub(crate) fn read(&self, at: u32, leaf: Leaf) -> Option<u32> {
+        match self {
+            Atomics::Bytes(b) => checked_read(b, at, leaf),
+            Atomics::Words(w) => w.get(at as usize).copied(),
+        }
+    }
+
+    pub(crate) fn write(&mut self, at: u32, leaf: Leaf, v: u32) {
+        match self {
+            Atomics::Bytes(b) => write_bytes(b, at, leaf, v),
+            Atomics::Words(w) => {
+                if let Some(x) = w.get_mut(at as usize) {
+                    *x = v;
+                }
+            }
+        }
+    }
+}
+
+fn checked_read(bytes: &[u8], at: u32, leaf: Leaf) -> Option<u32> {
+    let at = at as usize;
+    let end = at.checked_add(leaf.kind.width() as usize)?;
+    let b = bytes.get(at..end)?;
+    Some(if leaf.kind == Kind::Bool { (b[0] != 0) as u32 } else { u32::from_le_bytes([b[0], b[1], b[2], b[3]]) })
+}
+
+/// Reads a component; out of bounds reads 0 (robust buffer access).
+pub(crate) fn read_bytes(bytes: &[u8], at: u32, leaf: Leaf) -> u32 {
+    checked_read(bytes, at, leaf).unwrap_or(0)
+}
+
+/// Writes a component; out of bounds writes nothing.
+pub(crate) fn write_bytes(bytes: &mut [u8], at: u32, leaf: Leaf, v: u32) {
+    let at = at as usize;
+    let Some(end) = at.checked_add(leaf.kind.width() as usize) else { return };
+    if let Some(b) = bytes.get_mut(at..end) {
+        if leaf.kind == Kind::Bool {
+            b[0] = (v != 0) as u8;
+        } else {
+            b.copy_from_slice(&v.to_le_bytes());
+        }
+    }
+}
