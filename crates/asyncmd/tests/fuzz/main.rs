@@ -13,7 +13,9 @@
 //!
 //! `ASYNCMD_FUZZ_TARGETS` is a comma-separated list of `reference`, `vulkan`, `cross`, and
 //! `layers` / `vulkan-layers` (programs of command buffers, `layers.rs`: a hundred times slower
-//! than a core sequence, so named on their own; the short slices run them too);
+//! than a core sequence, so named on their own; the short slices run them too), and `kernels` /
+//! `cross-kernels` (random compute kernels, `kernels.rs`, twice on the reference device or on
+//! both devices);
 //! `ASYNCMD_FUZZ_THREADS` sets the workers (default: the machine's cores);
 //! `ASYNCMD_FUZZ_COMPUTE_COPIES=always` makes the Vulkan device take its compute copy and clear
 //! routes, as on the H200, on any driver; `ASYNCMD_FUZZ_DRIVER_SECONDS` sets how long a worker
@@ -25,6 +27,7 @@
 mod common;
 mod exec;
 mod gen;
+mod kernels;
 mod layers;
 
 use asyncmd::ddi::DeviceDdi;
@@ -88,6 +91,9 @@ enum Check {
     /// full barriers and fast buffers with them, the debug layer silent (`layers.rs`); on the
     /// Vulkan device (`true`) or the reference device.
     Layers(bool),
+    /// A random kernel (`kernels.rs`) gives the same bytes on the reference device and the
+    /// Vulkan device (`true`), or twice on the reference device.
+    Kernels(bool),
 }
 
 /// Panics on any thread, counted by a hook that also keeps the first messages.
@@ -330,6 +336,7 @@ fn check_one(check: Check, seed: u64, vk: &VulkanDrivers, report: &Report) {
             }
         }
         Check::Layers(vulkan) => check_layers(vulkan, seed, vk, report),
+        Check::Kernels(vulkan) => check_kernels(vulkan, seed, vk, report),
     }));
     if let Err(p) = caught {
         let text = p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()));
@@ -351,6 +358,31 @@ fn check_one(check: Check, seed: u64, vk: &VulkanDrivers, report: &Report) {
 
 /// One program of command buffers three ways (`layers.rs`), natively or through the forced
 /// fallback as the seed says.
+fn check_kernels(vulkan: bool, seed: u64, vk: &VulkanDrivers, report: &Report) {
+    let kernel = kernels::Kernel::generate(seed);
+    if std::env::var("ASYNCMD_FUZZ_PRINT").is_ok() {
+        eprintln!("seed {seed}: kernel of {} × {} threads:\n{}", kernel.groups, kernel.group, kernel.wgsl);
+    }
+    let other = if vulkan { Target::VulkanNative } else { Target::ReferenceNative };
+    let (Some(a), Some(b)) = (device(Target::ReferenceNative, seed, vk), device(other, seed, vk)) else { return };
+    match (kernel.run(&a), kernel.run(&b)) {
+        (Ok(x), Ok(y)) => {
+            report.compared.fetch_add(1, Ordering::Relaxed);
+            report.bytes.fetch_add(x.len() as u64, Ordering::Relaxed);
+            if let Some(at) = x.iter().zip(&y).position(|(p, q)| p != q) {
+                let word = |v: &[u8]| u32::from_le_bytes(v[at / 4 * 4..at / 4 * 4 + 4].try_into().unwrap_or_default());
+                report.fail(format!(
+                    "seed {seed}, kernels on {other:?}: word {} is {:#x} on the reference device, {:#x} there",
+                    at / 4,
+                    word(&x),
+                    word(&y)
+                ));
+            }
+        }
+        (Err(e), _) | (_, Err(e)) => report.fail(format!("seed {seed}, kernels on {other:?}: {e}")),
+    }
+}
+
 fn check_layers(vulkan: bool, seed: u64, vk: &VulkanDrivers, report: &Report) {
     let target = match (vulkan, seed.is_multiple_of(2)) {
         (false, true) => Target::ReferenceNative,
@@ -451,7 +483,7 @@ fn run(seeds: std::ops::Range<u64>, checks: &[Check], threads: usize, limit: Dur
         match c {
             Check::Crash(a, _) => t(a),
             Check::Differential(a, b) => t(a) || t(b),
-            Check::Layers(vulkan) => *vulkan,
+            Check::Layers(vulkan) | Check::Kernels(vulkan) => *vulkan,
         }
     });
     let watchdog = {
@@ -578,7 +610,8 @@ fn slice(default: u64) -> u64 {
 #[test]
 fn short_slice_on_the_reference_device() {
     let start = Instant::now();
-    let checks: Vec<Check> = reference_checks().into_iter().chain([Check::Layers(false)]).collect();
+    let checks: Vec<Check> =
+        reference_checks().into_iter().chain([Check::Layers(false), Check::Kernels(false)]).collect();
     let report = run(0..slice(150), &checks, threads(), Duration::from_secs(600));
     assert_clean("reference (short slice)", &report, start.elapsed());
 }
@@ -589,7 +622,8 @@ fn short_slice_on_vulkan() {
         return;
     }
     let start = Instant::now();
-    let checks: Vec<Check> = vulkan_checks().into_iter().chain(cross_checks()).chain([Check::Layers(true)]).collect();
+    let checks: Vec<Check> =
+        vulkan_checks().into_iter().chain(cross_checks()).chain([Check::Layers(true), Check::Kernels(true)]).collect();
     let report = run(0..slice(12), &checks, 1, Duration::from_secs(600));
     assert_clean("vulkan and cross-device (short slice)", &report, start.elapsed());
 }
@@ -612,7 +646,11 @@ fn long_run() {
             "cross" => checks.extend(cross_checks()),
             "layers" => checks.push(Check::Layers(false)),
             "vulkan-layers" => checks.push(Check::Layers(true)),
-            other => panic!("unknown fuzz target {other:?} (reference, vulkan, cross, layers, vulkan-layers)"),
+            "kernels" => checks.push(Check::Kernels(false)),
+            "cross-kernels" => checks.push(Check::Kernels(true)),
+            other => panic!(
+                "unknown fuzz target {other:?} (reference, vulkan, cross, layers, vulkan-layers, kernels, cross-kernels)"
+            ),
         }
     }
     let start = Instant::now();

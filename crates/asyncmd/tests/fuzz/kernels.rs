@@ -1,0 +1,219 @@
+//! Random kernels: WGSL generated from a seed (integer expressions over random reads of a
+//! bound buffer, root constants and the thread's ids; ifs, bounded loops and switches), run on
+//! two devices, or twice on one, and compared byte for byte.
+//!
+//! Integers only: every operation has one defined result (WGSL's division, shift and
+//! overflow rules), so any difference is a bug in a device. Reads index the input with
+//! unchecked values, so out-of-bounds reads (0 on every device) are exercised too.
+
+use asyncmd::ddi::{AppShader, ComputePipelineDesc, ComputeShader, PipelineDesc};
+use asyncmd::shader::ShaderModule;
+use asyncmd::types::*;
+use asyncmd::Device;
+use std::fmt::Write;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Words of the input buffer.
+const INPUT_WORDS: u32 = 61;
+/// Variables each thread keeps and writes out.
+const VARS: usize = 4;
+
+/// A generated kernel and how it is dispatched.
+pub struct Kernel {
+    pub wgsl: String,
+    pub group: u32,
+    pub groups: u32,
+    pub constants: [u32; 2],
+    pub input: Vec<u8>,
+}
+
+struct Gen {
+    rng: fastrand::Rng,
+    depth: u32,
+}
+
+impl Gen {
+    /// A u32 expression.
+    fn expr(&mut self) -> String {
+        self.depth += 1;
+        let leaf = self.depth > 3 || self.rng.u8(0..10) < 3;
+        let e = if leaf {
+            match self.rng.u8(0..7) {
+                // Behind a root constant, so that naga's constant evaluator (which refuses a
+                // constant division by zero or overflow) leaves it to the device.
+                0 => format!("(c.b * 0u + {}u)", self.edge()),
+                1 => "id.x".into(),
+                2 => "li".into(),
+                3 => format!("c.{}", if self.rng.bool() { "a" } else { "b" }),
+                4 => format!("input[{}]", self.index()),
+                _ => format!("v{}", self.rng.usize(0..VARS)),
+            }
+        } else {
+            let (a, b) = (self.expr(), self.expr());
+            match self.rng.u8(0..18) {
+                0 => format!("({a} + {b})"),
+                1 => format!("({a} - {b})"),
+                2 => format!("({a} * {b})"),
+                3 => format!("({a} / {b})"),
+                4 => format!("({a} % {b})"),
+                5 => format!("({a} & {b})"),
+                6 => format!("({a} | {b})"),
+                7 => format!("({a} ^ {b})"),
+                8 => format!("({a} << ({b} & 31u))"),
+                9 => format!("({a} >> ({b} & 31u))"),
+                10 => format!("min({a}, {b})"),
+                11 => format!("max({a}, {b})"),
+                12 => format!("select({a}, {b}, {a} < {b})"),
+                13 => format!("bitcast<u32>(i32({a}) / i32({b}))"),
+                14 => format!("bitcast<u32>(i32({a}) % i32({b}))"),
+                15 => format!("bitcast<u32>(i32({a}) >> ({b} & 31u))"),
+                16 => format!("countOneBits({a} ^ {b})"),
+                _ => format!("u32({a} != {b}) + reverseBits({a})"),
+            }
+        };
+        self.depth -= 1;
+        e
+    }
+
+    /// An index into the input: in bounds, or anything.
+    fn index(&mut self) -> String {
+        match self.rng.u8(0..4) {
+            0 => format!("{}u", self.rng.u32(0..INPUT_WORDS * 2)),
+            1 => format!("(id.x + {}u) % {INPUT_WORDS}u", self.rng.u32(0..INPUT_WORDS)),
+            _ => format!("(v{} % {}u)", self.rng.usize(0..VARS), INPUT_WORDS + self.rng.u32(0..8)),
+        }
+    }
+
+    /// Values at the edges of integer arithmetic.
+    fn edge(&mut self) -> u32 {
+        *self.rng.choice(&[0, 1, 2, 3, 31, 32, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFF, 0xFFFF_FFFE, 12345]).unwrap_or(&0)
+    }
+
+    fn statements(&mut self, out: &mut String, indent: usize, budget: &mut u32) {
+        let pad = " ".repeat(indent);
+        for _ in 0..self.rng.u32(1..4) {
+            if *budget == 0 {
+                return;
+            }
+            *budget -= 1;
+            match self.rng.u8(0..10) {
+                0 | 1 if indent < 12 => {
+                    let cond = format!("({} & 1u) == 1u", self.expr());
+                    let _ = writeln!(out, "{pad}if {cond} {{");
+                    self.statements(out, indent + 4, budget);
+                    let _ = writeln!(out, "{pad}}} else {{");
+                    self.statements(out, indent + 4, budget);
+                    let _ = writeln!(out, "{pad}}}");
+                }
+                2 if indent < 12 => {
+                    // A loop whose trip count depends on the lane, with an early exit.
+                    let k = format!("k{indent}");
+                    let trips = format!("({} % 5u)", self.expr());
+                    let _ = writeln!(out, "{pad}for (var {k} = 0u; {k} < {trips}; {k}++) {{");
+                    let exit = self.expr();
+                    let _ = writeln!(out, "{pad}    if ({exit} & 7u) == 3u {{ break; }}");
+                    self.statements(out, indent + 4, budget);
+                    let _ = writeln!(out, "{pad}}}");
+                }
+                3 if indent < 12 => {
+                    let sel = self.expr();
+                    let _ = writeln!(out, "{pad}switch {sel} % 4u {{");
+                    for case in ["case 0u", "case 1u, 2u", "default"] {
+                        let _ = writeln!(out, "{pad}    {case}: {{");
+                        self.statements(out, indent + 8, budget);
+                        let _ = writeln!(out, "{pad}    }}");
+                    }
+                    let _ = writeln!(out, "{pad}}}");
+                }
+                _ => {
+                    let v = self.rng.usize(0..VARS);
+                    let e = self.expr();
+                    let _ = writeln!(out, "{pad}v{v} = {e};");
+                }
+            }
+        }
+    }
+}
+
+impl Kernel {
+    pub fn generate(seed: u64) -> Kernel {
+        let mut g = Gen { rng: fastrand::Rng::with_seed(seed), depth: 0 };
+        let group = *g.rng.choice(&[1u32, 7, 32, 64]).unwrap_or(&1);
+        let groups = g.rng.u32(1..4);
+        let mut body = String::new();
+        let mut budget = 12;
+        g.statements(&mut body, 4, &mut budget);
+        let mut wgsl = format!(
+            "struct C {{ a: u32, b: u32 }}\nvar<immediate> c: C;\n\
+             @group(0) @binding(0) var<storage, read> input: array<u32>;\n\
+             @group(0) @binding(0) var<storage, read_write> output: array<u32>;\n\
+             @compute @workgroup_size({group})\n\
+             fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) li: u32) {{\n"
+        );
+        for v in 0..VARS {
+            let _ = writeln!(wgsl, "    var v{v} = input[(id.x + {v}u) % {INPUT_WORDS}u];");
+        }
+        wgsl += &body;
+        for v in 0..VARS {
+            let _ = writeln!(wgsl, "    output[id.x * {VARS}u + {v}u] = v{v};");
+        }
+        wgsl += "}\n";
+        let input = (0..INPUT_WORDS).flat_map(|_| g.edge().wrapping_add(g.rng.u32(0..3)).to_le_bytes()).collect();
+        Kernel { wgsl, group, groups, constants: [g.edge(), g.rng.u32(..)], input }
+    }
+
+    /// Runs the kernel on `device`: the output buffer's bytes.
+    pub fn run(&self, device: &Device) -> Result<Vec<u8>, String> {
+        let e = |e: asyncmd::Error| e.to_string();
+        let module = Arc::new(ShaderModule::from_wgsl(&self.wgsl).map_err(e)?);
+        let root = device
+            .create_root_signature(&RootSignatureDesc::new(vec![
+                RootParameter::constants(0, 2),
+                RootParameter::srv(0),
+                RootParameter::uav(0),
+            ]))
+            .map_err(e)?;
+        let pso = device
+            .create_pipeline_state(&PipelineDesc::Compute(ComputePipelineDesc {
+                root_signature: root.id(),
+                cs: ComputeShader::App(AppShader { module, entry_point: "main".into() }),
+            }))
+            .map_err(e)?;
+        let out_len = u64::from(self.group * self.groups) * VARS as u64 * 4;
+        let buffer = |heap, len: u64, flags| {
+            device.create_committed_resource(
+                heap,
+                &ResourceDesc::buffer(len).with_flags(flags),
+                BarrierLayout::Undefined,
+            )
+        };
+        let input = buffer(HeapType::Upload, self.input.len() as u64, ResourceFlags::empty()).map_err(e)?;
+        input.write(0, &self.input).map_err(e)?;
+        let output = buffer(HeapType::Default, out_len, ResourceFlags::ALLOW_UNORDERED_ACCESS).map_err(e)?;
+        let readback = buffer(HeapType::Readback, out_len, ResourceFlags::empty()).map_err(e)?;
+        let queue = device.create_command_queue(CommandListType::Direct).map_err(e)?;
+        let alloc = device.create_command_allocator(CommandListType::Direct).map_err(e)?;
+        let mut list = device.create_command_list(CommandListType::Direct, &alloc).map_err(e)?;
+        list.set_compute_root_signature(&root);
+        list.set_pipeline_state(&pso);
+        list.set_compute_root_32bit_constants(0, &self.constants, 0);
+        list.set_compute_root_shader_resource_view(1, input.gpu_address(0));
+        list.set_compute_root_unordered_access_view(2, output.gpu_address(0));
+        list.dispatch(self.groups, 1, 1);
+        list.barrier(&[BarrierGroup::Buffer(vec![BufferBarrier {
+            sync_before: BarrierSync::COMPUTE_SHADING,
+            sync_after: BarrierSync::COPY,
+            access_before: BarrierAccess::UNORDERED_ACCESS,
+            access_after: BarrierAccess::COPY_SOURCE,
+            resource: &output,
+            offset: 0,
+            size: u64::MAX,
+        }])]);
+        list.copy_buffer_region(&readback, 0, &output, 0, out_len);
+        list.close().map_err(e)?;
+        queue.execute_command_lists(&[&list]).map_err(e)?;
+        queue.wait_idle(Duration::from_secs(60)).map_err(e)?;
+        readback.read_vec(0, out_len as usize).map_err(e)
+    }
+}
