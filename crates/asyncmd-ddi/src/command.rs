@@ -260,6 +260,15 @@ pub enum Command {
         /// Buffer address.
         address: GpuAddress,
     },
+    /// The buffers the bound pipeline reads through descriptor tables, read by the runtime from
+    /// the app's descriptor heap when the draw or dispatch was recorded; recorded just before it,
+    /// replacing the previous set.
+    SetTableBuffers {
+        /// For compute (`true`) or graphics.
+        compute: bool,
+        /// Every buffer descriptor the pipeline's tables give it.
+        buffers: Vec<TableBuffer>,
+    },
     /// `RSSetViewports`.
     SetViewports(Vec<Viewport>),
     /// `RSSetScissorRects`.
@@ -446,6 +455,7 @@ impl Command {
             Command::SetComputeRootUav { .. } => "SetComputeRootUnorderedAccessView",
             Command::SetGraphicsRootView { .. } => "SetGraphicsRootView",
             Command::SetComputeRootView { .. } => "SetComputeRootView",
+            Command::SetTableBuffers { .. } => "SetTableBuffers",
             Command::SetViewports(_) => "RSSetViewports",
             Command::SetScissorRects(_) => "RSSetScissorRects",
             Command::SetPrimitiveTopology(_) => "IASetPrimitiveTopology",
@@ -506,6 +516,7 @@ impl Command {
             | Command::SetComputeRootUav { address, .. }
             | Command::SetGraphicsRootView { address, .. }
             | Command::SetComputeRootView { address, .. } => f(address.resource),
+            Command::SetTableBuffers { buffers, .. } => buffers.iter().for_each(|b| f(b.address.resource)),
             Command::SetRenderTargets { rtvs, dsv } => {
                 rtvs.iter().for_each(|v| f(v.resource));
                 if let Some(d) = dsv {
@@ -557,4 +568,17 @@ impl Command {
             _ => {}
         }
     }
+}
+
+/// One buffer descriptor of a descriptor table (a CBV, or a raw or structured SRV or UAV).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TableBuffer {
+    /// The table's root parameter.
+    pub parameter: u32,
+    /// Descriptors from the table's start.
+    pub offset: u64,
+    /// Where the view starts.
+    pub address: GpuAddress,
+    /// Bytes the view spans.
+    pub size: u64,
 }

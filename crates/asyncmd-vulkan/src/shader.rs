@@ -19,12 +19,21 @@ use asyncmd_ddi::AppShader;
 use asyncmd_shader::{bind_to_root, BindingSource, ShaderStage};
 use asyncmd_types::{Error, ErrorCode, MessageId, RegisterClass, Result, RootSignatureDesc};
 
+/// Where a push descriptor's buffer comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Source {
+    /// A root CBV, SRV or UAV.
+    Root(usize),
+    /// A descriptor table's buffer: (parameter, descriptors from the table's start).
+    Table(u32, u64),
+}
+
 /// What a dispatch of an app pipeline binds.
 pub(crate) struct AppLayout {
     pub(crate) set_layout: vk::DescriptorSetLayout,
     pub(crate) layout: vk::PipelineLayout,
-    /// Binding `i` of set 0: the root parameter behind it and its descriptor type.
-    pub(crate) descriptors: Vec<(usize, vk::DescriptorType)>,
+    /// Binding `i` of set 0: where its buffer comes from and its descriptor type.
+    pub(crate) descriptors: Vec<(Source, vk::DescriptorType)>,
     /// The root-constants parameter behind the push-constant block, and the block's bytes.
     pub(crate) immediates: Option<(usize, u32)>,
 }
@@ -43,7 +52,8 @@ pub(crate) fn compile(core: &Core, app: &AppShader, root: &RootSignatureDesc) ->
     let bound = bind_to_root(entry, root).map_err(|why| {
         Error::invalid_arg(MessageId::CreatePipelineStateInvalid, format!("CreatePipelineState: {why}"))
     })?;
-    if core.push_descriptor.is_none() && bound.sources.iter().any(|s| matches!(s, BindingSource::RootDescriptor { .. }))
+    if core.push_descriptor.is_none()
+        && bound.sources.iter().any(|s| matches!(s, BindingSource::RootDescriptor { .. } | BindingSource::Table { .. }))
     {
         return Err(unsupported("root descriptors without VK_KHR_push_descriptor"));
     }
@@ -60,14 +70,24 @@ pub(crate) fn compile(core: &Core, app: &AppShader, root: &RootSignatureDesc) ->
             .ok_or_else(|| unsupported("a binding naga does not list"))?;
         let var = &mut module.global_variables[handle];
         match *source {
-            BindingSource::RootDescriptor { parameter } => {
+            BindingSource::RootDescriptor { .. } | BindingSource::Table { .. } => {
+                let source = match *source {
+                    BindingSource::RootDescriptor { parameter } => Source::Root(parameter),
+                    BindingSource::Table { parameter, offset } if b.count == 1 => {
+                        Source::Table(parameter as u32, offset)
+                    }
+                    _ => return Err(unsupported("arrays of descriptors")),
+                };
+                if !matches!(b.kind, asyncmd_shader::BindingKind::Buffer { .. }) {
+                    return Err(unsupported("textures and samplers"));
+                }
                 let ty = if b.class == RegisterClass::Cbv {
                     vk::DescriptorType::UNIFORM_BUFFER
                 } else {
                     vk::DescriptorType::STORAGE_BUFFER
                 };
                 var.binding = Some(naga::ResourceBinding { group: 0, binding: descriptors.len() as u32 });
-                descriptors.push((parameter, ty));
+                descriptors.push((source, ty));
             }
             BindingSource::RootConstants { parameter } if immediates.is_none() => {
                 let size = match b.kind {
@@ -81,9 +101,7 @@ pub(crate) fn compile(core: &Core, app: &AppShader, root: &RootSignatureDesc) ->
             BindingSource::RootConstants { .. } => {
                 return Err(unsupported("a constant buffer of root constants beside a push-constant block"))
             }
-            BindingSource::Table { .. } | BindingSource::StaticSampler { .. } => {
-                return Err(unsupported("descriptor tables and static samplers"))
-            }
+            BindingSource::StaticSampler { .. } => return Err(unsupported("static samplers")),
         }
     }
     let push_bytes = immediates.map_or(0, |(_, n)| n.next_multiple_of(4));
@@ -122,7 +140,7 @@ pub(crate) fn compile(core: &Core, app: &AppShader, root: &RootSignatureDesc) ->
 
 fn make_layout(
     core: &Core,
-    descriptors: &[(usize, vk::DescriptorType)],
+    descriptors: &[(Source, vk::DescriptorType)],
     push_bytes: u32,
 ) -> Result<(vk::DescriptorSetLayout, vk::PipelineLayout)> {
     let d = &core.device;

@@ -341,7 +341,7 @@ impl Device {
 
     /// `CreateDescriptorHeap` (CPU-only RTV or DSV heaps).
     pub fn create_descriptor_heap(&self, ty: DescriptorHeapType, count: u32) -> Result<DescriptorHeap> {
-        DescriptorHeap::create(self, ty, count)
+        DescriptorHeap::create(self, ty, count, false)
     }
 
     /// `CreateRenderTargetView`: writes a view of `resource` into `handle`. `None` describes the

@@ -42,7 +42,10 @@ pub use command_buffer::{CommandBuffer, Level, Semantics, Tracked};
 pub use command_list::{BundleClearFootprint, CommandList, CommandRecorder};
 pub use config::{DeveloperConfig, ForceFallbackGuard};
 pub use debug::{InfoQueue, Message};
-pub use descriptor::{CpuDescriptorHandle, DescriptorHeap, DescriptorHeapType};
+pub use descriptor::{
+    CpuDescriptorHandle, DescriptorHeap, DescriptorHeapType, GpuDescriptorHandle, MAX_SHADER_VISIBLE_DESCRIPTORS,
+    MAX_SHADER_VISIBLE_SAMPLERS,
+};
 pub use device::{Device, DeviceConfiguration};
 pub use factory::{select_impl, Adapter, AsyncCommandsFallback, DeviceFactory, DeviceFactoryFlags, StartupOptions};
 pub use fence::{Fence, MAX_FENCE_STEP};

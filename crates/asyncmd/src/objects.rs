@@ -154,6 +154,8 @@ pub(crate) struct PipelineShared {
     pub(crate) desc: PipelineDesc,
     /// The root signature the description names: draws and dispatches need it bound.
     pub(crate) root: RootSignature,
+    /// An app kernel's bindings and where the root signature gives each.
+    pub(crate) app: Option<Arc<(asyncmd_shader::EntryPointInfo, asyncmd_shader::RootBindings)>>,
 }
 
 impl Drop for PipelineShared {
@@ -204,6 +206,7 @@ impl PipelineState {
         let Some(root) = RootSignature::find(d, root_id) else {
             return d.fail(err(format!("root signature {} is not a live root signature of this device", root_id.0)));
         };
+        let mut app_bindings = None;
         if let PipelineDesc::Compute(ComputePipelineDesc { cs: ComputeShader::App(app), .. }) = desc {
             // D3D12 checks the shader against the root signature at creation: every register it
             // uses bound with its class, the limits on groups and groupshared memory.
@@ -214,8 +217,9 @@ impl PipelineState {
             if let Some(why) = entry.limit_reason() {
                 return d.fail(err(why));
             }
-            if let Err(why) = asyncmd_shader::bind_to_root(entry, root.desc()) {
-                return d.fail(err(why));
+            match asyncmd_shader::bind_to_root(entry, root.desc()) {
+                Ok(b) => app_bindings = Some(Arc::new((entry.clone(), b))),
+                Err(why) => return d.fail(err(why)),
             }
         }
         if let Some(s) = shaders.into_iter().flatten().find(|s| !s.fits_root(&root.desc().parameters)) {
@@ -226,7 +230,13 @@ impl PipelineState {
             )));
         }
         let id = d.ddi.create_pipeline(desc).or_else(|e| d.fail(e))?;
-        Ok(PipelineState(Arc::new(PipelineShared { ddi: d.ddi.clone(), id, desc: desc.clone(), root })))
+        Ok(PipelineState(Arc::new(PipelineShared {
+            ddi: d.ddi.clone(),
+            id,
+            desc: desc.clone(),
+            root,
+            app: app_bindings,
+        })))
     }
 
     /// The description.

@@ -17,6 +17,8 @@ pub(crate) enum RootArg {
     Uav(asyncmd_ddi::GpuAddress),
     /// A root CBV or SRV (the parameter says which).
     View(asyncmd_ddi::GpuAddress),
+    /// A descriptor table's start (read at each draw or dispatch).
+    Table(crate::descriptor::GpuDescriptorHandle),
 }
 
 impl RootArg {
@@ -49,6 +51,8 @@ pub(crate) struct Shadow {
     pub(crate) graphics_args: Vec<RootArg>,
     /// Compute root arguments, by parameter.
     pub(crate) compute_args: Vec<RootArg>,
+    /// The shader-visible heaps `SetDescriptorHeaps` set.
+    pub(crate) descriptor_heaps: Vec<crate::descriptor::DescriptorHeap>,
     /// Render targets by slot: `OMSetRenderTargets` slots, or inside a pass the targets it binds.
     pub(crate) rtvs: Vec<Option<CapturedRtv>>,
     pub(crate) dsv: Option<CapturedDsv>,

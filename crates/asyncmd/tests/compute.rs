@@ -557,3 +557,162 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
         }
     }
 }
+
+/// saxpy through a descriptor table of an SRV and a UAV (t0 and u0 of the table's two ranges).
+fn table_root(device: &Device) -> RootSignature {
+    device
+        .create_root_signature(&RootSignatureDesc::new(vec![
+            RootParameter::constants(0, 2),
+            RootParameter::table(vec![
+                DescriptorRange::new(RegisterClass::Srv, 1, 0),
+                DescriptorRange::new(RegisterClass::Uav, 1, 0),
+            ]),
+        ]))
+        .unwrap()
+}
+
+#[test]
+fn a_descriptor_table_gives_the_kernel_its_buffer_views() {
+    for (name, ctx) in kernel_contexts() {
+        let d = &ctx.device;
+        let module = Arc::new(ShaderModule::from_wgsl(SAXPY).unwrap());
+        let root = table_root(d);
+        let pso = pipeline(d, &root, &module, "main").unwrap();
+        let x: Vec<f32> = (0..128).map(|i| i as f32).collect();
+        let y: Vec<f32> = (0..128).map(|i| (i % 3) as f32).collect();
+        let xb = ctx.default_buffer(&bytes_of(&x));
+        let yb = uav_buffer(&ctx, &bytes_of(&y));
+        // The views sit at descriptors 5 and 6; a CPU heap holds them first and they are copied in.
+        let cpu = d.create_descriptor_heap(DescriptorHeapType::CbvSrvUav, 2).unwrap();
+        // x from element 16 on: the kernel's x[i] is x[16 + i].
+        d.create_shader_resource_view(&xb, &BufferViewDesc::structured(16, 64, 4), &cpu.handle(0)).unwrap();
+        d.create_unordered_access_view(&yb, &BufferViewDesc::raw(0, 512), &cpu.handle(1)).unwrap();
+        let heap = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 8).unwrap();
+        d.copy_descriptors_simple(2, &heap.handle(5), &cpu.handle(0), DescriptorHeapType::CbvSrvUav).unwrap();
+        ctx.run(CommandListType::Direct, |l| {
+            l.set_compute_root_signature(&root);
+            l.set_pipeline_state(&pso);
+            l.set_descriptor_heaps(&[&heap]);
+            l.set_compute_root_32bit_constants(0, &[2.0f32.to_bits(), 100], 0);
+            l.set_compute_root_descriptor_table(1, &heap.gpu_handle(5).unwrap());
+            l.dispatch(2, 1, 1);
+        });
+        let out = f32s(&ctx.read_buffer(&yb));
+        for i in 0..128 {
+            // 64 elements of x are in view: y changes below 64; from 64 to n = 100, x reads 0
+            // past its view and y keeps its value, as it does past n.
+            let want = if i < 64 { 2.0 * x[16 + i] + y[i] } else { y[i] };
+            assert_eq!(out[i], want, "{name}: element {i}");
+        }
+    }
+}
+
+#[test]
+fn tables_refuse_what_d3d12_leaves_undefined() {
+    let ctx = Ctx::reference();
+    let d = &ctx.device;
+    let module = Arc::new(ShaderModule::from_wgsl(SAXPY).unwrap());
+    let root = table_root(d);
+    let pso = pipeline(d, &root, &module, "main").unwrap();
+    let xb = ctx.default_buffer(&[0; 256]);
+    let heap = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 4).unwrap();
+    d.create_shader_resource_view(&xb, &BufferViewDesc::raw(0, 256), &heap.handle(0)).unwrap();
+    let run = |f: &dyn Fn(&mut CommandList)| {
+        ctx.record(CommandListType::Direct, |l| {
+            l.set_compute_root_signature(&root);
+            l.set_pipeline_state(&pso);
+            f(l);
+            l.dispatch(1, 1, 1);
+        })
+    };
+    let refused = |r: Result<()>, id: MessageId, text: &str| {
+        let e = assert_error(r, ErrorCode::InvalidArg, id);
+        assert!(e.text.contains(text), "{text:?} not in {}", e.text);
+    };
+    refused(run(&|_| {}), MessageId::DrawInvalid, "table of root parameter 1");
+    // Descriptor 1 (the UAV u0) was never written.
+    refused(
+        run(&|l| {
+            l.set_descriptor_heaps(&[&heap]);
+            l.set_compute_root_descriptor_table(1, &heap.gpu_handle(0).unwrap());
+        }),
+        MessageId::DrawInvalid,
+        "uninitialised descriptor",
+    );
+    // An SRV where the kernel writes a UAV.
+    d.create_shader_resource_view(&xb, &BufferViewDesc::raw(0, 256), &heap.handle(1)).unwrap();
+    refused(
+        run(&|l| {
+            l.set_descriptor_heaps(&[&heap]);
+            l.set_compute_root_descriptor_table(1, &heap.gpu_handle(0).unwrap());
+        }),
+        MessageId::DrawInvalid,
+        "Srv view where the shader reads a Uav",
+    );
+    // A table running past the heap's end: t0 at descriptor 3, u0 past it.
+    d.create_shader_resource_view(&xb, &BufferViewDesc::raw(0, 256), &heap.handle(3)).unwrap();
+    refused(
+        run(&|l| {
+            l.set_descriptor_heaps(&[&heap]);
+            l.set_compute_root_descriptor_table(1, &heap.gpu_handle(3).unwrap());
+        }),
+        MessageId::DrawInvalid,
+        "past the heap's 4 descriptors",
+    );
+    // Changing the heaps leaves the table undefined.
+    let other = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 4).unwrap();
+    refused(
+        run(&|l| {
+            l.set_descriptor_heaps(&[&heap]);
+            l.set_compute_root_descriptor_table(1, &heap.gpu_handle(0).unwrap());
+            l.set_descriptor_heaps(&[&other]);
+        }),
+        MessageId::DrawInvalid,
+        "is not set",
+    );
+    // A table in a heap that is not set; heaps that are not shader-visible.
+    refused(
+        run(&|l| l.set_compute_root_descriptor_table(1, &heap.gpu_handle(0).unwrap())),
+        MessageId::StateSettingInvalid,
+        "heap SetDescriptorHeaps set",
+    );
+    let cpu = d.create_descriptor_heap(DescriptorHeapType::CbvSrvUav, 4).unwrap();
+    assert!(cpu.gpu_handle(0).is_none());
+    refused(run(&|l| l.set_descriptor_heaps(&[&cpu])), MessageId::StateSettingInvalid, "not shader-visible");
+}
+
+#[test]
+fn views_are_checked_against_their_buffer() {
+    let ctx = Ctx::reference();
+    let d = &ctx.device;
+    let heap = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 4).unwrap();
+    let plain = ctx.buffer(HeapType::Default, 1024);
+    let refused = |r: Result<()>, text: &str| {
+        let e = assert_error(r, ErrorCode::InvalidArg, MessageId::CreateViewInvalidDesc);
+        assert!(e.text.contains(text), "{text:?} not in {}", e.text);
+    };
+    refused(
+        d.create_unordered_access_view(&plain, &BufferViewDesc::raw(0, 64), &heap.handle(0)),
+        "ALLOW_UNORDERED_ACCESS",
+    );
+    refused(d.create_shader_resource_view(&plain, &BufferViewDesc::raw(8, 64), &heap.handle(0)), "16-byte");
+    refused(
+        d.create_shader_resource_view(&plain, &BufferViewDesc::structured(0, 300, 4), &heap.handle(0)),
+        "pass the buffer",
+    );
+    refused(d.create_constant_buffer_view(&plain, 128, 256, &heap.handle(0)), "multiples of 256");
+    refused(d.create_constant_buffer_view(&plain, 768, 512, &heap.handle(0)), "pass the buffer");
+    let rtv = d.create_descriptor_heap(DescriptorHeapType::Rtv, 1).unwrap();
+    refused(
+        d.create_shader_resource_view(&plain, &BufferViewDesc::raw(0, 64), &rtv.handle(0)),
+        "not in a CBV/SRV/UAV heap",
+    );
+    let e = d.create_shader_resource_view(&plain, &BufferViewDesc::raw(0, 64), &heap.handle(4)).unwrap_err();
+    assert_eq!(e.id, MessageId::InvalidDescriptorHandle);
+    let e = d.create_shader_visible_descriptor_heap(DescriptorHeapType::Rtv, 4).map(drop).unwrap_err();
+    assert!(e.text.contains("cannot be shader-visible"), "{}", e.text);
+    let e = d.create_shader_visible_descriptor_heap(DescriptorHeapType::Sampler, 2049).map(drop).unwrap_err();
+    assert!(e.text.contains("1 to 2048"), "{}", e.text);
+    let e = d.copy_descriptors_simple(3, &heap.handle(2), &heap.handle(0), DescriptorHeapType::CbvSrvUav).unwrap_err();
+    assert!(e.text.contains("destination heap's end"), "{}", e.text);
+}

@@ -70,6 +70,12 @@ impl Prepared {
     }
 }
 
+/// Checks a kernel's output bytes.
+type Check = Box<dyn Fn(&[u8]) -> std::result::Result<(), String>>;
+
+/// Records part of a timed list.
+type Recording<'a> = Box<dyn Fn(&mut CommandList) + 'a>;
+
 /// A kernel: its source, work, data and check.
 struct Kernel {
     name: &'static str,
@@ -83,7 +89,7 @@ struct Kernel {
     output: Vec<u8>,
     groups: [u32; 3],
     /// Checks u0's bytes after a dispatch.
-    check: Box<dyn Fn(&[u8]) -> std::result::Result<(), String>>,
+    check: Check,
 }
 
 fn words(bytes: &[u8]) -> impl Iterator<Item = u32> + '_ {
@@ -376,26 +382,22 @@ pub fn measure(specs: &[DeviceSpec], quick: bool, only: &[String]) -> Result<Vec
             })
             .collect::<Result<_>>()?;
         let len = k.output.len() as u64;
-        let befores: Vec<Box<dyn Fn(&mut CommandList)>> = prepared
+        let befores: Vec<Recording> = prepared
             .iter()
             .map(|(p, up, _)| {
                 let (uav, up) = (p.uav.clone(), up.clone());
-                Box::new(move |l: &mut CommandList| l.copy_buffer_region(&uav, 0, &up, 0, len))
-                    as Box<dyn Fn(&mut CommandList)>
+                Box::new(move |l: &mut CommandList| l.copy_buffer_region(&uav, 0, &up, 0, len)) as Recording
             })
             .collect();
-        let afters: Vec<Box<dyn Fn(&mut CommandList)>> = prepared
+        let afters: Vec<Recording> = prepared
             .iter()
             .map(|(p, _, rb)| {
                 let (uav, rb) = (p.uav.clone(), rb.clone());
-                Box::new(move |l: &mut CommandList| l.copy_buffer_region(&rb, 0, &uav, 0, len))
-                    as Box<dyn Fn(&mut CommandList)>
+                Box::new(move |l: &mut CommandList| l.copy_buffer_region(&rb, 0, &uav, 0, len)) as Recording
             })
             .collect();
-        let record_fns: Vec<Box<dyn Fn(&mut CommandList) + '_>> = prepared
-            .iter()
-            .map(|(p, _, _)| Box::new(move |l: &mut CommandList| p.record(l)) as Box<dyn Fn(&mut CommandList)>)
-            .collect();
+        let record_fns: Vec<Recording> =
+            prepared.iter().map(|(p, _, _)| Box::new(move |l: &mut CommandList| p.record(l)) as Recording).collect();
         let parts: Vec<Part> = benches
             .iter()
             .enumerate()

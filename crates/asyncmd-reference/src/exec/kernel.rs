@@ -8,6 +8,13 @@ use asyncmd_types::PipelineStatistics;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
+/// Which of a dispatch's buffers a binding reads.
+#[derive(Clone, Copy)]
+enum Slot {
+    Resource(usize),
+    Owned(usize),
+}
+
 impl Exec<'_> {
     pub(crate) fn run_kernel(&mut self, program: &Program, groups: [u32; 3]) {
         if self.shared.hung.load(Ordering::Acquire) {
@@ -19,28 +26,36 @@ impl Exec<'_> {
             root.constants.get(parameter).map(|c| c.iter().flat_map(|v| v.to_le_bytes()).collect()).unwrap_or_default()
         };
         let immediates = program.bindings.immediates.map(constant_bytes).unwrap_or_default();
+        // Each binding: a dispatch buffer (a resource, locked once however many views it has,
+        // or constants), where its view starts, and its size (`None`: to the buffer's end).
         let mut owned: Vec<Vec<u8>> = Vec::new();
-        let mut resources = Vec::new();
+        let mut resources: Vec<(u64, std::sync::Arc<crate::memory::RefResource>)> = Vec::new();
+        let mut resource_view = |address: asyncmd_ddi::GpuAddress, size: Option<u64>| {
+            // A texture has no address: nothing is bound through one.
+            let r = self.resource(address.resource).filter(|r| r.desc.is_buffer())?;
+            let at = resources.iter().position(|(id, _)| *id == address.resource.0).unwrap_or_else(|| {
+                resources.push((address.resource.0, r));
+                resources.len() - 1
+            });
+            Some((Slot::Resource(at), address.offset, size))
+        };
         let mut views = Vec::with_capacity(program.bindings.sources.len());
         for source in &program.bindings.sources {
             let view = match *source {
                 BindingSource::RootConstants { parameter } => {
                     owned.push(constant_bytes(parameter));
-                    Some((None, owned.len() - 1, 0u64))
+                    Some((Slot::Owned(owned.len() - 1), 0, None))
                 }
                 BindingSource::RootDescriptor { parameter } => {
-                    root.views.get(parameter).copied().flatten().and_then(|a| {
-                        // A texture has no address: nothing is bound through one.
-                        let r = self.resource(a.resource).filter(|r| r.desc.is_buffer())?;
-                        let at = resources.iter().position(|(id, _)| *id == a.resource.0).unwrap_or_else(|| {
-                            resources.push((a.resource.0, r));
-                            resources.len() - 1
-                        });
-                        Some((Some(()), at, a.offset))
-                    })
+                    root.views.get(parameter).copied().flatten().and_then(|a| resource_view(a, None))
                 }
-                // Descriptor tables and static samplers come with descriptor heaps.
-                BindingSource::Table { .. } | BindingSource::StaticSampler { .. } => None,
+                BindingSource::Table { parameter, offset } => root
+                    .tables
+                    .iter()
+                    .find(|t| t.parameter as usize == parameter && t.offset == offset)
+                    .and_then(|t| resource_view(t.address, Some(t.size))),
+                // Static samplers come with textures.
+                BindingSource::StaticSampler { .. } => None,
             };
             views.push(view);
         }
@@ -51,11 +66,15 @@ impl Exec<'_> {
         let bindings = views
             .into_iter()
             .map(|v| {
-                let (resource, index, offset) = v?;
-                let buffer = if resource.is_some() { index } else { first_owned + index };
+                let (slot, offset, size) = v?;
+                let buffer = match slot {
+                    Slot::Resource(i) => i,
+                    Slot::Owned(i) => first_owned + i,
+                };
                 let total = buffers.get(buffer)?.len();
                 let start = usize::try_from(offset).ok()?.min(total);
-                Some(View { buffer, start, len: total - start })
+                let len = size.map_or(total - start, |s| usize::try_from(s).unwrap_or(usize::MAX).min(total - start));
+                Some(View { buffer, start, len })
             })
             .collect();
         let mut memory = Memory { buffers, bindings, immediates: &immediates };

@@ -3,7 +3,7 @@
 //! runtime's fallback fills by copies there.
 
 use super::{fail, VkCommandList};
-use crate::shader::AppLayout;
+use crate::shader::{AppLayout, Source};
 use ash::vk;
 use asyncmd_types::Result;
 
@@ -53,22 +53,36 @@ impl VkCommandList {
         let push = self.core.push_descriptor.as_ref().ok_or_else(|| fail("Dispatch: no push descriptors".into()))?;
         let limits = &self.core.props.limits;
         let mut infos = Vec::with_capacity(app.descriptors.len());
-        for (i, (parameter, ty)) in app.descriptors.iter().enumerate() {
-            let Some(Some((buffer, offset))) = root.uav_buffers.get(*parameter).copied() else {
-                return Err(fail(format!("Dispatch: root parameter {parameter} (binding {i}) is not set")));
+        for (i, (source, ty)) in app.descriptors.iter().enumerate() {
+            let (buffer, offset, size) = match *source {
+                Source::Root(parameter) => match root.uav_buffers.get(parameter).copied() {
+                    Some(Some((buffer, offset))) => (buffer, offset, root.room(parameter)),
+                    _ => return Err(fail(format!("Dispatch: root parameter {parameter} (binding {i}) is not set"))),
+                },
+                Source::Table(parameter, at) => match root.tables.iter().find(|(k, _)| *k == (parameter, at)) {
+                    Some((_, b)) => *b,
+                    None => {
+                        return Err(fail(format!(
+                            "Dispatch: descriptor {at} of table parameter {parameter} (binding {i}) holds no buffer"
+                        )))
+                    }
+                },
             };
-            let (align, range) = if *ty == vk::DescriptorType::UNIFORM_BUFFER {
+            let (align, limit) = if *ty == vk::DescriptorType::UNIFORM_BUFFER {
                 (limits.min_uniform_buffer_offset_alignment, u64::from(limits.max_uniform_buffer_range))
             } else {
                 (limits.min_storage_buffer_offset_alignment, vk::WHOLE_SIZE)
             };
             if offset % align.max(1) != 0 {
                 return Err(fail(format!(
-                    "Dispatch: root parameter {parameter}'s offset {offset} is not a multiple of this device's {align}"
+                    "Dispatch: binding {i}'s buffer offset {offset} is not a multiple of this device's {align}"
                 )));
             }
-            let room = root.room(*parameter);
-            let range = if range == vk::WHOLE_SIZE { vk::WHOLE_SIZE } else { range.min(room).max(1) };
+            // A root descriptor reaches its buffer's end; a table's view has its own size.
+            let range = match (*source, limit) {
+                (Source::Root(_), vk::WHOLE_SIZE) => vk::WHOLE_SIZE,
+                _ => size.min(limit).max(1),
+            };
             infos.push(vk::DescriptorBufferInfo { buffer, offset, range });
         }
         let writes: Vec<vk::WriteDescriptorSet> = infos

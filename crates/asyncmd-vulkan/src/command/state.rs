@@ -17,7 +17,12 @@ pub(crate) struct Root {
     room: Vec<u64>,
     /// By parameter: a root UAV's buffer and offset, where it names one.
     pub(crate) uav_buffers: Vec<Option<(ash::vk::Buffer, u64)>>,
+    /// The buffers of the pipeline's descriptor tables.
+    pub(crate) tables: Vec<TableEntry>,
 }
+
+/// A table's buffer: (parameter, descriptors from the table's start) → buffer, offset, bytes.
+pub(crate) type TableEntry = ((u32, u64), (ash::vk::Buffer, u64, u64));
 
 impl Root {
     pub(super) fn set_signature(&mut self, sig: Arc<VkRootSignature>) {
@@ -114,6 +119,19 @@ impl VkCommandList {
         let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
         let root = if compute { &mut self.gfx.compute } else { &mut self.gfx.graphics };
         root.write(parameter, offset, &bytes);
+    }
+
+    pub(crate) fn set_table_buffers(&mut self, buffers: &[asyncmd_ddi::TableBuffer], compute: bool) -> Result<()> {
+        let mut tables = Vec::with_capacity(buffers.len());
+        for t in buffers {
+            let res = self.resource(t.address.resource)?;
+            if let Some(b) = res.buffer() {
+                tables.push(((t.parameter, t.offset), (b, t.address.offset, t.size)));
+            }
+        }
+        let root = if compute { &mut self.gfx.compute } else { &mut self.gfx.graphics };
+        root.tables = tables;
+        Ok(())
     }
 
     pub(crate) fn set_root_uav(&mut self, parameter: u32, address: GpuAddress, compute: bool) -> Result<()> {

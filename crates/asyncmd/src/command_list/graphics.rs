@@ -743,6 +743,9 @@ impl CommandRecorder {
                 format!("({x}, {y}, {z}) groups exceed 65535 in a dimension"),
             ));
         }
+        if let Err(e) = self.bind_tables(API) {
+            return self.remove(e);
+        }
         self.shader_uavs(API, true);
         self.record(Command::Dispatch { x, y, z });
     }

@@ -10,6 +10,7 @@ mod async_copy;
 mod barrier;
 mod bound_clear;
 mod bundle_clear;
+mod compute;
 pub use bundle_clear::BundleClearFootprint;
 mod copy;
 mod fill;

@@ -55,7 +55,8 @@ impl Lowering<'_> {
         for (parameter, arg) in args.iter().enumerate() {
             let parameter = parameter as u32;
             let c = match arg.clone() {
-                RootArg::Unset => continue,
+                // Tables are read at each draw or dispatch (`SetTableBuffers`): nothing to set again.
+                RootArg::Unset | RootArg::Table(_) => continue,
                 RootArg::Constants(values) if compute => {
                     Command::SetComputeRootConstants { parameter, offset: 0, values }
                 }

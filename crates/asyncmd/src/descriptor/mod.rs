@@ -1,8 +1,12 @@
-//! CPU descriptor heaps for render-target and depth-stencil views.
+//! Descriptor heaps: render-target and depth-stencil views (CPU only), and CBV/SRV/UAV and
+//! sampler heaps, which may be shader-visible (`shader_views.rs` writes their views).
 //!
 //! A descriptor holds the view description and a weak link to its resource: like D3D12, it
-//! does not keep the resource alive. Command lists read descriptors when a call is recorded,
-//! so the app may rewrite them right after.
+//! does not keep the resource alive. Command lists read descriptors when a call is recorded
+//! (a descriptor table's when the draw or dispatch that uses it is recorded, which is what the
+//! version-1.1 default of static descriptors allows), so the app may rewrite them after.
+
+mod shader_views;
 
 use crate::device::{Device, DeviceShared};
 use crate::err;
@@ -11,20 +15,42 @@ use asyncmd_ddi::{DepthStencilView, RenderTargetView};
 use asyncmd_types::{DepthStencilViewDesc, Error, MessageId, RenderTargetViewDesc, ResourceDesc, Result};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
-/// Kind of descriptor heap (`D3D12_DESCRIPTOR_HEAP_TYPE`, the CPU-only kinds).
+/// Kind of descriptor heap (`D3D12_DESCRIPTOR_HEAP_TYPE`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DescriptorHeapType {
     /// Render-target views.
     Rtv,
     /// Depth-stencil views.
     Dsv,
+    /// Constant buffer, shader resource and unordered access views.
+    CbvSrvUav,
+    /// Samplers.
+    Sampler,
 }
+
+/// Most descriptors in a CBV/SRV/UAV heap (resource binding tiers 1 and 2).
+pub const MAX_SHADER_VISIBLE_DESCRIPTORS: u32 = 1_000_000;
+/// Most samplers in a shader-visible sampler heap.
+pub const MAX_SHADER_VISIBLE_SAMPLERS: u32 = 2048;
 
 /// A view written into a descriptor.
 #[derive(Clone)]
 pub(crate) enum ViewDescriptor {
-    Rtv { resource: Weak<ResourceShared>, desc: RenderTargetViewDesc },
-    Dsv { resource: Weak<ResourceShared>, desc: DepthStencilViewDesc },
+    Rtv {
+        resource: Weak<ResourceShared>,
+        desc: RenderTargetViewDesc,
+    },
+    Dsv {
+        resource: Weak<ResourceShared>,
+        desc: DepthStencilViewDesc,
+    },
+    /// A CBV, or a raw, structured or typed SRV or UAV of a buffer: the bytes it spans.
+    Buffer {
+        resource: Weak<ResourceShared>,
+        class: asyncmd_types::RegisterClass,
+        offset: u64,
+        size: u64,
+    },
 }
 
 impl ViewDescriptor {
@@ -37,9 +63,10 @@ impl ViewDescriptor {
     }
 }
 
-struct HeapShared {
+pub(crate) struct HeapShared {
     _device: Arc<DeviceShared>,
     ty: DescriptorHeapType,
+    shader_visible: bool,
     slots: Mutex<Vec<Option<ViewDescriptor>>>,
 }
 
@@ -53,19 +80,56 @@ impl DescriptorHeap {
         Arc::as_ptr(&self.0) as *const () as u64
     }
 
-    pub(crate) fn create(device: &Device, ty: DescriptorHeapType, count: u32) -> Result<DescriptorHeap> {
-        if count == 0 || count > 1 << 20 {
-            return device.shared.fail(err::invalid(
-                MessageId::CreateViewInvalidDesc,
-                "CreateDescriptorHeap",
-                format!("{count} descriptors (1 to 2^20 allowed)"),
-            ));
+    pub(crate) fn create(
+        device: &Device,
+        ty: DescriptorHeapType,
+        count: u32,
+        shader_visible: bool,
+    ) -> Result<DescriptorHeap> {
+        let fail =
+            |t: String| device.shared.fail(err::invalid(MessageId::CreateViewInvalidDesc, "CreateDescriptorHeap", t));
+        let most = match (ty, shader_visible) {
+            (DescriptorHeapType::Rtv | DescriptorHeapType::Dsv, true) => {
+                return fail(format!("{ty:?} heaps cannot be shader-visible"));
+            }
+            (DescriptorHeapType::Sampler, true) => MAX_SHADER_VISIBLE_SAMPLERS,
+            (DescriptorHeapType::CbvSrvUav, _) => MAX_SHADER_VISIBLE_DESCRIPTORS,
+            _ => 1 << 20,
+        };
+        if count == 0 || count > most {
+            return fail(format!("{count} descriptors (1 to {most} allowed)"));
         }
+        let mut slots = Vec::new();
+        if slots.try_reserve_exact(count as usize).is_err() {
+            return device.shared.fail(Error::out_of_memory(format!("CreateDescriptorHeap: {count} descriptors")));
+        }
+        slots.resize(count as usize, None);
         Ok(DescriptorHeap(Arc::new(HeapShared {
             _device: device.shared.clone(),
             ty,
-            slots: Mutex::new(vec![None; count as usize]),
+            shader_visible,
+            slots: Mutex::new(slots),
         })))
+    }
+
+    /// The heap's kind.
+    pub fn heap_type(&self) -> DescriptorHeapType {
+        self.0.ty
+    }
+
+    /// Whether shaders read it through descriptor tables.
+    pub fn is_shader_visible(&self) -> bool {
+        self.0.shader_visible
+    }
+
+    /// The GPU handle of descriptor `index` (`GetGPUDescriptorHandleForHeapStart` plus an
+    /// offset), for a descriptor table; `None` for a heap that is not shader-visible.
+    pub fn gpu_handle(&self, index: u32) -> Option<GpuDescriptorHandle> {
+        self.0.shader_visible.then(|| GpuDescriptorHandle { heap: self.0.clone(), index })
+    }
+
+    pub(crate) fn same(&self, other: &Arc<HeapShared>) -> bool {
+        Arc::ptr_eq(&self.0, other)
     }
 
     /// Number of descriptors.
@@ -89,6 +153,41 @@ impl DescriptorHeap {
 pub struct CpuDescriptorHandle {
     heap: Arc<HeapShared>,
     index: u32,
+}
+
+/// A GPU descriptor handle (`D3D12_GPU_DESCRIPTOR_HANDLE`): where a descriptor table starts in
+/// a shader-visible heap.
+#[derive(Clone)]
+pub struct GpuDescriptorHandle {
+    heap: Arc<HeapShared>,
+    index: u32,
+}
+
+impl std::fmt::Debug for GpuDescriptorHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "GpuDescriptorHandle({:?} #{})", self.heap.ty, self.index)
+    }
+}
+
+impl PartialEq for GpuDescriptorHandle {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.heap, &other.heap) && self.index == other.index
+    }
+}
+
+impl GpuDescriptorHandle {
+    /// The handle `n` descriptors further on.
+    pub fn offset(&self, n: u32) -> GpuDescriptorHandle {
+        GpuDescriptorHandle { heap: self.heap.clone(), index: self.index.saturating_add(n) }
+    }
+
+    pub(crate) fn heap_type(&self) -> DescriptorHeapType {
+        self.heap.ty
+    }
+
+    pub(crate) fn heap(&self) -> &Arc<HeapShared> {
+        &self.heap
+    }
 }
 
 impl std::fmt::Debug for CpuDescriptorHandle {
@@ -115,6 +214,11 @@ pub(crate) struct CapturedDsv {
 impl CpuDescriptorHandle {
     pub(crate) fn heap_type(&self) -> DescriptorHeapType {
         self.heap.ty
+    }
+
+    /// The handle `n` descriptors further on.
+    pub fn offset(&self, n: u32) -> CpuDescriptorHandle {
+        CpuDescriptorHandle { heap: self.heap.clone(), index: self.index.saturating_add(n) }
     }
 
     pub(crate) fn write(&self, view: ViewDescriptor) -> Result<()> {
@@ -169,6 +273,7 @@ impl CpuDescriptorHandle {
                 Ok((CapturedRtv { view, resource: *res.desc() }, res))
             }
             ViewDescriptor::Dsv { .. } => Err(Self::wrong_kind(api, "depth-stencil")),
+            ViewDescriptor::Buffer { .. } => Err(Self::wrong_kind(api, "buffer")),
         }
     }
 
@@ -182,6 +287,7 @@ impl CpuDescriptorHandle {
                 Ok((CapturedDsv { view, resource: *res.desc() }, res))
             }
             ViewDescriptor::Rtv { .. } => Err(Self::wrong_kind(api, "render-target")),
+            ViewDescriptor::Buffer { .. } => Err(Self::wrong_kind(api, "buffer")),
         }
     }
 }

@@ -1,0 +1,137 @@
+//! Descriptor heaps and tables on a list: `SetDescriptorHeaps`,
+//! `SetComputeRootDescriptorTable`, and the read of the tables a dispatch uses.
+
+use super::{CommandRecorder, Lists};
+use crate::descriptor::{DescriptorHeap, DescriptorHeapType, GpuDescriptorHandle};
+use crate::err;
+use crate::shadow::RootArg;
+use crate::track::hazards::Access;
+use asyncmd_ddi::{Command, RootParameter, TableBuffer};
+use asyncmd_shader::BindingSource;
+use asyncmd_types::{MessageId, RegisterClass, Result};
+
+const ANY_SHADER: Lists = Lists::DIRECT.union(Lists::COMPUTE).union(Lists::BUNDLE);
+const STATE: MessageId = MessageId::StateSettingInvalid;
+
+impl CommandRecorder {
+    /// `SetDescriptorHeaps`: the shader-visible CBV/SRV/UAV heap and sampler heap (at most one
+    /// of each) that descriptor tables point into. Tables set before on a heap no longer set
+    /// become undefined, as in D3D12: a dispatch then needs them set again.
+    pub fn set_descriptor_heaps(&mut self, heaps: &[&DescriptorHeap]) {
+        const API: &str = "SetDescriptorHeaps";
+        if !self.begin(API, ANY_SHADER, true) {
+            return;
+        }
+        let r = (|| -> Result<()> {
+            for (i, h) in heaps.iter().enumerate() {
+                if !h.is_shader_visible() {
+                    return Err(err::invalid(STATE, API, format!("heap {i} is not shader-visible")));
+                }
+                if heaps[..i].iter().any(|o| o.heap_type() == h.heap_type()) {
+                    return Err(err::invalid(STATE, API, format!("two {:?} heaps", h.heap_type())));
+                }
+            }
+            Ok(())
+        })();
+        if !self.check(r) {
+            return;
+        }
+        self.shadow.descriptor_heaps = heaps.iter().map(|h| (*h).clone()).collect();
+        let heaps = self.shadow.descriptor_heaps.clone();
+        for arg in self.shadow.compute_args.iter_mut().chain(self.shadow.graphics_args.iter_mut()) {
+            if let RootArg::Table(t) = arg {
+                if !heaps.iter().any(|h| h.same(t.heap())) {
+                    *arg = RootArg::Unset;
+                }
+            }
+        }
+    }
+
+    /// `SetComputeRootDescriptorTable`: the table of root parameter `parameter` starts at
+    /// `table`, in the heap of its kind that `SetDescriptorHeaps` set.
+    pub fn set_compute_root_descriptor_table(&mut self, parameter: u32, table: &GpuDescriptorHandle) {
+        const API: &str = "SetComputeRootDescriptorTable";
+        if !self.begin(API, ANY_SHADER, true) {
+            return;
+        }
+        let r = (|| -> Result<()> {
+            let root = self
+                .shadow
+                .compute_root
+                .as_ref()
+                .ok_or_else(|| err::invalid(STATE, API, "no root signature is set"))?;
+            let ranges = match root.desc().parameters.get(parameter as usize) {
+                Some(RootParameter::Table(ranges, _)) => ranges,
+                Some(p) => return Err(err::invalid(STATE, API, format!("root parameter {parameter} is {p:?}"))),
+                None => return Err(err::invalid(STATE, API, format!("root parameter {parameter} does not exist"))),
+            };
+            let ty = if ranges.iter().all(|r| r.class == RegisterClass::Sampler) {
+                DescriptorHeapType::Sampler
+            } else {
+                DescriptorHeapType::CbvSrvUav
+            };
+            if table.heap_type() != ty || !self.shadow.descriptor_heaps.iter().any(|h| h.same(table.heap())) {
+                return Err(err::invalid(
+                    STATE,
+                    API,
+                    format!("the table is not in the {ty:?} heap SetDescriptorHeaps set"),
+                ));
+            }
+            Ok(())
+        })();
+        if self.check(r) {
+            if let Some(arg) = self.shadow.compute_args.get_mut(parameter as usize) {
+                *arg = RootArg::Table(table.clone());
+            }
+        }
+    }
+
+    /// Before a dispatch of an app kernel: reads the buffer views its descriptor tables give
+    /// it, records them (`SetTableBuffers`) and, under legacy semantics, their uses. A table
+    /// not set, or a descriptor that is empty, of another class or past its heap is D3D12's
+    /// undefined behaviour: here it is an error naming it (`DrawInvalid`).
+    pub(crate) fn bind_tables(&mut self, api: &str) -> Result<()> {
+        let Some(app) = self.shadow.pipeline.as_ref().and_then(|p| p.0.app.clone()) else { return Ok(()) };
+        let (entry, bound) = &*app;
+        let mut buffers = Vec::new();
+        let mut uses = Vec::new();
+        for (b, source) in entry.bindings.iter().zip(&bound.sources) {
+            let BindingSource::Table { parameter, offset } = *source else { continue };
+            let Some(RootArg::Table(table)) = self.shadow.compute_args.get(parameter) else {
+                return Err(err::invalid(
+                    MessageId::DrawInvalid,
+                    api,
+                    format!("the descriptor table of root parameter {parameter} (`{}`) is not set", b.name),
+                ));
+            };
+            let read = table
+                .read_buffer(offset, b.class)
+                .map_err(|why| err::invalid(MessageId::DrawInvalid, api, format!("`{}`: {why}", b.name)))?;
+            buffers.push(TableBuffer {
+                parameter: parameter as u32,
+                offset,
+                address: read.resource.gpu_address(read.offset),
+                size: read.size,
+            });
+            let access = match b.class {
+                RegisterClass::Uav => Access::COMPUTE_UAV,
+                RegisterClass::Cbv => Access::COMPUTE_CBV,
+                _ => Access::COMPUTE_SRV,
+            };
+            uses.push((read.resource, access));
+        }
+        if buffers.is_empty() {
+            return Ok(());
+        }
+        if self.tracks_uses() {
+            // Reads first: a buffer read and written by one dispatch ends written.
+            uses.sort_by_key(|(_, a)| a.write);
+            for (resource, access) in &uses {
+                self.keep_object(&*resource.shared, || crate::tracked::Tracked::Resource(resource.clone()));
+                self.use_buffer_id(api, resource.id(), *access);
+            }
+        }
+        self.record(Command::SetTableBuffers { compute: true, buffers });
+        Ok(())
+    }
+}

@@ -1,0 +1,165 @@
+//! Shader views in CBV/SRV/UAV heaps (`CreateShaderResourceView`, `CreateUnorderedAccessView`,
+//! `CreateConstantBufferView` of buffers), `CopyDescriptorsSimple`, and the read of a
+//! descriptor table's view when a dispatch is recorded.
+
+use super::{CpuDescriptorHandle, DescriptorHeap, DescriptorHeapType, GpuDescriptorHandle, ViewDescriptor};
+use crate::device::Device;
+use crate::err;
+use crate::resource::Resource;
+use asyncmd_types::{BufferViewDesc, MessageId, RegisterClass, ResourceFlags, Result};
+use std::sync::{Arc, PoisonError};
+
+/// What a descriptor table gives a binding, read when the dispatch is recorded.
+pub(crate) struct TableRead {
+    pub(crate) resource: Resource,
+    pub(crate) offset: u64,
+    pub(crate) size: u64,
+}
+
+impl Device {
+    /// `CreateDescriptorHeap` with `D3D12_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE`: a CBV/SRV/UAV
+    /// heap (up to 1,000,000 descriptors) or a sampler heap (up to 2048) that descriptor tables
+    /// point into. RTV and DSV heaps cannot be shader-visible.
+    pub fn create_shader_visible_descriptor_heap(&self, ty: DescriptorHeapType, count: u32) -> Result<DescriptorHeap> {
+        DescriptorHeap::create(self, ty, count, true)
+    }
+
+    fn buffer_view(
+        &self,
+        api: &str,
+        resource: &Resource,
+        desc: &BufferViewDesc,
+        handle: &CpuDescriptorHandle,
+        class: RegisterClass,
+    ) -> Result<()> {
+        let fail = |t: String| self.shared.fail(err::invalid(MessageId::CreateViewInvalidDesc, api, t));
+        if handle.heap_type() != DescriptorHeapType::CbvSrvUav {
+            return fail("the handle is not in a CBV/SRV/UAV heap".into());
+        }
+        if !resource.desc().is_buffer() {
+            return self.shared.fail(err::unsupported(api, "texture views in descriptor heaps are not supported yet"));
+        }
+        if class == RegisterClass::Uav && !resource.desc().flags.contains(ResourceFlags::ALLOW_UNORDERED_ACCESS) {
+            return fail("the buffer was created without ALLOW_UNORDERED_ACCESS".into());
+        }
+        if matches!(desc.kind, asyncmd_types::BufferViewKind::Typed(_)) {
+            return self.shared.fail(err::unsupported(api, "typed buffer views are not supported yet"));
+        }
+        let (offset, size) = match desc.byte_range(resource.desc().width) {
+            Ok(r) => r,
+            Err(why) => return fail(why),
+        };
+        let view = ViewDescriptor::Buffer { resource: Arc::downgrade(&resource.shared), class, offset, size };
+        handle.write(view).or_else(|e| self.shared.fail(err::invalid(e.id, api, e.text)))
+    }
+
+    /// `CreateShaderResourceView` of a buffer: a raw or structured view (`t` registers).
+    pub fn create_shader_resource_view(
+        &self,
+        resource: &Resource,
+        desc: &BufferViewDesc,
+        handle: &CpuDescriptorHandle,
+    ) -> Result<()> {
+        self.buffer_view("CreateShaderResourceView", resource, desc, handle, RegisterClass::Srv)
+    }
+
+    /// `CreateUnorderedAccessView` of a buffer created with `ALLOW_UNORDERED_ACCESS`: a raw or
+    /// structured view (`u` registers).
+    pub fn create_unordered_access_view(
+        &self,
+        resource: &Resource,
+        desc: &BufferViewDesc,
+        handle: &CpuDescriptorHandle,
+    ) -> Result<()> {
+        self.buffer_view("CreateUnorderedAccessView", resource, desc, handle, RegisterClass::Uav)
+    }
+
+    /// `CreateConstantBufferView`: `size` bytes of `resource` from `offset`, both multiples of
+    /// 256 (`b` registers).
+    pub fn create_constant_buffer_view(
+        &self,
+        resource: &Resource,
+        offset: u64,
+        size: u32,
+        handle: &CpuDescriptorHandle,
+    ) -> Result<()> {
+        const API: &str = "CreateConstantBufferView";
+        let fail = |t: String| self.shared.fail(err::invalid(MessageId::CreateViewInvalidDesc, API, t));
+        if handle.heap_type() != DescriptorHeapType::CbvSrvUav {
+            return fail("the handle is not in a CBV/SRV/UAV heap".into());
+        }
+        if !resource.desc().is_buffer() {
+            return fail("a constant buffer view needs a buffer".into());
+        }
+        if !offset.is_multiple_of(256) || size == 0 || !size.is_multiple_of(256) {
+            return fail(format!("offset {offset} and size {size} must be non-zero multiples of 256"));
+        }
+        if offset.checked_add(u64::from(size)).is_none_or(|end| end > resource.desc().width) {
+            return fail(format!("{size} bytes at {offset} pass the buffer's {} bytes", resource.desc().width));
+        }
+        let view = ViewDescriptor::Buffer {
+            resource: Arc::downgrade(&resource.shared),
+            class: RegisterClass::Cbv,
+            offset,
+            size: u64::from(size),
+        };
+        handle.write(view).or_else(|e| self.shared.fail(err::invalid(e.id, API, e.text)))
+    }
+
+    /// `CopyDescriptorsSimple`: `count` descriptors from `src` to `dst`, both in heaps of `ty`.
+    /// Overlapping ranges of one heap copy as if through a temporary.
+    pub fn copy_descriptors_simple(
+        &self,
+        count: u32,
+        dst: &CpuDescriptorHandle,
+        src: &CpuDescriptorHandle,
+        ty: DescriptorHeapType,
+    ) -> Result<()> {
+        const API: &str = "CopyDescriptorsSimple";
+        let fail = |t: String| self.shared.fail(err::invalid(MessageId::InvalidDescriptorHandle, API, t));
+        if dst.heap.ty != ty || src.heap.ty != ty {
+            return fail(format!("the handles are not both in {ty:?} heaps"));
+        }
+        let copied: Vec<Option<ViewDescriptor>> = {
+            let slots = src.heap.slots.lock().unwrap_or_else(PoisonError::into_inner);
+            let range = src.index as usize..src.index as usize + count as usize;
+            match slots.get(range) {
+                Some(s) => s.to_vec(),
+                None => return fail(format!("{count} descriptors from {} pass the source heap's end", src.index)),
+            }
+        };
+        let mut slots = dst.heap.slots.lock().unwrap_or_else(PoisonError::into_inner);
+        match slots.get_mut(dst.index as usize..dst.index as usize + count as usize) {
+            Some(d) => {
+                d.clone_from_slice(&copied);
+                Ok(())
+            }
+            None => {
+                drop(slots);
+                fail(format!("{count} descriptors from {} pass the destination heap's end", dst.index))
+            }
+        }
+    }
+}
+
+impl GpuDescriptorHandle {
+    /// The buffer view `offset` descriptors into the table starting here, for a binding of
+    /// `class`: `Err` names an empty descriptor, one of another class, a destroyed resource, or
+    /// a place past the heap's end.
+    pub(crate) fn read_buffer(&self, offset: u64, class: RegisterClass) -> std::result::Result<TableRead, String> {
+        let at = u64::from(self.index) + offset;
+        let slots = self.heap.slots.lock().unwrap_or_else(PoisonError::into_inner);
+        match usize::try_from(at).ok().and_then(|i| slots.get(i)) {
+            None => Err(format!("descriptor {at} is past the heap's {} descriptors", slots.len())),
+            Some(None) => Err(format!("descriptor {at} holds no view (an uninitialised descriptor)")),
+            Some(Some(ViewDescriptor::Buffer { resource, class: c, offset, size })) if *c == class => {
+                let shared = resource.upgrade().ok_or_else(|| format!("descriptor {at}'s resource was destroyed"))?;
+                Ok(TableRead { resource: Resource { shared }, offset: *offset, size: *size })
+            }
+            Some(Some(ViewDescriptor::Buffer { class: c, .. })) => {
+                Err(format!("descriptor {at} holds a {c:?} view where the shader reads a {class:?}"))
+            }
+            Some(Some(_)) => Err(format!("descriptor {at} holds a render-target or depth-stencil view")),
+        }
+    }
+}
