@@ -115,12 +115,15 @@ pub(crate) fn compile(core: &Core, app: &AppShader, root: &RootSignatureDesc) ->
         .map_err(|e| Error::fail(MessageId::CreatePipelineStateInvalid, format!("CreatePipelineState: {e}")))?;
     let policy = naga::proc::BoundsCheckPolicy::ReadZeroSkipWrite;
     // With robustBufferAccess2 the device drops out-of-bounds buffer writes itself, atomics
-    // included (naga's checks do not cover atomics); without it naga checks each access.
+    // included (naga's checks do not cover atomics); without it naga checks each access. The
+    // kernel's own arrays, vectors and matrices clamp an index to their last element
+    // (`Restrict`, which naga implements for atomics on workgroup arrays too), as the reference
+    // device does.
     let buffer = if core.features.robust_buffers { naga::proc::BoundsCheckPolicy::Unchecked } else { policy };
     let options = naga::back::spv::Options {
         lang_version: (1, 3),
         bounds_check_policies: naga::proc::BoundsCheckPolicies {
-            index: policy,
+            index: naga::proc::BoundsCheckPolicy::Restrict,
             buffer,
             image_load: policy,
             binding_array: policy,

@@ -341,7 +341,7 @@ fn out_of_bounds_reads_give_zero_and_writes_are_dropped() {
 @compute @workgroup_size(8)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     var local: array<u32, 4>;
-    local[id.x] = 5u;             // lanes 4-7 write past the array: dropped
+    local[id.x] = 5u;             // lanes 4-7 index past the array: clamped to local[3]
     output[id.x * 2u] = input[id.x + 6u] + local[id.x % 4u];   // reads past input give 0
     output[id.x + 1000000u] = 9u; // far past the buffer: dropped
 }
@@ -352,8 +352,8 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         let word = |i: usize| u32::from_le_bytes(out[i * 4..i * 4 + 4].try_into().unwrap());
         for lane in 0..5usize {
             // input[lane + 6] exists for lanes 0 and 1 only. `local` is each lane's own:
-            // lanes 0-3 wrote 5 at the index they read; lane 4's write was dropped, so it reads
-            // its zeroed local[0].
+            // lanes 0-3 wrote 5 at the index they read; lane 4 wrote its local[3] (an index past
+            // the kernel's own array clamps, naga's `Restrict`) and reads its zeroed local[0].
             let read = if lane + 6 < 8 { input[lane + 6] } else { 0 };
             let local = if lane < 4 { 5 } else { 0 };
             assert_eq!(word(lane * 2), read + local, "{name}: lane {lane}");
@@ -715,4 +715,64 @@ fn views_are_checked_against_their_buffer() {
     assert!(e.text.contains("1 to 2048"), "{}", e.text);
     let e = d.copy_descriptors_simple(3, &heap.handle(2), &heap.handle(0), DescriptorHeapType::CbvSrvUav).unwrap_err();
     assert!(e.text.contains("destination heap's end"), "{}", e.text);
+}
+
+#[test]
+fn workgroup_atomics_count_per_group_and_exchange_once() {
+    let wgsl = r#"
+@group(0) @binding(0) var<storage, read> input: array<u32>;
+@group(0) @binding(0) var<storage, read_write> output: array<atomic<u32>>;
+var<workgroup> local_bins: array<atomic<u32>, 16>;
+var<workgroup> winner: atomic<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) i: u32) {
+    atomicAdd(&local_bins[input[id.x] % 16u], 1u);
+    // Exactly one thread of the group swaps 0 for its index + 1.
+    let r = atomicCompareExchangeWeak(&winner, 0u, i + 1u);
+    workgroupBarrier();
+    if i < 16u { atomicAdd(&output[i], atomicLoad(&local_bins[i])); }
+    if r.exchanged { atomicAdd(&output[16], 1u); }
+    if i == 0u { atomicMax(&output[17], atomicLoad(&winner)); }
+}
+"#;
+    for (name, ctx) in kernel_contexts() {
+        let input: Vec<u32> = (0..256u32).map(|i| i.wrapping_mul(40503) >> 3).collect();
+        let out = run(&ctx, wgsl, "main", [4, 1, 1], &[], &bytes_of(&input), &[0; 18 * 4]);
+        let word = |i: usize| u32::from_le_bytes(out[i * 4..i * 4 + 4].try_into().unwrap());
+        for b in 0..16 {
+            let want = input.iter().filter(|v| **v % 16 == b as u32).count() as u32;
+            assert_eq!(word(b), want, "{name}: bin {b}");
+        }
+        // One exchange a group; the winner is some thread of it (1..=64).
+        assert_eq!(word(16), 4, "{name}: exchanges");
+        assert!((1..=64).contains(&word(17)), "{name}: winner {}", word(17));
+    }
+}
+
+#[test]
+fn an_index_past_the_kernels_own_array_clamps_to_its_last_element() {
+    // naga's `Restrict` on the Vulkan device, the same on the reference device: the index is
+    // clamped, so the write lands on element 3 and the read past the end reads it back.
+    let wgsl = r#"
+@group(0) @binding(0) var<storage, read> input: array<u32>;
+@group(0) @binding(0) var<storage, read_write> output: array<u32>;
+var<workgroup> shared_words: array<u32, 4>;
+@compute @workgroup_size(1)
+fn main() {
+    var local = array<u32, 4>(1u, 2u, 3u, 4u);
+    let far = input[0];                  // 9
+    local[far] = 40u;
+    shared_words[far + 1u] = 70u;
+    let v = vec3<u32>(5u, 6u, 7u);
+    output[0] = local[far + 100u];
+    output[1] = local[3];
+    output[2] = local[0];
+    output[3] = shared_words[3];
+    output[4] = v[far];
+}
+"#;
+    for (name, ctx) in kernel_contexts() {
+        let out = run(&ctx, wgsl, "main", [1, 1, 1], &[], &bytes_of(&[9u32]), &[0; 20]);
+        assert_eq!(out, bytes_of(&[40u32, 40, 1, 70, 7]), "{name}");
+    }
 }

@@ -100,11 +100,13 @@ fn to_bytes(v: impl IntoIterator<Item = u32>) -> Vec<u8> {
     v.into_iter().flat_map(u32::to_le_bytes).collect()
 }
 
+// Four floats a thread (16-byte loads and stores, as bandwidth-bound GPU code does); `n` counts
+// vec4s.
 const SAXPY: &str = r#"
 struct P { a: f32, n: u32 }
 var<immediate> p: P;
-@group(0) @binding(0) var<storage, read> x: array<f32>;
-@group(0) @binding(0) var<storage, read_write> y: array<f32>;
+@group(0) @binding(0) var<storage, read> x: array<vec4<f32>>;
+@group(0) @binding(0) var<storage, read_write> y: array<vec4<f32>>;
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g: vec3<u32>) {
     let i = id.y * g.x * 256u + id.x;
@@ -192,15 +194,16 @@ fn kernels(quick: bool) -> Vec<Kernel> {
     let n: u32 = if quick { 1 << 18 } else { 32 << 20 };
     let x: Vec<u32> = (0..n).map(|i| ((i % 1000) as f32).to_bits()).collect();
     let y: Vec<u32> = (0..n).map(|i| ((i % 7) as f32).to_bits()).collect();
-    let groups_x = (n / 256).min(32768);
-    let groups_y = (n / 256).div_ceil(groups_x);
+    let threads = n / 4;
+    let groups_x = (threads / 256).min(32768);
+    let groups_y = (threads / 256).div_ceil(groups_x);
     out.push(Kernel {
         name: "saxpy",
         wgsl: SAXPY,
         work: format!("{} M floats: y = a·x + y ({} MiB of buffers)", n >> 20, (n as u64 * 8) >> 20),
         unit: "GB/s",
         amount: n as f64 * 12.0 / 1e9,
-        constants: vec![2.0f32.to_bits(), n],
+        constants: vec![2.0f32.to_bits(), threads],
         input: to_bytes(x),
         output: to_bytes(y),
         groups: [groups_x, groups_y, 1],

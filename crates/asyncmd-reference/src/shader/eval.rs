@@ -340,10 +340,18 @@ impl Engine<'_, '_, '_> {
                     ),
                     _ => (0, Some(0), None),
                 };
+                // The kernel's own arrays clamp an index past their end to the last element
+                // (naga's `Restrict`, what the Vulkan device's SPIR-V does); memory the app
+                // sees is bounded by its bytes alone, as robust buffer access is.
                 let step = |o: u32, i: u32| -> u32 {
-                    if o == OUT || count.is_some_and(|c| i >= c) {
+                    if o == OUT {
                         return OUT;
                     }
+                    let i = match count {
+                        Some(0) => return OUT,
+                        Some(c) if components || starts.is_some() => i.min(c - 1),
+                        _ => i,
+                    };
                     let add = match &starts {
                         Some(s) => s.get(i as usize).copied().unwrap_or(0),
                         None => u64::from(i) * stride,
@@ -362,7 +370,15 @@ impl Engine<'_, '_, '_> {
                 let count = size.map_or(1, |s| s as u32);
                 let p = self.ptr(fr, base);
                 let width = if p.region.components() { 1 } else { u32::from(scalar.width) };
-                let step = |o: u32, i: u32| if o == OUT || i >= count { OUT } else { o.saturating_add(i * width) };
+                let clamp = p.region.components();
+                let step = |o: u32, i: u32| {
+                    let i = if clamp { i.min(count - 1) } else { i };
+                    if o == OUT {
+                        OUT
+                    } else {
+                        o.saturating_add(i.saturating_mul(width))
+                    }
+                };
                 Slot::ptr(Ptr { region: p.region, offsets: offsets_step(&p.offsets, &idx, n, step) })
             }
             t => {
@@ -387,19 +403,19 @@ impl Engine<'_, '_, '_> {
                     let end = starts.get(i + 1).copied().unwrap_or(v.comps);
                     return Slot::val(v.slice(start, end - start, n));
                 }
-                if let Offsets::Uniform(i) = idx {
-                    if (i as usize) < count {
-                        return Slot::val(v.slice(i as usize * elem, elem, n));
-                    }
+                // An index past a value's last element clamps to it (naga's `Restrict`).
+                if count == 0 {
                     return Slot::val(Val::zeros(elem));
+                }
+                if let Offsets::Uniform(i) = idx {
+                    let i = (i as usize).min(count - 1);
+                    return Slot::val(v.slice(i * elem, elem, n));
                 }
                 let mut data = vec![0; elem * n];
                 for l in 0..n {
-                    let i = idx.get(l) as usize;
-                    if i < count {
-                        for c in 0..elem {
-                            data[c * n + l] = v.get(i * elem + c, l, n);
-                        }
+                    let i = (idx.get(l) as usize).min(count - 1);
+                    for c in 0..elem {
+                        data[c * n + l] = v.get(i * elem + c, l, n);
                     }
                 }
                 Slot::val(Val::varying(elem, data))
