@@ -776,3 +776,48 @@ fn main() {
         assert_eq!(out, bytes_of(&[40u32, 40, 1, 70, 7]), "{name}");
     }
 }
+
+#[test]
+fn a_bundle_of_a_dispatch_runs_in_every_list_that_executes_it() {
+    // The bundle sets its own root signature, pipeline and arguments (D3D12 bundles inherit
+    // none of those), and each execution adds a·x to y again.
+    for (name, ctx) in kernel_contexts() {
+        let d = &ctx.device;
+        let module = Arc::new(ShaderModule::from_wgsl(SAXPY).unwrap());
+        let root = saxpy_root(d);
+        let pso = pipeline(d, &root, &module, "main").unwrap();
+        let x: Vec<f32> = (0..64).map(|i| i as f32).collect();
+        let xb = ctx.default_buffer(&bytes_of(&x));
+        let yb = uav_buffer(&ctx, &[0; 256]);
+        let mut bundle = ctx.list(CommandListType::Bundle);
+        bundle.set_compute_root_signature(&root);
+        bundle.set_pipeline_state(&pso);
+        bundle.set_compute_root_32bit_constants(0, &[1.0f32.to_bits(), 64], 0);
+        bundle.set_compute_root_shader_resource_view(1, xb.gpu_address(0));
+        bundle.set_compute_root_unordered_access_view(2, yb.gpu_address(0));
+        bundle.dispatch(1, 1, 1);
+        bundle.close().unwrap();
+        for _ in 0..3 {
+            ctx.run(CommandListType::Direct, |l| l.execute_bundle(&bundle));
+        }
+        let barrier_between = |l: &mut CommandList| {
+            l.barrier(&[BarrierGroup::Buffer(vec![BufferBarrier {
+                sync_before: BarrierSync::COMPUTE_SHADING,
+                sync_after: BarrierSync::COMPUTE_SHADING,
+                access_before: BarrierAccess::UNORDERED_ACCESS,
+                access_after: BarrierAccess::UNORDERED_ACCESS,
+                resource: &yb,
+                offset: 0,
+                size: u64::MAX,
+            }])])
+        };
+        // Twice more in one list, with the UAV barrier D3D12 asks for between them.
+        ctx.run(CommandListType::Direct, |l| {
+            l.execute_bundle(&bundle);
+            barrier_between(l);
+            l.execute_bundle(&bundle);
+        });
+        let want: Vec<f32> = x.iter().map(|v| 5.0 * v).collect();
+        assert_eq!(f32s(&ctx.read_buffer(&yb)), want, "{name}");
+    }
+}
