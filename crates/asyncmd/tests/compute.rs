@@ -821,3 +821,20 @@ fn a_bundle_of_a_dispatch_runs_in_every_list_that_executes_it() {
         assert_eq!(f32s(&ctx.read_buffer(&yb)), want, "{name}");
     }
 }
+
+#[test]
+fn large_dispatches_spread_over_the_workers_give_every_element() {
+    // Past the reference device's spreading threshold (16 K threads): batches run on its
+    // worker threads in any order; each writes its own elements.
+    for (name, ctx) in kernel_contexts() {
+        let n = 1u32 << 20;
+        let x: Vec<f32> = (0..n).map(|i| (i % 4096) as f32).collect();
+        let y: Vec<f32> = (0..n).map(|i| (i % 5) as f32).collect();
+        let out = run(&ctx, SAXPY, "main", [n / 64, 1, 1], &[0.5f32.to_bits(), n - 3], &bytes_of(&x), &bytes_of(&y));
+        let out = f32s(&out);
+        for i in (0..n as usize).step_by(97).chain([n as usize - 4, n as usize - 3, n as usize - 1]) {
+            let want = if i < (n - 3) as usize { 0.5 * x[i] + y[i] } else { y[i] };
+            assert_eq!(out[i], want, "{name}: element {i}");
+        }
+    }
+}

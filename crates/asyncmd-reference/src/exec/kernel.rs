@@ -77,9 +77,10 @@ impl Exec<'_> {
                 Some(View { buffer, start, len })
             })
             .collect();
-        let mut memory = Memory { buffers, bindings, immediates: &immediates };
+        let buffers = buffers.into_iter().map(crate::shader::shared_bytes).collect();
+        let memory = Memory { buffers, bindings, immediates: &immediates };
         let deadline = Instant::now() + self.shared.shader_time_budget;
-        if program.dispatch(groups, &mut memory, deadline).is_err() {
+        if program.dispatch(groups, &memory, deadline).is_err() {
             tracing::error!(
                 "a kernel ran past the device's {:?} budget: the device is removed",
                 self.shared.shader_time_budget

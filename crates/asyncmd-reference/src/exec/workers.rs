@@ -78,6 +78,15 @@ pub(crate) fn parallel<T: Sync>(
     share(pool, turn, groups.iter(), |g| g.iter().for_each(|item| f(item)));
 }
 
+/// Runs `work` on each of `parts` on the workers and the calling thread, where there is a pool
+/// and no other spread call holds the turn; else on the calling thread, in order.
+pub(crate) fn spread<P: Iterator + Send>(parts: P, work: impl Fn(P::Item) + Sync) {
+    match pool().and_then(|p| Some((p, take_turn()?))) {
+        Some((pool, turn)) => share(pool, turn, parts, work),
+        None => parts.for_each(work),
+    }
+}
+
 /// The turn to spread: one spread call at a time in the process, and a call that finds it
 /// taken runs its parts on its own thread.
 ///

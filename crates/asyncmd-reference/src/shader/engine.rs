@@ -105,7 +105,7 @@ pub(crate) struct Frame<'f> {
 /// The engine for one batch.
 pub(crate) struct Engine<'p, 'e, 'm> {
     pub(crate) p: &'p Program,
-    pub(crate) mem: &'e mut Memory<'m>,
+    pub(crate) mem: &'e Memory<'m>,
     /// Workgroup variables' components, shared by the batch's lanes.
     pub(crate) workgroup: Vec<Vec<u32>>,
     /// Private variables' components, structure-of-arrays as locals.
@@ -128,7 +128,7 @@ fn masked(mask: &[bool], cond: &Val, want: bool) -> Vec<bool> {
 }
 
 impl<'p, 'e, 'm> Engine<'p, 'e, 'm> {
-    pub(crate) fn new(p: &'p Program, mem: &'e mut Memory<'m>, batch: &'p Batch, deadline: Instant) -> Self {
+    pub(crate) fn new(p: &'p Program, mem: &'e Memory<'m>, batch: &'p Batch, deadline: Instant) -> Self {
         let n = batch.lanes;
         let (module, _) = p.module.naga();
         let mut workgroup = Vec::new();

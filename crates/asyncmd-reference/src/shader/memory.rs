@@ -1,13 +1,28 @@
 //! The memory a kernel reaches: its bindings' bytes (bounds-checked: out-of-bounds reads give 0
 //! and writes are dropped), its push constants, and its own variables' components.
+//!
+//! Bindings are bytes that several batches, on several threads, may read and write at once
+//! (`Program::dispatch`): each is accessed as `AtomicU8`s with relaxed ordering, which on the
+//! usual processors compiles to plain loads and stores. Two groups writing one byte is a race
+//! in the app's kernel (undefined results in D3D12), never undefined behaviour here.
 
 use super::layout::{Kind, Leaf};
 use super::value::{Offsets, Ptr, Region, Val, OUT};
+use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+
+/// The bytes of `b` as atomics, for batches on several threads.
+#[allow(unsafe_code)]
+pub(crate) fn shared_bytes(b: &mut [u8]) -> &[AtomicU8] {
+    // SAFETY: `AtomicU8` has the size, alignment and bit validity of `u8`, and the unique
+    // borrow of `b` is given up for the returned one, so no plain access to these bytes
+    // happens while it lives (what the unstable `AtomicU8::from_mut_slice` does).
+    unsafe { &*(b as *mut [u8] as *const [AtomicU8]) }
+}
 
 /// The memory a dispatch reads and writes.
 pub(crate) struct Memory<'a> {
     /// Each resource the dispatch binds, once, however many views it has.
-    pub(crate) buffers: Vec<&'a mut [u8]>,
+    pub(crate) buffers: Vec<&'a [AtomicU8]>,
     /// Each shader binding's view (`None`: nothing bound; reads 0, writes dropped).
     pub(crate) bindings: Vec<Option<View>>,
     pub(crate) immediates: &'a [u8],
@@ -22,9 +37,9 @@ pub(crate) struct View {
 }
 
 impl Memory<'_> {
-    pub(crate) fn view(&mut self, binding: usize) -> Option<&mut [u8]> {
+    pub(crate) fn view(&self, binding: usize) -> Option<&[AtomicU8]> {
         let v = (*self.bindings.get(binding)?)?;
-        self.buffers.get_mut(v.buffer)?.get_mut(v.start..v.start.checked_add(v.len)?)
+        self.buffers.get(v.buffer)?.get(v.start..v.start.checked_add(v.len)?)
     }
 
     /// Bytes bound at `binding` (0 where nothing is).
@@ -32,48 +47,38 @@ impl Memory<'_> {
         self.bindings.get(binding).copied().flatten().map_or(0, |v| v.len)
     }
 
-    /// The bytes a byte-addressed region reads.
-    fn bytes(&mut self, r: Region) -> Option<&[u8]> {
-        match r {
-            Region::Binding(b) => self.view(b).map(|b| &*b),
-            Region::Immediate => Some(self.immediates),
-            _ => None,
-        }
-    }
-
     /// Loads `leaves` through a pointer into a binding or the push constants.
-    pub(crate) fn load(&mut self, p: &Ptr, leaves: &[Leaf], n: usize) -> Val {
-        let Some(bytes) = self.bytes(p.region) else { return Val::zeros(leaves.len()) };
-        match &p.offsets {
-            Offsets::Uniform(o) => Val::uniform(
-                leaves.iter().map(|leaf| read_bytes(bytes, o.saturating_add(leaf.offset), *leaf)).collect(),
-            ),
-            Offsets::Varying(offsets) => {
-                let mut data = vec![0; leaves.len() * n];
-                let contiguous = contiguous_words(offsets, leaves, bytes.len());
-                for (c, leaf) in leaves.iter().enumerate() {
-                    let out = &mut data[c * n..(c + 1) * n];
-                    if let Some(first) = contiguous {
-                        // Lane l reads the word after lane l − 1's: one pass over the bytes.
-                        let start = first as usize + leaf.offset as usize;
-                        for (o, w) in out.iter_mut().zip(bytes[start..start + 4 * n].chunks_exact(4)) {
-                            *o = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+    pub(crate) fn load(&self, p: &Ptr, leaves: &[Leaf], n: usize) -> Val {
+        match p.region {
+            Region::Binding(b) => match self.view(b) {
+                Some(bytes) => load_bytes(bytes, p, leaves, n),
+                None => Val::zeros(leaves.len()),
+            },
+            Region::Immediate => {
+                // Root constants: read-only, plain bytes.
+                let bytes = self.immediates;
+                let read = |o: u32, leaf: &Leaf| plain_read(bytes, o.saturating_add(leaf.offset), *leaf);
+                match &p.offsets {
+                    Offsets::Uniform(o) => Val::uniform(leaves.iter().map(|leaf| read(*o, leaf)).collect()),
+                    Offsets::Varying(offsets) => {
+                        let mut data = vec![0; leaves.len() * n];
+                        for (c, leaf) in leaves.iter().enumerate() {
+                            for (l, &o) in offsets.iter().enumerate() {
+                                if o != OUT {
+                                    data[c * n + l] = read(o, leaf);
+                                }
+                            }
                         }
-                        continue;
-                    }
-                    for (o, &at) in out.iter_mut().zip(offsets) {
-                        if at != OUT {
-                            *o = read_bytes(bytes, at.saturating_add(leaf.offset), *leaf);
-                        }
+                        Val::varying(leaves.len(), data)
                     }
                 }
-                Val::varying(leaves.len(), data)
             }
+            _ => Val::zeros(leaves.len()),
         }
     }
 
     /// Stores `v` through a pointer into a binding, for the `active` lanes.
-    pub(crate) fn store(&mut self, p: &Ptr, leaves: &[Leaf], v: &Val, active: &[bool]) {
+    pub(crate) fn store(&self, p: &Ptr, leaves: &[Leaf], v: &Val, active: &[bool]) {
         let Region::Binding(b) = p.region else { return };
         let Some(bytes) = self.view(b) else { return };
         let n = active.len();
@@ -83,8 +88,10 @@ impl Memory<'_> {
             {
                 // Lane l writes the word after lane l − 1's, every lane active.
                 let start = first as usize + leaves[0].offset as usize;
-                for (w, x) in bytes[start..start + 4 * n].chunks_exact_mut(4).zip(&v.data[..n]) {
-                    w.copy_from_slice(&x.to_le_bytes());
+                for (w, x) in bytes[start..start + 4 * n].chunks_exact(4).zip(&v.data[..n]) {
+                    for (b, x) in w.iter().zip(x.to_le_bytes()) {
+                        b.store(x, Relaxed);
+                    }
                 }
                 return;
             }
@@ -96,6 +103,36 @@ impl Memory<'_> {
                     write_bytes(bytes, at.saturating_add(leaf.offset), *leaf, v.get(c, l, n));
                 }
             }
+        }
+    }
+}
+
+/// Loads `leaves` from a binding's bytes.
+fn load_bytes(bytes: &[AtomicU8], p: &Ptr, leaves: &[Leaf], n: usize) -> Val {
+    match &p.offsets {
+        Offsets::Uniform(o) => {
+            Val::uniform(leaves.iter().map(|leaf| read_bytes(bytes, o.saturating_add(leaf.offset), *leaf)).collect())
+        }
+        Offsets::Varying(offsets) => {
+            let mut data = vec![0; leaves.len() * n];
+            let contiguous = contiguous_words(offsets, leaves, bytes.len());
+            for (c, leaf) in leaves.iter().enumerate() {
+                let out = &mut data[c * n..(c + 1) * n];
+                if let Some(first) = contiguous {
+                    // Lane l reads the word after lane l − 1's: one pass over the bytes.
+                    let start = first as usize + leaf.offset as usize;
+                    for (o, w) in out.iter_mut().zip(bytes[start..start + 4 * n].chunks_exact(4)) {
+                        *o = u32::from_le_bytes([0, 1, 2, 3].map(|k| w[k].load(Relaxed)));
+                    }
+                    continue;
+                }
+                for (o, &at) in out.iter_mut().zip(offsets) {
+                    if at != OUT {
+                        *o = read_bytes(bytes, at.saturating_add(leaf.offset), *leaf);
+                    }
+                }
+            }
+            Val::varying(leaves.len(), data)
         }
     }
 }
@@ -184,7 +221,7 @@ fn contiguous_words(offsets: &[u32], leaves: &[Leaf], len: usize) -> Option<u32>
 
 /// The memory an atomic works on.
 pub(crate) enum Atomics<'a> {
-    Bytes(&'a mut [u8]),
+    Bytes(&'a [AtomicU8]),
     Words(&'a mut [u32]),
 }
 
@@ -208,27 +245,44 @@ impl Atomics<'_> {
     }
 }
 
-fn checked_read(bytes: &[u8], at: u32, leaf: Leaf) -> Option<u32> {
+fn checked_read(bytes: &[AtomicU8], at: u32, leaf: Leaf) -> Option<u32> {
     let at = at as usize;
     let end = at.checked_add(leaf.kind.width() as usize)?;
     let b = bytes.get(at..end)?;
-    Some(if leaf.kind == Kind::Bool { (b[0] != 0) as u32 } else { u32::from_le_bytes([b[0], b[1], b[2], b[3]]) })
+    Some(if leaf.kind == Kind::Bool {
+        (b[0].load(Relaxed) != 0) as u32
+    } else {
+        u32::from_le_bytes([0, 1, 2, 3].map(|k| b[k].load(Relaxed)))
+    })
+}
+
+/// Reads a component of plain bytes (root constants); out of bounds reads 0.
+fn plain_read(bytes: &[u8], at: u32, leaf: Leaf) -> u32 {
+    let at = at as usize;
+    let Some(b) = at.checked_add(leaf.kind.width() as usize).and_then(|end| bytes.get(at..end)) else { return 0 };
+    if leaf.kind == Kind::Bool {
+        (b[0] != 0) as u32
+    } else {
+        u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+    }
 }
 
 /// Reads a component; out of bounds reads 0 (robust buffer access).
-pub(crate) fn read_bytes(bytes: &[u8], at: u32, leaf: Leaf) -> u32 {
+pub(crate) fn read_bytes(bytes: &[AtomicU8], at: u32, leaf: Leaf) -> u32 {
     checked_read(bytes, at, leaf).unwrap_or(0)
 }
 
 /// Writes a component; out of bounds writes nothing.
-pub(crate) fn write_bytes(bytes: &mut [u8], at: u32, leaf: Leaf, v: u32) {
+pub(crate) fn write_bytes(bytes: &[AtomicU8], at: u32, leaf: Leaf, v: u32) {
     let at = at as usize;
     let Some(end) = at.checked_add(leaf.kind.width() as usize) else { return };
-    if let Some(b) = bytes.get_mut(at..end) {
+    if let Some(b) = bytes.get(at..end) {
         if leaf.kind == Kind::Bool {
-            b[0] = (v != 0) as u8;
+            b[0].store((v != 0) as u8, Relaxed);
         } else {
-            b.copy_from_slice(&v.to_le_bytes());
+            for (d, x) in b.iter().zip(v.to_le_bytes()) {
+                d.store(x, Relaxed);
+            }
         }
     }
 }

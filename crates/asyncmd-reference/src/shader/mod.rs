@@ -20,7 +20,7 @@ mod ops;
 mod value;
 
 pub(crate) use engine::Hung;
-pub(crate) use memory::{Memory, View};
+pub(crate) use memory::{shared_bytes, Memory, View};
 
 use asyncmd_ddi::AppShader;
 use asyncmd_shader::{bind_to_root, EntryPointInfo, RootBindings, ShaderModule, ShaderStage};
@@ -28,11 +28,15 @@ use asyncmd_types::{Error, ErrorCode, MessageId, Result, RootSignatureDesc};
 use engine::{Batch, Engine};
 use layout::Layouts;
 use naga::{Expression as E, Handle, Statement as S, TypeInner};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
 /// Lanes a batch holds when the kernel lets several groups share one.
 const BATCH_LANES: usize = 1024;
+/// Threads of a dispatch below which its batches run on the calling thread: waking the
+/// workers costs tens of microseconds.
+const SPREAD_LANES: u64 = 16 * 1024;
 
 /// A compute pipeline of the app's kernel, ready to run.
 pub(crate) struct Program {
@@ -46,6 +50,8 @@ pub(crate) struct Program {
     pub(crate) binding_of: Vec<Option<usize>>,
     /// Whether groups may share a batch: no workgroup memory, no barrier.
     shares_nothing: bool,
+    /// Whether the kernel has atomics on storage buffers: its batches then run in order.
+    storage_atomics: bool,
 }
 
 fn unsupported(what: String) -> Error {
@@ -78,6 +84,7 @@ impl Program {
             return Err(unsupported(format!("textures and samplers (`{}`)", b.name)));
         }
         let mut shares_nothing = info.workgroup_bytes == 0;
+        let mut storage_atomics = false;
         let ep = &module.entry_points[info.index];
         let functions = std::iter::once(&ep.function).chain(module.functions.iter().map(|(_, f)| f));
         for f in functions {
@@ -90,6 +97,8 @@ impl Program {
                 check_expression(e)?;
             }
             check_block(&f.body, &mut shares_nothing)?;
+            // An atomic through a pointer handed to a function counts too: conservative.
+            storage_atomics |= atomics_on_storage(module, f, &f.body);
         }
         Ok(Program {
             module: shader.module.clone(),
@@ -99,30 +108,40 @@ impl Program {
             layouts,
             binding_of,
             shares_nothing,
+            storage_atomics,
         })
     }
 
     /// Runs a dispatch of `groups` groups; stops at `deadline`.
-    pub(crate) fn dispatch(
-        &self,
-        groups: [u32; 3],
-        mem: &mut Memory,
-        deadline: Instant,
-    ) -> std::result::Result<(), Hung> {
+    pub(crate) fn dispatch(&self, groups: [u32; 3], mem: &Memory, deadline: Instant) -> std::result::Result<(), Hung> {
         let threads = self.info.workgroup_size.iter().map(|&v| u64::from(v.max(1))).product::<u64>();
         let total = groups.iter().map(|&g| u64::from(g)).product::<u64>() * threads;
         // A kernel that shares nothing between its threads runs in batches of any lanes (a
         // group may be split); otherwise a batch is one whole group.
         let per_batch = if self.shares_nothing { BATCH_LANES as u64 } else { threads };
-        let mut first = 0u64;
-        while first < total {
-            if Instant::now() > deadline {
-                return Err(Hung);
+        let hung = AtomicBool::new(false);
+        let run = |first: u64| {
+            if hung.load(Ordering::Relaxed) || Instant::now() > deadline {
+                hung.store(true, Ordering::Relaxed);
+                return;
             }
             let lanes = per_batch.min(total - first) as usize;
             let batch = Batch { lanes, first, num_groups: groups, group_size: self.info.workgroup_size };
-            Engine::new(self, mem, &batch, deadline).run()?;
-            first += lanes as u64;
+            if Engine::new(self, mem, &batch, deadline).run().is_err() {
+                hung.store(true, Ordering::Relaxed);
+            }
+        };
+        let batches = (0..total).step_by(per_batch.max(1) as usize);
+        // Batches run on the worker pool, in any order: a group's writes never depend on
+        // another's but through atomics, and a kernel with atomics on storage buffers runs its
+        // batches in order on this thread, so that they apply in one fixed order.
+        if self.storage_atomics || total < SPREAD_LANES {
+            batches.for_each(run);
+        } else {
+            crate::exec::workers::spread(batches, run);
+        }
+        if hung.load(Ordering::Relaxed) {
+            return Err(Hung);
         }
         Ok(())
     }
@@ -271,6 +290,28 @@ fn check_expression(e: &naga::Expression) -> Result<()> {
         _ => "this expression",
     };
     Err(unsupported(format!("{what} ({e:?})")))
+}
+
+/// Whether `block` has an atomic statement on a storage buffer (the pointer's root is a global
+/// of the storage address space).
+fn atomics_on_storage(module: &naga::Module, f: &naga::Function, block: &naga::Block) -> bool {
+    let root_space = |mut h: Handle<naga::Expression>| loop {
+        match f.expressions[h] {
+            E::Access { base, .. } | E::AccessIndex { base, .. } => h = base,
+            E::GlobalVariable(g) => return Some(module.global_variables[g].space),
+            _ => return None,
+        }
+    };
+    block.iter().any(|s| match s {
+        S::Atomic { pointer, .. } => !matches!(root_space(*pointer), Some(naga::AddressSpace::WorkGroup)),
+        S::Block(b) => atomics_on_storage(module, f, b),
+        S::If { accept, reject, .. } => atomics_on_storage(module, f, accept) || atomics_on_storage(module, f, reject),
+        S::Switch { cases, .. } => cases.iter().any(|c| atomics_on_storage(module, f, &c.body)),
+        S::Loop { body, continuing, .. } => {
+            atomics_on_storage(module, f, body) || atomics_on_storage(module, f, continuing)
+        }
+        _ => false,
+    })
 }
 
 fn check_block(block: &naga::Block, shares_nothing: &mut bool) -> Result<()> {
