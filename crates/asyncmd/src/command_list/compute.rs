@@ -55,15 +55,9 @@ impl CommandRecorder {
             return;
         }
         let r = (|| -> Result<()> {
-            let root = self
-                .shadow
-                .compute_root
-                .as_ref()
-                .ok_or_else(|| err::invalid(STATE, API, "no root signature is set"))?;
-            let ranges = match root.desc().parameters.get(parameter as usize) {
-                Some(RootParameter::Table(ranges, _)) => ranges,
-                Some(p) => return Err(err::invalid(STATE, API, format!("root parameter {parameter} is {p:?}"))),
-                None => return Err(err::invalid(STATE, API, format!("root parameter {parameter} does not exist"))),
+            let ranges = match Self::root_parameter(API, self.shadow.compute_root.as_ref(), parameter)? {
+                RootParameter::Table(ranges, _) => ranges,
+                p => return Err(err::invalid(STATE, API, format!("root parameter {parameter} is {p:?}"))),
             };
             let ty = if ranges.iter().all(|r| r.class == RegisterClass::Sampler) {
                 DescriptorHeapType::Sampler

@@ -193,18 +193,26 @@ impl CommandRecorder {
         Ok(())
     }
 
+    /// Parameter `parameter` of the bound root signature `root`, or the error naming `api`.
+    pub(super) fn root_parameter<'r>(
+        api: &str,
+        root: Option<&'r RootSignature>,
+        parameter: u32,
+    ) -> Result<&'r RootParameter> {
+        let root = root.ok_or_else(|| err::invalid(STATE, api, "no root signature is set"))?;
+        root.desc()
+            .parameters
+            .get(parameter as usize)
+            .ok_or_else(|| err::invalid(STATE, api, format!("root parameter {parameter} does not exist")))
+    }
+
     fn check_root_param(
         api: &str,
         root: Option<&RootSignature>,
         parameter: u32,
         want_constants: Option<(u32, usize)>,
     ) -> Result<()> {
-        let root = root.ok_or_else(|| err::invalid(STATE, api, "no root signature is set"))?;
-        let p = root
-            .desc()
-            .parameters
-            .get(parameter as usize)
-            .ok_or_else(|| err::invalid(STATE, api, format!("root parameter {parameter} does not exist")))?;
+        let p = Self::root_parameter(api, root, parameter)?;
         match (p, want_constants) {
             (RootParameter::Constants { count, .. }, Some((offset, n))) if offset as usize + n <= *count as usize => {
                 Ok(())
@@ -228,12 +236,7 @@ impl CommandRecorder {
         class: asyncmd_types::RegisterClass,
         address: GpuAddress,
     ) -> Result<()> {
-        let root = root.ok_or_else(|| err::invalid(STATE, api, "no root signature is set"))?;
-        let p = root
-            .desc()
-            .parameters
-            .get(parameter as usize)
-            .ok_or_else(|| err::invalid(STATE, api, format!("root parameter {parameter} does not exist")))?;
+        let p = Self::root_parameter(api, root, parameter)?;
         if p.root_descriptor().map(|(c, _)| c) != Some(class) {
             return Err(err::invalid(STATE, api, format!("root parameter {parameter} is {p:?}")));
         }
