@@ -621,6 +621,7 @@ fn tables_refuse_what_d3d12_leaves_undefined() {
         ctx.record(CommandListType::Direct, |l| {
             l.set_compute_root_signature(&root);
             l.set_pipeline_state(&pso);
+            l.set_compute_root_32bit_constants(0, &[0, 64], 0);
             f(l);
             l.dispatch(1, 1, 1);
         })
@@ -837,4 +838,52 @@ fn large_dispatches_spread_over_the_workers_give_every_element() {
             assert_eq!(out[i], want, "{name}: element {i}");
         }
     }
+}
+
+#[test]
+fn a_dispatch_needs_every_root_argument_its_kernel_reads() {
+    let ctx = Ctx::reference();
+    let d = &ctx.device;
+    let module = Arc::new(ShaderModule::from_wgsl(SAXPY).unwrap());
+    let root = saxpy_root(d);
+    let pso = pipeline(d, &root, &module, "main").unwrap();
+    let (x, y) = (ctx.default_buffer(&[0; 256]), uav_buffer(&ctx, &[0; 256]));
+    let run = |constants: bool, srv: bool, uav: bool| {
+        ctx.record(CommandListType::Direct, |l| {
+            l.set_compute_root_signature(&root);
+            l.set_pipeline_state(&pso);
+            if constants {
+                // One at a time: `SetComputeRoot32BitConstant`.
+                l.set_compute_root_32bit_constant(0, 1.0f32.to_bits(), 0);
+                l.set_compute_root_32bit_constant(0, 64, 1);
+            }
+            if srv {
+                l.set_compute_root_shader_resource_view(1, x.gpu_address(0));
+            }
+            if uav {
+                l.set_compute_root_unordered_access_view(2, y.gpu_address(0));
+            }
+            l.dispatch(1, 1, 1);
+        })
+    };
+    run(true, true, true).unwrap();
+    for (args, text) in [
+        ((false, true, true), "root parameter 0 (the kernel's push constants)"),
+        ((true, false, true), "root parameter 1 (`x`)"),
+        ((true, true, false), "root parameter 2 (`y`)"),
+    ] {
+        let e = assert_error(run(args.0, args.1, args.2), ErrorCode::InvalidArg, MessageId::DrawInvalid);
+        assert!(e.text.contains(text), "{text:?} not in {}", e.text);
+    }
+    // Setting the root signature again unsets every argument.
+    let r = ctx.record(CommandListType::Direct, |l| {
+        l.set_compute_root_signature(&root);
+        l.set_pipeline_state(&pso);
+        l.set_compute_root_32bit_constants(0, &[0, 64], 0);
+        l.set_compute_root_shader_resource_view(1, x.gpu_address(0));
+        l.set_compute_root_unordered_access_view(2, y.gpu_address(0));
+        l.set_compute_root_signature(&root);
+        l.dispatch(1, 1, 1);
+    });
+    assert_error(r, ErrorCode::InvalidArg, MessageId::DrawInvalid);
 }

@@ -80,13 +80,44 @@ impl CommandRecorder {
         }
     }
 
-    /// Before a dispatch of an app kernel: reads the buffer views its descriptor tables give
-    /// it, records them (`SetTableBuffers`) and, under legacy semantics, their uses. A table
-    /// not set, or a descriptor that is empty, of another class or past its heap is D3D12's
-    /// undefined behaviour: here it is an error naming it (`DrawInvalid`).
+    /// Before a dispatch of an app kernel: checks that the root arguments it reads are set,
+    /// reads the buffer views its descriptor tables give it, records them (`SetTableBuffers`)
+    /// and, under legacy semantics, their uses. An unset root argument or table, or a
+    /// descriptor that is empty, of another class or past its heap is D3D12's undefined
+    /// behaviour: here it is an error naming it (`DrawInvalid`).
     pub(crate) fn bind_tables(&mut self, api: &str) -> Result<()> {
         let Some(app) = self.shadow.pipeline.as_ref().and_then(|p| p.0.app.clone()) else { return Ok(()) };
         let (entry, bound) = &*app;
+        // Every root argument the kernel reads must be set (D3D12 leaves an unset one undefined).
+        let unset = |parameter: usize, what: &str| {
+            err::invalid(
+                MessageId::DrawInvalid,
+                api,
+                format!("root parameter {parameter} ({what}) is not set since the root signature was"),
+            )
+        };
+        let args = &self.shadow.compute_args;
+        if let Some(p) = bound.immediates {
+            if !matches!(args.get(p), Some(RootArg::Constants(_))) {
+                return Err(unset(p, "the kernel's push constants"));
+            }
+        }
+        for (b, source) in entry.bindings.iter().zip(&bound.sources) {
+            let set = match *source {
+                BindingSource::RootConstants { parameter } => {
+                    matches!(args.get(parameter), Some(RootArg::Constants(_))).then_some(()).ok_or(parameter)
+                }
+                BindingSource::RootDescriptor { parameter } => {
+                    matches!(args.get(parameter), Some(RootArg::Uav(_) | RootArg::View(_)))
+                        .then_some(())
+                        .ok_or(parameter)
+                }
+                _ => Ok(()),
+            };
+            if let Err(parameter) = set {
+                return Err(unset(parameter, &format!("`{}`", b.name)));
+            }
+        }
         let mut buffers = Vec::new();
         let mut uses = Vec::new();
         for (b, source) in entry.bindings.iter().zip(&bound.sources) {

@@ -335,6 +335,16 @@ impl CommandRecorder {
         }
     }
 
+    /// `SetGraphicsRoot32BitConstant`: one constant, `value`, at dword `offset` of the parameter.
+    pub fn set_graphics_root_32bit_constant(&mut self, parameter: u32, value: u32, offset: u32) {
+        self.set_graphics_root_32bit_constants(parameter, &[value], offset);
+    }
+
+    /// `SetComputeRoot32BitConstant`: one constant, `value`, at dword `offset` of the parameter.
+    pub fn set_compute_root_32bit_constant(&mut self, parameter: u32, value: u32, offset: u32) {
+        self.set_compute_root_32bit_constants(parameter, &[value], offset);
+    }
+
     /// `SetComputeRoot32BitConstants`.
     pub fn set_compute_root_32bit_constants(&mut self, parameter: u32, values: &[u32], offset: u32) {
         const API: &str = "SetComputeRoot32BitConstants";
