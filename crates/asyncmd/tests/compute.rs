@@ -887,3 +887,70 @@ fn a_dispatch_needs_every_root_argument_its_kernel_reads() {
     });
     assert_error(r, ErrorCode::InvalidArg, MessageId::DrawInvalid);
 }
+
+/// The float kernel's results against Rust's IEEE-754 arithmetic (round to nearest even).
+/// Exact: add, sub, mul, floor, ceil, trunc, round, negation, abs, comparisons,
+/// integer-to-float conversions and `select`. `fma` may be fused or not (WGSL and SPIR-V's
+/// `Fma` allow either; the reference device fuses, lavapipe does not): either result passes.
+/// Tolerances, as Vulkan and D3D11.3 allow: division 2.5 ULP, square root 3 ULP (lavapipe and
+/// the reference device are exact, GPUs need not be).
+/// NaN results match as NaN, whatever their bits. The inputs keep every result out of the
+/// denormal range, which a GPU may flush.
+#[test]
+fn float_arithmetic_follows_ieee_754_where_it_is_exact() {
+    let values: [f32; 12] =
+        [0.0, -0.0, 1.0, -1.0, 0.1, 3.5, -2.5, 1e30, -1e-30, f32::INFINITY, f32::NEG_INFINITY, f32::MAX];
+    let ulps = |x: f32, y: f32| (x.to_bits() as i64 - y.to_bits() as i64).unsigned_abs();
+    for (name, ctx) in kernel_contexts() {
+        let out = run(
+            &ctx,
+            include_str!("shaders/floats.wgsl"),
+            "main",
+            [12, 1, 1],
+            &[],
+            &bytes_of(&values),
+            &[0; 12 * 12 * 16 * 4],
+        );
+        let word = |i: usize| u32::from_le_bytes(out[i * 4..i * 4 + 4].try_into().unwrap());
+        for (i, &a) in values.iter().enumerate() {
+            for (j, &b) in values.iter().enumerate() {
+                let base = (i * 12 + j) * 16;
+                let cmp = (a < b) as u32 | ((a == b) as u32) << 1 | ((a >= b) as u32) << 2;
+                let fused = a.mul_add(b, a);
+                let got_fma = f32::from_bits(word(base + 5));
+                let unfused = a * b + a;
+                assert!(
+                    [fused, unfused]
+                        .iter()
+                        .any(|w| w.to_bits() == got_fma.to_bits() || (w.is_nan() && got_fma.is_nan())),
+                    "{name}: fma({a}, {b}, {a}) = {got_fma}, want {fused} or {unfused}"
+                );
+                let exact: [(usize, u32); 13] = [
+                    (0, (a + b).to_bits()),
+                    (1, (a - b).to_bits()),
+                    (2, (a * b).to_bits()),
+                    (6, a.floor().to_bits()),
+                    (7, a.ceil().to_bits()),
+                    (8, a.trunc().to_bits()),
+                    (9, a.round_ties_even().to_bits()),
+                    (10, (-a).to_bits()),
+                    (11, a.abs().to_bits()),
+                    (12, cmp),
+                    (13, ((b.to_bits() >> 9) as i32 as f32).to_bits()),
+                    (14, ((a.to_bits() >> 1) as f32).to_bits()),
+                    (15, if a < b { b } else { a }.to_bits()),
+                ];
+                for (k, want) in exact {
+                    let got = word(base + k);
+                    let both_nan = k != 12 && f32::from_bits(want).is_nan() && f32::from_bits(got).is_nan();
+                    assert!(got == want || both_nan, "{name}: op {k} of ({a}, {b}): {got:#x}, want {want:#x}");
+                }
+                for (k, want, tolerance) in [(3, a / b, 2), (4, a.abs().sqrt(), 3)] {
+                    let got = f32::from_bits(word(base + k));
+                    let ok = (want.is_nan() && got.is_nan()) || got == want || ulps(got, want) <= tolerance;
+                    assert!(ok, "{name}: op {k} of ({a}, {b}): {got}, want {want} within {tolerance} ULP");
+                }
+            }
+        }
+    }
+}
