@@ -954,3 +954,28 @@ fn float_arithmetic_follows_ieee_754_where_it_is_exact() {
         }
     }
 }
+
+#[test]
+fn samplers_go_in_sampler_heaps_with_d3d12s_checks() {
+    let d = reference_device(ReferenceConfig::default());
+    let heap = d.create_shader_visible_descriptor_heap(DescriptorHeapType::Sampler, 4).unwrap();
+    let linear = SamplerDesc {
+        filter: Filter { min: FilterType::Linear, mag: FilterType::Linear, ..Default::default() },
+        ..Default::default()
+    };
+    d.create_sampler(&linear, &heap.handle(0)).unwrap();
+    let bad = |desc: SamplerDesc, handle: &CpuDescriptorHandle, text: &str| {
+        let e = d.create_sampler(&desc, handle).unwrap_err();
+        assert_eq!(e.id, MessageId::CreateViewInvalidDesc, "{e}");
+        assert!(e.text.contains(text), "{text:?} not in {}", e.text);
+    };
+    let aniso =
+        SamplerDesc { filter: Filter { anisotropic: true, ..Default::default() }, max_anisotropy: 17, ..linear };
+    bad(aniso, &heap.handle(1), "MaxAnisotropy 17");
+    bad(SamplerDesc { min_lod: 4.0, max_lod: 2.0, ..linear }, &heap.handle(1), "MinLOD");
+    bad(SamplerDesc { mip_lod_bias: 16.0, ..linear }, &heap.handle(1), "MipLODBias");
+    let views = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 1).unwrap();
+    bad(linear, &views.handle(0), "not in a sampler heap");
+    let e = d.create_sampler(&linear, &heap.handle(4)).unwrap_err();
+    assert_eq!(e.id, MessageId::InvalidDescriptorHandle);
+}

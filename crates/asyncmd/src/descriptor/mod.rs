@@ -51,6 +51,10 @@ pub(crate) enum ViewDescriptor {
         offset: u64,
         size: u64,
     },
+    /// A sampler (in a sampler heap).
+    Sampler(
+        #[expect(dead_code, reason = "read when kernels sample textures, the next step")] asyncmd_types::SamplerDesc,
+    ),
 }
 
 impl ViewDescriptor {
@@ -274,6 +278,7 @@ impl CpuDescriptorHandle {
             }
             ViewDescriptor::Dsv { .. } => Err(Self::wrong_kind(api, "depth-stencil")),
             ViewDescriptor::Buffer { .. } => Err(Self::wrong_kind(api, "buffer")),
+            ViewDescriptor::Sampler(_) => Err(Self::wrong_kind(api, "sampler")),
         }
     }
 
@@ -288,6 +293,7 @@ impl CpuDescriptorHandle {
             }
             ViewDescriptor::Rtv { .. } => Err(Self::wrong_kind(api, "render-target")),
             ViewDescriptor::Buffer { .. } => Err(Self::wrong_kind(api, "buffer")),
+            ViewDescriptor::Sampler(_) => Err(Self::wrong_kind(api, "sampler")),
         }
     }
 }

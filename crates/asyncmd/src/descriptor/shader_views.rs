@@ -6,7 +6,7 @@ use super::{CpuDescriptorHandle, DescriptorHeap, DescriptorHeapType, GpuDescript
 use crate::device::Device;
 use crate::err;
 use crate::resource::Resource;
-use asyncmd_types::{BufferViewDesc, MessageId, RegisterClass, ResourceFlags, Result};
+use asyncmd_types::{BufferViewDesc, MessageId, RegisterClass, ResourceFlags, Result, SamplerDesc};
 use std::sync::{Arc, PoisonError};
 
 /// What a descriptor table gives a binding, read when the dispatch is recorded.
@@ -106,6 +106,20 @@ impl Device {
         handle.write(view).or_else(|e| self.shared.fail(err::invalid(e.id, API, e.text)))
     }
 
+    /// `CreateSampler`: writes a sampler into a sampler heap. D3D12's checks: anisotropy 1–16
+    /// on anisotropic filters, a level-of-detail range that is one, a bias in −16–15.99, no NaN.
+    pub fn create_sampler(&self, desc: &SamplerDesc, handle: &CpuDescriptorHandle) -> Result<()> {
+        const API: &str = "CreateSampler";
+        let fail = |t: String| self.shared.fail(err::invalid(MessageId::CreateViewInvalidDesc, API, t));
+        if handle.heap_type() != DescriptorHeapType::Sampler {
+            return fail("the handle is not in a sampler heap".into());
+        }
+        if let Some(why) = desc.invalid_reason() {
+            return fail(why);
+        }
+        handle.write(ViewDescriptor::Sampler(*desc)).or_else(|e| self.shared.fail(err::invalid(e.id, API, e.text)))
+    }
+
     /// `CopyDescriptorsSimple`: `count` descriptors from `src` to `dst`, both in heaps of `ty`.
     /// Overlapping ranges of one heap copy as if through a temporary.
     pub fn copy_descriptors_simple(
@@ -159,6 +173,7 @@ impl GpuDescriptorHandle {
             Some(Some(ViewDescriptor::Buffer { class: c, .. })) => {
                 Err(format!("descriptor {at} holds a {c:?} view where the shader reads a {class:?}"))
             }
+            Some(Some(ViewDescriptor::Sampler(_))) => Err(format!("descriptor {at} holds a sampler")),
             Some(Some(_)) => Err(format!("descriptor {at} holds a render-target or depth-stencil view")),
         }
     }
