@@ -1,6 +1,7 @@
 //! Random kernels: WGSL generated from a seed (integer expressions over random reads of a
-//! bound buffer, root constants and the thread's ids; ifs, bounded loops and switches), run on
-//! two devices, or twice on one, and compared byte for byte.
+//! bound buffer, root constants and the thread's ids; ifs, bounded loops and switches; an
+//! exchange through workgroup memory across a barrier), run on two devices, or twice on one,
+//! and compared byte for byte.
 //!
 //! Integers only: every operation has one defined result (WGSL's division, shift and
 //! overflow rules), so any difference is a bug in a device. Reads index the input with
@@ -142,14 +143,23 @@ impl Kernel {
         let group = *g.rng.choice(&[1u32, 7, 32, 64]).unwrap_or(&1);
         let groups = g.rng.u32(1..4);
         let mut body = String::new();
+        // Half the kernels exchange values through workgroup memory first: each thread writes
+        // its slot, the group meets at a barrier, and each reads another's.
+        let shared = g.rng.bool();
+        if shared {
+            let k = g.rng.u32(0..group);
+            let _ =
+                writeln!(body, "    wg[li] = v0;\n    workgroupBarrier();\n    v1 = v1 ^ wg[(li + {k}u) % {group}u];");
+        }
         let mut budget = 12;
         g.statements(&mut body, 4, &mut budget);
         let mut wgsl = format!(
-            "struct C {{ a: u32, b: u32 }}\nvar<immediate> c: C;\n\
+            "{}struct C {{ a: u32, b: u32 }}\nvar<immediate> c: C;\n\
              @group(0) @binding(0) var<storage, read> input: array<u32>;\n\
              @group(0) @binding(0) var<storage, read_write> output: array<u32>;\n\
              @compute @workgroup_size({group})\n\
-             fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) li: u32) {{\n"
+             fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) li: u32) {{\n",
+            if shared { format!("var<workgroup> wg: array<u32, {group}>;\n") } else { String::new() }
         );
         for v in 0..VARS {
             let _ = writeln!(wgsl, "    var v{v} = input[(id.x + {v}u) % {INPUT_WORDS}u];");
