@@ -381,3 +381,27 @@ fn bench_refuses_devices_that_do_not_exist() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// The shaders suite runs its kernels on the reference device and on Vulkan where there is a
+/// driver, checks each result against the CPU's, and writes a row per kernel.
+#[test]
+fn bench_runs_the_app_kernels_on_each_device() {
+    let cfg = temp_config("bench-shaders");
+    let json = std::env::temp_dir().join(format!("asyncmd-bench-shaders-{}.json", std::process::id()));
+    let out = asyncmd(&cfg)
+        .env_remove("ASYNCMD_DEVICE")
+        .args(["bench", "--quick", "--suite", "shaders", "--api", "saxpy", "--api", "reduce", "--json"])
+        .arg(&json)
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("## App kernels"), "{text}");
+    let rows: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let kernels: Vec<&str> = rows.as_array().unwrap().iter().map(|r| r["kernel"].as_str().unwrap()).collect();
+    assert_eq!(kernels, ["saxpy", "reduce"]);
+    for r in rows.as_array().unwrap() {
+        let times = r["times"].as_array().unwrap();
+        assert_eq!(times[0]["device"], "asyncmd reference device", "{r}");
+        assert!(times.iter().all(|t| t["ms"].as_f64().unwrap() > 0.0), "{r}");
+    }
+}
