@@ -23,6 +23,9 @@ pub(crate) struct VkRootSignature {
     pub(crate) size: u32,
     /// The description's parameters: root signatures of equal parameters lay out alike.
     pub(crate) parameters: Vec<RootParameter>,
+    /// Whether the root arguments fit in the device's push constants (the built-in shaders
+    /// need them to).
+    pub(crate) fits: bool,
 }
 
 impl VkRootSignature {
@@ -46,18 +49,16 @@ impl VkRootSignature {
                 break;
             }
         }
-        let limit = core.props.limits.max_push_constants_size;
-        if size > u64::from(limit) {
-            return Err(Error::new(
-                asyncmd_types::ErrorCode::Unsupported,
-                MessageId::CreatePipelineStateInvalid,
-                format!("CreateRootSignature: {size} bytes of root arguments exceed this device's {limit} bytes of push constants"),
-            ));
-        }
+        // Past the device's push-constant bytes the built-in shaders cannot take their
+        // arguments (their pipelines are refused); the app's kernels have layouts of their own
+        // (`shader.rs`), which upload what does not fit.
+        let fits = size <= u64::from(core.props.limits.max_push_constants_size);
+        // The runtime checked the 64-dword limit: a u32 holds the size.
         let size = size as u32;
+        let pushed = if fits { size } else { 0 };
         let layout = |stages: vk::ShaderStageFlags| {
-            let ranges = [vk::PushConstantRange { stage_flags: stages, offset: 0, size: size.next_multiple_of(4) }];
-            let info = if size > 0 {
+            let ranges = [vk::PushConstantRange { stage_flags: stages, offset: 0, size: pushed.next_multiple_of(4) }];
+            let info = if pushed > 0 {
                 vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&ranges)
             } else {
                 vk::PipelineLayoutCreateInfo::default()
@@ -78,6 +79,7 @@ impl VkRootSignature {
             offsets,
             size,
             parameters: desc.parameters.clone(),
+            fits,
         })
     }
 
@@ -155,6 +157,17 @@ impl VkPipeline {
             }
             PipelineDesc::Graphics(g) => ([Some(g.vs), g.ps], None),
         };
+        if !root.fits {
+            return Err(Error::new(
+                asyncmd_types::ErrorCode::Unsupported,
+                MessageId::CreatePipelineStateInvalid,
+                format!(
+                    "CreatePipelineState: the root signature's arguments exceed this device's {} bytes of push \
+                     constants, which the built-in shaders read them from",
+                    core.props.limits.max_push_constants_size
+                ),
+            ));
+        }
         // The shaders read their arguments where `asyncmd_ddi::shader` puts them; the fill
         // shader writes through one.
         if let Some(s) = shaders.into_iter().flatten().find(|s| !s.fits_root(&root.parameters)) {

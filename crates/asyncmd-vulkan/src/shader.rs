@@ -26,6 +26,9 @@ pub(crate) enum Source {
     Root(usize),
     /// A descriptor table's buffer: (parameter, descriptors from the table's start).
     Table(u32, u64),
+    /// A root-constants parameter whose bytes do not fit in push constants: uploaded at each
+    /// dispatch to a buffer the kernel reads.
+    Constants(usize),
 }
 
 /// What a dispatch of an app pipeline binds.
@@ -98,15 +101,28 @@ pub(crate) fn compile(core: &Core, app: &AppShader, root: &RootSignatureDesc) ->
                 var.binding = None;
                 immediates = Some((parameter, size));
             }
-            BindingSource::RootConstants { .. } => {
-                return Err(unsupported("a constant buffer of root constants beside a push-constant block"))
+            BindingSource::RootConstants { parameter } => {
+                // Beside a push-constant block: read from a buffer of the constants instead.
+                var.space = naga::AddressSpace::Storage { access: naga::StorageAccess::LOAD };
+                var.binding = Some(naga::ResourceBinding { group: 0, binding: descriptors.len() as u32 });
+                descriptors.push((Source::Constants(parameter), vk::DescriptorType::STORAGE_BUFFER));
             }
             BindingSource::StaticSampler { .. } => return Err(unsupported("static samplers")),
         }
     }
-    let push_bytes = immediates.map_or(0, |(_, n)| n.next_multiple_of(4));
-    if push_bytes > core.props.limits.max_push_constants_size {
-        return Err(unsupported("root constants past the device's push-constant bytes"));
+    let mut push_bytes = immediates.map_or(0, |(_, n)| n.next_multiple_of(4));
+    if let Some((parameter, _)) = immediates.filter(|_| push_bytes > core.props.limits.max_push_constants_size) {
+        // More than the device pushes (lavapipe: 128 bytes, D3D12: up to 256): the block is
+        // read from a buffer of the constants, uploaded at each dispatch.
+        let Some((_, var)) = module.global_variables.iter_mut().find(|(_, v)| v.space == naga::AddressSpace::Immediate)
+        else {
+            return Err(unsupported("a push-constant block naga does not list"));
+        };
+        var.space = naga::AddressSpace::Storage { access: naga::StorageAccess::LOAD };
+        var.binding = Some(naga::ResourceBinding { group: 0, binding: descriptors.len() as u32 });
+        descriptors.push((Source::Constants(parameter), vk::DescriptorType::STORAGE_BUFFER));
+        immediates = None;
+        push_bytes = 0;
     }
     // The renumbered module validates as the original did; the back end needs its own info.
     let flags = naga::valid::ValidationFlags::all() - naga::valid::ValidationFlags::BINDINGS;

@@ -992,3 +992,55 @@ fn samplers_go_in_sampler_heaps_with_d3d12s_checks() {
     let e = d.create_sampler(&linear, &heap.handle(4)).unwrap_err();
     assert_eq!(e.id, MessageId::InvalidDescriptorHandle);
 }
+
+#[test]
+fn root_constants_past_the_push_constant_bytes_and_beside_a_push_block_reach_the_kernel() {
+    // 48 root constants (192 bytes: past lavapipe's 128 bytes of push constants, within
+    // D3D12's 64 dwords) as the push-constant block, and 4 more as a constant buffer at b1.
+    let wgsl = r#"
+struct Big { v: array<vec4<u32>, 12> }
+var<immediate> big: Big;
+struct Small { s: vec4<u32> }
+@group(0) @binding(1) var<uniform> small: Small;
+@group(0) @binding(0) var<storage, read_write> output: array<u32>;
+@compute @workgroup_size(48)
+fn main(@builtin(local_invocation_index) i: u32) {
+    output[i] = big.v[i / 4u][i % 4u] + small.s[i % 4u];
+}
+"#;
+    for (name, ctx) in kernel_contexts() {
+        let d = &ctx.device;
+        let module = Arc::new(ShaderModule::from_wgsl(wgsl).unwrap());
+        let root = d
+            .create_root_signature(&RootSignatureDesc::new(vec![
+                RootParameter::constants(0, 48),
+                RootParameter::constants(1, 4),
+                RootParameter::uav(0),
+            ]))
+            .unwrap();
+        let pso = pipeline(d, &root, &module, "main").unwrap();
+        let y = uav_buffer(&ctx, &[0; 48 * 4]);
+        let big: Vec<u32> = (0..48).map(|i| i * 1000).collect();
+        ctx.run(CommandListType::Direct, |l| {
+            l.set_compute_root_signature(&root);
+            l.set_pipeline_state(&pso);
+            l.set_compute_root_32bit_constants(0, &big, 0);
+            l.set_compute_root_32bit_constants(1, &[1, 2, 3, 4], 0);
+            l.set_compute_root_unordered_access_view(2, y.gpu_address(0));
+            l.dispatch(1, 1, 1);
+            // Again with another constant: each dispatch reads the constants set before it.
+            l.barrier(&[BarrierGroup::Global(vec![GlobalBarrier {
+                sync_before: BarrierSync::COMPUTE_SHADING,
+                sync_after: BarrierSync::COMPUTE_SHADING,
+                access_before: BarrierAccess::UNORDERED_ACCESS,
+                access_after: BarrierAccess::UNORDERED_ACCESS,
+            }])]);
+            l.set_compute_root_32bit_constant(1, 7, 0);
+            l.set_compute_root_32bit_constant(0, 5, 47);
+            l.dispatch(1, 1, 1);
+        });
+        let want: Vec<u32> =
+            (0..48u32).map(|i| if i == 47 { 5 } else { i * 1000 } + [7, 2, 3, 4][i as usize % 4]).collect();
+        assert_eq!(ctx.read_buffer(&y), bytes_of(&want), "{name}");
+    }
+}

@@ -16,7 +16,8 @@ impl VkCommandList {
         }
         let arguments = self.gfx.compute.arguments(&pipeline, "Dispatch")?;
         if let Some(app) = &pipeline.app {
-            let d = &self.core.device;
+            let arguments = arguments.into_owned();
+            let d = self.core.device.clone();
             // SAFETY: a live compute pipeline outside any rendering instance.
             unsafe { d.cmd_bind_pipeline(self.cb, vk::PipelineBindPoint::COMPUTE, pipeline.pipeline) };
             self.bind_app(app, &arguments)?;
@@ -33,8 +34,38 @@ impl VkCommandList {
         Ok(())
     }
 
+    /// A buffer holding root-constants parameter `parameter`'s bytes, for this dispatch alone:
+    /// (buffer, offset, size).
+    fn constants_buffer(&mut self, parameter: usize, arguments: &[u8]) -> Result<(vk::Buffer, u64, u64)> {
+        let sig = self.gfx.compute.signature.as_ref().ok_or_else(|| fail("Dispatch: no root signature".into()))?;
+        let count = match sig.parameters.get(parameter) {
+            Some(asyncmd_ddi::RootParameter::Constants { count, .. }) => *count as usize,
+            _ => return Err(fail(format!("Dispatch: root parameter {parameter} holds no constants"))),
+        };
+        let start = sig.offsets.get(parameter).copied().unwrap_or(0) as usize;
+        let mut bytes = arguments.get(start..).unwrap_or_default().to_vec();
+        bytes.resize(4 * count.max(1), 0);
+        let buffer = crate::memory::VkResource::new(
+            &self.core,
+            &asyncmd_types::ResourceDesc::buffer(bytes.len() as u64),
+            asyncmd_types::HeapType::Upload,
+        )?;
+        buffer.host_access(0, bytes.len(), |b| b.copy_from_slice(&bytes))?;
+        let handle = buffer.buffer().ok_or_else(|| fail("Dispatch: a constants buffer has no buffer".into()))?;
+        // The list keeps it until its work is done.
+        self.scratch.push(std::sync::Arc::new(buffer));
+        Ok((handle, 0, bytes.len() as u64))
+    }
+
     /// Pushes an app kernel's constants and root descriptors from the root arguments.
-    fn bind_app(&self, app: &AppLayout, arguments: &[u8]) -> Result<()> {
+    fn bind_app(&mut self, app: &AppLayout, arguments: &[u8]) -> Result<()> {
+        // Constants past the push-constant bytes first: their buffers are made now.
+        let mut spilled = Vec::new();
+        for (source, _) in &app.descriptors {
+            if let Source::Constants(parameter) = *source {
+                spilled.push((parameter, self.constants_buffer(parameter, arguments)?));
+            }
+        }
         let root = &self.gfx.compute;
         let sig = root.signature.as_ref().ok_or_else(|| fail("Dispatch: no root signature".into()))?;
         if let Some((parameter, bytes)) = app.immediates {
@@ -58,6 +89,12 @@ impl VkCommandList {
                 Source::Root(parameter) => match root.uav_buffers.get(parameter).copied() {
                     Some(Some((buffer, offset))) => (buffer, offset, root.room(parameter)),
                     _ => return Err(fail(format!("Dispatch: root parameter {parameter} (binding {i}) is not set"))),
+                },
+                Source::Constants(parameter) => match spilled.iter().find(|(p, _)| *p == parameter) {
+                    Some((_, b)) => *b,
+                    None => {
+                        return Err(fail(format!("Dispatch: root parameter {parameter}'s constants were not uploaded")))
+                    }
                 },
                 Source::Table(parameter, at) => match root.tables.iter().find(|(k, _)| *k == (parameter, at)) {
                     Some((_, b)) => *b,

@@ -152,7 +152,9 @@ impl VkCommandList {
     }
 
     pub(super) fn push(&self, bytes: &[u8], signature: &VkRootSignature, compute: bool) {
-        if !bytes.is_empty() {
+        // A root signature past the push-constant bytes serves app kernels only, which push
+        // through their own layouts (`dispatch.rs`).
+        if !bytes.is_empty() && signature.fits {
             let (layout, stages) = (signature.layout(compute), VkRootSignature::stages(compute));
             // SAFETY: the bytes fit the layout's push-constant range (a root signature of the
             // same layout, `Root::arguments`), pushed to the stages of that range.
