@@ -151,10 +151,10 @@ impl VkPipeline {
             }) => {
                 return Self::app(core, app, root);
             }
-            PipelineDesc::Compute(c) => {
-                let id = c.cs.builtin().unwrap_or(ShaderId::FillCs);
-                ([Some(id), None], Some(id))
-            }
+            PipelineDesc::Compute(asyncmd_ddi::ComputePipelineDesc {
+                cs: asyncmd_ddi::ComputeShader::Builtin(id),
+                ..
+            }) => ([Some(*id), None], Some(*id)),
             PipelineDesc::Graphics(g) => ([Some(g.vs), g.ps], None),
         };
         if !root.fits {
@@ -178,7 +178,11 @@ impl VkPipeline {
         }
         let (pipeline, compute) = match desc {
             PipelineDesc::Compute(_) => {
-                let m = crate::meta::shader_module(core, cs.unwrap_or(ShaderId::FillCs))?;
+                // App kernels returned above: a compute pipeline here has a built-in shader.
+                let Some(cs) = cs else {
+                    return Err(Error::fail(MessageId::CreatePipelineStateInvalid, "CreatePipelineState: no shader"));
+                };
+                let m = crate::meta::shader_module(core, cs)?;
                 let stage = vk::PipelineShaderStageCreateInfo::default()
                     .stage(vk::ShaderStageFlags::COMPUTE)
                     .module(m)

@@ -80,7 +80,8 @@ impl Exec<'_> {
         let buffers = buffers.into_iter().map(crate::shader::shared_bytes).collect();
         let memory = Memory { buffers, bindings, immediates: &immediates };
         let deadline = Instant::now() + self.shared.shader_time_budget;
-        if program.dispatch(groups, &memory, deadline).is_err() {
+        let spread = |batches, run: &(dyn Fn(u64) + Sync)| super::workers::spread(batches, run);
+        if program.dispatch(groups, &memory, deadline, spread).is_err() {
             tracing::error!(
                 "a kernel ran past the device's {:?} budget: the device is removed",
                 self.shared.shader_time_budget

@@ -261,15 +261,9 @@ impl Engine<'_, '_, '_> {
                 let comps = vals.iter().flatten().map(|v| v.comps).max().unwrap_or(1);
                 let mut data = Vec::with_capacity(comps * w);
                 for c in 0..comps {
-                    // Mixed uniform and varying operands: the uniform ones spread to every lane.
-                    let spread: Vec<Option<Val>> = vals
-                        .iter()
-                        .map(|v| v.as_ref().map(|v| if uniform { (**v).clone() } else { v.spread(n) }))
-                        .collect();
-                    let pick =
-                        |v: &Option<Val>| v.as_ref().map(|v| v.comp(if v.comps == 1 { 0 } else { c }, n).to_vec());
-                    let owned: Vec<Option<Vec<u32>>> = spread.iter().map(pick).collect();
-                    let args = [0, 1, 2, 3].map(|i| owned[i].as_deref());
+                    // A uniform operand's one word goes with every lane (`ops::map2`, `map3`).
+                    let args =
+                        [0, 1, 2, 3].map(|i| vals[i].as_ref().map(|v| v.comp(if v.comps == 1 { 0 } else { c }, n)));
                     data.extend(ops::math(fun, kind, args).unwrap_or_else(|| vec![0; w]));
                 }
                 Val { comps, uniform, data }

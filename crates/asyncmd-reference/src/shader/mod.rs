@@ -32,6 +32,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
+/// The first threads of a dispatch's batches.
+pub(crate) type Batches = std::iter::StepBy<std::ops::Range<u64>>;
+
 /// Lanes a batch holds when the kernel lets several groups share one.
 const BATCH_LANES: usize = 1024;
 /// Threads of a dispatch below which its batches run on the calling thread: waking the
@@ -112,15 +115,23 @@ impl Program {
         })
     }
 
-    /// Runs a dispatch of `groups` groups; stops at `deadline`.
-    pub(crate) fn dispatch(&self, groups: [u32; 3], mem: &Memory, deadline: Instant) -> std::result::Result<(), Hung> {
+    /// Runs a dispatch of `groups` groups; stops at `deadline`. `spread` runs the batches
+    /// (each named by its first thread) in any order on any threads, for the kernels that allow
+    /// it; the others run theirs in order here.
+    pub(crate) fn dispatch(
+        &self,
+        groups: [u32; 3],
+        mem: &Memory,
+        deadline: Instant,
+        spread: impl FnOnce(Batches, &(dyn Fn(u64) + Sync)),
+    ) -> std::result::Result<(), Hung> {
         let threads = self.info.workgroup_size.iter().map(|&v| u64::from(v.max(1))).product::<u64>();
         let total = groups.iter().map(|&g| u64::from(g)).product::<u64>() * threads;
         // A kernel that shares nothing between its threads runs in batches of any lanes (a
         // group may be split); otherwise a batch is one whole group.
         let per_batch = if self.shares_nothing { BATCH_LANES as u64 } else { threads };
         let hung = AtomicBool::new(false);
-        let run = |first: u64| {
+        let run = &|first: u64| {
             if hung.load(Ordering::Relaxed) || Instant::now() > deadline {
                 hung.store(true, Ordering::Relaxed);
                 return;
@@ -138,7 +149,7 @@ impl Program {
         if self.storage_atomics || total < SPREAD_LANES {
             batches.for_each(run);
         } else {
-            crate::exec::workers::spread(batches, run);
+            spread(batches, run);
         }
         if hung.load(Ordering::Relaxed) {
             return Err(Hung);
