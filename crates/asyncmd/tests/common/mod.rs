@@ -3,6 +3,7 @@
 
 pub mod clears;
 pub mod draws;
+pub mod kernels;
 pub mod targets;
 
 use asyncmd::ddi::DeviceDdi;

@@ -1,5 +1,5 @@
 // Float arithmetic on edge values: every pair (a, b) of the input's 12 values, one thread a
-// pair, 16 results a thread. Read by `compute::float_arithmetic_follows_ieee_754_where_it_is_exact`.
+// pair, 16 results a thread. Read by `shader_conformance::float_arithmetic_follows_ieee_754_where_it_is_exact`.
 @group(0) @binding(0) var<storage, read> input: array<f32>;
 @group(0) @binding(0) var<storage, read_write> output: array<u32>;
 
