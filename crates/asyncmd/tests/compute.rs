@@ -314,3 +314,23 @@ fn large_dispatches_spread_over_the_workers_give_every_element() {
         }
     }
 }
+
+#[test]
+fn storage_atomics_of_a_large_dispatch_lose_no_count() {
+    // 256 K threads, past the reference device's spreading threshold: a kernel with storage
+    // atomics keeps its batches on one thread, in order, so that no increment is lost.
+    let wgsl = r#"
+@group(0) @binding(0) var<storage, read> input: array<u32>;
+@group(0) @binding(0) var<storage, read_write> bins: array<atomic<u32>>;
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    atomicAdd(&bins[(id.x * 2654435761u) >> 30u], 1u);
+}
+"#;
+    for (name, ctx) in kernel_contexts() {
+        let out = run(&ctx, wgsl, "main", [1024, 1, 1], &[], &[0; 4], &[0; 16]);
+        let mut want = [0u32; 4];
+        (0..1024u32 * 256).for_each(|i| want[(i.wrapping_mul(2654435761) >> 30) as usize] += 1);
+        assert_eq!(out, bytes_of(&want), "{name}");
+    }
+}

@@ -54,12 +54,14 @@ pub(crate) fn unary(op: U, kind: Kind, a: &[u32]) -> Vec<u32> {
     }
 }
 
-fn divisor_i(x: u32, y: u32) -> i32 {
-    let (x, y) = (x as i32, y as i32);
-    if y == 0 || (x == i32::MIN && y == -1) {
+/// The divisor WGSL's signed division and remainder use: one where it is zero. (`i32::MIN`
+/// by −1, the other case WGSL divides by one instead, gives `i32::MIN` and 0 through the
+/// wrapping operations already.)
+fn divisor_i(y: u32) -> i32 {
+    if y == 0 {
         1
     } else {
-        y
+        y as i32
     }
 }
 
@@ -86,8 +88,8 @@ pub(crate) fn binary(op: B, kind: Kind, a: &[u32], b: &[u32]) -> Vec<u32> {
             B::Add => map2(a, b, |x, y| x.wrapping_add(y)),
             B::Subtract => map2(a, b, |x, y| x.wrapping_sub(y)),
             B::Multiply => map2(a, b, |x, y| x.wrapping_mul(y)),
-            B::Divide => map2(a, b, |x, y| (x as i32).wrapping_div(divisor_i(x, y)) as u32),
-            B::Modulo => map2(a, b, |x, y| (x as i32).wrapping_rem(divisor_i(x, y)) as u32),
+            B::Divide => map2(a, b, |x, y| (x as i32).wrapping_div(divisor_i(y)) as u32),
+            B::Modulo => map2(a, b, |x, y| (x as i32).wrapping_rem(divisor_i(y)) as u32),
             B::Less => map2(a, b, |x, y| ((x as i32) < (y as i32)) as u32),
             B::LessEqual => map2(a, b, |x, y| ((x as i32) <= (y as i32)) as u32),
             B::Greater => map2(a, b, |x, y| ((x as i32) > (y as i32)) as u32),
