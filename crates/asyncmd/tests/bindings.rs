@@ -409,3 +409,104 @@ fn main(@builtin(local_invocation_index) i: u32) {
         assert_eq!(ctx.read_buffer(&y), bytes_of(&want), "{name}");
     }
 }
+
+#[test]
+fn random_root_signatures_and_tables_get_an_error_or_work_never_a_panic() {
+    // Root signatures of random parameters, registers, counts, offsets and flags; each either
+    // creates or is refused with `CreateRootSignatureInvalid`; a saxpy pipeline on the ones that
+    // create either creates or is refused with `CreatePipelineStateInvalid`; and a dispatch with
+    // tables at random heap places records or is refused with `DrawInvalid`.
+    let ctx = Ctx::reference();
+    let d = &ctx.device;
+    let module = Arc::new(ShaderModule::from_wgsl(SAXPY).unwrap());
+    let heap = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 8).unwrap();
+    let x = ctx.default_buffer(&[0; 256]);
+    let y = uav_buffer(&ctx, &[0; 256]);
+    d.create_shader_resource_view(&x, &BufferViewDesc::raw(0, 256), &heap.handle(2)).unwrap();
+    d.create_unordered_access_view(&y, &BufferViewDesc::raw(0, 256), &heap.handle(3)).unwrap();
+    let mut rng = fastrand::Rng::with_seed(34);
+    let classes = [RegisterClass::Cbv, RegisterClass::Srv, RegisterClass::Uav, RegisterClass::Sampler];
+    let (mut created, mut pipelines, mut dispatched) = (0, 0, 0);
+    for _ in 0..2000 {
+        let count = |rng: &mut fastrand::Rng| *rng.choice(&[0, 1, 2, 4, 70, DESCRIPTOR_RANGE_UNBOUNDED]).unwrap();
+        // Half start from what saxpy needs (its views root or in tables), then random ones follow.
+        let mut parameters = Vec::new();
+        if rng.bool() {
+            parameters.push(RootParameter::constants(0, 2));
+            for class in [RegisterClass::Srv, RegisterClass::Uav] {
+                parameters.push(match (rng.bool(), class) {
+                    (true, RegisterClass::Srv) => RootParameter::srv(0),
+                    (true, _) => RootParameter::uav(0),
+                    (false, c) => RootParameter::table(vec![DescriptorRange::new(c, 1, 0)]),
+                });
+            }
+        }
+        parameters.extend((0..rng.usize(0..3)).map(|_| {
+            match rng.u8(0..5) {
+                0 => RootParameter::constants(rng.u32(0..3), count(&mut rng)),
+                1 => RootParameter::srv(rng.u32(0..2)).space(rng.u32(0..2)),
+                2 => RootParameter::uav(rng.u32(0..2)),
+                3 => RootParameter::cbv(rng.u32(0..3)),
+                _ => RootParameter::table(
+                    (0..rng.usize(0..3))
+                        .map(|_| {
+                            let r =
+                                DescriptorRange::new(*rng.choice(&classes).unwrap(), count(&mut rng), rng.u32(0..3));
+                            let r = if rng.bool() {
+                                r.at(rng.u32(0..4).wrapping_mul(if rng.bool() { 1 } else { u32::MAX / 2 }))
+                            } else {
+                                r
+                            };
+                            r.flags(DescriptorRangeFlags::from_bits_retain(
+                                rng.u32(0..16) * if rng.u8(0..8) == 0 { 4096 } else { 1 },
+                            ))
+                        })
+                        .collect(),
+                ),
+            }
+        }));
+        let root = match d.create_root_signature(&RootSignatureDesc::new(parameters.clone())) {
+            Ok(r) => r,
+            Err(e) => {
+                assert_eq!((e.code, e.id), (ErrorCode::InvalidArg, MessageId::CreateRootSignatureInvalid), "{e}");
+                continue;
+            }
+        };
+        created += 1;
+        let pso = match pipeline(d, &root, &module, "main") {
+            Ok(p) => p,
+            Err(e) => {
+                assert_eq!((e.code, e.id), (ErrorCode::InvalidArg, MessageId::CreatePipelineStateInvalid), "{e}");
+                continue;
+            }
+        };
+        pipelines += 1;
+        let r = ctx.record(CommandListType::Direct, |l| {
+            l.set_compute_root_signature(&root);
+            l.set_pipeline_state(&pso);
+            l.set_descriptor_heaps(&[&heap]);
+            for (i, p) in parameters.iter().enumerate() {
+                let i = i as u32;
+                match p {
+                    RootParameter::Constants { count, .. } => {
+                        l.set_compute_root_32bit_constants(i, &vec![1; (*count).min(64) as usize], 0)
+                    }
+                    RootParameter::Srv(..) => l.set_compute_root_shader_resource_view(i, x.gpu_address(0)),
+                    RootParameter::Uav(..) => l.set_compute_root_unordered_access_view(i, y.gpu_address(0)),
+                    RootParameter::Cbv(..) => l.set_compute_root_constant_buffer_view(i, x.gpu_address(0)),
+                    RootParameter::Table(..) => {
+                        l.set_compute_root_descriptor_table(i, &heap.gpu_handle(rng.u32(0..9)).unwrap())
+                    }
+                }
+            }
+            l.dispatch(1, 1, 1);
+        });
+        match r {
+            Ok(()) => dispatched += 1,
+            Err(e) => assert_eq!((e.code, e.id), (ErrorCode::InvalidArg, MessageId::DrawInvalid), "{e}"),
+        }
+    }
+    eprintln!("random root signatures: {created} created, {pipelines} pipelines, {dispatched} dispatched");
+    // The random draw reaches every stage.
+    assert!(created > 200 && pipelines > 10 && dispatched > 0, "{created} {pipelines} {dispatched}");
+}
