@@ -260,14 +260,14 @@ pub enum Command {
         /// Buffer address.
         address: GpuAddress,
     },
-    /// The buffers the bound pipeline reads through descriptor tables, read by the runtime from
+    /// The views the bound pipeline reads through descriptor tables, read by the runtime from
     /// the app's descriptor heap when the draw or dispatch was recorded; recorded just before it,
     /// replacing the previous set.
-    SetTableBuffers {
+    SetTableViews {
         /// For compute (`true`) or graphics.
         compute: bool,
-        /// Every buffer descriptor the pipeline's tables give it.
-        buffers: Vec<TableBuffer>,
+        /// Every descriptor the pipeline's tables give it.
+        views: Vec<TableView>,
     },
     /// `RSSetViewports`.
     SetViewports(Vec<Viewport>),
@@ -455,7 +455,7 @@ impl Command {
             Command::SetComputeRootUav { .. } => "SetComputeRootUnorderedAccessView",
             Command::SetGraphicsRootView { .. } => "SetGraphicsRootView",
             Command::SetComputeRootView { .. } => "SetComputeRootView",
-            Command::SetTableBuffers { .. } => "SetTableBuffers",
+            Command::SetTableViews { .. } => "SetTableViews",
             Command::SetViewports(_) => "RSSetViewports",
             Command::SetScissorRects(_) => "RSSetScissorRects",
             Command::SetPrimitiveTopology(_) => "IASetPrimitiveTopology",
@@ -516,7 +516,7 @@ impl Command {
             | Command::SetComputeRootUav { address, .. }
             | Command::SetGraphicsRootView { address, .. }
             | Command::SetComputeRootView { address, .. } => f(address.resource),
-            Command::SetTableBuffers { buffers, .. } => buffers.iter().for_each(|b| f(b.address.resource)),
+            Command::SetTableViews { views, .. } => views.iter().for_each(|v| f(v.view.resource())),
             Command::SetRenderTargets { rtvs, dsv } => {
                 rtvs.iter().for_each(|v| f(v.resource));
                 if let Some(d) = dsv {
@@ -570,15 +570,42 @@ impl Command {
     }
 }
 
-/// One buffer descriptor of a descriptor table (a CBV, or a raw or structured SRV or UAV).
+/// One descriptor of a descriptor table the bound pipeline reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TableBuffer {
+pub struct TableView {
     /// The table's root parameter.
     pub parameter: u32,
     /// Descriptors from the table's start.
     pub offset: u64,
-    /// Where the view starts.
-    pub address: GpuAddress,
-    /// Bytes the view spans.
-    pub size: u64,
+    /// What the descriptor views.
+    pub view: BoundView,
+}
+
+/// What a descriptor of a table views.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoundView {
+    /// A CBV, or a raw or structured SRV or UAV: `size` bytes from `address`.
+    Buffer {
+        /// Where the view starts.
+        address: GpuAddress,
+        /// Bytes the view spans.
+        size: u64,
+    },
+    /// A texture SRV or UAV: its subresources and format.
+    Texture {
+        /// The texture.
+        resource: ResourceId,
+        /// The mips, slices and format it selects.
+        view: asyncmd_types::TextureView,
+    },
+}
+
+impl BoundView {
+    /// The resource viewed.
+    pub fn resource(&self) -> ResourceId {
+        match *self {
+            BoundView::Buffer { address, .. } => address.resource,
+            BoundView::Texture { resource, .. } => resource,
+        }
+    }
 }

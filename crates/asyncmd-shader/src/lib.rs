@@ -14,4 +14,4 @@ pub mod reflect;
 pub use bind::{bind_to_root, BindingSource, RootBindings};
 pub use module::{Language, ShaderModule, ShaderStage};
 pub use naga;
-pub use reflect::{BindingKind, EntryPointInfo, ShaderBinding};
+pub use reflect::{BindingKind, EntryPointInfo, ShaderBinding, TexelKind};

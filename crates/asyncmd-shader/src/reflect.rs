@@ -7,7 +7,7 @@
 //! number, which is what DXC's default `-spirv` output and WGSL both write.
 
 use crate::module::{invalid, ShaderStage};
-use asyncmd_types::{RegisterClass, Result};
+use asyncmd_types::{Format, RegisterClass, Result};
 use naga::valid::{GlobalUse, ModuleInfo};
 use naga::{AddressSpace, TypeInner};
 
@@ -30,12 +30,87 @@ pub enum BindingKind {
         arrayed: bool,
         /// Multisampled.
         multisampled: bool,
+        /// What a texel reads as: floats, signed or unsigned integers.
+        texel: TexelKind,
+        /// A storage texture's declared format (`texture_storage_2d<rgba8unorm, write>`); the
+        /// view's must be the same.
+        format: Option<Format>,
     },
     /// A sampler.
     Sampler {
         /// A comparison sampler.
         comparison: bool,
     },
+}
+
+/// What a texture's texels read as in the shader.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TexelKind {
+    /// Floats (`texture_2d<f32>`; UNORM, SNORM, sRGB and float formats).
+    Float,
+    /// Signed integers (`texture_2d<i32>`; SINT formats).
+    Sint,
+    /// Unsigned integers (`texture_2d<u32>`; UINT formats).
+    Uint,
+}
+
+impl TexelKind {
+    /// What texels of `format` read as.
+    pub fn of(format: Format) -> TexelKind {
+        match format.info().class {
+            asyncmd_types::ComponentClass::Uint => TexelKind::Uint,
+            asyncmd_types::ComponentClass::Sint => TexelKind::Sint,
+            _ => TexelKind::Float,
+        }
+    }
+}
+
+/// The D3D format of a WGSL storage format, where D3D has one.
+fn storage_format(f: naga::StorageFormat) -> Option<Format> {
+    use naga::StorageFormat as S;
+    Some(match f {
+        S::R8Unorm => Format::R8Unorm,
+        S::R8Snorm => Format::R8Snorm,
+        S::R8Uint => Format::R8Uint,
+        S::R8Sint => Format::R8Sint,
+        S::R16Uint => Format::R16Uint,
+        S::R16Sint => Format::R16Sint,
+        S::R16Float => Format::R16Float,
+        S::R16Unorm => Format::R16Unorm,
+        S::R16Snorm => Format::R16Snorm,
+        S::Rg8Unorm => Format::R8G8Unorm,
+        S::Rg8Snorm => Format::R8G8Snorm,
+        S::Rg8Uint => Format::R8G8Uint,
+        S::Rg8Sint => Format::R8G8Sint,
+        S::R32Uint => Format::R32Uint,
+        S::R32Sint => Format::R32Sint,
+        S::R32Float => Format::R32Float,
+        S::Rg16Uint => Format::R16G16Uint,
+        S::Rg16Sint => Format::R16G16Sint,
+        S::Rg16Float => Format::R16G16Float,
+        S::Rg16Unorm => Format::R16G16Unorm,
+        S::Rg16Snorm => Format::R16G16Snorm,
+        S::Rgba8Unorm => Format::R8G8B8A8Unorm,
+        S::Rgba8Snorm => Format::R8G8B8A8Snorm,
+        S::Rgba8Uint => Format::R8G8B8A8Uint,
+        S::Rgba8Sint => Format::R8G8B8A8Sint,
+        S::Bgra8Unorm => Format::B8G8R8A8Unorm,
+        S::Rgb10a2Uint => Format::R10G10B10A2Uint,
+        S::Rgb10a2Unorm => Format::R10G10B10A2Unorm,
+        S::Rg11b10Ufloat => Format::R11G11B10Float,
+        S::Rg32Uint => Format::R32G32Uint,
+        S::Rg32Sint => Format::R32G32Sint,
+        S::Rg32Float => Format::R32G32Float,
+        S::Rgba16Uint => Format::R16G16B16A16Uint,
+        S::Rgba16Sint => Format::R16G16B16A16Sint,
+        S::Rgba16Float => Format::R16G16B16A16Float,
+        S::Rgba16Unorm => Format::R16G16B16A16Unorm,
+        S::Rgba16Snorm => Format::R16G16B16A16Snorm,
+        S::Rgba32Uint => Format::R32G32B32A32Uint,
+        S::Rgba32Sint => Format::R32G32B32A32Sint,
+        S::Rgba32Float => Format::R32G32B32A32Float,
+        _ => return None,
+    })
 }
 
 /// One register range an entry point reads or writes.
@@ -192,14 +267,21 @@ fn classify(
                         naga::ImageDimension::D3 => 3,
                         naga::ImageDimension::Cube => 4,
                     };
-                    let (class, multisampled) = match class {
-                        naga::ImageClass::Sampled { multi, .. } | naga::ImageClass::Depth { multi } => {
-                            (RegisterClass::Srv, multi)
+                    let scalar = |k: naga::ScalarKind| match k {
+                        naga::ScalarKind::Sint => TexelKind::Sint,
+                        naga::ScalarKind::Uint => TexelKind::Uint,
+                        _ => TexelKind::Float,
+                    };
+                    let (class, multisampled, texel, format) = match class {
+                        naga::ImageClass::Sampled { multi, kind } => (RegisterClass::Srv, multi, scalar(kind), None),
+                        naga::ImageClass::Depth { multi } => (RegisterClass::Srv, multi, TexelKind::Float, None),
+                        naga::ImageClass::Storage { format, .. } => {
+                            let format = storage_format(format)?;
+                            (RegisterClass::Uav, false, TexelKind::of(format), Some(format))
                         }
-                        naga::ImageClass::Storage { .. } => (RegisterClass::Uav, false),
                         naga::ImageClass::External => return None,
                     };
-                    Some((class, 1, BindingKind::Texture { dim, arrayed, multisampled }))
+                    Some((class, 1, BindingKind::Texture { dim, arrayed, multisampled, texel, format }))
                 }
                 TypeInner::Sampler { comparison } => {
                     Some((RegisterClass::Sampler, 1, BindingKind::Sampler { comparison }))

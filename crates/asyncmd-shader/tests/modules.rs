@@ -1,7 +1,7 @@
 //! Modules from each language, their bindings in register classes, the root-signature check,
 //! and bad input: every failure an `InvalidArg` with its message id, never a panic.
 
-use asyncmd_shader::{bind_to_root, BindingKind, BindingSource, Language, ShaderModule, ShaderStage};
+use asyncmd_shader::{bind_to_root, BindingKind, BindingSource, Language, ShaderModule, ShaderStage, TexelKind};
 use asyncmd_types::{
     DescriptorRange, ErrorCode, MessageId, RegisterClass, RootParameter, RootSignatureDesc, SamplerDesc,
     ShaderVisibility, StaticBorderColor, StaticSampler,
@@ -80,7 +80,10 @@ fn textures_samplers_uniforms_and_atomics_take_their_classes_and_unused_globals_
     );
     assert!(e.bindings[3].writes, "atomics write");
     assert_eq!(e.bindings[0].kind, BindingKind::Buffer { size: 16, stride: None });
-    assert_eq!(e.bindings[1].kind, BindingKind::Texture { dim: 2, arrayed: false, multisampled: false });
+    assert_eq!(
+        e.bindings[1].kind,
+        BindingKind::Texture { dim: 2, arrayed: false, multisampled: false, texel: TexelKind::Float, format: None }
+    );
     assert_eq!(e.workgroup_bytes, 1024);
     assert_eq!(e.limit_reason(), None);
 }

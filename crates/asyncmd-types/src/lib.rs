@@ -20,6 +20,7 @@ mod root_signature;
 mod sampler;
 mod shader_view;
 mod subresource;
+mod texture_view;
 mod tiling;
 mod view;
 
@@ -38,6 +39,7 @@ pub use root_signature::*;
 pub use sampler::*;
 pub use shader_view::*;
 pub use subresource::*;
+pub use texture_view::*;
 pub use tiling::*;
 pub use view::*;
 

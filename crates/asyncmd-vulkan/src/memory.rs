@@ -19,7 +19,8 @@ pub(crate) enum Kind {
     Image {
         image: vk::Image,
         format: vk::Format,
-        views: Mutex<HashMap<ViewKey, vk::ImageView>>,
+        /// Views by key and mip count.
+        views: Mutex<HashMap<(ViewKey, u32), vk::ImageView>>,
         /// The unsigned-integer format of the texel size the image kernels read and write raw
         /// texels through, where the image allows it (storage and sampled usage, mutable format).
         clear_format: Option<vk::Format>,
@@ -149,6 +150,8 @@ impl VkResource {
         };
         let mut usage = image_usage(desc);
         let mut flags = vk::ImageCreateFlags::empty();
+        // The app's kernels read textures through sampled views unless the flags deny it.
+        let sampled = !desc.flags.contains(ResourceFlags::DENY_SHADER_RESOURCE) && !desc.format.has_depth();
         let group = desc.format.info().typeless;
         if !desc.format.has_depth() && group != desc.format || desc.format.is_typeless() {
             flags |= vk::ImageCreateFlags::MUTABLE_FORMAT;
@@ -229,6 +232,9 @@ impl VkResource {
             if raw.is_some() && properties(u, f).is_ok() {
                 (usage, flags, clear_format) = (u, f, raw);
             }
+        }
+        if sampled && properties(usage | vk::ImageUsageFlags::SAMPLED, flags).is_ok() {
+            usage |= vk::ImageUsageFlags::SAMPLED;
         }
         let supported = properties(usage, flags);
         match supported {
@@ -559,13 +565,18 @@ impl VkResource {
         Ok(r)
     }
 
-    /// An image view, made on first use and kept with the image.
+    /// An image view of one mip, made on first use and kept with the image.
     pub(crate) fn view(&self, key: ViewKey) -> Result<vk::ImageView> {
+        self.view_of_mips(key, 1)
+    }
+
+    /// An image view of `levels` mips from the key's, made on first use and kept with the image.
+    pub(crate) fn view_of_mips(&self, key: ViewKey, levels: u32) -> Result<vk::ImageView> {
         let Kind::Image { image, views, .. } = &self.kind else {
             return Err(Error::invalid_arg(MessageId::CreateViewInvalidDesc, "a buffer has no image views"));
         };
         let mut views = views.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(v) = views.get(&key) {
+        if let Some(v) = views.get(&(key, levels)) {
             return Ok(*v);
         }
         let (format, ty, mip, first, count, aspect) = key;
@@ -579,13 +590,13 @@ impl VkResource {
             .subresource_range(vk::ImageSubresourceRange {
                 aspect_mask: aspect,
                 base_mip_level: mip,
-                level_count: 1,
+                level_count: levels,
                 base_array_layer: first,
                 layer_count: count,
             });
         // SAFETY: the view covers subresources of a live image, with a format it allows.
         let view = unsafe { self.core.device.create_image_view(&info, None) }.map_err(|e| oom("CreateView", e))?;
-        views.insert(key, view);
+        views.insert((key, levels), view);
         Ok(view)
     }
 

@@ -11,7 +11,11 @@
 //! - out-of-bounds accesses read 0 and drop writes (naga's `ReadZeroSkipWrite`), as on the
 //!   reference device.
 //!
-//! Descriptor tables and static samplers come with descriptor heaps.
+//! - a descriptor table's views are push descriptors too (tables are read when the dispatch is
+//!   recorded): buffers as above, textures as sampled images (SRVs) or storage images (UAVs)
+//!   in the general layout every image is kept in.
+//!
+//! Samplers come with texture sampling.
 
 use crate::core::Core;
 use ash::vk;
@@ -81,13 +85,22 @@ pub(crate) fn compile(core: &Core, app: &AppShader, root: &RootSignatureDesc) ->
                     }
                     _ => return Err(unsupported("arrays of descriptors")),
                 };
-                if !matches!(b.kind, asyncmd_shader::BindingKind::Buffer { .. }) {
-                    return Err(unsupported("textures and samplers"));
-                }
-                let ty = if b.class == RegisterClass::Cbv {
-                    vk::DescriptorType::UNIFORM_BUFFER
-                } else {
-                    vk::DescriptorType::STORAGE_BUFFER
+                let ty = match b.kind {
+                    asyncmd_shader::BindingKind::Buffer { .. } if b.class == RegisterClass::Cbv => {
+                        vk::DescriptorType::UNIFORM_BUFFER
+                    }
+                    asyncmd_shader::BindingKind::Buffer { .. } => vk::DescriptorType::STORAGE_BUFFER,
+                    asyncmd_shader::BindingKind::Texture { dim: 1..=3, multisampled: false, .. } => {
+                        if b.class == RegisterClass::Uav {
+                            vk::DescriptorType::STORAGE_IMAGE
+                        } else {
+                            vk::DescriptorType::SAMPLED_IMAGE
+                        }
+                    }
+                    asyncmd_shader::BindingKind::Texture { .. } => {
+                        return Err(unsupported("cube and multisampled textures"))
+                    }
+                    asyncmd_shader::BindingKind::Sampler { .. } => return Err(unsupported("samplers")),
                 };
                 var.binding = Some(naga::ResourceBinding { group: 0, binding: descriptors.len() as u32 });
                 descriptors.push((source, ty));

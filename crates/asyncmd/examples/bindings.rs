@@ -69,8 +69,8 @@ fn main() -> Result<()> {
 
     // The bindings: a heap made for this dispatch alone.
     let bindings = device.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 2)?;
-    device.create_shader_resource_view(&input, &BufferViewDesc::raw(0, bytes.len() as u32), &bindings.handle(0))?;
-    device.create_unordered_access_view(&bins, &BufferViewDesc::raw(0, 1024), &bindings.handle(1))?;
+    device.create_shader_resource_view(&input, BufferViewDesc::raw(0, bytes.len() as u32), &bindings.handle(0))?;
+    device.create_unordered_access_view(&bins, BufferViewDesc::raw(0, 1024), &bindings.handle(1))?;
 
     let mut cb = queue.create_command_buffer(Semantics::Legacy, Level::Primary)?;
     cb.fill_buffers(&[FillBufferDesc {

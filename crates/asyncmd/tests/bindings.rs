@@ -152,8 +152,8 @@ fn a_descriptor_table_gives_the_kernel_its_buffer_views() {
         // The views sit at descriptors 5 and 6; a CPU heap holds them first and they are copied in.
         let cpu = d.create_descriptor_heap(DescriptorHeapType::CbvSrvUav, 2).unwrap();
         // x from element 16 on: the kernel's x[i] is x[16 + i].
-        d.create_shader_resource_view(&xb, &BufferViewDesc::structured(16, 64, 4), &cpu.handle(0)).unwrap();
-        d.create_unordered_access_view(&yb, &BufferViewDesc::raw(0, 512), &cpu.handle(1)).unwrap();
+        d.create_shader_resource_view(&xb, BufferViewDesc::structured(16, 64, 4), &cpu.handle(0)).unwrap();
+        d.create_unordered_access_view(&yb, BufferViewDesc::raw(0, 512), &cpu.handle(1)).unwrap();
         let heap = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 8).unwrap();
         d.copy_descriptors_simple(2, &heap.handle(5), &cpu.handle(0), DescriptorHeapType::CbvSrvUav).unwrap();
         ctx.run(CommandListType::Direct, |l| {
@@ -183,7 +183,7 @@ fn tables_refuse_what_d3d12_leaves_undefined() {
     let pso = pipeline(d, &root, &module, "main").unwrap();
     let xb = ctx.default_buffer(&[0; 256]);
     let heap = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 4).unwrap();
-    d.create_shader_resource_view(&xb, &BufferViewDesc::raw(0, 256), &heap.handle(0)).unwrap();
+    d.create_shader_resource_view(&xb, BufferViewDesc::raw(0, 256), &heap.handle(0)).unwrap();
     let run = |f: &dyn Fn(&mut CommandList)| {
         ctx.record(CommandListType::Direct, |l| {
             l.set_compute_root_signature(&root);
@@ -208,7 +208,7 @@ fn tables_refuse_what_d3d12_leaves_undefined() {
         "uninitialised descriptor",
     );
     // An SRV where the kernel writes a UAV.
-    d.create_shader_resource_view(&xb, &BufferViewDesc::raw(0, 256), &heap.handle(1)).unwrap();
+    d.create_shader_resource_view(&xb, BufferViewDesc::raw(0, 256), &heap.handle(1)).unwrap();
     refused(
         run(&|l| {
             l.set_descriptor_heaps(&[&heap]);
@@ -218,7 +218,7 @@ fn tables_refuse_what_d3d12_leaves_undefined() {
         "Srv view where the shader reads a Uav",
     );
     // A table running past the heap's end: t0 at descriptor 3, u0 past it.
-    d.create_shader_resource_view(&xb, &BufferViewDesc::raw(0, 256), &heap.handle(3)).unwrap();
+    d.create_shader_resource_view(&xb, BufferViewDesc::raw(0, 256), &heap.handle(3)).unwrap();
     refused(
         run(&|l| {
             l.set_descriptor_heaps(&[&heap]);
@@ -260,22 +260,22 @@ fn views_are_checked_against_their_buffer() {
         assert!(e.text.contains(text), "{text:?} not in {}", e.text);
     };
     refused(
-        d.create_unordered_access_view(&plain, &BufferViewDesc::raw(0, 64), &heap.handle(0)),
+        d.create_unordered_access_view(&plain, BufferViewDesc::raw(0, 64), &heap.handle(0)),
         "ALLOW_UNORDERED_ACCESS",
     );
-    refused(d.create_shader_resource_view(&plain, &BufferViewDesc::raw(8, 64), &heap.handle(0)), "16-byte");
+    refused(d.create_shader_resource_view(&plain, BufferViewDesc::raw(8, 64), &heap.handle(0)), "16-byte");
     refused(
-        d.create_shader_resource_view(&plain, &BufferViewDesc::structured(0, 300, 4), &heap.handle(0)),
+        d.create_shader_resource_view(&plain, BufferViewDesc::structured(0, 300, 4), &heap.handle(0)),
         "pass the buffer",
     );
     refused(d.create_constant_buffer_view(&plain, 128, 256, &heap.handle(0)), "multiples of 256");
     refused(d.create_constant_buffer_view(&plain, 768, 512, &heap.handle(0)), "pass the buffer");
     let rtv = d.create_descriptor_heap(DescriptorHeapType::Rtv, 1).unwrap();
     refused(
-        d.create_shader_resource_view(&plain, &BufferViewDesc::raw(0, 64), &rtv.handle(0)),
+        d.create_shader_resource_view(&plain, BufferViewDesc::raw(0, 64), &rtv.handle(0)),
         "not in a CBV/SRV/UAV heap",
     );
-    let e = d.create_shader_resource_view(&plain, &BufferViewDesc::raw(0, 64), &heap.handle(4)).unwrap_err();
+    let e = d.create_shader_resource_view(&plain, BufferViewDesc::raw(0, 64), &heap.handle(4)).unwrap_err();
     assert_eq!(e.id, MessageId::InvalidDescriptorHandle);
     let e = d.create_shader_visible_descriptor_heap(DescriptorHeapType::Rtv, 4).map(drop).unwrap_err();
     assert!(e.text.contains("cannot be shader-visible"), "{}", e.text);
@@ -422,8 +422,8 @@ fn random_root_signatures_and_tables_get_an_error_or_work_never_a_panic() {
     let heap = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 8).unwrap();
     let x = ctx.default_buffer(&[0; 256]);
     let y = uav_buffer(&ctx, &[0; 256]);
-    d.create_shader_resource_view(&x, &BufferViewDesc::raw(0, 256), &heap.handle(2)).unwrap();
-    d.create_unordered_access_view(&y, &BufferViewDesc::raw(0, 256), &heap.handle(3)).unwrap();
+    d.create_shader_resource_view(&x, BufferViewDesc::raw(0, 256), &heap.handle(2)).unwrap();
+    d.create_unordered_access_view(&y, BufferViewDesc::raw(0, 256), &heap.handle(3)).unwrap();
     let mut rng = fastrand::Rng::with_seed(34);
     let classes = [RegisterClass::Cbv, RegisterClass::Srv, RegisterClass::Uav, RegisterClass::Sampler];
     let (mut created, mut pipelines, mut dispatched) = (0, 0, 0);

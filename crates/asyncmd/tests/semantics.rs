@@ -828,7 +828,7 @@ fn legacy_buffers_order_the_app_kernels_reads_after_their_writes() {
     };
     let (a, b) = (uav(256), uav(256));
     let heap = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 1).unwrap();
-    d.create_unordered_access_view(&a, &BufferViewDesc::raw(0, 256), &heap.handle(0)).unwrap();
+    d.create_unordered_access_view(&a, BufferViewDesc::raw(0, 256), &heap.handle(0)).unwrap();
     let readback = ctx.buffer(HeapType::Readback, 256);
     for semantics in [Semantics::Legacy, Semantics::Fast] {
         log.clear();

@@ -2,9 +2,12 @@
 //! shader engine.
 
 use super::Exec;
-use crate::shader::{Memory, Program, View};
+use crate::memory::RefResource;
+use crate::shader::{Memory, Program, Sub, Texture, View};
+use asyncmd_ddi::BoundView;
 use asyncmd_shader::BindingSource;
 use asyncmd_types::PipelineStatistics;
+use asyncmd_types::{TextureView, TextureViewDimension};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
@@ -30,17 +33,21 @@ impl Exec<'_> {
         // or constants), where its view starts, and its size (`None`: to the buffer's end).
         let mut owned: Vec<Vec<u8>> = Vec::new();
         let mut resources: Vec<(u64, std::sync::Arc<crate::memory::RefResource>)> = Vec::new();
-        let mut resource_view = |address: asyncmd_ddi::GpuAddress, size: Option<u64>| {
+        let mut slot_of = |id: asyncmd_ddi::ResourceId, buffer: bool| {
             // A texture has no address: nothing is bound through one.
-            let r = self.resource(address.resource).filter(|r| r.desc.is_buffer())?;
-            let at = resources.iter().position(|(id, _)| *id == address.resource.0).unwrap_or_else(|| {
-                resources.push((address.resource.0, r));
+            let r = self.resource(id).filter(|r| r.desc.is_buffer() == buffer)?;
+            let at = resources.iter().position(|(i, _)| *i == id.0).unwrap_or_else(|| {
+                resources.push((id.0, r.clone()));
                 resources.len() - 1
             });
-            Some((Slot::Resource(at), address.offset, size))
+            Some((at, r))
         };
+        let mut textures = vec![None; program.bindings.sources.len()];
         let mut views = Vec::with_capacity(program.bindings.sources.len());
-        for source in &program.bindings.sources {
+        for (b, source) in program.bindings.sources.iter().enumerate() {
+            let mut resource_view = |address: asyncmd_ddi::GpuAddress, size: Option<u64>| {
+                Some((Slot::Resource(slot_of(address.resource, true)?.0), address.offset, size))
+            };
             let view = match *source {
                 BindingSource::RootConstants { parameter } => {
                     owned.push(constant_bytes(parameter));
@@ -49,11 +56,20 @@ impl Exec<'_> {
                 BindingSource::RootDescriptor { parameter } => {
                     root.views.get(parameter).copied().flatten().and_then(|a| resource_view(a, None))
                 }
-                BindingSource::Table { parameter, offset } => root
-                    .tables
-                    .iter()
-                    .find(|t| t.parameter as usize == parameter && t.offset == offset)
-                    .and_then(|t| resource_view(t.address, Some(t.size))),
+                BindingSource::Table { parameter, offset } => {
+                    match root.tables.iter().find(|t| t.parameter as usize == parameter && t.offset == offset).copied()
+                    {
+                        Some(asyncmd_ddi::TableView { view: BoundView::Buffer { address, size }, .. }) => {
+                            resource_view(address, Some(size))
+                        }
+                        Some(asyncmd_ddi::TableView { view: BoundView::Texture { resource, view }, .. }) => {
+                            let texture = slot_of(resource, false).and_then(|(at, r)| texture_of(&r, &view, at));
+                            textures[b] = texture;
+                            None
+                        }
+                        None => None,
+                    }
+                }
                 // Static samplers come with textures.
                 BindingSource::StaticSampler { .. } => None,
             };
@@ -78,7 +94,7 @@ impl Exec<'_> {
             })
             .collect();
         let buffers = buffers.into_iter().map(crate::shader::shared_bytes).collect();
-        let memory = Memory { buffers, bindings, immediates: &immediates };
+        let memory = Memory { buffers, bindings, textures, immediates: &immediates };
         let deadline = Instant::now() + self.shared.shader_time_budget;
         let spread = |batches, run: &(dyn Fn(u64) + Sync)| super::workers::spread(batches, run);
         if program.dispatch(groups, &memory, deadline, spread).is_err() {
@@ -94,4 +110,29 @@ impl Exec<'_> {
             * program.info.workgroup_size.iter().map(|&g| u64::from(g)).product::<u64>();
         self.count_draw(0, &PipelineStatistics { cs_invocations: threads, ..Default::default() });
     }
+}
+
+/// The texels `view` selects of texture `r`, which is dispatch buffer `buffer`: each mip of
+/// each slice with its place and size (`None` if the texture has no such subresources).
+fn texture_of(r: &RefResource, view: &TextureView, buffer: usize) -> Option<Texture> {
+    let bytes = view.format.info().bytes_per_block as usize;
+    if bytes == 0 || bytes > 16 {
+        return None;
+    }
+    // A 3D view spans the whole depth of each mip (the runtime refuses part of it).
+    let three_d = view.dimension == TextureViewDimension::Texture3D;
+    let slices = if three_d { 0..1 } else { view.first_slice..view.first_slice.checked_add(view.slice_count)? };
+    let mut subs = Vec::with_capacity((view.mip_count as usize).saturating_mul(slices.len()));
+    for m in view.first_mip..view.first_mip.checked_add(view.mip_count)? {
+        for s in slices.clone() {
+            let (start, layout) = r.subresource(r.desc.subresource_index(m, s, 0))?;
+            let width = (r.desc.width >> m).max(1) as u32;
+            let height = (r.desc.height >> m).max(1);
+            let depth = if three_d { (r.desc.depth() >> m).max(1) } else { 1 };
+            let row = layout.row_bytes as usize;
+            let plane = row.checked_mul(layout.rows as usize)?;
+            subs.push(Sub { start: usize::try_from(start).ok()?, size: [width, height, depth], row, plane });
+        }
+    }
+    Some(Texture { buffer, format: view.format, bytes, mips: view.mip_count, slices: slices.len() as u32, subs })
 }

@@ -28,8 +28,8 @@ pub(crate) struct RootArgs {
     pub(crate) constants: Vec<Vec<u32>>,
     /// Root CBV, SRV and UAV addresses, by parameter.
     pub(crate) views: Vec<Option<GpuAddress>>,
-    /// The buffers the pipeline's descriptor tables give it (`SetTableBuffers`).
-    pub(crate) tables: Vec<asyncmd_ddi::TableBuffer>,
+    /// The buffers the pipeline's descriptor tables give it (`SetTableViews`).
+    pub(crate) tables: Vec<asyncmd_ddi::TableView>,
 }
 
 impl RootArgs {
@@ -227,8 +227,8 @@ impl<'a> Exec<'a> {
                     *u = Some(*address);
                 }
             }
-            Command::SetTableBuffers { compute: true, buffers } => self.state.compute.tables = buffers.clone(),
-            Command::SetTableBuffers { compute: false, buffers } => self.state.graphics.tables = buffers.clone(),
+            Command::SetTableViews { compute: true, views } => self.state.compute.tables = views.clone(),
+            Command::SetTableViews { compute: false, views } => self.state.graphics.tables = views.clone(),
             Command::SetViewports(v) => self.state.viewports = v.clone(),
             Command::SetScissorRects(r) => self.state.scissors = r.clone(),
             Command::SetPrimitiveTopology(t) => self.state.topology = *t,

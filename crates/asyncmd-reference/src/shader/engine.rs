@@ -331,6 +331,9 @@ impl<'p, 'e, 'm> Engine<'p, 'e, 'm> {
                 fr.vals[result.index()] = Some(Slot::val(v));
             }
             S::Atomic { pointer, fun, value, result } => self.atomic(fr, *pointer, fun, *value, *result),
+            S::ImageStore { image, coordinate, array_index, value } => {
+                self.image_store(fr, *image, *coordinate, *array_index, *value)
+            }
             S::Call { function, arguments, result } => {
                 let (module, info) = self.p.module.naga();
                 let args: Vec<Slot> = arguments.iter().map(|a| self.slot(fr, *a)).collect();

@@ -144,6 +144,10 @@ impl Engine<'_, '_, '_> {
                     if stride == 0 { 0 } else { (len as u64).saturating_sub(u64::from(fixed)) / u64::from(stride) };
                 Val::uniform(vec![count.min(u64::from(u32::MAX)) as u32])
             }
+            E::ImageLoad { image, coordinate, array_index, level, .. } => {
+                self.image_load(fr, h, *image, *coordinate, *array_index, *level)
+            }
+            E::ImageQuery { image, query } => self.image_query(fr, h, *image, *query),
             // Set by their statements; a result no lane produced reads 0.
             E::CallResult(_) | E::AtomicResult { .. } | E::WorkGroupUniformLoadResult { .. } => {
                 Val::zeros(match self.ty(fr, h) {

@@ -7,6 +7,7 @@
 //! in the app's kernel (undefined results in D3D12), never undefined behaviour here.
 
 use super::layout::{Kind, Leaf};
+use super::texture::Texture;
 use super::value::{Offsets, Ptr, Region, Val, OUT};
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
@@ -25,6 +26,8 @@ pub(crate) struct Memory<'a> {
     pub(crate) buffers: Vec<&'a [AtomicU8]>,
     /// Each shader binding's view (`None`: nothing bound; reads 0, writes dropped).
     pub(crate) bindings: Vec<Option<View>>,
+    /// Each texture binding's view (`None` for the rest, and for a texture not bound).
+    pub(crate) textures: Vec<Option<Texture>>,
     pub(crate) immediates: &'a [u8],
 }
 
@@ -37,6 +40,16 @@ pub(crate) struct View {
 }
 
 impl Memory<'_> {
+    /// The texture view at `binding`.
+    pub(crate) fn texture(&self, binding: usize) -> Option<&Texture> {
+        self.textures.get(binding)?.as_ref()
+    }
+
+    /// The dispatch buffer `i`, whole.
+    pub(crate) fn buffer(&self, i: usize) -> Option<&[AtomicU8]> {
+        self.buffers.get(i).copied()
+    }
+
     pub(crate) fn view(&self, binding: usize) -> Option<&[AtomicU8]> {
         let v = (*self.bindings.get(binding)?)?;
         self.buffers.get(v.buffer)?.get(v.start..v.start.checked_add(v.len)?)

@@ -17,10 +17,12 @@ mod eval;
 mod layout;
 mod memory;
 mod ops;
+mod texture;
 mod value;
 
 pub(crate) use engine::Hung;
 pub(crate) use memory::{shared_bytes, Memory, View};
+pub(crate) use texture::{Sub, Texture};
 
 use asyncmd_ddi::AppShader;
 use asyncmd_shader::{bind_to_root, EntryPointInfo, RootBindings, ShaderModule, ShaderStage};
@@ -83,8 +85,17 @@ impl Program {
                 return Err(unsupported(format!("the type of `{}`", g.name.as_deref().unwrap_or("a global"))));
             }
         }
-        if let Some(b) = info.bindings.iter().find(|b| !matches!(b.kind, asyncmd_shader::BindingKind::Buffer { .. })) {
-            return Err(unsupported(format!("textures and samplers (`{}`)", b.name)));
+        for b in &info.bindings {
+            match b.kind {
+                asyncmd_shader::BindingKind::Buffer { .. } => {}
+                asyncmd_shader::BindingKind::Texture { dim: 1..=3, multisampled: false, .. } if b.count == 1 => {}
+                asyncmd_shader::BindingKind::Texture { .. } => {
+                    return Err(unsupported(format!("cube, multisampled or arrays of textures (`{}`)", b.name)))
+                }
+                asyncmd_shader::BindingKind::Sampler { .. } => {
+                    return Err(unsupported(format!("samplers (`{}`)", b.name)))
+                }
+            }
         }
         let mut shares_nothing = info.workgroup_bytes == 0;
         let mut storage_atomics = false;
@@ -296,7 +307,8 @@ fn check_expression(e: &naga::Expression) -> Result<()> {
             | M::FirstLeadingBit => return Ok(()),
             _ => return Err(unsupported(format!("the math function {fun:?}"))),
         },
-        E::ImageSample { .. } | E::ImageLoad { .. } | E::ImageQuery { .. } => "texture operations",
+        E::ImageLoad { sample: None, .. } | E::ImageQuery { .. } => return Ok(()),
+        E::ImageSample { .. } | E::ImageLoad { .. } => "texture sampling",
         E::Derivative { .. } => "derivatives",
         _ => "this expression",
     };
@@ -334,6 +346,7 @@ fn check_block(block: &naga::Block, shares_nothing: &mut bool) -> Result<()> {
             | S::Return { .. }
             | S::Store { .. }
             | S::Call { .. }
+            | S::ImageStore { .. }
             | S::Atomic { .. } => {}
             S::ControlBarrier(_) | S::MemoryBarrier(_) | S::WorkGroupUniformLoad { .. } => *shares_nothing = false,
             S::Block(b) => check_block(b, shares_nothing)?,

@@ -2,6 +2,7 @@
 //! transfers beat its shaders it says so (`Capabilities::compute_fills_win`), and the
 //! runtime's fallback fills by copies there.
 
+use super::state::TableDescriptor;
 use super::{fail, VkCommandList};
 use crate::shader::{AppLayout, Source};
 use ash::vk;
@@ -84,6 +85,7 @@ impl VkCommandList {
         let push = self.core.push_descriptor.as_ref().ok_or_else(|| fail("Dispatch: no push descriptors".into()))?;
         let limits = &self.core.props.limits;
         let mut infos = Vec::with_capacity(app.descriptors.len());
+        let mut images = Vec::new();
         for (i, (source, ty)) in app.descriptors.iter().enumerate() {
             let (buffer, offset, size) = match *source {
                 Source::Root(parameter) => match root.uav_buffers.get(parameter).copied() {
@@ -97,10 +99,19 @@ impl VkCommandList {
                     }
                 },
                 Source::Table(parameter, at) => match root.tables.iter().find(|(k, _)| *k == (parameter, at)) {
-                    Some((_, b)) => *b,
+                    Some((_, TableDescriptor::Buffer(b, offset, size))) => (*b, *offset, *size),
+                    Some((_, TableDescriptor::Image(view))) => {
+                        let info = vk::DescriptorImageInfo {
+                            sampler: vk::Sampler::null(),
+                            image_view: *view,
+                            image_layout: vk::ImageLayout::GENERAL,
+                        };
+                        images.push((i, info));
+                        continue;
+                    }
                     None => {
                         return Err(fail(format!(
-                            "Dispatch: descriptor {at} of table parameter {parameter} (binding {i}) holds no buffer"
+                            "Dispatch: descriptor {at} of table parameter {parameter} (binding {i}) holds no view"
                         )))
                     }
                 },
@@ -120,20 +131,17 @@ impl VkCommandList {
                 (Source::Root(_), vk::WHOLE_SIZE) => vk::WHOLE_SIZE,
                 _ => size.min(limit).max(1),
             };
-            infos.push(vk::DescriptorBufferInfo { buffer, offset, range });
+            infos.push((i, vk::DescriptorBufferInfo { buffer, offset, range }));
         }
+        let write =
+            |i: usize| vk::WriteDescriptorSet::default().dst_binding(i as u32).descriptor_type(app.descriptors[i].1);
         let writes: Vec<vk::WriteDescriptorSet> = infos
             .iter()
-            .zip(&app.descriptors)
-            .enumerate()
-            .map(|(i, (info, (_, ty)))| {
-                vk::WriteDescriptorSet::default()
-                    .dst_binding(i as u32)
-                    .descriptor_type(*ty)
-                    .buffer_info(std::slice::from_ref(info))
-            })
+            .map(|(i, info)| write(*i).buffer_info(std::slice::from_ref(info)))
+            .chain(images.iter().map(|(i, info)| write(*i).image_info(std::slice::from_ref(info))))
             .collect();
-        // SAFETY: the buffers are live and kept by this list; the writes match the set layout.
+        // SAFETY: the buffers and image views are live and kept by this list (a view lives as long
+        // as its image); the writes match the set layout.
         unsafe { push.cmd_push_descriptor_set(self.cb, vk::PipelineBindPoint::COMPUTE, app.layout, 0, &writes) };
         Ok(())
     }

@@ -227,7 +227,7 @@ impl VkCommandList {
                 | Command::SetComputeRootUav { .. }
                 | Command::SetGraphicsRootView { .. }
                 | Command::SetComputeRootView { .. }
-                | Command::SetTableBuffers { .. }
+                | Command::SetTableViews { .. }
                 | Command::SetViewports(_)
                 | Command::SetScissorRects(_)
                 | Command::SetPrimitiveTopology(_)
@@ -260,7 +260,7 @@ impl VkCommandList {
             Command::SetComputeRootUav { parameter, address } | Command::SetComputeRootView { parameter, address } => {
                 self.set_root_uav(parameter, address, true)
             }
-            Command::SetTableBuffers { compute, buffers } => self.set_table_buffers(&buffers, compute),
+            Command::SetTableViews { compute, views } => self.set_table_views(&views, compute),
             Command::SetViewports(v) => {
                 self.gfx.viewports = v;
                 Ok(())

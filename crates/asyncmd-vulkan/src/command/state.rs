@@ -17,12 +17,21 @@ pub(crate) struct Root {
     room: Vec<u64>,
     /// By parameter: a root UAV's buffer and offset, where it names one.
     pub(crate) uav_buffers: Vec<Option<(ash::vk::Buffer, u64)>>,
-    /// The buffers of the pipeline's descriptor tables.
+    /// The views of the pipeline's descriptor tables.
     pub(crate) tables: Vec<TableEntry>,
 }
 
-/// A table's buffer: (parameter, descriptors from the table's start) → buffer, offset, bytes.
-pub(crate) type TableEntry = ((u32, u64), (ash::vk::Buffer, u64, u64));
+/// What a table's descriptor gives the kernel.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum TableDescriptor {
+    /// A buffer, an offset into it, and bytes.
+    Buffer(ash::vk::Buffer, u64, u64),
+    /// An image view (the image is in the general layout).
+    Image(ash::vk::ImageView),
+}
+
+/// A table's descriptor: (parameter, descriptors from the table's start) → what it gives.
+pub(crate) type TableEntry = ((u32, u64), TableDescriptor);
 
 impl Root {
     pub(super) fn set_signature(&mut self, sig: Arc<VkRootSignature>) {
@@ -121,13 +130,18 @@ impl VkCommandList {
         root.write(parameter, offset, &bytes);
     }
 
-    pub(crate) fn set_table_buffers(&mut self, buffers: &[asyncmd_ddi::TableBuffer], compute: bool) -> Result<()> {
-        let mut tables = Vec::with_capacity(buffers.len());
-        for t in buffers {
-            let res = self.resource(t.address.resource)?;
-            if let Some(b) = res.buffer() {
-                tables.push(((t.parameter, t.offset), (b, t.address.offset, t.size)));
-            }
+    pub(crate) fn set_table_views(&mut self, views: &[asyncmd_ddi::TableView], compute: bool) -> Result<()> {
+        let mut tables = Vec::with_capacity(views.len());
+        for t in views {
+            let res = self.resource(t.view.resource())?;
+            let descriptor = match t.view {
+                asyncmd_ddi::BoundView::Buffer { address, size } => match res.buffer() {
+                    Some(b) => TableDescriptor::Buffer(b, address.offset, size),
+                    None => continue,
+                },
+                asyncmd_ddi::BoundView::Texture { view, .. } => TableDescriptor::Image(texture_view(&res, &view)?),
+            };
+            tables.push(((t.parameter, t.offset), descriptor));
         }
         let root = if compute { &mut self.gfx.compute } else { &mut self.gfx.graphics };
         root.tables = tables;
@@ -161,4 +175,21 @@ impl VkCommandList {
             unsafe { self.core.device.cmd_push_constants(self.cb, layout, stages, 0, bytes) };
         }
     }
+}
+
+/// The image view a kernel reads or writes a texture view through.
+fn texture_view(res: &crate::memory::VkResource, view: &asyncmd_types::TextureView) -> Result<ash::vk::ImageView> {
+    use ash::vk::ImageViewType as T;
+    use asyncmd_types::TextureViewDimension as D;
+    let ty = match view.dimension {
+        D::Texture1D => T::TYPE_1D,
+        D::Texture1DArray => T::TYPE_1D_ARRAY,
+        D::Texture2D => T::TYPE_2D,
+        D::Texture2DArray => T::TYPE_2D_ARRAY,
+        D::Texture3D => T::TYPE_3D,
+    };
+    // A 3D view spans the whole depth: one layer.
+    let (first, count) = if ty == T::TYPE_3D { (0, 1) } else { (view.first_slice, view.slice_count) };
+    let key = (res.view_format(view.format), ty, view.first_mip, first, count, ash::vk::ImageAspectFlags::COLOR);
+    res.view_of_mips(key, view.mip_count)
 }

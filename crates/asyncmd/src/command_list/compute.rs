@@ -1,12 +1,13 @@
 //! Descriptor heaps and tables on a list: `SetDescriptorHeaps`,
 //! `SetComputeRootDescriptorTable`, and the read of the tables a dispatch uses.
 
+use super::semantics::{Subs, Use};
 use super::{CommandRecorder, Lists};
 use crate::descriptor::{DescriptorHeap, DescriptorHeapType, GpuDescriptorHandle};
 use crate::err;
 use crate::shadow::RootArg;
 use crate::track::hazards::Access;
-use asyncmd_ddi::{Command, RootParameter, TableBuffer};
+use asyncmd_ddi::{BoundView, Command, RootParameter, TableView};
 use asyncmd_shader::BindingSource;
 use asyncmd_types::{MessageId, RegisterClass, Result};
 
@@ -118,7 +119,7 @@ impl CommandRecorder {
                 return Err(unset(parameter, &format!("`{}`", b.name)));
             }
         }
-        let mut buffers = Vec::new();
+        let mut views = Vec::new();
         let mut uses = Vec::new();
         for (b, source) in entry.bindings.iter().zip(&bound.sources) {
             let BindingSource::Table { parameter, offset } = *source else { continue };
@@ -130,33 +131,67 @@ impl CommandRecorder {
                 ));
             };
             let read = table
-                .read_buffer(offset, b.class)
+                .read_view(offset, b.class)
+                .and_then(|read| view_fits(b, &read.view).map(|()| read))
                 .map_err(|why| err::invalid(MessageId::DrawInvalid, api, format!("`{}`: {why}", b.name)))?;
-            buffers.push(TableBuffer {
-                parameter: parameter as u32,
-                offset,
-                address: read.resource.gpu_address(read.offset),
-                size: read.size,
-            });
+            views.push(TableView { parameter: parameter as u32, offset, view: read.view });
             let access = match b.class {
                 RegisterClass::Uav => Access::COMPUTE_UAV,
                 RegisterClass::Cbv => Access::COMPUTE_CBV,
                 _ => Access::COMPUTE_SRV,
             };
-            uses.push((read.resource, access));
+            let subs = match read.view {
+                BoundView::Texture { view, .. } => view.subresources(read.resource.desc()),
+                BoundView::Buffer { .. } => Vec::new(),
+            };
+            uses.push((read.resource, access, subs));
         }
-        if buffers.is_empty() {
+        if views.is_empty() {
             return Ok(());
         }
         if self.tracks_uses() {
             // Reads first: a buffer read and written by one dispatch ends written.
-            uses.sort_by_key(|(_, a)| a.write);
-            for (resource, access) in &uses {
-                self.keep_object(&*resource.shared, || crate::tracked::Tracked::Resource(resource.clone()));
-                self.use_buffer_id(api, resource.id(), *access);
+            uses.sort_by_key(|(_, a, _)| a.write);
+            for (resource, access, subs) in &uses {
+                if resource.desc().is_buffer() {
+                    self.keep_object(&*resource.shared, || crate::tracked::Tracked::Resource(resource.clone()));
+                    self.use_buffer_id(api, resource.id(), *access);
+                } else {
+                    self.uses(api, &[Use { resource, subs: Subs::List(subs), access: *access }])?;
+                }
             }
         }
-        self.record(Command::SetTableBuffers { compute: true, buffers });
+        self.record(Command::SetTableViews { compute: true, views });
         Ok(())
+    }
+}
+
+/// Whether a table's view is one the binding can read: a buffer for a buffer, a texture of the
+/// shader's shape and texel kind for a texture (and of its declared format for a storage
+/// texture). D3D12 leaves a mismatch undefined.
+fn view_fits(b: &asyncmd_shader::ShaderBinding, view: &BoundView) -> std::result::Result<(), String> {
+    use asyncmd_shader::{BindingKind, TexelKind};
+    match (b.kind, view) {
+        (BindingKind::Buffer { .. }, BoundView::Buffer { .. }) => Ok(()),
+        (BindingKind::Texture { dim, arrayed, texel, format, .. }, BoundView::Texture { view, .. }) => {
+            if view.dimension.shape() != (dim, arrayed) {
+                return Err(format!(
+                    "the shader reads a {dim}D{} texture through a {:?} view",
+                    if arrayed { " array" } else { "" },
+                    view.dimension
+                ));
+            }
+            if TexelKind::of(view.format) != texel {
+                return Err(format!("the shader reads {texel:?} texels from a {} view", view.format));
+            }
+            match format {
+                Some(f) if f != view.format => Err(format!("the shader declares {f} but the view is {}", view.format)),
+                _ => Ok(()),
+            }
+        }
+        (BindingKind::Buffer { .. }, BoundView::Texture { .. }) => {
+            Err("a texture view where the shader reads a buffer".into())
+        }
+        _ => Err("a buffer view where the shader reads a texture".into()),
     }
 }

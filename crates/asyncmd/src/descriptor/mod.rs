@@ -51,6 +51,12 @@ pub(crate) enum ViewDescriptor {
         offset: u64,
         size: u64,
     },
+    /// An SRV or UAV of a texture: the subresources and format it selects.
+    Texture {
+        resource: Weak<ResourceShared>,
+        class: asyncmd_types::RegisterClass,
+        view: asyncmd_types::TextureView,
+    },
     /// A sampler (in a sampler heap).
     Sampler(
         #[expect(dead_code, reason = "read when kernels sample textures, the next step")] asyncmd_types::SamplerDesc,
@@ -278,6 +284,7 @@ impl CpuDescriptorHandle {
             }
             ViewDescriptor::Dsv { .. } => Err(Self::wrong_kind(api, "depth-stencil")),
             ViewDescriptor::Buffer { .. } => Err(Self::wrong_kind(api, "buffer")),
+            ViewDescriptor::Texture { .. } => Err(Self::wrong_kind(api, "shader texture")),
             ViewDescriptor::Sampler(_) => Err(Self::wrong_kind(api, "sampler")),
         }
     }
@@ -293,6 +300,7 @@ impl CpuDescriptorHandle {
             }
             ViewDescriptor::Rtv { .. } => Err(Self::wrong_kind(api, "render-target")),
             ViewDescriptor::Buffer { .. } => Err(Self::wrong_kind(api, "buffer")),
+            ViewDescriptor::Texture { .. } => Err(Self::wrong_kind(api, "shader texture")),
             ViewDescriptor::Sampler(_) => Err(Self::wrong_kind(api, "sampler")),
         }
     }

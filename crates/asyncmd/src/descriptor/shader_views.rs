@@ -1,19 +1,22 @@
-//! Shader views in CBV/SRV/UAV heaps (`CreateShaderResourceView`, `CreateUnorderedAccessView`,
-//! `CreateConstantBufferView` of buffers), `CopyDescriptorsSimple`, and the read of a
-//! descriptor table's view when a dispatch is recorded.
+//! Shader views in CBV/SRV/UAV heaps (`CreateShaderResourceView` and
+//! `CreateUnorderedAccessView` of buffers and textures, `CreateConstantBufferView`),
+//! `CopyDescriptorsSimple`, and the read of a descriptor table's view when a dispatch is
+//! recorded.
 
 use super::{CpuDescriptorHandle, DescriptorHeap, DescriptorHeapType, GpuDescriptorHandle, ViewDescriptor};
 use crate::device::Device;
 use crate::err;
 use crate::resource::Resource;
-use asyncmd_types::{BufferViewDesc, MessageId, RegisterClass, ResourceFlags, Result, SamplerDesc};
+use asyncmd_ddi::BoundView;
+use asyncmd_types::{
+    BufferViewDesc, MessageId, RegisterClass, ResourceFlags, Result, SamplerDesc, ShaderViewDesc, TextureViewDesc,
+};
 use std::sync::{Arc, PoisonError};
 
 /// What a descriptor table gives a binding, read when the dispatch is recorded.
 pub(crate) struct TableRead {
     pub(crate) resource: Resource,
-    pub(crate) offset: u64,
-    pub(crate) size: u64,
+    pub(crate) view: BoundView,
 }
 
 impl Device {
@@ -36,9 +39,6 @@ impl Device {
         if handle.heap_type() != DescriptorHeapType::CbvSrvUav {
             return fail("the handle is not in a CBV/SRV/UAV heap".into());
         }
-        if !resource.desc().is_buffer() {
-            return self.shared.fail(err::unsupported(api, "texture views in descriptor heaps are not supported yet"));
-        }
         if class == RegisterClass::Uav && !resource.desc().flags.contains(ResourceFlags::ALLOW_UNORDERED_ACCESS) {
             return fail("the buffer was created without ALLOW_UNORDERED_ACCESS".into());
         }
@@ -53,25 +53,78 @@ impl Device {
         handle.write(view).or_else(|e| self.shared.fail(err::invalid(e.id, api, e.text)))
     }
 
-    /// `CreateShaderResourceView` of a buffer: a raw or structured view (`t` registers).
+    fn texture_view(
+        &self,
+        api: &str,
+        resource: &Resource,
+        desc: &TextureViewDesc,
+        handle: &CpuDescriptorHandle,
+        class: RegisterClass,
+    ) -> Result<()> {
+        let fail = |t: String| self.shared.fail(err::invalid(MessageId::CreateViewInvalidDesc, api, t));
+        if handle.heap_type() != DescriptorHeapType::CbvSrvUav {
+            return fail("the handle is not in a CBV/SRV/UAV heap".into());
+        }
+        let res = resource.desc();
+        if res.is_buffer() {
+            return fail("a texture view of a buffer".into());
+        }
+        if res.is_msaa() {
+            return self.shared.fail(err::unsupported(api, "views of multisampled textures are not supported yet"));
+        }
+        if class == RegisterClass::Uav && !res.flags.contains(ResourceFlags::ALLOW_UNORDERED_ACCESS) {
+            return fail("the texture was created without ALLOW_UNORDERED_ACCESS".into());
+        }
+        if class == RegisterClass::Srv && res.flags.contains(ResourceFlags::DENY_SHADER_RESOURCE) {
+            return fail("the texture was created with DENY_SHADER_RESOURCE".into());
+        }
+        let view = match desc.resolve(res, class == RegisterClass::Uav) {
+            Ok(v) => v,
+            Err(why) => return fail(why),
+        };
+        let whole_depth = (res.depth() >> view.first_mip).max(1);
+        if view.dimension == asyncmd_types::TextureViewDimension::Texture3D && view.slice_count != whole_depth {
+            return self
+                .shared
+                .fail(err::unsupported(api, "views of part of a 3D texture's depth are not supported yet"));
+        }
+        if !view.has_texels() {
+            let what = format!("views of {} textures are not supported yet", view.format);
+            return self.shared.fail(err::unsupported(api, what));
+        }
+        let view = ViewDescriptor::Texture { resource: Arc::downgrade(&resource.shared), class, view };
+        handle.write(view).or_else(|e| self.shared.fail(err::invalid(e.id, api, e.text)))
+    }
+
+    /// `CreateShaderResourceView` (`t` registers): a raw or structured view of a buffer
+    /// ([`BufferViewDesc`]), or a view of a texture's mips and slices ([`TextureViewDesc`]).
     pub fn create_shader_resource_view(
         &self,
         resource: &Resource,
-        desc: &BufferViewDesc,
+        desc: impl Into<ShaderViewDesc>,
         handle: &CpuDescriptorHandle,
     ) -> Result<()> {
-        self.buffer_view("CreateShaderResourceView", resource, desc, handle, RegisterClass::Srv)
+        const API: &str = "CreateShaderResourceView";
+        match desc.into() {
+            ShaderViewDesc::Buffer(d) => self.buffer_view(API, resource, &d, handle, RegisterClass::Srv),
+            ShaderViewDesc::Texture(d) => self.texture_view(API, resource, &d, handle, RegisterClass::Srv),
+        }
     }
 
-    /// `CreateUnorderedAccessView` of a buffer created with `ALLOW_UNORDERED_ACCESS`: a raw or
-    /// structured view (`u` registers).
+    /// `CreateUnorderedAccessView` (`u` registers) of a resource created with
+    /// `ALLOW_UNORDERED_ACCESS`: a raw or structured view of a buffer, or a view of one mip of a
+    /// texture (its slices, or for a 3D texture its depth slices).
     pub fn create_unordered_access_view(
         &self,
         resource: &Resource,
-        desc: &BufferViewDesc,
+        desc: impl Into<ShaderViewDesc>,
         handle: &CpuDescriptorHandle,
     ) -> Result<()> {
-        self.buffer_view("CreateUnorderedAccessView", resource, desc, handle, RegisterClass::Uav)
+        const API: &str = "CreateUnorderedAccessView";
+        match desc.into() {
+            ShaderViewDesc::Buffer(d) => self.buffer_view(API, resource, &d, handle, RegisterClass::Uav),
+            ShaderViewDesc::Texture(d) => self.texture_view(API, resource, &d, handle, RegisterClass::Uav),
+        }
     }
 
     /// `CreateConstantBufferView`: `size` bytes of `resource` from `offset`, both multiples of
@@ -157,10 +210,10 @@ impl Device {
 }
 
 impl GpuDescriptorHandle {
-    /// The buffer view `offset` descriptors into the table starting here, for a binding of
-    /// `class`: `Err` names an empty descriptor, one of another class, a destroyed resource, or
-    /// a place past the heap's end.
-    pub(crate) fn read_buffer(&self, offset: u64, class: RegisterClass) -> std::result::Result<TableRead, String> {
+    /// The view `offset` descriptors into the table starting here, for a binding of `class`:
+    /// `Err` names an empty descriptor, one of another class, a destroyed resource, or a place
+    /// past the heap's end.
+    pub(crate) fn read_view(&self, offset: u64, class: RegisterClass) -> std::result::Result<TableRead, String> {
         let at = u64::from(self.index) + offset;
         let slots = self.heap.slots.lock().unwrap_or_else(PoisonError::into_inner);
         match usize::try_from(at).ok().and_then(|i| slots.get(i)) {
@@ -168,9 +221,16 @@ impl GpuDescriptorHandle {
             Some(None) => Err(format!("descriptor {at} holds no view (an uninitialised descriptor)")),
             Some(Some(ViewDescriptor::Buffer { resource, class: c, offset, size })) if *c == class => {
                 let shared = resource.upgrade().ok_or_else(|| format!("descriptor {at}'s resource was destroyed"))?;
-                Ok(TableRead { resource: Resource { shared }, offset: *offset, size: *size })
+                let resource = Resource { shared };
+                let view = BoundView::Buffer { address: resource.gpu_address(*offset), size: *size };
+                Ok(TableRead { resource, view })
             }
-            Some(Some(ViewDescriptor::Buffer { class: c, .. })) => {
+            Some(Some(ViewDescriptor::Texture { resource, class: c, view })) if *c == class => {
+                let shared = resource.upgrade().ok_or_else(|| format!("descriptor {at}'s resource was destroyed"))?;
+                let resource = Resource { shared };
+                Ok(TableRead { view: BoundView::Texture { resource: resource.id(), view: *view }, resource })
+            }
+            Some(Some(ViewDescriptor::Buffer { class: c, .. } | ViewDescriptor::Texture { class: c, .. })) => {
                 Err(format!("descriptor {at} holds a {c:?} view where the shader reads a {class:?}"))
             }
             Some(Some(ViewDescriptor::Sampler(_))) => Err(format!("descriptor {at} holds a sampler")),

@@ -1,0 +1,261 @@
+//! Texture loads, stores and size queries (`textureLoad`, `textureStore`, `textureDimensions`,
+//! `textureNumLevels`, `textureNumLayers`) over the subresources a view selects.
+//!
+//! Texels are read and written in the view's format with the D3D conversions of the format
+//! codec (`asyncmd_types::decode_texel`, `encode_texel`); a format whose channels are all 32
+//! bits wide is copied word for word. A coordinate, slice or mip outside the view reads
+//! (0, 0, 0, 0) and drops a write, as D3D12 specifies for out-of-bounds `Load` and UAV stores
+//! (and as naga's `ReadZeroSkipWrite` makes the Vulkan device do).
+
+// A lane's components sit in several slices at once (`c * lanes + l`): indexing by lane reads
+// more plainly than zipping them.
+#![allow(clippy::needless_range_loop)]
+
+use super::engine::{Engine, Frame};
+use super::value::{Region, Val};
+use asyncmd_shader::TexelKind;
+use asyncmd_types::{decode_texel, encode_texel, ClearData, ComponentClass, Format, Layout};
+use naga::{Handle, TypeInner};
+use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+
+/// One mip of one slice of a view: where its texels start in the dispatch's buffer, its size
+/// in texels, and the bytes of a row and of a depth slice.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Sub {
+    pub(crate) start: usize,
+    pub(crate) size: [u32; 3],
+    pub(crate) row: usize,
+    pub(crate) plane: usize,
+}
+
+/// A texture view a binding reads or writes.
+#[derive(Clone, Debug)]
+pub(crate) struct Texture {
+    /// The dispatch buffer holding the texture.
+    pub(crate) buffer: usize,
+    pub(crate) format: Format,
+    /// Bytes of a texel.
+    pub(crate) bytes: usize,
+    pub(crate) mips: u32,
+    pub(crate) slices: u32,
+    /// Each mip of each slice, mip-major (`mip * slices + slice`).
+    pub(crate) subs: Vec<Sub>,
+}
+
+/// How a texel's bytes become the shader's components.
+#[derive(Clone, Copy)]
+enum Codec {
+    /// Every channel a 32-bit word: copied as is, `channels` of them.
+    Words { channels: usize, one: u32 },
+    /// Anything else: through the format codec.
+    Format(TexelKind),
+}
+
+impl Texture {
+    fn codec(&self) -> Codec {
+        let info = self.format.info();
+        let kind = TexelKind::of(self.format);
+        match info.layout {
+            Layout::Channels { count, bits: 32, .. } if info.class != ComponentClass::Typeless => {
+                let one = if kind == TexelKind::Float { 1.0f32.to_bits() } else { 1 };
+                Codec::Words { channels: count as usize, one }
+            }
+            _ => Codec::Format(kind),
+        }
+    }
+
+    /// The byte offset of texel `(x, y, z)` of mip `mip` of slice `slice`, if inside the view.
+    #[inline]
+    fn at(&self, [x, y, z]: [u32; 3], slice: u32, mip: u32) -> Option<usize> {
+        if mip >= self.mips || slice >= self.slices {
+            return None;
+        }
+        let s = self.subs.get(mip as usize * self.slices as usize + slice as usize)?;
+        if x >= s.size[0] || y >= s.size[1] || z >= s.size[2] {
+            return None;
+        }
+        Some(s.start + z as usize * s.plane + y as usize * s.row + x as usize * self.bytes)
+    }
+}
+
+fn read_texel(bytes: &[AtomicU8], at: usize, codec: Codec, format: Format, n: usize, out: &mut [u32; 4]) {
+    let Some(texel) = bytes.get(at..at + n) else { return };
+    match codec {
+        Codec::Words { channels, one } => {
+            for (c, w) in texel.chunks_exact(4).take(channels).enumerate() {
+                out[c] = u32::from_le_bytes([
+                    w[0].load(Relaxed),
+                    w[1].load(Relaxed),
+                    w[2].load(Relaxed),
+                    w[3].load(Relaxed),
+                ]);
+            }
+            out[3] = if channels == 4 { out[3] } else { one };
+        }
+        Codec::Format(kind) => {
+            let mut raw = [0u8; 16];
+            raw.iter_mut().zip(texel).for_each(|(r, b)| *r = b.load(Relaxed));
+            if let Some(t) = decode_texel(format, &raw) {
+                *out = match kind {
+                    TexelKind::Float => t.uints(),
+                    TexelKind::Uint => t.uints(),
+                    TexelKind::Sint => t.sints().map(|x| x as u32),
+                };
+            }
+        }
+    }
+}
+
+fn write_texel(bytes: &[AtomicU8], at: usize, codec: Codec, format: Format, n: usize, v: [u32; 4]) {
+    let Some(texel) = bytes.get(at..at + n) else { return };
+    let encoded = match codec {
+        Codec::Words { .. } => {
+            let mut raw = [0u8; 16];
+            raw.chunks_exact_mut(4).zip(v).for_each(|(r, x)| r.copy_from_slice(&x.to_le_bytes()));
+            raw
+        }
+        Codec::Format(kind) => {
+            let value = match kind {
+                TexelKind::Float => ClearData::from_floats(v.map(f32::from_bits)),
+                TexelKind::Uint | TexelKind::Sint => ClearData::from_uints(v),
+            };
+            match encode_texel(format, &value) {
+                Some((raw, _)) => raw,
+                None => return,
+            }
+        }
+    };
+    texel.iter().zip(encoded).for_each(|(b, x)| b.store(x, Relaxed));
+}
+
+/// Components of a value type: a vector's size, else 1.
+fn comps_of(t: &TypeInner) -> usize {
+    match *t {
+        TypeInner::Vector { size, .. } => size as usize,
+        _ => 1,
+    }
+}
+
+impl Engine<'_, '_, '_> {
+    /// The texture view behind an image expression.
+    fn texture(&mut self, fr: &mut Frame, image: Handle<naga::Expression>) -> Option<&Texture> {
+        let Region::Binding(b) = self.ptr(fr, image).region else { return None };
+        self.mem.texture(b)
+    }
+
+    /// Each lane's coordinate (missing components 0), slice and mip, as unsigned words: a
+    /// negative signed value wraps past every size and so reads as out of bounds.
+    fn texel_args(
+        &mut self,
+        fr: &mut Frame,
+        coordinate: Handle<naga::Expression>,
+        array_index: Option<Handle<naga::Expression>>,
+        level: Option<Handle<naga::Expression>>,
+    ) -> (std::rc::Rc<Val>, Option<std::rc::Rc<Val>>, Option<std::rc::Rc<Val>>) {
+        let coords = self.val(fr, coordinate);
+        let slice = array_index.map(|a| self.val(fr, a));
+        let level = level.map(|l| self.val(fr, l));
+        (coords, slice, level)
+    }
+
+    /// `textureLoad`.
+    pub(crate) fn image_load(
+        &mut self,
+        fr: &mut Frame,
+        h: Handle<naga::Expression>,
+        image: Handle<naga::Expression>,
+        coordinate: Handle<naga::Expression>,
+        array_index: Option<Handle<naga::Expression>>,
+        level: Option<Handle<naga::Expression>>,
+    ) -> Val {
+        let n = self.n;
+        let comps = comps_of(self.ty(fr, h));
+        let (coords, slice, mip) = self.texel_args(fr, coordinate, array_index, level);
+        let Some(tex) = self.texture(fr, image).cloned() else { return Val::zeros(comps) };
+        let Some(bytes) = self.mem.buffer(tex.buffer) else { return Val::zeros(comps) };
+        let uniform =
+            coords.uniform && slice.as_ref().is_none_or(|v| v.uniform) && mip.as_ref().is_none_or(|v| v.uniform);
+        let w = if uniform { 1 } else { n };
+        let codec = tex.codec();
+        let mut data = vec![0u32; comps * w];
+        for l in 0..w {
+            let xyz = std::array::from_fn(|c| if c < coords.comps { coords.get(c, l, n) } else { 0 });
+            let s = slice.as_ref().map_or(0, |v| v.get(0, l, n));
+            let m = mip.as_ref().map_or(0, |v| v.get(0, l, n));
+            let mut texel = [0u32; 4];
+            if let Some(at) = tex.at(xyz, s, m) {
+                read_texel(bytes, at, codec, tex.format, tex.bytes, &mut texel);
+            }
+            for c in 0..comps {
+                data[c * w + l] = texel[c];
+            }
+        }
+        Val { comps, uniform, data }
+    }
+
+    /// `textureStore`, for the active lanes.
+    pub(crate) fn image_store(
+        &mut self,
+        fr: &mut Frame,
+        image: Handle<naga::Expression>,
+        coordinate: Handle<naga::Expression>,
+        array_index: Option<Handle<naga::Expression>>,
+        value: Handle<naga::Expression>,
+    ) {
+        let n = self.n;
+        let (coords, slice, _) = self.texel_args(fr, coordinate, array_index, None);
+        let v = self.val(fr, value);
+        let Some(tex) = self.texture(fr, image).cloned() else { return };
+        let Some(bytes) = self.mem.buffer(tex.buffer) else { return };
+        let codec = tex.codec();
+        for l in 0..n {
+            if !fr.active[l] {
+                continue;
+            }
+            let xyz = std::array::from_fn(|c| if c < coords.comps { coords.get(c, l, n) } else { 0 });
+            let s = slice.as_ref().map_or(0, |v| v.get(0, l, n));
+            if let Some(at) = tex.at(xyz, s, 0) {
+                let texel = std::array::from_fn(|c| if c < v.comps { v.get(c, l, n) } else { 0 });
+                write_texel(bytes, at, codec, tex.format, tex.bytes, texel);
+            }
+        }
+    }
+
+    /// `textureDimensions`, `textureNumLevels`, `textureNumLayers`, `textureNumSamples`.
+    pub(crate) fn image_query(
+        &mut self,
+        fr: &mut Frame,
+        h: Handle<naga::Expression>,
+        image: Handle<naga::Expression>,
+        query: naga::ImageQuery,
+    ) -> Val {
+        let n = self.n;
+        let comps = comps_of(self.ty(fr, h));
+        let level = match query {
+            naga::ImageQuery::Size { level: Some(l) } => Some(self.val(fr, l)),
+            _ => None,
+        };
+        let Some(tex) = self.texture(fr, image).cloned() else { return Val::zeros(comps) };
+        match query {
+            naga::ImageQuery::NumLevels => Val::uniform(vec![tex.mips]),
+            naga::ImageQuery::NumLayers => Val::uniform(vec![tex.slices]),
+            naga::ImageQuery::NumSamples => Val::uniform(vec![1]),
+            naga::ImageQuery::Size { .. } => {
+                let uniform = level.as_ref().is_none_or(|v| v.uniform);
+                let w = if uniform { 1 } else { n };
+                let mut data = vec![0u32; comps * w];
+                for l in 0..w {
+                    // A mip past the view's has no size: 0, as an unbound view's.
+                    let m = level.as_ref().map_or(0, |v| v.get(0, l, n));
+                    if let Some(sub) = (m < tex.mips).then(|| tex.subs.get(m as usize * tex.slices as usize)).flatten()
+                    {
+                        for c in 0..comps.min(3) {
+                            data[c * w + l] = sub.size[c];
+                        }
+                    }
+                }
+                Val { comps, uniform, data }
+            }
+        }
+    }
+}

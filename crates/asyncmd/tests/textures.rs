@@ -1,0 +1,281 @@
+//! Textures in the app's kernels: SRV and UAV views of mips and slices in descriptor tables,
+//! `textureLoad`, `textureStore` and the size queries, out-of-bounds texels, format
+//! conversions, and the errors of views and tables that do not fit.
+
+mod common;
+
+use asyncmd::shader::ShaderModule;
+use asyncmd::types::*;
+use asyncmd::*;
+use common::kernels::*;
+use common::*;
+use std::sync::Arc;
+
+/// A table of one SRV (t0) then one UAV (u0).
+fn srv_uav_root(device: &Device) -> RootSignature {
+    device
+        .create_root_signature(&RootSignatureDesc::new(vec![RootParameter::table(vec![
+            DescriptorRange::new(RegisterClass::Srv, 1, 0),
+            DescriptorRange::new(RegisterClass::Uav, 1, 0),
+        ])]))
+        .unwrap()
+}
+
+/// Runs `entry` of `wgsl` over `groups` with the table of `srv` and `uav` views.
+fn run_table(
+    ctx: &Ctx,
+    wgsl: &str,
+    groups: [u32; 3],
+    (src, srv): (&Resource, TextureViewDesc),
+    (dst, uav): (&Resource, TextureViewDesc),
+) {
+    let d = &ctx.device;
+    let module = Arc::new(ShaderModule::from_wgsl(wgsl).unwrap());
+    let root = srv_uav_root(d);
+    let pso = pipeline(d, &root, &module, "main").unwrap();
+    let heap = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 2).unwrap();
+    d.create_shader_resource_view(src, srv, &heap.handle(0)).unwrap();
+    d.create_unordered_access_view(dst, uav, &heap.handle(1)).unwrap();
+    ctx.run(CommandListType::Direct, |l| {
+        l.set_compute_root_signature(&root);
+        l.set_pipeline_state(&pso);
+        l.set_descriptor_heaps(&[&heap]);
+        l.set_compute_root_descriptor_table(0, &heap.gpu_handle(0).unwrap());
+        l.dispatch(groups[0], groups[1], groups[2]);
+    });
+}
+
+fn u32s(bytes: &[u8]) -> Vec<u32> {
+    bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+const INTEGER_TEXELS: &str = r#"
+@group(0) @binding(0) var src: texture_2d<u32>;
+@group(0) @binding(0) var dst: texture_storage_2d<rgba32uint, write>;
+
+fn pack(v: vec4<u32>) -> u32 {
+    return v.r | (v.g << 8u) | (v.b << 16u) | (v.a << 24u);
+}
+
+@compute @workgroup_size(8, 4)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let p = vec2<i32>(id.xy);
+    let a = textureLoad(src, p, 0);
+    let b = textureLoad(src, p / 2, 1);
+    // Past the right edge from x = 2 on, and a mip the view does not have: zeros.
+    let c = textureLoad(src, p + vec2<i32>(6, 0), 0);
+    let e = textureLoad(src, p, 2);
+    let dims = textureDimensions(src, 1);
+    let info = dims.x + dims.y * 100u + textureNumLevels(src) * 10000u + pack(e);
+    textureStore(dst, p, vec4<u32>(pack(a), pack(b), pack(c), info));
+    // Past the right edge: dropped, never wrapped onto the next row.
+    textureStore(dst, p + vec2<i32>(8, 0), vec4<u32>(0xdeadu));
+}
+"#;
+
+#[test]
+fn a_kernel_loads_and_stores_integer_texels_through_views_of_mips() {
+    for (name, ctx) in kernel_contexts() {
+        let src_desc = ResourceDesc::tex2d(Format::R8G8B8A8Uint, 8, 4).with_mips(2);
+        let src = ctx.texture(&src_desc, BarrierLayout::Common);
+        let mip0 = pattern(8 * 4 * 4, 3);
+        let mip1 = pattern(4 * 2 * 4, 9);
+        ctx.upload_subresource(&src, 0, &mip0);
+        ctx.upload_subresource(&src, 1, &mip1);
+        let dst_desc =
+            ResourceDesc::tex2d(Format::R32G32B32A32Uint, 8, 4).with_flags(ResourceFlags::ALLOW_UNORDERED_ACCESS);
+        let dst = ctx.texture(&dst_desc, BarrierLayout::Common);
+        run_table(
+            &ctx,
+            INTEGER_TEXELS,
+            [1, 1, 1],
+            (&src, TextureViewDesc::texture_2d()),
+            (&dst, TextureViewDesc::texture_2d()),
+        );
+        let out = u32s(&ctx.read_subresource(&dst, 0));
+        let texel = |data: &[u8], w: usize, x: usize, y: usize| {
+            u32::from_le_bytes(data[(y * w + x) * 4..(y * w + x) * 4 + 4].try_into().unwrap())
+        };
+        for y in 0..4 {
+            for x in 0..8 {
+                let got = &out[(y * 8 + x) * 4..(y * 8 + x) * 4 + 4];
+                let c = if x + 6 < 8 { texel(&mip0, 8, x + 6, y) } else { 0 };
+                // Mip 1 is 4×2; the view has 2 mips; mip 2 is past it and reads 0.
+                let info = 4 + 2 * 100 + 2 * 10000;
+                let want = [texel(&mip0, 8, x, y), texel(&mip1, 4, x / 2, y / 2), c, info];
+                assert_eq!(got, want, "{name}: texel ({x}, {y})");
+            }
+        }
+    }
+}
+
+const ARRAY_SLICES: &str = r#"
+@group(0) @binding(0) var src: texture_2d_array<f32>;
+@group(0) @binding(0) var dst: texture_storage_2d_array<r32float, write>;
+
+@compute @workgroup_size(4, 4, 1)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let layers = textureNumLayers(src);
+    // Slice `layers` is past the view: zeros.
+    for (var s = 0u; s <= layers; s++) {
+        let v = textureLoad(src, id.xy, s, 0);
+        textureStore(dst, id.xy, s, vec4<f32>(v.r * 2.0 + v.g + f32(layers), 0.0, 0.0, 0.0));
+    }
+}
+"#;
+
+#[test]
+fn array_views_select_their_slices() {
+    for (name, ctx) in kernel_contexts() {
+        // Slices 1 and 2 of a 4-slice R32G32 float array are read; slices 2 and 3 of a 3-slice
+        // R32 float array written (its view's slice 0 is the texture's 2... as far as it goes).
+        let src = ctx.texture(&ResourceDesc::tex2d(Format::R32G32Float, 4, 4).with_array(4), BarrierLayout::Common);
+        let texels = |slice: u32| -> Vec<f32> { (0..32).map(|i| (slice * 100 + i) as f32 * 0.5).collect() };
+        for s in 0..4 {
+            ctx.upload_subresource(&src, s, &bytes_of(&texels(s)));
+        }
+        let dst_desc =
+            ResourceDesc::tex2d(Format::R32Float, 4, 4).with_array(4).with_flags(ResourceFlags::ALLOW_UNORDERED_ACCESS);
+        let dst = ctx.texture(&dst_desc, BarrierLayout::Common);
+        let array = TextureViewDesc::new(TextureViewDimension::Texture2DArray);
+        run_table(&ctx, ARRAY_SLICES, [1, 1, 1], (&src, array.slices(1, 2)), (&dst, array.slices(1, 3)));
+        for s in 0..4u32 {
+            let out = f32s(&ctx.read_subresource(&dst, s));
+            for i in 0..16usize {
+                // Destination slice s is the view's slice s - 1: written from source view slice
+                // s - 1 (texture slice s) when that is one of the view's 2, else from zeros.
+                let want = match s {
+                    0 => 0.0,
+                    1 | 2 => {
+                        let t = texels(s);
+                        t[2 * i] * 2.0 + t[2 * i + 1] + 2.0
+                    }
+                    _ => 2.0,
+                };
+                assert_eq!(out[i], want, "{name}: slice {s} texel {i}");
+            }
+        }
+    }
+}
+
+const FLOAT_TEXELS: &str = r#"
+@group(0) @binding(0) var src: texture_2d<f32>;
+@group(0) @binding(0) var dst: texture_storage_2d<rgba8unorm, write>;
+
+@compute @workgroup_size(16)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let v = textureLoad(src, vec2<u32>(id.x, 0u), 0);
+    textureStore(dst, vec2<u32>(id.x, 0u), v);
+}
+"#;
+
+#[test]
+fn texels_convert_to_and_from_their_formats_by_d3ds_rules() {
+    for (name, ctx) in kernel_contexts() {
+        // A float texture of values a UNORM store converts by clamping to [0, 1] and rounding
+        // to the nearest of the 255 steps (exactly representable inputs, no halfway ties).
+        let values: [f32; 16] =
+            [0.0, 1.0, -1.0, 2.0, 0.25, 0.75, 0.2, 0.8, 1e-9, 0.999, 0.5, 0.003, -0.0, 3.0, 0.6, 0.4];
+        let src = ctx.texture(&ResourceDesc::tex2d(Format::R32Float, 16, 1), BarrierLayout::Common);
+        ctx.upload_subresource(&src, 0, &bytes_of(&values));
+        let dst_desc =
+            ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 16, 1).with_flags(ResourceFlags::ALLOW_UNORDERED_ACCESS);
+        let dst = ctx.texture(&dst_desc, BarrierLayout::Common);
+        run_table(
+            &ctx,
+            FLOAT_TEXELS,
+            [1, 1, 1],
+            (&src, TextureViewDesc::texture_2d()),
+            (&dst, TextureViewDesc::texture_2d()),
+        );
+        let out = ctx.read_subresource(&dst, 0);
+        for (i, v) in values.iter().enumerate() {
+            // R32 reads (v, 0, 0, 1): green and blue 0, alpha 1 (D3D's defaults).
+            let r = (f64::from(v.clamp(0.0, 1.0)) * 255.0).round() as u8;
+            assert_eq!(&out[i * 4..i * 4 + 4], &[r, 0, 0, 255], "{name}: value {v}");
+        }
+    }
+}
+
+#[test]
+fn views_and_tables_of_textures_refuse_what_does_not_fit() {
+    let ctx = Ctx::reference();
+    let d = &ctx.device;
+    let heap = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 4).unwrap();
+    let tex = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Typeless, 8, 8).with_mips(2), BarrierLayout::Common);
+    let invalid = |r: Result<()>, text: &str| {
+        let e = assert_error(r, ErrorCode::InvalidArg, MessageId::CreateViewInvalidDesc);
+        assert!(e.text.contains(text), "{text:?} not in {}", e.text);
+    };
+    let unorm = TextureViewDesc::texture_2d().format(Format::R8G8B8A8Unorm);
+    invalid(d.create_shader_resource_view(&tex, TextureViewDesc::texture_2d(), &heap.handle(0)), "typeless");
+    invalid(d.create_shader_resource_view(&tex, unorm.format(Format::R32Float), &heap.handle(0)), "family");
+    invalid(d.create_shader_resource_view(&tex, unorm.mips(2, 1), &heap.handle(0)), "past the texture's 2 mips");
+    invalid(d.create_unordered_access_view(&tex, unorm, &heap.handle(0)), "ALLOW_UNORDERED_ACCESS");
+    invalid(
+        d.create_shader_resource_view(&tex, TextureViewDesc::new(TextureViewDimension::Texture3D), &heap.handle(0)),
+        "Texture3D view of a Texture2D",
+    );
+    let buffer = ctx.default_buffer(&[0; 64]);
+    invalid(d.create_shader_resource_view(&buffer, unorm, &heap.handle(0)), "texture view of a buffer");
+    let bc = ctx.texture(&ResourceDesc::tex2d(Format::Bc1Unorm, 8, 8), BarrierLayout::Common);
+    let e = assert_error(
+        d.create_shader_resource_view(&bc, TextureViewDesc::texture_2d(), &heap.handle(0)),
+        ErrorCode::Unsupported,
+        MessageId::DeviceUnsupported,
+    );
+    assert!(e.text.contains("Bc1Unorm"), "{}", e.text);
+
+    // Tables whose views the kernel cannot read: D3D12 leaves them undefined.
+    let root = srv_uav_root(d);
+    let pso = pipeline(d, &root, &Arc::new(ShaderModule::from_wgsl(INTEGER_TEXELS).unwrap()), "main").unwrap();
+    let uint = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Uint, 8, 4).with_mips(2), BarrierLayout::Common);
+    let uav_desc =
+        ResourceDesc::tex2d(Format::R32G32B32A32Typeless, 8, 4).with_flags(ResourceFlags::ALLOW_UNORDERED_ACCESS);
+    let out = ctx.texture(&uav_desc, BarrierLayout::Common);
+    let rgba32 = |f| TextureViewDesc::texture_2d().format(f);
+    let dispatch = |srv: &dyn Fn(&CpuDescriptorHandle), uav: &dyn Fn(&CpuDescriptorHandle)| {
+        srv(&heap.handle(0));
+        uav(&heap.handle(1));
+        ctx.record(CommandListType::Direct, |l| {
+            l.set_compute_root_signature(&root);
+            l.set_pipeline_state(&pso);
+            l.set_descriptor_heaps(&[&heap]);
+            l.set_compute_root_descriptor_table(0, &heap.gpu_handle(0).unwrap());
+            l.dispatch(1, 1, 1);
+        })
+    };
+    let undefined = |r: Result<()>, text: &str| {
+        let e = assert_error(r, ErrorCode::InvalidArg, MessageId::DrawInvalid);
+        assert!(e.text.contains(text), "{text:?} not in {}", e.text);
+    };
+    let good_srv =
+        |h: &CpuDescriptorHandle| d.create_shader_resource_view(&uint, TextureViewDesc::texture_2d(), h).unwrap();
+    let good_uav =
+        |h: &CpuDescriptorHandle| d.create_unordered_access_view(&out, rgba32(Format::R32G32B32A32Uint), h).unwrap();
+    assert!(dispatch(&good_srv, &good_uav).is_ok());
+    undefined(
+        dispatch(&good_srv, &|h| d.create_unordered_access_view(&out, rgba32(Format::R32G32B32A32Float), h).unwrap()),
+        "reads Uint texels from a R32G32B32A32Float view",
+    );
+    let half_desc =
+        ResourceDesc::tex2d(Format::R16G16B16A16Uint, 8, 4).with_flags(ResourceFlags::ALLOW_UNORDERED_ACCESS);
+    let half = ctx.texture(&half_desc, BarrierLayout::Common);
+    undefined(
+        dispatch(&good_srv, &|h| d.create_unordered_access_view(&half, TextureViewDesc::texture_2d(), h).unwrap()),
+        "declares R32G32B32A32Uint but the view is R16G16B16A16Uint",
+    );
+    undefined(
+        dispatch(&|h| d.create_shader_resource_view(&tex, unorm, h).unwrap(), &good_uav),
+        "reads Uint texels from a R8G8B8A8Unorm view",
+    );
+    let array = TextureViewDesc::new(TextureViewDimension::Texture2DArray);
+    undefined(
+        dispatch(&|h| d.create_shader_resource_view(&uint, array, h).unwrap(), &good_uav),
+        "2D texture through a Texture2DArray view",
+    );
+    undefined(
+        dispatch(&|h| d.create_shader_resource_view(&buffer, BufferViewDesc::raw(0, 64), h).unwrap(), &good_uav),
+        "buffer view where the shader reads a texture",
+    );
+}
