@@ -3,18 +3,19 @@
 //! each kernel's device time, its rate, and the reference device's time over the other's.
 //!
 //! Kernels: a bandwidth-bound saxpy, a reduction in workgroup memory with barriers, a histogram
-//! with storage atomics, a tiled matrix multiply and an ALU-bound Mandelbrot. Each result is
-//! checked against the same computation on the CPU before it is timed.
+//! with storage atomics, a 5×5 blur of a texture read through a descriptor table, a tiled
+//! matrix multiply and an ALU-bound Mandelbrot. Each result is checked against the same
+//! computation on the CPU before it is timed.
 
 use super::timing::{interleaved, Bench, Part, Timing};
 use crate::devices::DeviceSpec;
 use asyncmd::ddi::{AppShader, ComputePipelineDesc, ComputeShader, PipelineDesc};
 use asyncmd::shader::ShaderModule;
 use asyncmd::types::{
-    BarrierLayout, CommandListType, Error, HeapType, MessageId, ResourceDesc, ResourceFlags, RootParameter,
-    RootSignatureDesc,
+    BarrierLayout, CommandListType, DescriptorRange, Error, Format, HeapType, MessageId, RegisterClass, ResourceDesc,
+    ResourceFlags, RootParameter, RootSignatureDesc, TextureCopyLocation, TextureViewDesc,
 };
-use asyncmd::{CommandList, PipelineState, Resource, Result, RootSignature};
+use asyncmd::{CommandList, DescriptorHeap, DescriptorHeapType, PipelineState, Resource, Result, RootSignature};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -55,6 +56,8 @@ struct Prepared {
     pso: PipelineState,
     constants: Vec<u32>,
     srv: Resource,
+    /// For a texture input: the heap whose first descriptor is its SRV (t0's table).
+    table: Option<DescriptorHeap>,
     uav: Resource,
     groups: [u32; 3],
 }
@@ -64,7 +67,15 @@ impl Prepared {
         l.set_compute_root_signature(&self.root);
         l.set_pipeline_state(&self.pso);
         l.set_compute_root_32bit_constants(0, &self.constants, 0);
-        l.set_compute_root_shader_resource_view(1, self.srv.gpu_address(0));
+        match &self.table {
+            Some(heap) => {
+                l.set_descriptor_heaps(&[heap]);
+                if let Some(table) = heap.gpu_handle(0) {
+                    l.set_compute_root_descriptor_table(1, &table);
+                }
+            }
+            None => l.set_compute_root_shader_resource_view(1, self.srv.gpu_address(0)),
+        }
         l.set_compute_root_unordered_access_view(2, self.uav.gpu_address(0));
         l.dispatch(self.groups[0], self.groups[1], self.groups[2]);
     }
@@ -86,6 +97,9 @@ struct Kernel {
     amount: f64,
     constants: Vec<u32>,
     input: Vec<u8>,
+    /// The input as a texture of this format, width and height (a table's SRV) instead of a
+    /// buffer (a root SRV).
+    texture: Option<(Format, u32, u32)>,
     output: Vec<u8>,
     groups: [u32; 3],
     /// Checks u0's bytes after a dispatch.
@@ -143,6 +157,25 @@ var<immediate> p: P;
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     if id.x < p.n { atomicAdd(&bins[input[id.x] & 255u], 1u); }
+}
+"#;
+
+const BLUR: &str = r#"
+struct P { side: u32, pad: u32 }
+var<immediate> p: P;
+@group(0) @binding(0) var src: texture_2d<f32>;
+@group(0) @binding(0) var<storage, read_write> dst: array<f32>;
+@compute @workgroup_size(16, 16)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let p = vec2<i32>(id.xy);
+    let last = vec2<i32>(textureDimensions(src)) - 1;
+    var sum = 0.0;
+    for (var dy = -2; dy <= 2; dy++) {
+        for (var dx = -2; dx <= 2; dx++) {
+            sum += textureLoad(src, clamp(p + vec2<i32>(dx, dy), vec2<i32>(0), last), 0).r;
+        }
+    }
+    dst[id.y * u32(last.x + 1) + id.x] = sum / 25.0;
 }
 "#;
 
@@ -205,6 +238,7 @@ fn kernels(quick: bool) -> Vec<Kernel> {
         amount: n as f64 * 12.0 / 1e9,
         constants: vec![2.0f32.to_bits(), threads],
         input: to_bytes(x),
+        texture: None,
         output: to_bytes(y),
         groups: [groups_x, groups_y, 1],
         check: Box::new(move |b| {
@@ -229,6 +263,7 @@ fn kernels(quick: bool) -> Vec<Kernel> {
         amount: n as f64 * 4.0 / 1e9,
         constants: vec![n, 0],
         input: to_bytes(input),
+        texture: None,
         output: vec![0; sums.len() * 4],
         groups: [n / 4096, 1, 1],
         check: Box::new(move |b| {
@@ -249,11 +284,48 @@ fn kernels(quick: bool) -> Vec<Kernel> {
         amount: n as f64 / 1e9,
         constants: vec![n, 0],
         input: to_bytes(input),
+        texture: None,
         output: vec![0; 1024],
         groups: [n / 256, 1, 1],
         check: Box::new(move |b| {
             let got: Vec<u32> = words(b).collect();
             (got == bins).then_some(()).ok_or_else(|| "histogram: a bin differs".to_string())
+        }),
+    });
+    // Blur: an R32 float texture of small integers, whose sums are exact; the division by 25 is
+    // correctly rounded on the CPU, within the device's division precision on a GPU.
+    let side: u32 = if quick { 256 } else { 4096 };
+    let texel = move |x: i64, y: i64| {
+        let (x, y) = (x.clamp(0, side as i64 - 1) as u32, y.clamp(0, side as i64 - 1) as u32);
+        (x.wrapping_mul(7) ^ y.wrapping_mul(13)) % 17
+    };
+    out.push(Kernel {
+        name: "blur",
+        wgsl: BLUR,
+        work: format!("5×5 box blur of a {side}² R32 float texture (a table's SRV)"),
+        unit: "G texels/s",
+        amount: (side as f64).powi(2) / 1e9,
+        constants: vec![side, 0],
+        input: to_bytes((0..side * side).map(|i| (texel((i % side) as i64, (i / side) as i64) as f32).to_bits())),
+        texture: Some((Format::R32Float, side, side)),
+        output: vec![0; (side * side * 4) as usize],
+        groups: [side / 16, side / 16, 1],
+        check: Box::new(move |b| {
+            let got: Vec<u32> = words(b).collect();
+            for (x, y) in [(0, 0), (side - 1, side - 1), (side / 3, side / 2), (1, side - 2)] {
+                let mut sum = 0;
+                for dy in -2..=2 {
+                    for dx in -2..=2 {
+                        sum += texel(i64::from(x) + dx, i64::from(y) + dy);
+                    }
+                }
+                let want = sum as f32 / 25.0;
+                let v = f32::from_bits(got[(y * side + x) as usize]);
+                if (v - want).abs() > want * 1e-6 {
+                    return Err(format!("blur: ({x}, {y}) = {v}, want {want}"));
+                }
+            }
+            Ok(())
         }),
     });
     // Matrix multiply: small integers, exact in f32.
@@ -273,6 +345,7 @@ fn kernels(quick: bool) -> Vec<Kernel> {
         amount: 2.0 * (side as f64).powi(3) / 1e9,
         constants: vec![side, 0],
         input: to_bytes(a.iter().chain(&bm).map(|f| f.to_bits())),
+        texture: None,
         output: vec![0; (side * side * 4) as usize],
         groups: [side / 16, side / 16, 1],
         check: Box::new(move |b| {
@@ -298,6 +371,7 @@ fn kernels(quick: bool) -> Vec<Kernel> {
         amount: (side as f64).powi(2) / 1e9,
         constants: vec![side, iterations],
         input: vec![0; 4],
+        texture: None,
         output: vec![0; (side * side * 4) as usize],
         groups: [side / 16, side / 16, 1],
         check: Box::new(move |b| {
@@ -316,9 +390,13 @@ fn kernels(quick: bool) -> Vec<Kernel> {
 fn prepare(bench: &Bench, k: &Kernel) -> Result<Prepared> {
     let d = &bench.device;
     let module = Arc::new(ShaderModule::from_wgsl(k.wgsl)?);
+    let t0 = match k.texture {
+        Some(_) => RootParameter::table(vec![DescriptorRange::new(RegisterClass::Srv, 1, 0)]),
+        None => RootParameter::srv(0),
+    };
     let root = d.create_root_signature(&RootSignatureDesc::new(vec![
         RootParameter::constants(0, k.constants.len() as u32),
-        RootParameter::srv(0),
+        t0,
         RootParameter::uav(0),
     ]))?;
     let pso = d.create_pipeline_state(&PipelineDesc::Compute(ComputePipelineDesc {
@@ -328,15 +406,41 @@ fn prepare(bench: &Bench, k: &Kernel) -> Result<Prepared> {
     let buffer = |heap, len: usize, flags| {
         d.create_committed_resource(heap, &ResourceDesc::buffer(len as u64).with_flags(flags), BarrierLayout::Undefined)
     };
-    let srv = buffer(HeapType::Default, k.input.len(), ResourceFlags::empty())?;
     let uav = buffer(HeapType::Default, k.output.len(), ResourceFlags::ALLOW_UNORDERED_ACCESS)?;
-    let up_in = buffer(HeapType::Upload, k.input.len(), ResourceFlags::empty())?;
-    up_in.write(0, &k.input)?;
-    let p = Prepared { root, pso, constants: k.constants.clone(), srv, uav, groups: k.groups };
-    // Load the input once; the output is reloaded before each timed run, untimed.
     let mut list =
         d.create_command_list(CommandListType::Direct, &d.create_command_allocator(CommandListType::Direct)?)?;
-    list.copy_buffer_region(&p.srv, 0, &up_in, 0, k.input.len() as u64);
+    // Load the input once; the output is reloaded before each timed run, untimed.
+    let (srv, table, _upload) = match k.texture {
+        None => {
+            let srv = buffer(HeapType::Default, k.input.len(), ResourceFlags::empty())?;
+            let up_in = buffer(HeapType::Upload, k.input.len(), ResourceFlags::empty())?;
+            up_in.write(0, &k.input)?;
+            list.copy_buffer_region(&srv, 0, &up_in, 0, k.input.len() as u64);
+            (srv, None, up_in)
+        }
+        Some((format, width, height)) => {
+            let desc = ResourceDesc::tex2d(format, width, height);
+            let tex = d.create_committed_resource(HeapType::Default, &desc, BarrierLayout::Common)?;
+            let fp = d.copyable_footprints(&desc, 0, 1, 0)?;
+            let (layout, row) = (fp.layouts[0], fp.row_sizes[0] as usize);
+            let up_in = buffer(HeapType::Upload, fp.total_bytes as usize, ResourceFlags::empty())?;
+            for (y, bytes) in k.input.chunks_exact(row).enumerate() {
+                up_in.write(y as u64 * u64::from(layout.footprint.row_pitch), bytes)?;
+            }
+            list.copy_texture_region(
+                &TextureCopyLocation::subresource(&tex, 0),
+                0,
+                0,
+                0,
+                &TextureCopyLocation::footprint(&up_in, layout),
+                None,
+            );
+            let heap = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 1)?;
+            d.create_shader_resource_view(&tex, TextureViewDesc::texture_2d(), &heap.handle(0))?;
+            (tex, Some(heap), up_in)
+        }
+    };
+    let p = Prepared { root, pso, constants: k.constants.clone(), srv, table, uav, groups: k.groups };
     list.close()?;
     bench.queue.execute_command_lists(&[&list])?;
     bench.queue.wait_idle(std::time::Duration::from_secs(120))?;
