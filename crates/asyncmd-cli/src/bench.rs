@@ -71,8 +71,9 @@ pub enum Suite {
     /// The same workloads through asyncmd (native and legacy), wgpu and raw Vulkan on one
     /// adapter: CPU to record and submit, GPU time, submit-to-done latency (feature `peers`).
     Peers,
-    /// The app's kernels (saxpy, a reduction, a histogram, a texture blur, a matrix multiply, Mandelbrot) on
-    /// the reference device and the first Vulkan device (or `--device` alone), taking turns.
+    /// The app's kernels (saxpy, a reduction, a histogram, a texture blur, a matrix multiply,
+    /// Mandelbrot) on the reference device and the first Vulkan device (or `--device` alone),
+    /// taking turns.
     Shaders,
 }
 

@@ -178,6 +178,41 @@ impl Engine<'_, '_, '_> {
         let w = if uniform { 1 } else { n };
         let codec = tex.codec();
         let mut data = vec![0u32; comps * w];
+        if let (false, Codec::Words { channels: 1, one }, true, true, 2, 4) = (
+            uniform,
+            codec,
+            slice.as_ref().is_none_or(|v| v.uniform),
+            mip.as_ref().is_none_or(|v| v.uniform),
+            coords.comps,
+            comps,
+        ) {
+            // The common case of a kernel reading a single-channel 32-bit 2D texture at each
+            // lane's own texel: one subresource, a bounds check and a word per lane.
+            let s = slice.as_ref().map_or(0, |v| v.data[0]);
+            let m = mip.as_ref().map_or(0, |v| v.data[0]);
+            let sub = (m < tex.mips && s < tex.slices)
+                .then(|| tex.subs.get(m as usize * tex.slices as usize + s as usize))
+                .flatten();
+            if let Some(sub) = sub {
+                let (xs, ys) = (&coords.data[..n], &coords.data[n..2 * n]);
+                for l in 0..n {
+                    let (x, y) = (xs[l], ys[l]);
+                    if x < sub.size[0] && y < sub.size[1] {
+                        let at = sub.start + y as usize * sub.row + x as usize * 4;
+                        if let Some(b) = bytes.get(at..at + 4) {
+                            data[l] = u32::from_le_bytes([
+                                b[0].load(Relaxed),
+                                b[1].load(Relaxed),
+                                b[2].load(Relaxed),
+                                b[3].load(Relaxed),
+                            ]);
+                            data[3 * n + l] = one;
+                        }
+                    }
+                }
+            }
+            return Val { comps, uniform, data };
+        }
         for l in 0..w {
             let xyz = std::array::from_fn(|c| if c < coords.comps { coords.get(c, l, n) } else { 0 });
             let s = slice.as_ref().map_or(0, |v| v.get(0, l, n));
