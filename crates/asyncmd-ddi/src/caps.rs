@@ -37,6 +37,8 @@ pub struct Capabilities {
     /// Copy lists write timestamps (`CopyQueueTimestampQueriesSupported`): query heaps of type
     /// `CopyQueueTimestamp` can be made.
     pub copy_queue_timestamps: bool,
+    /// `ExecuteIndirect` command signatures may set root constants (besides dispatching).
+    pub indirect_root_constants: bool,
 }
 
 /// The feature version of the native Async Commands DDI this crate describes.

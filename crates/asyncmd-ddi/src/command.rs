@@ -317,6 +317,20 @@ pub enum Command {
         /// Groups in z.
         z: u32,
     },
+    /// `ExecuteIndirect` of dispatches: up to `max_count` commands of `signature` from
+    /// `arguments` (validated by the runtime to lie in its buffer), as many as the `u32` at
+    /// `count` says where one is given. A command whose group count passes 65535 in a dimension
+    /// dispatches nothing (D3D12 leaves it undefined).
+    ExecuteIndirect {
+        /// What each command holds.
+        signature: std::sync::Arc<asyncmd_types::CommandSignatureDesc>,
+        /// Commands at most.
+        max_count: u32,
+        /// The first command.
+        arguments: GpuAddress,
+        /// The command count, if any.
+        count: Option<GpuAddress>,
+    },
     /// `SetPredication`; `None` turns predication off.
     SetPredication(Option<(GpuAddress, PredicationOp)>),
     /// `ExecuteBundle`.
@@ -466,6 +480,7 @@ impl Command {
             Command::EndRenderPass => "EndRenderPass",
             Command::DrawInstanced { .. } => "DrawInstanced",
             Command::Dispatch { .. } => "Dispatch",
+            Command::ExecuteIndirect { .. } => "ExecuteIndirect",
             Command::SetPredication(_) => "SetPredication",
             Command::ExecuteBundle(_) => "ExecuteBundle",
             Command::CopyBufferRegions(_) => "CopyBufferRegions",
@@ -517,6 +532,12 @@ impl Command {
             | Command::SetGraphicsRootView { address, .. }
             | Command::SetComputeRootView { address, .. } => f(address.resource),
             Command::SetTableViews { views, .. } => views.iter().for_each(|v| f(v.view.resource())),
+            Command::ExecuteIndirect { arguments, count, .. } => {
+                f(arguments.resource);
+                if let Some(c) = count {
+                    f(c.resource);
+                }
+            }
             Command::SetRenderTargets { rtvs, dsv } => {
                 rtvs.iter().for_each(|v| f(v.resource));
                 if let Some(d) = dsv {

@@ -151,6 +151,7 @@ impl ReferenceDevice {
             timestamp_frequency: 1_000_000_000,
             dedicated_copy_queue: config.dedicated_copy_queue,
             copy_queue_timestamps: true,
+            indirect_root_constants: true,
         };
         Self {
             shared: Arc::new(Shared {

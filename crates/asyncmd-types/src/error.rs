@@ -91,6 +91,10 @@ message_ids! {
     CreateRootSignatureInvalid => StateCreation,
     /// A shader module that does not parse or validate, or has no such entry point.
     CreateShaderModuleInvalid => StateCreation,
+    /// A command signature D3D12 refuses (`CREATECOMMANDSIGNATURE_INVALID`).
+    CreateCommandSignatureInvalid => StateCreation,
+    /// An `ExecuteIndirect` whose buffers, signature or state do not fit (`EXECUTE_INDIRECT_INVALID_PARAMETERS`).
+    ExecuteIndirectInvalid => Execution,
     /// An invalid view description.
     CreateViewInvalidDesc => StateCreation,
     /// An invalid descriptor handle.

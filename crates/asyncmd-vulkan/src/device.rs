@@ -144,6 +144,9 @@ impl VulkanDevice {
             // compute or graphics.
             copy_queue_timestamps: core.families.copy == core.families.direct
                 || core.families.copy == core.families.compute,
+            // Push constants come from the command list, not from device memory, without
+            // device-generated commands.
+            indirect_root_constants: false,
         };
         let tables = Arc::new(Tables {
             resources: Table::default(),

@@ -70,11 +70,13 @@ impl VkResource {
 
     fn new_buffer(core: &Arc<Core>, desc: &ResourceDesc, heap: HeapType) -> Result<Self> {
         let d = &core.device;
-        // Every D3D12 buffer may be a constant buffer, a raw or structured view, or an address.
+        // Every D3D12 buffer may be a constant buffer, a raw or structured view, an address, or
+        // indirect arguments.
         let mut usage = vk::BufferUsageFlags::TRANSFER_SRC
             | vk::BufferUsageFlags::TRANSFER_DST
             | vk::BufferUsageFlags::STORAGE_BUFFER
             | vk::BufferUsageFlags::UNIFORM_BUFFER
+            | vk::BufferUsageFlags::INDIRECT_BUFFER
             | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS;
         if core.features.conditional_rendering {
             usage |= vk::BufferUsageFlags::CONDITIONAL_RENDERING_EXT;

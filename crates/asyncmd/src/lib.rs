@@ -39,7 +39,7 @@ mod tracked;
 
 pub use allocator::CommandAllocator;
 pub use command_buffer::{CommandBuffer, Level, Semantics, Tracked};
-pub use command_list::{BundleClearFootprint, CommandList, CommandRecorder};
+pub use command_list::{BundleClearFootprint, CommandList, CommandRecorder, CommandSignature};
 pub use config::{DeveloperConfig, ForceFallbackGuard};
 pub use debug::{InfoQueue, Message};
 pub use descriptor::{

@@ -22,6 +22,7 @@ fn caps(enhanced: bool, native: bool) -> Capabilities {
         timestamp_frequency: 1,
         dedicated_copy_queue: true,
         copy_queue_timestamps: true,
+        indirect_root_constants: true,
     }
 }
 

@@ -4,6 +4,7 @@ mod clear;
 mod copy;
 mod draw;
 mod fill;
+mod indirect;
 mod kernel;
 mod native;
 mod pixels;
@@ -246,6 +247,9 @@ impl<'a> Exec<'a> {
                 self.draw(*vertex_count, *instance_count, *start_vertex, *start_instance)
             }
             Command::Dispatch { x, y, z } if !skip => self.dispatch(*x, *y, *z),
+            Command::ExecuteIndirect { signature, max_count, arguments, count } if !skip => {
+                self.execute_indirect(signature, *max_count, *arguments, *count)
+            }
             Command::SetPredication(p) => self.set_predication(*p),
             Command::ExecuteBundle(exe) => {
                 let stack: Vec<&'a Objects> = self.objects.clone();

@@ -10,28 +10,92 @@ use asyncmd_types::Result;
 
 impl VkCommandList {
     pub(crate) fn dispatch(&mut self, x: u32, y: u32, z: u32) -> Result<()> {
+        self.bind_compute("Dispatch")?;
+        // SAFETY: a live compute pipeline, its layout's descriptors and constants pushed, outside
+        // any rendering instance.
+        unsafe { self.core.device.cmd_dispatch(self.cb, x, y, z) };
+        Ok(())
+    }
+
+    /// Binds the compute pipeline and pushes its root arguments, for a dispatch.
+    fn bind_compute(&mut self, api: &str) -> Result<()> {
         self.end_lazy_rendering();
-        let pipeline = self.gfx.pipeline.clone().ok_or_else(|| fail("Dispatch: no pipeline".into()))?;
+        let pipeline = self.gfx.pipeline.clone().ok_or_else(|| fail(format!("{api}: no pipeline")))?;
         if !pipeline.compute {
-            return Err(fail("Dispatch: a graphics pipeline is bound".into()));
+            return Err(fail(format!("{api}: a graphics pipeline is bound")));
         }
-        let arguments = self.gfx.compute.arguments(&pipeline, "Dispatch")?;
-        if let Some(app) = &pipeline.app {
-            let arguments = arguments.into_owned();
-            let d = self.core.device.clone();
-            // SAFETY: a live compute pipeline outside any rendering instance.
-            unsafe { d.cmd_bind_pipeline(self.cb, vk::PipelineBindPoint::COMPUTE, pipeline.pipeline) };
-            self.bind_app(app, &arguments)?;
-            // SAFETY: as above, its layout's descriptors and constants pushed.
-            unsafe { d.cmd_dispatch(self.cb, x, y, z) };
-            return Ok(());
-        }
-        let d = &self.core.device;
+        let arguments = self.gfx.compute.arguments(&pipeline, api)?.into_owned();
+        let d = self.core.device.clone();
         // SAFETY: a live compute pipeline outside any rendering instance.
         unsafe { d.cmd_bind_pipeline(self.cb, vk::PipelineBindPoint::COMPUTE, pipeline.pipeline) };
-        self.push(&arguments, &pipeline.root, true);
-        // SAFETY: as above.
-        unsafe { d.cmd_dispatch(self.cb, x, y, z) };
+        match &pipeline.app {
+            Some(app) => self.bind_app(app, &arguments),
+            None => {
+                self.push(&arguments, &pipeline.root, true);
+                Ok(())
+            }
+        }
+    }
+
+    /// `ExecuteIndirect` of dispatches: a device kernel writes each command slot's group counts
+    /// (zeros past the count) to a buffer of this list, then one indirect dispatch per slot.
+    pub(crate) fn execute_indirect(
+        &mut self,
+        signature: &asyncmd_types::CommandSignatureDesc,
+        max_count: u32,
+        arguments: asyncmd_ddi::GpuAddress,
+        count: Option<asyncmd_ddi::GpuAddress>,
+    ) -> Result<()> {
+        const API: &str = "ExecuteIndirect";
+        if signature.changes_root_arguments() {
+            return Err(fail(format!("{API}: the Vulkan device sets no root constants from an argument buffer")));
+        }
+        // The kernel's grid is one-dimensional.
+        if max_count == 0 || max_count > 65535 * 64 {
+            return if max_count == 0 { Ok(()) } else { Err(fail(format!("{API}: {max_count} commands"))) };
+        }
+        self.end_lazy_rendering();
+        let dispatch_at = signature.offsets().last().map_or(0, |(o, _)| u64::from(o));
+        let commands = self.resource(arguments.resource)?.address() + arguments.offset + dispatch_at;
+        let slots = u64::from(max_count) * 12;
+        let groups = crate::memory::VkResource::new(
+            &self.core,
+            &asyncmd_types::ResourceDesc::buffer(slots + 4),
+            asyncmd_types::HeapType::Default,
+        )?;
+        let groups_buffer = groups.buffer().ok_or_else(|| fail(format!("{API}: no group-count buffer")))?;
+        let count_address = match count {
+            Some(c) => self.resource(c.resource)?.address() + c.offset,
+            None => {
+                // SAFETY: a dword inside the list's own buffer, outside any rendering instance.
+                unsafe { self.core.device.cmd_fill_buffer(self.cb, groups_buffer, slots, 4, max_count) };
+                groups.address() + slots
+            }
+        };
+        self.memory_barrier(
+            vk::PipelineStageFlags2::ALL_COMMANDS,
+            vk::AccessFlags2::MEMORY_WRITE,
+            vk::PipelineStageFlags2::COMPUTE_SHADER,
+            vk::AccessFlags2::SHADER_STORAGE_READ | vk::AccessFlags2::SHADER_STORAGE_WRITE,
+        );
+        let split = |a: u64| [a as u32, (a >> 32) as u32];
+        let [c0, c1] = split(commands);
+        let [g0, g1] = split(groups.address());
+        let [n0, n1] = split(count_address);
+        let words = [c0, c1, g0, g1, n0, n1, max_count, signature.byte_stride / 4];
+        self.core.meta()?.indirect_dispatch.dispatch_words(self.cb, &words, (max_count.div_ceil(64), 1));
+        self.memory_barrier(
+            vk::PipelineStageFlags2::COMPUTE_SHADER,
+            vk::AccessFlags2::SHADER_STORAGE_WRITE,
+            vk::PipelineStageFlags2::DRAW_INDIRECT,
+            vk::AccessFlags2::INDIRECT_COMMAND_READ,
+        );
+        self.bind_compute(API)?;
+        for i in 0..u64::from(max_count) {
+            // SAFETY: slot i of the list's buffer (kept below), made with indirect usage.
+            unsafe { self.core.device.cmd_dispatch_indirect(self.cb, groups_buffer, i * 12) };
+        }
+        self.scratch.push(std::sync::Arc::new(groups));
         Ok(())
     }
 

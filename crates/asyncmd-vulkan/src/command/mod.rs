@@ -292,6 +292,9 @@ impl VkCommandList {
                 self.draw(vertex_count, instance_count, start_vertex, start_instance)
             }
             Command::Dispatch { x, y, z } => self.dispatch(x, y, z),
+            Command::ExecuteIndirect { signature, max_count, arguments, count } => {
+                self.execute_indirect(&signature, max_count, arguments, count)
+            }
             Command::SetPredication(p) => self.set_predication(p),
             Command::CopyBufferRegion(r) => self.copy_buffer(&r),
             Command::CopyTiles(t) => self.copy_tiles(&t),

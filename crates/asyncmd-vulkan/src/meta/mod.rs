@@ -23,6 +23,8 @@ use asyncmd_types::Result;
 pub(crate) struct Meta {
     /// Normalizes binary occlusion counts to 0 or 1 (`ResolveQueryData`).
     pub(crate) occlusion_binary: Kernel,
+    /// The group counts of an `ExecuteIndirect`'s dispatches, zeros past its count.
+    pub(crate) indirect_dispatch: Kernel,
     /// Folds a 64-bit predicate to the 32 bits conditional rendering reads.
     pub(crate) predicate_fold: Kernel,
     /// One large buffer copy in 16-byte elements (`CopyBufferRegion` where compute wins).
@@ -49,6 +51,7 @@ impl Meta {
         Ok(Meta {
             occlusion_binary: kernel(include_bytes!("../../shaders/meta/cs_occlusion_binary.comp.spv"))?,
             predicate_fold: kernel(include_bytes!("../../shaders/meta/cs_predicate_fold.comp.spv"))?,
+            indirect_dispatch: kernel(include_bytes!("../../shaders/meta/cs_indirect_dispatch.comp.spv"))?,
             copy_buffer: kernel(include_bytes!("../../shaders/meta/cs_copy_buffer.comp.spv"))?,
             copy_buffer_batch: kernel(include_bytes!("../../shaders/meta/cs_copy_buffer_batch.comp.spv"))?,
             fill_batch: kernel(include_bytes!("../../shaders/meta/cs_fill_batch.comp.spv"))?,

@@ -86,7 +86,7 @@ impl CommandRecorder {
     /// and, under legacy semantics, their uses. An unset root argument or table, or a
     /// descriptor that is empty, of another class or past its heap is D3D12's undefined
     /// behaviour: here it is an error naming it (`DrawInvalid`).
-    pub(crate) fn bind_tables(&mut self, api: &str) -> Result<()> {
+    pub(crate) fn bind_tables(&mut self, api: &str, supplied: &[usize]) -> Result<()> {
         let Some(app) = self.shadow.pipeline.as_ref().and_then(|p| p.0.app.clone()) else { return Ok(()) };
         let (entry, bound) = &*app;
         // Every root argument the kernel reads must be set (D3D12 leaves an unset one undefined).
@@ -99,14 +99,16 @@ impl CommandRecorder {
         };
         let args = &self.shadow.compute_args;
         if let Some(p) = bound.immediates {
-            if !matches!(args.get(p), Some(RootArg::Constants(_))) {
+            if !matches!(args.get(p), Some(RootArg::Constants(_))) && !supplied.contains(&p) {
                 return Err(unset(p, "the kernel's push constants"));
             }
         }
         for (b, source) in entry.bindings.iter().zip(&bound.sources) {
             let set = match *source {
                 BindingSource::RootConstants { parameter } => {
-                    matches!(args.get(parameter), Some(RootArg::Constants(_))).then_some(()).ok_or(parameter)
+                    (matches!(args.get(parameter), Some(RootArg::Constants(_))) || supplied.contains(&parameter))
+                        .then_some(())
+                        .ok_or(parameter)
                 }
                 BindingSource::RootDescriptor { parameter } => {
                     matches!(args.get(parameter), Some(RootArg::Uav(_) | RootArg::View(_)))

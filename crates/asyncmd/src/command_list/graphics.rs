@@ -734,33 +734,45 @@ impl CommandRecorder {
     /// `Dispatch`.
     pub fn dispatch(&mut self, x: u32, y: u32, z: u32) {
         const API: &str = "Dispatch";
-        if !self.begin(API, ANY_SHADER, false) {
+        if x > 65535 || y > 65535 || z > 65535 {
+            if self.begin(API, ANY_SHADER, false) {
+                self.remove(err::invalid(
+                    MessageId::DrawInvalid,
+                    API,
+                    format!("({x}, {y}, {z}) groups exceed 65535 in a dimension"),
+                ));
+            }
             return;
+        }
+        if self.prepare_dispatch(API, &[]) {
+            self.record(Command::Dispatch { x, y, z });
+        }
+    }
+
+    /// What every dispatch checks and binds: a compute pipeline and its root signature bound,
+    /// the root arguments its kernel reads set (but those in `supplied`, which an indirect
+    /// command sets), its tables read, and under legacy semantics its uses. `false` if the
+    /// list was told of an error.
+    pub(super) fn prepare_dispatch(&mut self, api: &str, supplied: &[usize]) -> bool {
+        if !self.begin(api, ANY_SHADER, false) {
+            return false;
         }
         let compute = matches!(self.shadow.pipeline.as_ref().map(|p| p.desc()), Some(PipelineDesc::Compute(_)));
         if !compute || self.shadow.compute_root.is_none() {
-            return self.remove(err::invalid(
-                MessageId::DrawInvalid,
-                API,
-                "needs a compute pipeline and root signature",
-            ));
+            self.remove(err::invalid(MessageId::DrawInvalid, api, "needs a compute pipeline and root signature"));
+            return false;
         }
-        if let Err(e) = Self::check_pipeline_root(API, self.shadow.pipeline.as_ref(), self.shadow.compute_root.as_ref())
+        if let Err(e) = Self::check_pipeline_root(api, self.shadow.pipeline.as_ref(), self.shadow.compute_root.as_ref())
         {
-            return self.remove(e);
+            self.remove(e);
+            return false;
         }
-        if x > 65535 || y > 65535 || z > 65535 {
-            return self.remove(err::invalid(
-                MessageId::DrawInvalid,
-                API,
-                format!("({x}, {y}, {z}) groups exceed 65535 in a dimension"),
-            ));
+        if let Err(e) = self.bind_tables(api, supplied) {
+            self.remove(e);
+            return false;
         }
-        if let Err(e) = self.bind_tables(API) {
-            return self.remove(e);
-        }
-        self.shader_uavs(API, true);
-        self.record(Command::Dispatch { x, y, z });
+        self.shader_uavs(api, true);
+        true
     }
 
     /// `ExecuteBundle`: runs a closed bundle with this list's state.

@@ -15,6 +15,8 @@ pub use bundle_clear::BundleClearFootprint;
 mod copy;
 mod fill;
 mod graphics;
+mod indirect;
+pub use indirect::CommandSignature;
 mod query;
 mod ranges;
 mod resolve;

@@ -75,6 +75,9 @@ impl Access {
     /// A dispatch's constant buffer.
     pub(crate) const COMPUTE_CBV: Access =
         Access::new(BarrierSync::COMPUTE_SHADING, BarrierAccess::CONSTANT_BUFFER, false, Order::Unordered);
+    /// `ExecuteIndirect`'s argument and count buffers.
+    pub(crate) const INDIRECT_ARGUMENT: Access =
+        Access::new(BarrierSync::EXECUTE_INDIRECT, BarrierAccess::INDIRECT_ARGUMENT, false, Order::Unordered);
     /// A draw's shader resource view of a buffer.
     pub(crate) const DRAW_SRV: Access =
         Access::new(BarrierSync::ALL_SHADING, BarrierAccess::SHADER_RESOURCE, false, Order::Unordered);
