@@ -173,9 +173,11 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 fn texels_convert_to_and_from_their_formats_by_d3ds_rules() {
     for (name, ctx) in kernel_contexts() {
         // A float texture of values a UNORM store converts by clamping to [0, 1] and rounding
-        // to the nearest of the 255 steps (exactly representable inputs, no halfway ties).
+        // to the nearest of the 255 steps. No value is halfway between two steps: how a tie
+        // rounds is the implementation's (the H200 stores 0.5 as 127, the reference device as
+        // 128, both within D3D's and Vulkan's tolerance of 0.6 steps).
         let values: [f32; 16] =
-            [0.0, 1.0, -1.0, 2.0, 0.25, 0.75, 0.2, 0.8, 1e-9, 0.999, 0.5, 0.003, -0.0, 3.0, 0.6, 0.4];
+            [0.0, 1.0, -1.0, 2.0, 0.25, 0.75, 0.2, 0.8, 1e-9, 0.999, 0.502, 0.003, -0.0, 3.0, 0.6, 0.4];
         let src = ctx.texture(&ResourceDesc::tex2d(Format::R32Float, 16, 1), BarrierLayout::Common);
         ctx.upload_subresource(&src, 0, &bytes_of(&values));
         let dst_desc =
