@@ -531,7 +531,7 @@ impl Command {
             | Command::SetComputeRootUav { address, .. }
             | Command::SetGraphicsRootView { address, .. }
             | Command::SetComputeRootView { address, .. } => f(address.resource),
-            Command::SetTableViews { views, .. } => views.iter().for_each(|v| f(v.view.resource())),
+            Command::SetTableViews { views, .. } => views.iter().filter_map(|v| v.view.resource()).for_each(f),
             Command::ExecuteIndirect { arguments, count, .. } => {
                 f(arguments.resource);
                 if let Some(c) = count {
@@ -592,7 +592,7 @@ impl Command {
 }
 
 /// One descriptor of a descriptor table the bound pipeline reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TableView {
     /// The table's root parameter.
     pub parameter: u32,
@@ -603,7 +603,7 @@ pub struct TableView {
 }
 
 /// What a descriptor of a table views.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum BoundView {
     /// A CBV, or a raw or structured SRV or UAV: `size` bytes from `address`.
     Buffer {
@@ -619,14 +619,17 @@ pub enum BoundView {
         /// The mips, slices and format it selects.
         view: asyncmd_types::TextureView,
     },
+    /// A sampler of a sampler heap.
+    Sampler(asyncmd_types::SamplerDesc),
 }
 
 impl BoundView {
-    /// The resource viewed.
-    pub fn resource(&self) -> ResourceId {
+    /// The resource viewed (a sampler views none).
+    pub fn resource(&self) -> Option<ResourceId> {
         match *self {
-            BoundView::Buffer { address, .. } => address.resource,
-            BoundView::Texture { resource, .. } => resource,
+            BoundView::Buffer { address, .. } => Some(address.resource),
+            BoundView::Texture { resource, .. } => Some(resource),
+            BoundView::Sampler(_) => None,
         }
     }
 }

@@ -64,6 +64,8 @@ pub(crate) struct Core {
     one_time_fence: Mutex<Option<vk::Fence>>,
     /// Command pools of retired lists, for the next lists (`command/pool.rs`).
     pub(crate) list_pools: crate::command::ListPools,
+    /// The app kernels' samplers, by description (`sampler.rs`).
+    pub(crate) samplers: Mutex<HashMap<asyncmd_types::SamplerDesc, vk::Sampler>>,
 }
 
 impl Core {
@@ -271,6 +273,7 @@ impl Core {
             lost: Default::default(),
             one_time_fence: Mutex::new(None),
             list_pools: Default::default(),
+            samplers: Default::default(),
         })
     }
 
@@ -500,6 +503,9 @@ impl Drop for Core {
                 }
                 drop(self.meta.take());
                 self.list_pools.destroy_all(&self.device);
+                for s in self.samplers.get_mut().unwrap_or_else(PoisonError::into_inner).values() {
+                    self.device.destroy_sampler(*s, None);
+                }
                 ManuallyDrop::drop(self.allocator.get_mut().unwrap_or_else(PoisonError::into_inner));
             }
             let device = self.device.clone();

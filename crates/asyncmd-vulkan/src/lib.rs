@@ -21,6 +21,7 @@ mod meta;
 mod physical;
 mod pipeline;
 mod queue;
+mod sampler;
 mod shader;
 mod sparse;
 mod sync;

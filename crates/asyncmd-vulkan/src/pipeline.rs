@@ -23,6 +23,8 @@ pub(crate) struct VkRootSignature {
     pub(crate) size: u32,
     /// The description's parameters: root signatures of equal parameters lay out alike.
     pub(crate) parameters: Vec<RootParameter>,
+    /// Its static samplers (immutable samplers of the app kernels' layouts).
+    pub(crate) static_samplers: Vec<asyncmd_types::StaticSampler>,
     /// Whether the root arguments fit in the device's push constants (the built-in shaders
     /// need them to).
     pub(crate) fits: bool,
@@ -79,6 +81,7 @@ impl VkRootSignature {
             offsets,
             size,
             parameters: desc.parameters.clone(),
+            static_samplers: desc.static_samplers.clone(),
             fits,
         })
     }
@@ -202,7 +205,10 @@ impl VkPipeline {
     /// A compute pipeline of the app's kernel, with its own layout.
     fn app(core: &Arc<Core>, app: &asyncmd_ddi::AppShader, root: Arc<VkRootSignature>) -> Result<Self> {
         let d = &core.device;
-        let desc = asyncmd_ddi::RootSignatureDesc::new(root.parameters.clone());
+        let desc = asyncmd_ddi::RootSignatureDesc {
+            static_samplers: root.static_samplers.clone(),
+            ..asyncmd_ddi::RootSignatureDesc::new(root.parameters.clone())
+        };
         let (words, layout) = crate::shader::compile(core, app, &desc)?;
         let info = vk::ShaderModuleCreateInfo::default().code(&words);
         let fail = |e: vk::Result| Error::out_of_memory(format!("CreatePipelineState: {e}"));

@@ -15,7 +15,8 @@
 //!   recorded): buffers as above, textures as sampled images (SRVs) or storage images (UAVs)
 //!   in the general layout every image is kept in.
 //!
-//! Samplers come with texture sampling.
+//! - samplers of a sampler table and static samplers are pushed too (`sampler.rs` makes each
+//!   distinct one once).
 
 use crate::core::Core;
 use ash::vk;
@@ -33,6 +34,9 @@ pub(crate) enum Source {
     /// A root-constants parameter whose bytes do not fit in push constants: uploaded at each
     /// dispatch to a buffer the kernel reads.
     Constants(usize),
+    /// A static sampler, pushed at each dispatch like the others (lavapipe 22.3 ignores
+    /// immutable samplers in push-descriptor layouts: it sampled with a zeroed sampler).
+    Static(vk::Sampler),
 }
 
 /// What a dispatch of an app pipeline binds.
@@ -60,7 +64,14 @@ pub(crate) fn compile(core: &Core, app: &AppShader, root: &RootSignatureDesc) ->
         Error::invalid_arg(MessageId::CreatePipelineStateInvalid, format!("CreatePipelineState: {why}"))
     })?;
     if core.push_descriptor.is_none()
-        && bound.sources.iter().any(|s| matches!(s, BindingSource::RootDescriptor { .. } | BindingSource::Table { .. }))
+        && bound.sources.iter().any(|s| {
+            matches!(
+                s,
+                BindingSource::RootDescriptor { .. }
+                    | BindingSource::Table { .. }
+                    | BindingSource::StaticSampler { .. }
+            )
+        })
     {
         return Err(unsupported("root descriptors without VK_KHR_push_descriptor"));
     }
@@ -100,7 +111,8 @@ pub(crate) fn compile(core: &Core, app: &AppShader, root: &RootSignatureDesc) ->
                     asyncmd_shader::BindingKind::Texture { .. } => {
                         return Err(unsupported("cube and multisampled textures"))
                     }
-                    asyncmd_shader::BindingKind::Sampler { .. } => return Err(unsupported("samplers")),
+                    asyncmd_shader::BindingKind::Sampler { comparison: false } => vk::DescriptorType::SAMPLER,
+                    asyncmd_shader::BindingKind::Sampler { .. } => return Err(unsupported("comparison samplers")),
                 };
                 var.binding = Some(naga::ResourceBinding { group: 0, binding: descriptors.len() as u32 });
                 descriptors.push((source, ty));
@@ -120,7 +132,17 @@ pub(crate) fn compile(core: &Core, app: &AppShader, root: &RootSignatureDesc) ->
                 var.binding = Some(naga::ResourceBinding { group: 0, binding: descriptors.len() as u32 });
                 descriptors.push((Source::Constants(parameter), vk::DescriptorType::STORAGE_BUFFER));
             }
-            BindingSource::StaticSampler { .. } => return Err(unsupported("static samplers")),
+            BindingSource::StaticSampler { index } => {
+                let Some(s) = root.static_samplers.get(index) else {
+                    return Err(unsupported("a static sampler the root signature does not hold"));
+                };
+                if matches!(b.kind, asyncmd_shader::BindingKind::Sampler { comparison: true }) {
+                    return Err(unsupported("comparison samplers"));
+                }
+                let sampler = core.sampler(&asyncmd_types::SamplerDesc { border_color: s.border.rgba(), ..s.desc })?;
+                var.binding = Some(naga::ResourceBinding { group: 0, binding: descriptors.len() as u32 });
+                descriptors.push((Source::Static(sampler), vk::DescriptorType::SAMPLER));
+            }
         }
     }
     let mut push_bytes = immediates.map_or(0, |(_, n)| n.next_multiple_of(4));

@@ -281,3 +281,139 @@ fn views_and_tables_of_textures_refuse_what_does_not_fit() {
         "buffer view where the shader reads a texture",
     );
 }
+
+const SAMPLING: &str = r#"
+@group(0) @binding(0) var t: texture_2d<f32>;
+@group(0) @binding(0) var s_point_clamp: sampler;   // static
+@group(0) @binding(1) var s_linear_wrap: sampler;   // static
+@group(0) @binding(2) var s_table: sampler;         // a sampler table
+@group(0) @binding(1) var<storage, read> points: array<vec4<f32>>;
+@group(0) @binding(0) var<storage, read_write> out: array<vec4<f32>>;
+
+@compute @workgroup_size(16)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let p = points[id.x];
+    var r = vec4<f32>(-1.0);
+    if p.w == 0.0 {
+        r = textureSampleLevel(t, s_point_clamp, p.xy, p.z);
+    } else if p.w == 1.0 {
+        r = textureSampleLevel(t, s_linear_wrap, p.xy, p.z);
+    } else {
+        r = textureSampleLevel(t, s_table, p.xy, p.z);
+    }
+    out[id.x] = r;
+}
+"#;
+
+#[test]
+fn sampling_filters_addresses_and_picks_mips_by_d3ds_rules() {
+    // Mip 0 is 4×4, mip 1 2×2; red and green vary by texel, blue 0, alpha 255.
+    let red0 = |x: usize, y: usize| (10 * x + 60 * y + 5) as u8;
+    let red1 = |x: usize, y: usize| (7 + 100 * x + 40 * y) as u8;
+    let texels = |red: &dyn Fn(usize, usize) -> u8, side: usize| -> Vec<u8> {
+        (0..side * side).flat_map(|i| [red(i % side, i / side), 255 - red(i % side, i / side), 0, 255]).collect()
+    };
+    let unorm = |r: u8| [f32::from(r) / 255.0, f32::from(255 - r) / 255.0, 0.0, 1.0];
+    let t0 = |x, y| unorm(red0(x, y));
+    let t1 = |x, y| unorm(red1(x, y));
+    let mix =
+        |parts: &[([f32; 4], f32)]| -> [f32; 4] { std::array::from_fn(|c| parts.iter().map(|(t, w)| t[c] * w).sum()) };
+    // (u, v, level, sampler) and the value D3D's rules give (weights of 0, ¼, ½, ¾ or 1 only,
+    // which 8 bits of filter precision hold exactly).
+    let cases: Vec<([f32; 4], [f32; 4])> = vec![
+        // Point, clamp: the texel holding the coordinate; outside, the edge's.
+        ([0.6, 0.1, 0.0, 0.0], t0(2, 0)),
+        ([-0.3, 1.3, 0.0, 0.0], t0(0, 3)),
+        // Level 1: mip 1's texel; level 0.4: the nearest mip, 0.
+        ([0.6, 0.1, 1.0, 0.0], t1(1, 0)),
+        ([0.6, 0.1, 0.4, 0.0], t0(2, 0)),
+        // Linear, wrap: halfway between texel centres in u, on a centre row in v.
+        ([0.25, 0.125, 0.0, 1.0], mix(&[(t0(0, 0), 0.5), (t0(1, 0), 0.5)])),
+        ([0.5, 0.5, 0.0, 1.0], mix(&[(t0(1, 1), 0.25), (t0(2, 1), 0.25), (t0(1, 2), 0.25), (t0(2, 2), 0.25)])),
+        // Left of the first centre: blends with the last column (wrap).
+        ([0.0, 0.125, 0.0, 1.0], mix(&[(t0(3, 0), 0.5), (t0(0, 0), 0.5)])),
+        // Level 0.5, linear mips: half mip 0's centre texel, half mip 1's wrapped bilinear.
+        (
+            [0.125, 0.125, 0.5, 1.0],
+            mix(&[
+                (t0(0, 0), 0.5),
+                (t1(1, 1), 0.5 * 0.0625),
+                (t1(0, 1), 0.5 * 0.1875),
+                (t1(1, 0), 0.5 * 0.1875),
+                (t1(0, 0), 0.5 * 0.5625),
+            ]),
+        ),
+        // The table's sampler: point; u mirrors (texel 4 is texel 3), v reads the border.
+        ([1.125, 0.1, 0.0, 2.0], t0(3, 0)),
+        ([0.1, 1.3, 0.0, 2.0], [0.0, 0.0, 0.0, 1.0]),
+    ];
+    for (name, ctx) in kernel_contexts() {
+        let d = &ctx.device;
+        let tex = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 4, 4).with_mips(2), BarrierLayout::Common);
+        ctx.upload_subresource(&tex, 0, &texels(&red0, 4));
+        ctx.upload_subresource(&tex, 1, &texels(&red1, 2));
+        let point = SamplerDesc::default();
+        let linear = SamplerDesc {
+            filter: Filter {
+                min: FilterType::Linear,
+                mag: FilterType::Linear,
+                mip: FilterType::Linear,
+                ..Default::default()
+            },
+            address: [AddressMode::Wrap; 3],
+            ..Default::default()
+        };
+        let static_sampler = |desc, register| StaticSampler {
+            desc,
+            border: StaticBorderColor::OpaqueWhite,
+            shader_register: register,
+            register_space: 0,
+            visibility: ShaderVisibility::All,
+        };
+        let mut desc = RootSignatureDesc::new(vec![
+            RootParameter::table(vec![DescriptorRange::new(RegisterClass::Srv, 1, 0)]),
+            RootParameter::table(vec![DescriptorRange::new(RegisterClass::Sampler, 1, 2)]),
+            RootParameter::srv(1),
+            RootParameter::uav(0),
+        ]);
+        desc.static_samplers = vec![static_sampler(point, 0), static_sampler(linear, 1)];
+        let root = d.create_root_signature(&desc).unwrap();
+        let m = ShaderModule::from_wgsl(SAMPLING).unwrap();
+        let pso = pipeline(d, &root, &Arc::new(m), "main").unwrap();
+        let views = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 1).unwrap();
+        d.create_shader_resource_view(&tex, TextureViewDesc::texture_2d(), &views.handle(0)).unwrap();
+        let samplers = d.create_shader_visible_descriptor_heap(DescriptorHeapType::Sampler, 1).unwrap();
+        let table_sampler = SamplerDesc {
+            address: [AddressMode::Mirror, AddressMode::Border, AddressMode::Clamp],
+            border_color: [0.0, 0.0, 0.0, 1.0],
+            ..Default::default()
+        };
+        d.create_sampler(&table_sampler, &samplers.handle(0)).unwrap();
+        let mut points: Vec<f32> = cases.iter().flat_map(|(p, _)| *p).collect();
+        points.resize(16 * 4, 0.0);
+        let input = ctx.default_buffer(&bytes_of(&points));
+        let out = uav_buffer(&ctx, &[0; 16 * 16]);
+        ctx.run(CommandListType::Direct, |l| {
+            l.set_compute_root_signature(&root);
+            l.set_pipeline_state(&pso);
+            l.set_descriptor_heaps(&[&views, &samplers]);
+            l.set_compute_root_descriptor_table(0, &views.gpu_handle(0).unwrap());
+            l.set_compute_root_descriptor_table(1, &samplers.gpu_handle(0).unwrap());
+            l.set_compute_root_shader_resource_view(2, input.gpu_address(0));
+            l.set_compute_root_unordered_access_view(3, out.gpu_address(0));
+            l.dispatch(1, 1, 1);
+        });
+        let got = f32s(&ctx.read_buffer(&out));
+        for (i, (p, want)) in cases.iter().enumerate() {
+            // A point sample is a texel: exact but for the UNORM-to-float conversion's last bit.
+            // A blend may be filtered at the format's precision (D3D11.3 §7.18.16 asks 8 bits
+            // of weight; lavapipe blends RGBA8 in 8-bit fixed point and rounds each blend to a
+            // step): one step of 1/255.
+            let tolerance = if p[3] == 1.0 { 1.0 / 255.0 + 1e-5 } else { 1e-5 };
+            for c in 0..4 {
+                let v = got[i * 4 + c];
+                assert!((v - want[c]).abs() <= tolerance, "{name}: sample {p:?} channel {c}: {v}, want {}", want[c]);
+            }
+        }
+    }
+}

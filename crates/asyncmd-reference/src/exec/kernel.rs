@@ -43,6 +43,7 @@ impl Exec<'_> {
             Some((at, r))
         };
         let mut textures = vec![None; program.bindings.sources.len()];
+        let mut samplers = vec![None; program.bindings.sources.len()];
         let mut views = Vec::with_capacity(program.bindings.sources.len());
         for (b, source) in program.bindings.sources.iter().enumerate() {
             let mut resource_view = |address: asyncmd_ddi::GpuAddress, size: Option<u64>| {
@@ -62,6 +63,10 @@ impl Exec<'_> {
                         Some(asyncmd_ddi::TableView { view: BoundView::Buffer { address, size }, .. }) => {
                             resource_view(address, Some(size))
                         }
+                        Some(asyncmd_ddi::TableView { view: BoundView::Sampler(desc), .. }) => {
+                            samplers[b] = Some(desc);
+                            None
+                        }
                         Some(asyncmd_ddi::TableView { view: BoundView::Texture { resource, view }, .. }) => {
                             let texture = slot_of(resource, false).and_then(|(at, r)| texture_of(&r, &view, at));
                             textures[b] = texture;
@@ -70,8 +75,10 @@ impl Exec<'_> {
                         None => None,
                     }
                 }
-                // Static samplers come with textures.
-                BindingSource::StaticSampler { .. } => None,
+                BindingSource::StaticSampler { index } => {
+                    samplers[b] = program.static_samplers.get(index).copied();
+                    None
+                }
             };
             views.push(view);
         }
@@ -94,7 +101,7 @@ impl Exec<'_> {
             })
             .collect();
         let buffers = buffers.into_iter().map(crate::shader::shared_bytes).collect();
-        let memory = Memory { buffers, bindings, textures, immediates: &immediates };
+        let memory = Memory { buffers, bindings, textures, samplers, immediates: &immediates };
         let deadline = Instant::now() + self.shared.shader_time_budget;
         let spread = |batches, run: &(dyn Fn(u64) + Sync)| super::workers::spread(batches, run);
         if program.dispatch(groups, &memory, deadline, spread).is_err() {

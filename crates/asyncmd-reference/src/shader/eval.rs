@@ -148,6 +148,13 @@ impl Engine<'_, '_, '_> {
                 self.image_load(fr, h, *image, *coordinate, *array_index, *level)
             }
             E::ImageQuery { image, query } => self.image_query(fr, h, *image, *query),
+            E::ImageSample { image, sampler, coordinate, array_index, level, .. } => {
+                let level = match level {
+                    naga::SampleLevel::Exact(l) => Some(*l),
+                    _ => None,
+                };
+                self.image_sample(fr, *image, *sampler, *coordinate, *array_index, level)
+            }
             // Set by their statements; a result no lane produced reads 0.
             E::CallResult(_) | E::AtomicResult { .. } | E::WorkGroupUniformLoadResult { .. } => {
                 Val::zeros(match self.ty(fr, h) {

@@ -28,6 +28,8 @@ pub(crate) struct Memory<'a> {
     pub(crate) bindings: Vec<Option<View>>,
     /// Each texture binding's view (`None` for the rest, and for a texture not bound).
     pub(crate) textures: Vec<Option<Texture>>,
+    /// Each sampler binding's sampler (`None` for the rest).
+    pub(crate) samplers: Vec<Option<asyncmd_types::SamplerDesc>>,
     pub(crate) immediates: &'a [u8],
 }
 
@@ -43,6 +45,11 @@ impl Memory<'_> {
     /// The texture view at `binding`.
     pub(crate) fn texture(&self, binding: usize) -> Option<&Texture> {
         self.textures.get(binding)?.as_ref()
+    }
+
+    /// The sampler at `binding`.
+    pub(crate) fn sampler(&self, binding: usize) -> Option<asyncmd_types::SamplerDesc> {
+        *self.samplers.get(binding)?
     }
 
     /// The dispatch buffer `i`, whole.

@@ -17,6 +17,7 @@ mod eval;
 mod layout;
 mod memory;
 mod ops;
+mod sample;
 mod texture;
 mod value;
 
@@ -53,6 +54,8 @@ pub(crate) struct Program {
     pub(crate) layouts: Layouts,
     /// For each global variable, its index in `info.bindings`.
     pub(crate) binding_of: Vec<Option<usize>>,
+    /// The root signature's static samplers, each with its border colour.
+    pub(crate) static_samplers: Vec<asyncmd_types::SamplerDesc>,
     /// Whether groups may share a batch: no workgroup memory, no barrier.
     shares_nothing: bool,
     /// Whether the kernel has atomics on storage buffers: its batches then run in order.
@@ -92,8 +95,9 @@ impl Program {
                 asyncmd_shader::BindingKind::Texture { .. } => {
                     return Err(unsupported(format!("cube, multisampled or arrays of textures (`{}`)", b.name)))
                 }
+                asyncmd_shader::BindingKind::Sampler { comparison: false } => {}
                 asyncmd_shader::BindingKind::Sampler { .. } => {
-                    return Err(unsupported(format!("samplers (`{}`)", b.name)))
+                    return Err(unsupported(format!("comparison samplers (`{}`)", b.name)))
                 }
             }
         }
@@ -121,6 +125,11 @@ impl Program {
             bindings,
             layouts,
             binding_of,
+            static_samplers: root
+                .static_samplers
+                .iter()
+                .map(|s| asyncmd_types::SamplerDesc { border_color: s.border.rgba(), ..s.desc })
+                .collect(),
             shares_nothing,
             storage_atomics,
         })
@@ -308,7 +317,16 @@ fn check_expression(e: &naga::Expression) -> Result<()> {
             _ => return Err(unsupported(format!("the math function {fun:?}"))),
         },
         E::ImageLoad { sample: None, .. } | E::ImageQuery { .. } => return Ok(()),
-        E::ImageSample { .. } | E::ImageLoad { .. } => "texture sampling",
+        E::ImageSample {
+            gather: None,
+            offset: None,
+            level: naga::SampleLevel::Zero | naga::SampleLevel::Exact(_),
+            depth_ref: None,
+            clamp_to_edge: false,
+            ..
+        } => return Ok(()),
+        E::ImageSample { .. } => "sampling but at a given level, without offsets, gathers or comparisons",
+        E::ImageLoad { .. } => "multisampled loads",
         E::Derivative { .. } => "derivatives",
         _ => "this expression",
     };

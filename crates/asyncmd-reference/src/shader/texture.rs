@@ -66,7 +66,7 @@ impl Texture {
 
     /// The byte offset of texel `(x, y, z)` of mip `mip` of slice `slice`, if inside the view.
     #[inline]
-    fn at(&self, [x, y, z]: [u32; 3], slice: u32, mip: u32) -> Option<usize> {
+    pub(crate) fn at(&self, [x, y, z]: [u32; 3], slice: u32, mip: u32) -> Option<usize> {
         if mip >= self.mips || slice >= self.slices {
             return None;
         }

@@ -162,6 +162,15 @@ impl VkCommandList {
                         return Err(fail(format!("Dispatch: root parameter {parameter}'s constants were not uploaded")))
                     }
                 },
+                Source::Static(sampler) => {
+                    let info = vk::DescriptorImageInfo {
+                        sampler,
+                        image_view: vk::ImageView::null(),
+                        image_layout: vk::ImageLayout::UNDEFINED,
+                    };
+                    images.push((i, info));
+                    continue;
+                }
                 Source::Table(parameter, at) => match root.tables.iter().find(|(k, _)| *k == (parameter, at)) {
                     Some((_, TableDescriptor::Buffer(b, offset, size))) => (*b, *offset, *size),
                     Some((_, TableDescriptor::Image(view))) => {
@@ -169,6 +178,15 @@ impl VkCommandList {
                             sampler: vk::Sampler::null(),
                             image_view: *view,
                             image_layout: vk::ImageLayout::GENERAL,
+                        };
+                        images.push((i, info));
+                        continue;
+                    }
+                    Some((_, TableDescriptor::Sampler(sampler))) => {
+                        let info = vk::DescriptorImageInfo {
+                            sampler: *sampler,
+                            image_view: vk::ImageView::null(),
+                            image_layout: vk::ImageLayout::UNDEFINED,
                         };
                         images.push((i, info));
                         continue;

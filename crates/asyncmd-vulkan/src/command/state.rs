@@ -28,6 +28,8 @@ pub(crate) enum TableDescriptor {
     Buffer(ash::vk::Buffer, u64, u64),
     /// An image view (the image is in the general layout).
     Image(ash::vk::ImageView),
+    /// A sampler.
+    Sampler(ash::vk::Sampler),
 }
 
 /// A table's descriptor: (parameter, descriptors from the table's start) → what it gives.
@@ -133,13 +135,16 @@ impl VkCommandList {
     pub(crate) fn set_table_views(&mut self, views: &[asyncmd_ddi::TableView], compute: bool) -> Result<()> {
         let mut tables = Vec::with_capacity(views.len());
         for t in views {
-            let res = self.resource(t.view.resource())?;
             let descriptor = match t.view {
-                asyncmd_ddi::BoundView::Buffer { address, size } => match res.buffer() {
+                asyncmd_ddi::BoundView::Buffer { address, size } => match self.resource(address.resource)?.buffer() {
                     Some(b) => TableDescriptor::Buffer(b, address.offset, size),
                     None => continue,
                 },
-                asyncmd_ddi::BoundView::Texture { view, .. } => TableDescriptor::Image(texture_view(&res, &view)?),
+                asyncmd_ddi::BoundView::Texture { resource, view } => {
+                    let res = self.resource(resource)?;
+                    TableDescriptor::Image(texture_view(&res, &view)?)
+                }
+                asyncmd_ddi::BoundView::Sampler(desc) => TableDescriptor::Sampler(self.core.sampler(&desc)?),
             };
             tables.push(((t.parameter, t.offset), descriptor));
         }

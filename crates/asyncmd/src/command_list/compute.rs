@@ -142,11 +142,12 @@ impl CommandRecorder {
                 RegisterClass::Cbv => Access::COMPUTE_CBV,
                 _ => Access::COMPUTE_SRV,
             };
+            let Some(resource) = read.resource else { continue };
             let subs = match read.view {
-                BoundView::Texture { view, .. } => view.subresources(read.resource.desc()),
-                BoundView::Buffer { .. } => Vec::new(),
+                BoundView::Texture { view, .. } => view.subresources(resource.desc()),
+                _ => Vec::new(),
             };
-            uses.push((read.resource, access, subs));
+            uses.push((resource, access, subs));
         }
         if views.is_empty() {
             return Ok(());
@@ -170,7 +171,7 @@ impl CommandRecorder {
 
 /// Whether a table's view is one the binding can read: a buffer for a buffer, a texture of the
 /// shader's shape and texel kind for a texture (and of its declared format for a storage
-/// texture). D3D12 leaves a mismatch undefined.
+/// texture), a plain sampler for a sampler. D3D12 leaves a mismatch undefined.
 fn view_fits(b: &asyncmd_shader::ShaderBinding, view: &BoundView) -> std::result::Result<(), String> {
     use asyncmd_shader::{BindingKind, TexelKind};
     match (b.kind, view) {
@@ -191,9 +192,24 @@ fn view_fits(b: &asyncmd_shader::ShaderBinding, view: &BoundView) -> std::result
                 _ => Ok(()),
             }
         }
-        (BindingKind::Buffer { .. }, BoundView::Texture { .. }) => {
-            Err("a texture view where the shader reads a buffer".into())
+        (BindingKind::Sampler { comparison }, BoundView::Sampler(desc)) => {
+            if comparison || desc.filter.reduction != asyncmd_types::FilterReduction::Standard {
+                return Err("comparison and min/max samplers are not supported yet".into());
+            }
+            Ok(())
         }
-        _ => Err("a buffer view where the shader reads a texture".into()),
+        (want, got) => {
+            let wants = match want {
+                BindingKind::Buffer { .. } => "a buffer",
+                BindingKind::Texture { .. } => "a texture",
+                BindingKind::Sampler { .. } => "a sampler",
+            };
+            let have = match got {
+                BoundView::Buffer { .. } => "a buffer view",
+                BoundView::Texture { .. } => "a texture view",
+                BoundView::Sampler(_) => "a sampler",
+            };
+            Err(format!("{have} where the shader reads {wants}"))
+        }
     }
 }

@@ -58,9 +58,7 @@ pub(crate) enum ViewDescriptor {
         view: asyncmd_types::TextureView,
     },
     /// A sampler (in a sampler heap).
-    Sampler(
-        #[expect(dead_code, reason = "read when kernels sample textures, the next step")] asyncmd_types::SamplerDesc,
-    ),
+    Sampler(asyncmd_types::SamplerDesc),
 }
 
 impl ViewDescriptor {

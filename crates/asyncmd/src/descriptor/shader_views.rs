@@ -15,7 +15,8 @@ use std::sync::{Arc, PoisonError};
 
 /// What a descriptor table gives a binding, read when the dispatch is recorded.
 pub(crate) struct TableRead {
-    pub(crate) resource: Resource,
+    /// The resource viewed (a sampler has none).
+    pub(crate) resource: Option<Resource>,
     pub(crate) view: BoundView,
 }
 
@@ -223,15 +224,21 @@ impl GpuDescriptorHandle {
                 let shared = resource.upgrade().ok_or_else(|| format!("descriptor {at}'s resource was destroyed"))?;
                 let resource = Resource { shared };
                 let view = BoundView::Buffer { address: resource.gpu_address(*offset), size: *size };
-                Ok(TableRead { resource, view })
+                Ok(TableRead { resource: Some(resource), view })
             }
             Some(Some(ViewDescriptor::Texture { resource, class: c, view })) if *c == class => {
                 let shared = resource.upgrade().ok_or_else(|| format!("descriptor {at}'s resource was destroyed"))?;
                 let resource = Resource { shared };
-                Ok(TableRead { view: BoundView::Texture { resource: resource.id(), view: *view }, resource })
+                Ok(TableRead {
+                    view: BoundView::Texture { resource: resource.id(), view: *view },
+                    resource: Some(resource),
+                })
             }
             Some(Some(ViewDescriptor::Buffer { class: c, .. } | ViewDescriptor::Texture { class: c, .. })) => {
                 Err(format!("descriptor {at} holds a {c:?} view where the shader reads a {class:?}"))
+            }
+            Some(Some(ViewDescriptor::Sampler(desc))) if class == RegisterClass::Sampler => {
+                Ok(TableRead { resource: None, view: BoundView::Sampler(*desc) })
             }
             Some(Some(ViewDescriptor::Sampler(_))) => Err(format!("descriptor {at} holds a sampler")),
             Some(Some(_)) => Err(format!("descriptor {at} holds a render-target or depth-stencil view")),

@@ -1,0 +1,154 @@
+//! `textureSampleLevel` (and `textureSampleLevel` at level 0): filtered reads of a float
+//! texture through a sampler, by the D3D11.3 rules (section 7.18): the level of detail is the
+//! shader's plus the sampler's bias, clamped to the sampler's range and then to the view's mips;
+//! a level at or below 0 magnifies (the mag filter), above it minifies; a point filter takes the
+//! texel containing the coordinate, a linear one blends the four (two, eight) nearest texel
+//! centres; a point mip filter takes the nearest mip, a linear one blends the two around it.
+//! Texel coordinates outside the mip wrap, mirror, clamp, read the border colour, or mirror
+//! once, per axis. Weights are kept at full precision (a GPU keeps at least 8 bits of them, so
+//! results differ from one by up to 1/256 of the distance between the texels blended).
+
+use super::engine::{Engine, Frame};
+use super::texture::Texture;
+use super::value::{Region, Val};
+use asyncmd_types::{decode_texel, AddressMode, FilterType, SamplerDesc};
+use naga::Handle;
+use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+
+/// A texel coordinate on one axis after addressing: a texel index, or the border.
+fn address(mode: AddressMode, i: i64, size: u32) -> Option<u32> {
+    let n = i64::from(size.max(1));
+    let t = match mode {
+        AddressMode::Wrap => i.rem_euclid(n),
+        AddressMode::Mirror => {
+            let t = i.rem_euclid(2 * n);
+            if t >= n {
+                2 * n - 1 - t
+            } else {
+                t
+            }
+        }
+        AddressMode::Clamp => i.clamp(0, n - 1),
+        AddressMode::Border => return (0..n).contains(&i).then_some(i as u32),
+        AddressMode::MirrorOnce => {
+            let t = if i < 0 { -1 - i } else { i };
+            t.clamp(0, n - 1)
+        }
+    };
+    Some(t as u32)
+}
+
+/// The texel at `xyz` of `mip` and `slice` as floats; the border colour outside.
+fn fetch(tex: &Texture, bytes: &[AtomicU8], xyz: [Option<u32>; 3], slice: u32, mip: u32, border: [f32; 4]) -> [f32; 4] {
+    let [Some(x), Some(y), Some(z)] = xyz else { return border };
+    let Some(at) = tex.at([x, y, z], slice, mip) else { return [0.0; 4] };
+    let Some(texel) = bytes.get(at..at + tex.bytes) else { return [0.0; 4] };
+    let mut raw = [0u8; 16];
+    raw.iter_mut().zip(texel).for_each(|(r, b)| *r = b.load(Relaxed));
+    decode_texel(tex.format, &raw).map_or([0.0; 4], |t| t.floats())
+}
+
+/// A texture's texels and the sampler that reads them.
+struct Sampled<'a> {
+    tex: &'a Texture,
+    bytes: &'a [AtomicU8],
+    s: &'a SamplerDesc,
+}
+
+/// The filtered value of one mip at normalized coordinates `uvw` (`dims` of them used).
+fn sample_mip(at: &Sampled, linear: bool, uvw: [f32; 3], dims: usize, slice: u32, mip: u32) -> [f32; 4] {
+    let Sampled { tex, bytes, s } = *at;
+    let Some(sub) = tex.subs.get(mip as usize * tex.slices as usize) else { return [0.0; 4] };
+    // Per axis: the texel indices taken and their weights.
+    let mut axes = [[(0i64, 1.0f32), (0, 0.0)]; 3];
+    for (a, axis) in axes.iter_mut().enumerate().take(dims) {
+        let u = f64::from(uvw[a]) * f64::from(sub.size[a]);
+        *axis = if linear {
+            let x = u - 0.5;
+            let i = x.floor();
+            let w = (x - i) as f32;
+            [(i as i64, 1.0 - w), (i as i64 + 1, w)]
+        } else {
+            [(u.floor() as i64, 1.0), (0, 0.0)]
+        };
+    }
+    let corners = if linear { 1usize << dims } else { 1 };
+    let mut out = [0.0f32; 4];
+    for c in 0..corners {
+        let mut weight = 1.0f32;
+        let mut xyz = [Some(0u32); 3];
+        for a in 0..dims {
+            let (i, w) = axes[a][(c >> a) & 1];
+            weight *= w;
+            xyz[a] = address(s.address[a], i, sub.size[a]);
+        }
+        if weight == 0.0 {
+            continue;
+        }
+        let t = fetch(tex, bytes, xyz, slice, mip, s.border_color);
+        for (o, v) in out.iter_mut().zip(t) {
+            *o += weight * v;
+        }
+    }
+    out
+}
+
+impl Engine<'_, '_, '_> {
+    /// `textureSampleLevel(t, s, coords[, slice], level)`.
+    pub(crate) fn image_sample(
+        &mut self,
+        fr: &mut Frame,
+        image: Handle<naga::Expression>,
+        sampler: Handle<naga::Expression>,
+        coordinate: Handle<naga::Expression>,
+        array_index: Option<Handle<naga::Expression>>,
+        level: Option<Handle<naga::Expression>>,
+    ) -> Val {
+        let n = self.n;
+        let coords = self.val(fr, coordinate);
+        let slice = array_index.map(|a| self.val(fr, a));
+        let lod = level.map(|l| self.val(fr, l));
+        let Region::Binding(t) = self.ptr(fr, image).region else { return Val::zeros(4) };
+        let Region::Binding(sb) = self.ptr(fr, sampler).region else { return Val::zeros(4) };
+        let (Some(tex), Some(s)) = (self.mem.texture(t).cloned(), self.mem.sampler(sb)) else { return Val::zeros(4) };
+        let Some(bytes) = self.mem.buffer(tex.buffer) else { return Val::zeros(4) };
+        let signed =
+            slice.as_ref().is_some_and(|_| array_index.is_some_and(|a| self.kind(fr, a) == super::layout::Kind::I32));
+        let uniform =
+            coords.uniform && slice.as_ref().is_none_or(|v| v.uniform) && lod.as_ref().is_none_or(|v| v.uniform);
+        let w = if uniform { 1 } else { n };
+        let dims = coords.comps.min(3);
+        let q = tex.mips.saturating_sub(1) as f32;
+        let at = Sampled { tex: &tex, bytes, s: &s };
+        let mut data = vec![0u32; 4 * w];
+        for l in 0..w {
+            let uvw = std::array::from_fn(|a| if a < dims { f32::from_bits(coords.get(a, l, n)) } else { 0.0 });
+            // An integer slice, clamped to the view's.
+            let raw = slice.as_ref().map_or(0, |v| v.get(0, l, n));
+            let layer = if signed && (raw as i32) < 0 { 0 } else { raw.min(tex.slices.saturating_sub(1)) };
+            let given = lod.as_ref().map_or(0.0, |v| f32::from_bits(v.get(0, l, n)));
+            let lod = (given + s.mip_lod_bias).clamp(s.min_lod, s.max_lod.max(s.min_lod));
+            let minify = lod > 0.0;
+            let filter = if minify { s.filter.min } else { s.filter.mag };
+            let linear = s.filter.anisotropic || filter == FilterType::Linear;
+            let d = if lod.is_nan() { 0.0 } else { lod.clamp(0.0, q) };
+            let texel = if s.filter.anisotropic || s.filter.mip == FilterType::Linear {
+                let m0 = d.floor();
+                let f = d - m0;
+                let a = sample_mip(&at, linear, uvw, dims, layer, m0 as u32);
+                if f > 0.0 {
+                    let b = sample_mip(&at, linear, uvw, dims, layer, (m0 as u32 + 1).min(q as u32));
+                    std::array::from_fn(|c| a[c] * (1.0 - f) + b[c] * f)
+                } else {
+                    a
+                }
+            } else {
+                sample_mip(&at, linear, uvw, dims, layer, (d + 0.5).floor() as u32)
+            };
+            for (c, v) in texel.iter().enumerate() {
+                data[c * w + l] = v.to_bits();
+            }
+        }
+        Val { comps: 4, uniform, data }
+    }
+}
