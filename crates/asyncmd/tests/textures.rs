@@ -417,3 +417,54 @@ fn sampling_filters_addresses_and_picks_mips_by_d3ds_rules() {
         }
     }
 }
+
+#[test]
+fn a_bundle_dispatches_through_its_table_in_every_list_that_executes_it() {
+    // The bundle sets the heaps (the ones the executing lists set: D3D12 asks them to match),
+    // the root signature, pipeline and table its kernel reads.
+    for (name, ctx) in kernel_contexts() {
+        let d = &ctx.device;
+        let src = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Uint, 8, 4).with_mips(2), BarrierLayout::Common);
+        let mip0 = pattern(8 * 4 * 4, 5);
+        ctx.upload_subresource(&src, 0, &mip0);
+        ctx.upload_subresource(&src, 1, &pattern(4 * 2 * 4, 6));
+        let dst_desc =
+            ResourceDesc::tex2d(Format::R32G32B32A32Uint, 8, 4).with_flags(ResourceFlags::ALLOW_UNORDERED_ACCESS);
+        let root = srv_uav_root(d);
+        let pso = pipeline(d, &root, &Arc::new(ShaderModule::from_wgsl(INTEGER_TEXELS).unwrap()), "main").unwrap();
+        let heap = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 4).unwrap();
+        d.create_shader_resource_view(&src, TextureViewDesc::texture_2d(), &heap.handle(0)).unwrap();
+        let mut bundle = ctx.list(CommandListType::Bundle);
+        bundle.set_descriptor_heaps(&[&heap]);
+        bundle.set_compute_root_signature(&root);
+        bundle.set_pipeline_state(&pso);
+        bundle.set_compute_root_descriptor_table(0, &heap.gpu_handle(0).unwrap());
+        // Recorded before the UAV descriptor is written: the bundle reads it when it is recorded.
+        bundle.dispatch(1, 1, 1);
+        assert!(bundle.close().is_err(), "{name}: a table with an empty descriptor");
+        let targets: Vec<Resource> = (0..2).map(|_| ctx.texture(&dst_desc, BarrierLayout::Common)).collect();
+        for (i, dst) in targets.iter().enumerate() {
+            d.create_unordered_access_view(dst, TextureViewDesc::texture_2d(), &heap.handle(1)).unwrap();
+            let mut bundle = ctx.list(CommandListType::Bundle);
+            bundle.set_descriptor_heaps(&[&heap]);
+            bundle.set_compute_root_signature(&root);
+            bundle.set_pipeline_state(&pso);
+            bundle.set_compute_root_descriptor_table(0, &heap.gpu_handle(0).unwrap());
+            bundle.dispatch(1, 1, 1);
+            bundle.close().unwrap();
+            // Rewritten after the bundle was recorded: the bundle keeps the view it read.
+            d.create_unordered_access_view(&targets[1 - i], TextureViewDesc::texture_2d(), &heap.handle(1)).unwrap();
+            for _ in 0..2 {
+                ctx.run(CommandListType::Direct, |l| {
+                    l.set_descriptor_heaps(&[&heap]);
+                    l.execute_bundle(&bundle);
+                });
+            }
+        }
+        for dst in &targets {
+            let out = u32s(&ctx.read_subresource(dst, 0));
+            let first = u32::from_le_bytes(mip0[0..4].try_into().unwrap());
+            assert_eq!(out[0], first, "{name}: texel (0, 0) of each target");
+        }
+    }
+}
