@@ -468,3 +468,124 @@ fn a_bundle_dispatches_through_its_table_in_every_list_that_executes_it() {
         }
     }
 }
+
+const EVERY_TEXEL: &str = r#"
+@group(0) @binding(0) var src: texture_2d<u32>;
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+
+// Thread (x, y, m) reads texel (x - 2, y - 2) of mip m - 1, signed and unsigned.
+@compute @workgroup_size(12, 8, 4)
+fn main(@builtin(local_invocation_id) id: vec3<u32>) {
+    let p = vec2<i32>(id.xy) - 2;
+    let m = i32(id.z) - 1;
+    let i = (id.z * 8u + id.y) * 12u + id.x;
+    out[2u * i] = textureLoad(src, p, m).x;
+    out[2u * i + 1u] = textureLoad(src, vec2<u32>(p), u32(m)).x;
+}
+"#;
+
+#[test]
+fn every_texel_and_every_place_past_them_reads_the_same_on_every_device() {
+    // Mip 0 is 8×4, mip 1 4×2: coordinates from -2 and mips from -1 reach past both ways.
+    let mut outputs = Vec::new();
+    for (name, ctx) in kernel_contexts() {
+        let d = &ctx.device;
+        let src = ctx.texture(&ResourceDesc::tex2d(Format::R32Uint, 8, 4).with_mips(2), BarrierLayout::Common);
+        let mip0: Vec<u32> = (0..32).map(|i| 1000 + i).collect();
+        let mip1: Vec<u32> = (0..8).map(|i| 2000 + i).collect();
+        ctx.upload_subresource(&src, 0, &bytes_of(&mip0));
+        ctx.upload_subresource(&src, 1, &bytes_of(&mip1));
+        let root = d
+            .create_root_signature(&RootSignatureDesc::new(vec![
+                RootParameter::table(vec![DescriptorRange::new(RegisterClass::Srv, 1, 0)]),
+                RootParameter::uav(0),
+            ]))
+            .unwrap();
+        let pso = pipeline(d, &root, &Arc::new(ShaderModule::from_wgsl(EVERY_TEXEL).unwrap()), "main").unwrap();
+        let heap = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 1).unwrap();
+        d.create_shader_resource_view(&src, TextureViewDesc::texture_2d(), &heap.handle(0)).unwrap();
+        let out = uav_buffer(&ctx, &[0; 12 * 8 * 4 * 8]);
+        ctx.run(CommandListType::Direct, |l| {
+            l.set_compute_root_signature(&root);
+            l.set_pipeline_state(&pso);
+            l.set_descriptor_heaps(&[&heap]);
+            l.set_compute_root_descriptor_table(0, &heap.gpu_handle(0).unwrap());
+            l.set_compute_root_unordered_access_view(1, out.gpu_address(0));
+            l.dispatch(1, 1, 1);
+        });
+        let got = u32s(&ctx.read_buffer(&out));
+        for z in 0..4i32 {
+            for y in 0..8i32 {
+                for x in 0..12i32 {
+                    let (px, py, m) = (x - 2, y - 2, z - 1);
+                    let want = match m {
+                        0 if (0..8).contains(&px) && (0..4).contains(&py) => mip0[(py * 8 + px) as usize],
+                        1 if (0..4).contains(&px) && (0..2).contains(&py) => mip1[(py * 4 + px) as usize],
+                        _ => 0,
+                    };
+                    let i = ((z * 8 + y) * 12 + x) as usize;
+                    assert_eq!([got[2 * i], got[2 * i + 1]], [want, want], "{name}: texel ({px}, {py}) of mip {m}");
+                }
+            }
+        }
+        outputs.push(got);
+    }
+}
+
+const MIXED_MIPS: &str = r#"
+@group(0) @binding(0) var src: texture_2d<u32>;
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+
+// Neighbouring lanes read texel (i mod 8, 0) of mips 0, 1 and 2 (past the view) in turn.
+@compute @workgroup_size(48)
+fn main(@builtin(local_invocation_index) i: u32) {
+    out[i] = textureLoad(src, vec2<u32>(i % 8u, 0u), i % 3u).x;
+}
+"#;
+
+#[test]
+fn lanes_reading_different_mips_each_read_their_own() {
+    for (name, ctx) in kernel_contexts() {
+        let d = &ctx.device;
+        let src = ctx.texture(&ResourceDesc::tex2d(Format::R32Uint, 8, 4).with_mips(2), BarrierLayout::Common);
+        ctx.upload_subresource(&src, 0, &bytes_of(&(0..32).map(|i| 1000 + i).collect::<Vec<u32>>()));
+        ctx.upload_subresource(&src, 1, &bytes_of(&(0..8).map(|i| 2000 + i).collect::<Vec<u32>>()));
+        let root = d
+            .create_root_signature(&RootSignatureDesc::new(vec![
+                RootParameter::table(vec![DescriptorRange::new(RegisterClass::Srv, 1, 0)]),
+                RootParameter::uav(0),
+            ]))
+            .unwrap();
+        let pso = pipeline(d, &root, &Arc::new(ShaderModule::from_wgsl(MIXED_MIPS).unwrap()), "main").unwrap();
+        let heap = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 1).unwrap();
+        d.create_shader_resource_view(&src, TextureViewDesc::texture_2d(), &heap.handle(0)).unwrap();
+        let out = uav_buffer(&ctx, &[0; 48 * 4]);
+        ctx.run(CommandListType::Direct, |l| {
+            l.set_compute_root_signature(&root);
+            l.set_pipeline_state(&pso);
+            l.set_descriptor_heaps(&[&heap]);
+            l.set_compute_root_descriptor_table(0, &heap.gpu_handle(0).unwrap());
+            l.set_compute_root_unordered_access_view(1, out.gpu_address(0));
+            l.dispatch(1, 1, 1);
+        });
+        let got = u32s(&ctx.read_buffer(&out));
+        // Mip 0 is 8 texels wide, mip 1 4, mip 2 past the view.
+        let want: Vec<u32> = (0..48u32)
+            .map(|i| match (i % 3, i % 8) {
+                (0, x) => 1000 + x,
+                (1, x) if x < 4 => 2000 + x,
+                _ => 0,
+            })
+            .collect();
+        if d.capabilities().name.contains("llvmpipe") {
+            // lavapipe 22.3 checks the coordinates of every lane of an 8-lane group against one
+            // lane's mip, so a lane reads 0 where a neighbour's mip is smaller than its own: a
+            // driver bug, kept in view here so that a fixed driver shows up (the assertion
+            // then fails: drop this branch). Lanes are never wrong but for reading 0.
+            assert_ne!(got, want, "{name}: lavapipe reads lanes of different mips right now");
+            assert!(got.iter().zip(&want).all(|(g, w)| g == w || *g == 0), "{name}: {got:?}");
+            continue;
+        }
+        assert_eq!(got, want, "{name}");
+    }
+}

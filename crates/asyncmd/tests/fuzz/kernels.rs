@@ -1,11 +1,12 @@
 //! Random kernels: WGSL generated from a seed (integer expressions over random reads of a
-//! bound buffer, root constants and the thread's ids; ifs, bounded loops and switches; an
-//! exchange through workgroup memory across a barrier), run on two devices, or twice on one,
-//! and compared byte for byte.
+//! bound buffer, texel loads of a texture in a descriptor table, root constants and the
+//! thread's ids; ifs, bounded loops and switches; an exchange through workgroup memory across a
+//! barrier), run on two devices, or twice on one, and compared byte for byte.
 //!
 //! Integers only: every operation has one defined result (WGSL's division, shift and
-//! overflow rules), so any difference is a bug in a device. Reads index the input with
-//! unchecked values, so out-of-bounds reads (0 on every device) are exercised too.
+//! overflow rules), so any difference is a bug in a device. Reads index the input and the
+//! texture's texels and mips with unchecked values, so out-of-bounds reads (0 on every device)
+//! are exercised too.
 
 use asyncmd::ddi::{AppShader, ComputePipelineDesc, ComputeShader, PipelineDesc};
 use asyncmd::shader::ShaderModule;
@@ -19,6 +20,8 @@ use std::time::Duration;
 const INPUT_WORDS: u32 = 61;
 /// Variables each thread keeps and writes out.
 const VARS: usize = 4;
+/// The texture's size (mip 0) and mips: an R32 uint texture behind a table's SRV (t1).
+const TEXTURE: (u32, u32, u32) = (8, 4, 2);
 
 /// A generated kernel and how it is dispatched.
 pub struct Kernel {
@@ -40,7 +43,7 @@ impl Gen {
         self.depth += 1;
         let leaf = self.depth > 3 || self.rng.u8(0..10) < 3;
         let e = if leaf {
-            match self.rng.u8(0..7) {
+            match self.rng.u8(0..8) {
                 // Behind a root constant, so that naga's constant evaluator (which refuses a
                 // constant division by zero or overflow) leaves it to the device.
                 0 => format!("(c.b * 0u + {}u)", self.edge()),
@@ -48,6 +51,21 @@ impl Gen {
                 2 => "li".into(),
                 3 => format!("c.{}", if self.rng.bool() { "a" } else { "b" }),
                 4 => format!("input[{}]", self.index()),
+                // A texel: coordinates past the texture's, negative ones too, of either mip.
+                // The mip is the dispatch's (a root constant): lavapipe 22.3 checks every lane of
+                // an 8-lane group against one lane's mip, so lanes of one group reading
+                // different mips read 0 where they should not
+                // (`textures::lanes_reading_different_mips_each_read_their_own`).
+                5 => {
+                    let mut v = || self.rng.usize(0..VARS);
+                    let (x, y) = (v(), v());
+                    let m = if self.rng.bool() { "a" } else { "b" };
+                    if self.rng.bool() {
+                        format!("textureLoad(tex, vec2<u32>(v{x} % 10u, v{y} % 6u), c.{m} & 1u).x")
+                    } else {
+                        format!("textureLoad(tex, vec2<i32>(bitcast<i32>(v{x}) % 10, bitcast<i32>(v{y}) % 6), bitcast<i32>(c.{m}) & 1).x")
+                    }
+                }
                 _ => format!("v{}", self.rng.usize(0..VARS)),
             }
         } else {
@@ -157,6 +175,7 @@ impl Kernel {
             "{}struct C {{ a: u32, b: u32 }}\nvar<immediate> c: C;\n\
              @group(0) @binding(0) var<storage, read> input: array<u32>;\n\
              @group(0) @binding(0) var<storage, read_write> output: array<u32>;\n\
+             @group(0) @binding(1) var tex: texture_2d<u32>;\n\
              @compute @workgroup_size({group})\n\
              fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) li: u32) {{\n",
             if shared { format!("var<workgroup> wg: array<u32, {group}>;\n") } else { String::new() }
@@ -182,6 +201,7 @@ impl Kernel {
                 RootParameter::constants(0, 2),
                 RootParameter::srv(0),
                 RootParameter::uav(0),
+                RootParameter::table(vec![DescriptorRange::new(RegisterClass::Srv, 1, 1)]),
             ]))
             .map_err(e)?;
         let pso = device
@@ -204,12 +224,17 @@ impl Kernel {
         let readback = buffer(HeapType::Readback, out_len, ResourceFlags::empty()).map_err(e)?;
         let queue = device.create_command_queue(CommandListType::Direct).map_err(e)?;
         let alloc = device.create_command_allocator(CommandListType::Direct).map_err(e)?;
+        let (heap, _texture) = self.texture(device, &queue).map_err(e)?;
         let mut list = device.create_command_list(CommandListType::Direct, &alloc).map_err(e)?;
+        list.set_descriptor_heaps(&[&heap]);
         list.set_compute_root_signature(&root);
         list.set_pipeline_state(&pso);
         list.set_compute_root_32bit_constants(0, &self.constants, 0);
         list.set_compute_root_shader_resource_view(1, input.gpu_address(0));
         list.set_compute_root_unordered_access_view(2, output.gpu_address(0));
+        if let Some(table) = heap.gpu_handle(0) {
+            list.set_compute_root_descriptor_table(3, &table);
+        }
         list.dispatch(self.groups, 1, 1);
         list.barrier(&[BarrierGroup::Buffer(vec![BufferBarrier {
             sync_before: BarrierSync::COMPUTE_SHADING,
@@ -225,5 +250,50 @@ impl Kernel {
         queue.execute_command_lists(&[&list]).map_err(e)?;
         queue.wait_idle(Duration::from_secs(60)).map_err(e)?;
         readback.read_vec(0, out_len as usize).map_err(e)
+    }
+
+    /// The kernel's texture, loaded from the input's words (texel i of mip m is word
+    /// `(i + 32m) mod 61`, flipped), and a shader-visible heap holding its SRV (which does not
+    /// keep the texture alive: the caller does).
+    fn texture(
+        &self,
+        device: &Device,
+        queue: &asyncmd::CommandQueue,
+    ) -> asyncmd::Result<(asyncmd::DescriptorHeap, asyncmd::Resource)> {
+        let (w, h, mips) = TEXTURE;
+        let desc = ResourceDesc::tex2d(Format::R32Uint, w, h).with_mips(mips as u16);
+        let tex = device.create_committed_resource(HeapType::Default, &desc, BarrierLayout::Common)?;
+        let fp = device.copyable_footprints(&desc, 0, mips, 0)?;
+        let staging = device.create_committed_resource(
+            HeapType::Upload,
+            &ResourceDesc::buffer(fp.total_bytes),
+            BarrierLayout::Undefined,
+        )?;
+        let word =
+            |i: usize| u32::from_le_bytes(self.input[i * 4..i * 4 + 4].try_into().unwrap_or([0; 4])) ^ 0x5a5a_5a5a;
+        let alloc = device.create_command_allocator(CommandListType::Direct)?;
+        let mut list = device.create_command_list(CommandListType::Direct, &alloc)?;
+        for (m, layout) in fp.layouts.iter().enumerate() {
+            let (mw, mh) = ((w >> m).max(1) as usize, (h >> m).max(1) as usize);
+            for y in 0..mh {
+                let row: Vec<u8> =
+                    (0..mw).flat_map(|x| word((y * mw + x + 32 * m) % INPUT_WORDS as usize).to_le_bytes()).collect();
+                staging.write(layout.offset + y as u64 * u64::from(layout.footprint.row_pitch), &row)?;
+            }
+            list.copy_texture_region(
+                &TextureCopyLocation::subresource(&tex, m as u32),
+                0,
+                0,
+                0,
+                &TextureCopyLocation::footprint(&staging, *layout),
+                None,
+            );
+        }
+        list.close()?;
+        queue.execute_command_lists(&[&list])?;
+        queue.wait_idle(Duration::from_secs(60))?;
+        let heap = device.create_shader_visible_descriptor_heap(asyncmd::DescriptorHeapType::CbvSrvUav, 1)?;
+        device.create_shader_resource_view(&tex, TextureViewDesc::texture_2d(), &heap.handle(0))?;
+        Ok((heap, tex))
     }
 }

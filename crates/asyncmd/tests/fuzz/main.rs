@@ -370,6 +370,20 @@ fn check_kernels(vulkan: bool, seed: u64, vk: &VulkanDrivers, report: &Report) {
             report.compared.fetch_add(1, Ordering::Relaxed);
             report.bytes.fetch_add(x.len() as u64, Ordering::Relaxed);
             if let Some(at) = x.iter().zip(&y).position(|(p, q)| p != q) {
+                if std::env::var("ASYNCMD_FUZZ_DEBUG").is_ok() {
+                    let w = |v: &[u8]| {
+                        v.chunks(4)
+                            .map(|c| format!("{:x}", u32::from_le_bytes(c.try_into().unwrap())))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    };
+                    eprintln!(
+                        "ref: {}
+vk:  {}",
+                        w(&x),
+                        w(&y)
+                    );
+                }
                 let word = |v: &[u8]| u32::from_le_bytes(v[at / 4 * 4..at / 4 * 4 + 4].try_into().unwrap_or_default());
                 report.fail(format!(
                     "seed {seed}, kernels on {other:?}: word {} is {:#x} on the reference device, {:#x} there",
