@@ -209,3 +209,37 @@ fn float_arithmetic_follows_ieee_754_where_it_is_exact() {
         }
     }
 }
+
+#[test]
+fn arrays_of_vectors_and_structs_move_whole_elements_per_thread() {
+    // Each thread reads its element of an array of structs (a u32 and a vec2, 16 bytes with
+    // padding) and of vec4s, and writes a vec4 and a struct; past the input's end it reads 0
+    // (the last thread's struct lies half outside), and writes past the output's are dropped.
+    let wgsl = r#"
+struct S { a: u32, b: vec2<u32> }
+@group(0) @binding(0) var<storage, read> input: array<S>;
+@group(0) @binding(0) var<storage, read_write> output: array<vec4<u32>>;
+
+@compute @workgroup_size(8)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let s = input[id.x];
+    output[id.x] = vec4<u32>(s.a, s.b.x, s.b.y, s.a + s.b.x + s.b.y + id.x);
+}
+"#;
+    for (name, ctx) in kernel_contexts() {
+        // 7 structs and a half: words a, pad, b.x, b.y per struct (b aligned to 8).
+        let input: Vec<u32> = (0..30).map(|i| 100 + i).collect();
+        let out = run(&ctx, wgsl, "main", [1, 1, 1], &[], &bytes_of(&input), &[0xEE; 7 * 16]);
+        let word = |i: usize| u32::from_le_bytes(out[i * 4..i * 4 + 4].try_into().unwrap());
+        for t in 0..7 {
+            let field = |k: usize| input.get(4 * t + k).copied().unwrap_or(0);
+            // Thread 7's struct starts at word 28: a and the padding are in, b is past the end.
+            let (a, bx, by) = (field(0), field(2), field(3));
+            let want = [a, bx, by, a.wrapping_add(bx).wrapping_add(by).wrapping_add(t as u32)];
+            let got: Vec<u32> = (0..4).map(|k| word(4 * t + k)).collect();
+            assert_eq!(got, want, "{name}: thread {t}");
+        }
+        // Thread 7's vec4 would be past the output's 7: dropped; the buffer holds 7 exactly.
+        assert_eq!(out.len(), 7 * 16, "{name}");
+    }
+}

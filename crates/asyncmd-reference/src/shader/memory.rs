@@ -103,14 +103,17 @@ impl Memory<'_> {
         let Some(bytes) = self.view(b) else { return };
         let n = active.len();
         if let Offsets::Varying(offsets) = &p.offsets {
-            if let (Some(first), false, true) =
-                (contiguous_words(offsets, leaves, bytes.len()), v.uniform, active.iter().all(|&a| a))
-            {
-                // Lane l writes the word after lane l − 1's, every lane active.
-                let start = first as usize + leaves[0].offset as usize;
-                for (w, x) in bytes[start..start + 4 * n].chunks_exact(4).zip(&v.data[..n]) {
-                    for (b, x) in w.iter().zip(x.to_le_bytes()) {
-                        b.store(x, Relaxed);
+            if let (Some((first, stride)), true) = (strided(offsets, leaves, bytes.len()), active.iter().all(|&a| a)) {
+                // Lane l's element `stride` bytes after lane l − 1's, every lane active: each
+                // leaf's words go out in one pass, bounds checked once.
+                for (c, leaf) in leaves.iter().enumerate() {
+                    let start = first as usize + leaf.offset as usize;
+                    for l in 0..n {
+                        let at = start + l * stride;
+                        let x = v.get(c, l, n);
+                        for (b, x) in bytes[at..at + 4].iter().zip(x.to_le_bytes()) {
+                            b.store(x, Relaxed);
+                        }
                     }
                 }
                 return;
@@ -135,13 +138,15 @@ fn load_bytes(bytes: &[AtomicU8], p: &Ptr, leaves: &[Leaf], n: usize) -> Val {
         }
         Offsets::Varying(offsets) => {
             let mut data = vec![0; leaves.len() * n];
-            let contiguous = contiguous_words(offsets, leaves, bytes.len());
+            let strided = strided(offsets, leaves, bytes.len());
             for (c, leaf) in leaves.iter().enumerate() {
                 let out = &mut data[c * n..(c + 1) * n];
-                if let Some(first) = contiguous {
-                    // Lane l reads the word after lane l − 1's: one pass over the bytes.
+                if let Some((first, stride)) = strided {
+                    // Lane l reads the element `stride` bytes after lane l − 1's: one pass over
+                    // the bytes, bounds checked once.
                     let start = first as usize + leaf.offset as usize;
-                    for (o, w) in out.iter_mut().zip(bytes[start..start + 4 * n].chunks_exact(4)) {
+                    for (l, o) in out.iter_mut().enumerate() {
+                        let w = &bytes[start + l * stride..start + l * stride + 4];
                         *o = u32::from_le_bytes([0, 1, 2, 3].map(|k| w[k].load(Relaxed)));
                     }
                     continue;
@@ -225,18 +230,31 @@ pub(crate) fn store_words(words: &mut [u32], per_lane: bool, p: &Ptr, v: &Val, a
     }
 }
 
-/// Where lane 0 reads when each lane reads the 4 bytes after the previous lane's and every
-/// leaf's words lie inside `len` bytes (a kernel indexing an array by its thread id).
-fn contiguous_words(offsets: &[u32], leaves: &[Leaf], len: usize) -> Option<u32> {
+/// Where lane 0's element starts, and the bytes from one lane's to the next, when the lanes'
+/// elements follow each other at one stride (a kernel indexing an array by its thread id), no
+/// leaf is a bool and every leaf's word of every lane lies inside `len` bytes.
+fn strided(offsets: &[u32], leaves: &[Leaf], len: usize) -> Option<(u32, usize)> {
     let first = *offsets.first()?;
-    if leaves.len() != 1 || leaves[0].kind == Kind::Bool || first == OUT {
+    if first == OUT || leaves.iter().any(|l| l.kind == Kind::Bool) {
         return None;
     }
-    let end = u64::from(first) + u64::from(leaves[0].offset) + 4 * offsets.len() as u64;
+    let stride = match offsets.get(1) {
+        Some(&second) => second.checked_sub(first)? as usize,
+        None => 0,
+    };
+    if stride == 0 && offsets.len() > 1 {
+        return None;
+    }
+    let last_leaf = leaves.iter().map(|l| u64::from(l.offset) + 4).max()?;
+    let end = u64::from(first) + stride as u64 * (offsets.len() as u64 - 1) + last_leaf;
     if end > len as u64 {
         return None;
     }
-    offsets.iter().enumerate().all(|(l, &o)| u64::from(o) == u64::from(first) + 4 * l as u64).then_some(first)
+    offsets
+        .iter()
+        .enumerate()
+        .all(|(l, &o)| u64::from(o) == u64::from(first) + stride as u64 * l as u64)
+        .then_some((first, stride))
 }
 
 /// The memory an atomic works on.

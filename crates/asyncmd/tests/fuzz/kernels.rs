@@ -22,6 +22,8 @@ const INPUT_WORDS: u32 = 61;
 const VARS: usize = 4;
 /// The texture's size (mip 0) and mips: an R32 uint texture behind a table's SRV (t1).
 const TEXTURE: (u32, u32, u32) = (8, 4, 2);
+/// Texels each thread loads (`t0`, `t1`, …) before its statements.
+const TEXELS: usize = 2;
 
 /// A generated kernel and how it is dispatched.
 pub struct Kernel {
@@ -51,21 +53,8 @@ impl Gen {
                 2 => "li".into(),
                 3 => format!("c.{}", if self.rng.bool() { "a" } else { "b" }),
                 4 => format!("input[{}]", self.index()),
-                // A texel: coordinates past the texture's, negative ones too, of either mip.
-                // The mip is the dispatch's (a root constant): lavapipe 22.3 checks every lane of
-                // an 8-lane group against one lane's mip, so lanes of one group reading
-                // different mips read 0 where they should not
-                // (`textures::lanes_reading_different_mips_each_read_their_own`).
-                5 => {
-                    let mut v = || self.rng.usize(0..VARS);
-                    let (x, y) = (v(), v());
-                    let m = if self.rng.bool() { "a" } else { "b" };
-                    if self.rng.bool() {
-                        format!("textureLoad(tex, vec2<u32>(v{x} % 10u, v{y} % 6u), c.{m} & 1u).x")
-                    } else {
-                        format!("textureLoad(tex, vec2<i32>(bitcast<i32>(v{x}) % 10, bitcast<i32>(v{y}) % 6), bitcast<i32>(c.{m}) & 1).x")
-                    }
-                }
+                // A texel, loaded where the whole group runs (below).
+                5 => format!("t{}", self.rng.usize(0..TEXELS)),
                 _ => format!("v{}", self.rng.usize(0..VARS)),
             }
         } else {
@@ -182,6 +171,22 @@ impl Kernel {
         );
         for v in 0..VARS {
             let _ = writeln!(wgsl, "    var v{v} = input[(id.x + {v}u) % {INPUT_WORDS}u];");
+        }
+        // Texels at coordinates past the texture's (negative ones too) of the dispatch's mip,
+        // loaded where every lane of the group runs: lavapipe 22.3 checks an 8-lane group's
+        // loads against one lane's mip (`textures::lanes_reading_different_mips_each_read_their_own`),
+        // and loads under divergent branches gave it zeros where the reference device read
+        // texels (seed 104183 of the long run, not yet reduced to a test).
+        for t in 0..TEXELS {
+            let mut v = || g.rng.usize(0..VARS);
+            let (x, y) = (v(), v());
+            let m = if g.rng.bool() { "a" } else { "b" };
+            let load = if g.rng.bool() {
+                format!("textureLoad(tex, vec2<u32>(v{x} % 10u, v{y} % 6u), c.{m} & 1u).x")
+            } else {
+                format!("textureLoad(tex, vec2<i32>(bitcast<i32>(v{x}) % 10, bitcast<i32>(v{y}) % 6), bitcast<i32>(c.{m}) & 1).x")
+            };
+            let _ = writeln!(wgsl, "    let t{t} = {load};");
         }
         wgsl += &body;
         for v in 0..VARS {
