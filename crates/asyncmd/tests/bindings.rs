@@ -510,3 +510,44 @@ fn random_root_signatures_and_tables_get_an_error_or_work_never_a_panic() {
     // The random draw reaches every stage.
     assert!(created > 200 && pipelines > 10 && dispatched > 0, "{created} {pipelines} {dispatched}");
 }
+
+#[test]
+fn copy_descriptors_gathers_ranges_into_ranges() {
+    let ctx = Ctx::reference();
+    let d = &ctx.device;
+    let module = Arc::new(ShaderModule::from_wgsl(SAXPY).unwrap());
+    let root = table_root(d);
+    let pso = pipeline(d, &root, &module, "main").unwrap();
+    let x: Vec<f32> = (0..64).map(|i| i as f32).collect();
+    let xb = ctx.default_buffer(&bytes_of(&x));
+    let yb = uav_buffer(&ctx, &[0; 256]);
+    // The SRV and the UAV start in two CPU heaps; one copy puts them side by side at 6 and 7.
+    let srvs = d.create_descriptor_heap(DescriptorHeapType::CbvSrvUav, 3).unwrap();
+    let uavs = d.create_descriptor_heap(DescriptorHeapType::CbvSrvUav, 1).unwrap();
+    d.create_shader_resource_view(&xb, BufferViewDesc::raw(0, 256), &srvs.handle(2)).unwrap();
+    d.create_unordered_access_view(&yb, BufferViewDesc::raw(0, 256), &uavs.handle(0)).unwrap();
+    let heap = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 8).unwrap();
+    let ty = DescriptorHeapType::CbvSrvUav;
+    let refused = |r: Result<()>, text: &str| {
+        let e = assert_error(r, ErrorCode::InvalidArg, MessageId::InvalidDescriptorHandle);
+        assert!(e.text.contains(text), "{text:?} not in {}", e.text);
+    };
+    refused(d.copy_descriptors(&[(&heap.handle(6), 3)], &[(&srvs.handle(2), 1), (&uavs.handle(0), 1)], ty), "hold 3");
+    refused(d.copy_descriptors(&[(&heap.handle(7), 2)], &[(&srvs.handle(2), 2)], ty), "source heap's end");
+    refused(d.copy_descriptors(&[(&heap.handle(7), 2)], &[(&srvs.handle(0), 2)], ty), "destination heap's 8");
+    refused(
+        d.copy_descriptors(&[(&heap.handle(6), 1)], &[(&srvs.handle(2), 1)], DescriptorHeapType::Sampler),
+        "not Sampler",
+    );
+    d.copy_descriptors(&[(&heap.handle(6), 2)], &[(&srvs.handle(2), 1), (&uavs.handle(0), 1)], ty).unwrap();
+    ctx.run(CommandListType::Direct, |l| {
+        l.set_compute_root_signature(&root);
+        l.set_pipeline_state(&pso);
+        l.set_descriptor_heaps(&[&heap]);
+        l.set_compute_root_32bit_constants(0, &[3.0f32.to_bits(), 64], 0);
+        l.set_compute_root_descriptor_table(1, &heap.gpu_handle(6).unwrap());
+        l.dispatch(1, 1, 1);
+    });
+    let want: Vec<f32> = x.iter().map(|v| 3.0 * v).collect();
+    assert_eq!(f32s(&ctx.read_buffer(&yb)), want);
+}

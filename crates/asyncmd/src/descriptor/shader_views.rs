@@ -210,6 +210,51 @@ impl Device {
     }
 }
 
+impl Device {
+    /// `CopyDescriptors`: the descriptors of `src` ranges (a start and a count each), one after
+    /// the other, into the `dst` ranges, one after the other; both sides must hold the same
+    /// number, every range within its heap and every heap of type `ty`. Nothing is copied
+    /// unless all of it can be: the source descriptors are read first, so ranges may overlap.
+    pub fn copy_descriptors(
+        &self,
+        dst: &[(&CpuDescriptorHandle, u32)],
+        src: &[(&CpuDescriptorHandle, u32)],
+        ty: DescriptorHeapType,
+    ) -> Result<()> {
+        const API: &str = "CopyDescriptors";
+        let fail = |t: String| self.shared.fail(err::invalid(MessageId::InvalidDescriptorHandle, API, t));
+        let total = |ranges: &[(&CpuDescriptorHandle, u32)]| ranges.iter().map(|(_, n)| u64::from(*n)).sum::<u64>();
+        if total(dst) != total(src) {
+            return fail(format!("the destination ranges hold {} descriptors, the sources {}", total(dst), total(src)));
+        }
+        if let Some((h, _)) = dst.iter().chain(src).find(|(h, _)| h.heap.ty != ty) {
+            return fail(format!("a handle is in a {:?} heap, not {ty:?}", h.heap.ty));
+        }
+        let mut copied: Vec<Option<ViewDescriptor>> = Vec::new();
+        for (h, n) in src {
+            let slots = h.heap.slots.lock().unwrap_or_else(PoisonError::into_inner);
+            match slots.get(h.index as usize..h.index as usize + *n as usize) {
+                Some(s) => copied.extend_from_slice(s),
+                None => return fail(format!("{n} descriptors from {} pass the source heap's end", h.index)),
+            }
+        }
+        for (h, n) in dst {
+            let len = h.heap.slots.lock().unwrap_or_else(PoisonError::into_inner).len();
+            if u64::from(h.index) + u64::from(*n) > len as u64 {
+                return fail(format!("{n} descriptors from {} pass the destination heap's {len}", h.index));
+            }
+        }
+        let mut next = copied.into_iter();
+        for (h, n) in dst {
+            let mut slots = h.heap.slots.lock().unwrap_or_else(PoisonError::into_inner);
+            for slot in &mut slots[h.index as usize..h.index as usize + *n as usize] {
+                *slot = next.next().flatten();
+            }
+        }
+        Ok(())
+    }
+}
+
 impl GpuDescriptorHandle {
     /// The view `offset` descriptors into the table starting here, for a binding of `class`:
     /// `Err` names an empty descriptor, one of another class, a destroyed resource, or a place
