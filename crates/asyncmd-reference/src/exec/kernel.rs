@@ -100,7 +100,15 @@ impl Exec<'_> {
                 Some(View { buffer, start, len })
             })
             .collect();
-        let buffers = buffers.into_iter().map(crate::shader::shared_bytes).collect();
+        // Buffers a word at a time where their bytes are word-aligned, textures (and constants)
+        // a byte at a time: each resource at one size for the whole dispatch.
+        let word_sized: Vec<bool> = resources
+            .iter()
+            .map(|(_, r)| r.desc.is_buffer())
+            .chain(std::iter::repeat(false))
+            .take(buffers.len())
+            .collect();
+        let buffers = buffers.into_iter().zip(word_sized).map(|(b, words)| crate::shader::share(b, words)).collect();
         let memory = Memory { buffers, bindings, textures, samplers, immediates: &immediates };
         let deadline = Instant::now() + self.shared.shader_time_budget;
         let spread = |batches, run: &(dyn Fn(u64) + Sync)| super::workers::spread(batches, run);

@@ -511,7 +511,7 @@ impl<'p, 'e, 'm> Engine<'p, 'e, 'm> {
         let mut old = vec![0; if cmp.is_some() { 2 * n } else { n }];
         // Storage buffers by bytes, workgroup memory by components.
         let mut memory = match p.region {
-            Region::Binding(b) => self.mem.view(b).map(Atomics::Bytes),
+            Region::Binding(b) => self.mem.view(b).map(Atomics::Shared),
             Region::Workgroup(g) => self.workgroup.get_mut(g).map(|w| Atomics::Words(w.as_mut_slice())),
             _ => None,
         };

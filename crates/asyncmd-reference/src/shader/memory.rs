@@ -2,28 +2,136 @@
 //! and writes are dropped), its push constants, and its own variables' components.
 //!
 //! Bindings are bytes that several batches, on several threads, may read and write at once
-//! (`Program::dispatch`): each is accessed as `AtomicU8`s with relaxed ordering, which on the
-//! usual processors compiles to plain loads and stores. Two groups writing one byte is a race
-//! in the app's kernel (undefined results in D3D12), never undefined behaviour here.
+//! (`Program::dispatch`): a buffer is accessed as `AtomicU32` words (every kernel access to a
+//! buffer is a whole, aligned 4-byte scalar), a texture, or a buffer whose bytes are not
+//! word-aligned in host memory, as `AtomicU8`s; always with relaxed ordering, which on the usual
+//! processors compiles to plain loads and stores. One resource is accessed at one size for the
+//! whole dispatch, so accesses never partially overlap. Two groups writing one word is a race in
+//! the app's kernel (undefined results in D3D12), never undefined behaviour here.
 
 use super::layout::{Kind, Leaf};
 use super::texture::Texture;
 use super::value::{Offsets, Ptr, Region, Val, OUT};
-use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU8, Ordering::Relaxed};
 
 /// The bytes of `b` as atomics, for batches on several threads.
 #[allow(unsafe_code)]
-pub(crate) fn shared_bytes(b: &mut [u8]) -> &[AtomicU8] {
+fn shared_bytes(b: &mut [u8]) -> &[AtomicU8] {
     // SAFETY: `AtomicU8` has the size, alignment and bit validity of `u8`, and the unique
     // borrow of `b` is given up for the returned one, so no plain access to these bytes
     // happens while it lives (what the unstable `AtomicU8::from_mut_slice` does).
     unsafe { &*(b as *mut [u8] as *const [AtomicU8]) }
 }
 
+/// `b` shared for a dispatch: as words when `words` is asked and `b` is word-aligned in memory
+/// (its whole words; a last partial word is out of reach, as robust buffer access puts it),
+/// else as bytes.
+#[allow(unsafe_code)]
+pub(crate) fn share(b: &mut [u8], words: bool) -> Shared<'_> {
+    let len = b.len();
+    if words && (b.as_ptr() as usize).is_multiple_of(std::mem::align_of::<AtomicU32>()) {
+        let whole = &mut b[..len / 4 * 4];
+        // SAFETY: `AtomicU32` has the size and bit validity of `u32`, and the pointer is aligned
+        // for it (checked above); the words lie inside `b`, whose unique borrow is given up for
+        // the returned one, so no plain access to them happens while it lives.
+        let w = unsafe { std::slice::from_raw_parts(whole.as_mut_ptr() as *const AtomicU32, whole.len() / 4) };
+        return Shared::Words(w, len);
+    }
+    Shared::Bytes(shared_bytes(b))
+}
+
+/// A resource's bytes as the dispatch shares them: whole words, or single bytes.
+#[derive(Clone, Copy)]
+pub(crate) enum Shared<'a> {
+    /// Words, and the bytes they and a last partial word span.
+    Words(&'a [AtomicU32], usize),
+    /// Bytes.
+    Bytes(&'a [AtomicU8]),
+}
+
+impl<'a> Shared<'a> {
+    /// Bytes `start..start + len` (a word-shared range must start on a word).
+    fn range(self, start: usize, len: usize) -> Option<Shared<'a>> {
+        let end = start.checked_add(len)?;
+        match self {
+            Shared::Bytes(b) => b.get(start..end).map(Shared::Bytes),
+            Shared::Words(w, bytes) if start.is_multiple_of(4) && end <= bytes => {
+                Some(Shared::Words(w.get(start / 4..(end / 4).min(w.len()))?, len))
+            }
+            Shared::Words(..) => None,
+        }
+    }
+
+    /// Bytes spanned.
+    pub(crate) fn len(self) -> usize {
+        match self {
+            Shared::Words(_, bytes) => bytes,
+            Shared::Bytes(b) => b.len(),
+        }
+    }
+
+    /// The bytes, where they are shared a byte at a time (textures).
+    pub(crate) fn bytes(self) -> Option<&'a [AtomicU8]> {
+        match self {
+            Shared::Bytes(b) => Some(b),
+            Shared::Words(..) => None,
+        }
+    }
+
+    /// The component at byte `at`, or `None` past the end.
+    pub(crate) fn read(self, at: u32, leaf: Leaf) -> Option<u32> {
+        match self {
+            Shared::Bytes(b) => checked_read(b, at, leaf),
+            Shared::Words(w, _) => {
+                let word = w.get(at as usize / 4)?.load(Relaxed);
+                if leaf.kind == Kind::Bool {
+                    return Some((word >> (8 * (at % 4)) & 0xff != 0) as u32);
+                }
+                at.is_multiple_of(4).then_some(word)
+            }
+        }
+    }
+
+    /// Writes the component at byte `at`; nothing past the end.
+    pub(crate) fn write(self, at: u32, leaf: Leaf, v: u32) {
+        match self {
+            Shared::Bytes(b) => write_bytes(b, at, leaf, v),
+            Shared::Words(w, _) => {
+                let Some(word) = w.get(at as usize / 4) else { return };
+                if leaf.kind == Kind::Bool {
+                    let shift = 8 * (at % 4);
+                    let byte = u32::from(v != 0) << shift;
+                    let _ = word.fetch_update(Relaxed, Relaxed, |x| Some(x & !(0xff << shift) | byte));
+                } else if at.is_multiple_of(4) {
+                    word.store(v, Relaxed);
+                }
+            }
+        }
+    }
+
+    /// The word at byte `at`, known to be inside and aligned for words.
+    #[inline]
+    fn word(self, at: usize) -> u32 {
+        match self {
+            Shared::Words(w, _) => w[at / 4].load(Relaxed),
+            Shared::Bytes(b) => u32::from_le_bytes([0, 1, 2, 3].map(|k| b[at + k].load(Relaxed))),
+        }
+    }
+
+    /// Stores the word at byte `at`, known to be inside and aligned for words.
+    #[inline]
+    fn set_word(self, at: usize, v: u32) {
+        match self {
+            Shared::Words(w, _) => w[at / 4].store(v, Relaxed),
+            Shared::Bytes(b) => b[at..at + 4].iter().zip(v.to_le_bytes()).for_each(|(b, x)| b.store(x, Relaxed)),
+        }
+    }
+}
+
 /// The memory a dispatch reads and writes.
 pub(crate) struct Memory<'a> {
     /// Each resource the dispatch binds, once, however many views it has.
-    pub(crate) buffers: Vec<&'a [AtomicU8]>,
+    pub(crate) buffers: Vec<Shared<'a>>,
     /// Each shader binding's view (`None`: nothing bound; reads 0, writes dropped).
     pub(crate) bindings: Vec<Option<View>>,
     /// Each texture binding's view (`None` for the rest, and for a texture not bound).
@@ -52,14 +160,14 @@ impl Memory<'_> {
         *self.samplers.get(binding)?
     }
 
-    /// The dispatch buffer `i`, whole.
+    /// The bytes of dispatch buffer `i` (a texture's), whole.
     pub(crate) fn buffer(&self, i: usize) -> Option<&[AtomicU8]> {
-        self.buffers.get(i).copied()
+        self.buffers.get(i)?.bytes()
     }
 
-    pub(crate) fn view(&self, binding: usize) -> Option<&[AtomicU8]> {
+    pub(crate) fn view(&self, binding: usize) -> Option<Shared<'_>> {
         let v = (*self.bindings.get(binding)?)?;
-        self.buffers.get(v.buffer)?.get(v.start..v.start.checked_add(v.len)?)
+        self.buffers.get(v.buffer)?.range(v.start, v.len)
     }
 
     /// Bytes bound at `binding` (0 where nothing is).
@@ -103,17 +211,13 @@ impl Memory<'_> {
         let Some(bytes) = self.view(b) else { return };
         let n = active.len();
         if let Offsets::Varying(offsets) = &p.offsets {
-            if let (Some((first, stride)), true) = (strided(offsets, leaves, bytes.len()), active.iter().all(|&a| a)) {
+            if let (Some((first, stride)), true) = (strided(offsets, leaves, bytes), active.iter().all(|&a| a)) {
                 // Lane l's element `stride` bytes after lane l − 1's, every lane active: each
                 // leaf's words go out in one pass, bounds checked once.
                 for (c, leaf) in leaves.iter().enumerate() {
                     let start = first as usize + leaf.offset as usize;
                     for l in 0..n {
-                        let at = start + l * stride;
-                        let x = v.get(c, l, n);
-                        for (b, x) in bytes[at..at + 4].iter().zip(x.to_le_bytes()) {
-                            b.store(x, Relaxed);
-                        }
+                        bytes.set_word(start + l * stride, v.get(c, l, n));
                     }
                 }
                 return;
@@ -123,37 +227,37 @@ impl Memory<'_> {
             for (l, &on) in active.iter().enumerate() {
                 let at = p.offsets.get(l);
                 if on && at != OUT {
-                    write_bytes(bytes, at.saturating_add(leaf.offset), *leaf, v.get(c, l, n));
+                    bytes.write(at.saturating_add(leaf.offset), *leaf, v.get(c, l, n));
                 }
             }
         }
     }
 }
 
-/// Loads `leaves` from a binding's bytes.
-fn load_bytes(bytes: &[AtomicU8], p: &Ptr, leaves: &[Leaf], n: usize) -> Val {
+/// Loads `leaves` from a binding's bytes; out of bounds reads 0 (robust buffer access).
+fn load_bytes(bytes: Shared, p: &Ptr, leaves: &[Leaf], n: usize) -> Val {
+    let read = |at: u32, leaf: Leaf| bytes.read(at, leaf).unwrap_or(0);
     match &p.offsets {
         Offsets::Uniform(o) => {
-            Val::uniform(leaves.iter().map(|leaf| read_bytes(bytes, o.saturating_add(leaf.offset), *leaf)).collect())
+            Val::uniform(leaves.iter().map(|leaf| read(o.saturating_add(leaf.offset), *leaf)).collect())
         }
         Offsets::Varying(offsets) => {
             let mut data = vec![0; leaves.len() * n];
-            let strided = strided(offsets, leaves, bytes.len());
+            let strided = strided(offsets, leaves, bytes);
             for (c, leaf) in leaves.iter().enumerate() {
                 let out = &mut data[c * n..(c + 1) * n];
                 if let Some((first, stride)) = strided {
                     // Lane l reads the element `stride` bytes after lane l − 1's: one pass over
-                    // the bytes, bounds checked once.
+                    // the words, bounds checked once.
                     let start = first as usize + leaf.offset as usize;
                     for (l, o) in out.iter_mut().enumerate() {
-                        let w = &bytes[start + l * stride..start + l * stride + 4];
-                        *o = u32::from_le_bytes([0, 1, 2, 3].map(|k| w[k].load(Relaxed)));
+                        *o = bytes.word(start + l * stride);
                     }
                     continue;
                 }
                 for (o, &at) in out.iter_mut().zip(offsets) {
                     if at != OUT {
-                        *o = read_bytes(bytes, at.saturating_add(leaf.offset), *leaf);
+                        *o = read(at.saturating_add(leaf.offset), *leaf);
                     }
                 }
             }
@@ -232,11 +336,20 @@ pub(crate) fn store_words(words: &mut [u32], per_lane: bool, p: &Ptr, v: &Val, a
 
 /// Where lane 0's element starts, and the bytes from one lane's to the next, when the lanes'
 /// elements follow each other at one stride (a kernel indexing an array by its thread id), no
-/// leaf is a bool and every leaf's word of every lane lies inside `len` bytes.
-fn strided(offsets: &[u32], leaves: &[Leaf], len: usize) -> Option<(u32, usize)> {
+/// leaf is a bool, every leaf's word of every lane lies inside the bytes and, where they are
+/// shared as words, on a word.
+fn strided(offsets: &[u32], leaves: &[Leaf], bytes: Shared) -> Option<(u32, usize)> {
+    let len = bytes.len();
     let first = *offsets.first()?;
     if first == OUT || leaves.iter().any(|l| l.kind == Kind::Bool) {
         return None;
+    }
+    if let Shared::Words(..) = bytes {
+        let aligned = |x: u64| x.is_multiple_of(4);
+        let second = offsets.get(1).map_or(0, |&o| u64::from(o));
+        if !aligned(u64::from(first)) || !aligned(second) || !leaves.iter().all(|l| aligned(u64::from(l.offset))) {
+            return None;
+        }
     }
     let stride = match offsets.get(1) {
         Some(&second) => second.checked_sub(first)? as usize,
@@ -259,21 +372,23 @@ fn strided(offsets: &[u32], leaves: &[Leaf], len: usize) -> Option<(u32, usize)>
 
 /// The memory an atomic works on.
 pub(crate) enum Atomics<'a> {
-    Bytes(&'a [AtomicU8]),
+    /// A binding's bytes.
+    Shared(Shared<'a>),
+    /// Workgroup memory's components.
     Words(&'a mut [u32]),
 }
 
 impl Atomics<'_> {
     pub(crate) fn read(&self, at: u32, leaf: Leaf) -> Option<u32> {
         match self {
-            Atomics::Bytes(b) => checked_read(b, at, leaf),
+            Atomics::Shared(b) => b.read(at, leaf),
             Atomics::Words(w) => w.get(at as usize).copied(),
         }
     }
 
     pub(crate) fn write(&mut self, at: u32, leaf: Leaf, v: u32) {
         match self {
-            Atomics::Bytes(b) => write_bytes(b, at, leaf, v),
+            Atomics::Shared(b) => b.write(at, leaf, v),
             Atomics::Words(w) => {
                 if let Some(x) = w.get_mut(at as usize) {
                     *x = v;
@@ -305,11 +420,6 @@ fn plain_read(bytes: &[u8], at: u32, leaf: Leaf) -> u32 {
     }
 }
 
-/// Reads a component; out of bounds reads 0 (robust buffer access).
-pub(crate) fn read_bytes(bytes: &[AtomicU8], at: u32, leaf: Leaf) -> u32 {
-    checked_read(bytes, at, leaf).unwrap_or(0)
-}
-
 /// Writes a component; out of bounds writes nothing.
 pub(crate) fn write_bytes(bytes: &[AtomicU8], at: u32, leaf: Leaf, v: u32) {
     let at = at as usize;
@@ -321,6 +431,42 @@ pub(crate) fn write_bytes(bytes: &[AtomicU8], at: u32, leaf: Leaf, v: u32) {
             for (d, x) in b.iter().zip(v.to_le_bytes()) {
                 d.store(x, Relaxed);
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_and_bytes_read_and_write_the_same_bytes() {
+        let word = Leaf { offset: 0, kind: Kind::U32 };
+        let flag = Leaf { offset: 0, kind: Kind::Bool };
+        // 4-aligned backing store; shared from byte 0 (words) and from byte 1 (bytes).
+        let mut backing = vec![0u32; 5];
+        let raw: &mut [u8] = bytemuck::cast_slice_mut(&mut backing);
+        for unaligned in [false, true] {
+            let b = if unaligned { &mut raw[1..19] } else { &mut raw[..18] };
+            b.fill(0);
+            let shared = share(b, true);
+            assert_eq!(matches!(shared, Shared::Words(..)), !unaligned);
+            assert_eq!(shared.len(), 18);
+            shared.write(4, word, 0x1234_5678);
+            shared.write(9, flag, 1);
+            assert_eq!(shared.read(4, word), Some(0x1234_5678));
+            assert_eq!(shared.read(8, flag), Some(0));
+            assert_eq!(shared.read(9, flag), Some(1));
+            // The last two bytes are no whole word: out of reach.
+            assert_eq!(shared.read(16, word), None);
+            shared.write(16, word, 7);
+            // A view from a word keeps its words.
+            let view = shared.range(4, 8).unwrap();
+            assert_eq!(view.read(0, word), Some(0x1234_5678));
+            assert_eq!(view.read(8, word), None);
+            let bytes: Vec<u8> = b.to_vec();
+            assert_eq!(&bytes[4..8], &0x1234_5678u32.to_le_bytes());
+            assert_eq!((bytes[9], bytes[16], bytes[17]), (1, 0, 0));
         }
     }
 }

@@ -22,7 +22,7 @@ mod texture;
 mod value;
 
 pub(crate) use engine::Hung;
-pub(crate) use memory::{shared_bytes, Memory, View};
+pub(crate) use memory::{share, Memory, View};
 pub(crate) use texture::{Sub, Texture};
 
 use asyncmd_ddi::AppShader;
