@@ -334,3 +334,56 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         assert_eq!(out, bytes_of(&want), "{name}");
     }
 }
+
+#[test]
+fn lanes_that_stay_long_in_a_loop_finish_it_with_their_own_state() {
+    // Trip counts from 0 to 144, most short: the reference device goes on with the few lanes
+    // left (lane compaction) and puts their variables, returns and exits back.
+    let wgsl = r#"
+@group(0) @binding(0) var<storage, read> input: array<u32>;
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+var<private> steps: u32;
+
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    var acc = input[0];
+    var i = 0u;
+    loop {
+        if i >= (id.x % 37u) * (id.x % 5u) { break; }
+        acc = acc * 31u + i;
+        steps += 1u;
+        if (acc & 1023u) == 7u && id.x % 3u == 0u {
+            out[id.x] = 0xFFFF0000u | steps;
+            return;
+        }
+        i++;
+        if i % 7u == 0u { continue; }
+        acc ^= id.x;
+    }
+    out[id.x] = acc + steps;
+}
+"#;
+    for (name, ctx) in kernel_contexts() {
+        let out = run(&ctx, wgsl, "main", [4, 1, 1], &[], &bytes_of(&[12345u32]), &[0; 4096]);
+        for t in 0..1024u32 {
+            let (mut acc, mut i, mut steps) = (12345u32, 0u32, 0u32);
+            let want = loop {
+                if i >= (t % 37) * (t % 5) {
+                    break acc.wrapping_add(steps);
+                }
+                acc = acc.wrapping_mul(31).wrapping_add(i);
+                steps += 1;
+                if acc & 1023 == 7 && t % 3 == 0 {
+                    break 0xFFFF_0000 | steps;
+                }
+                i += 1;
+                if i % 7 == 0 {
+                    continue;
+                }
+                acc ^= t;
+            };
+            let got = u32::from_le_bytes(out[t as usize * 4..t as usize * 4 + 4].try_into().unwrap());
+            assert_eq!(got, want, "{name}: thread {t}");
+        }
+    }
+}

@@ -83,7 +83,7 @@ impl Batch {
     }
 }
 
-enum Target {
+pub(crate) enum Target {
     Loop { broken: Vec<bool>, continued: Vec<bool> },
     Switch { broken: Vec<bool> },
 }
@@ -97,9 +97,9 @@ pub(crate) struct Frame<'f> {
     /// Each local's components, structure-of-arrays (component `c` of lane `l` at `c * n + l`).
     pub(crate) locals: Vec<Vec<u32>>,
     pub(crate) active: Vec<bool>,
-    returned: Vec<bool>,
-    ret: Option<Val>,
-    targets: Vec<Target>,
+    pub(crate) returned: Vec<bool>,
+    pub(crate) ret: Option<Val>,
+    pub(crate) targets: Vec<Target>,
 }
 
 /// The engine for one batch.
@@ -112,7 +112,7 @@ pub(crate) struct Engine<'p, 'e, 'm> {
     pub(crate) private: Vec<Vec<u32>>,
     pub(crate) batch: &'p Batch,
     pub(crate) n: usize,
-    deadline: Instant,
+    pub(crate) deadline: Instant,
 }
 
 fn any(m: &[bool]) -> bool {
@@ -217,6 +217,49 @@ impl<'p, 'e, 'm> Engine<'p, 'e, 'm> {
         }
     }
 
+    /// Iterations of the loop at the top of `fr`'s targets until no lane is left in it.
+    pub(crate) fn run_loop(
+        &mut self,
+        fr: &mut Frame,
+        body: &naga::Block,
+        continuing: &naga::Block,
+        break_if: Option<Handle<naga::Expression>>,
+    ) -> Result<(), Hung> {
+        let n = self.n;
+        loop {
+            if Instant::now() > self.deadline {
+                return Err(Hung);
+            }
+            self.block(fr, body)?;
+            if let Some(Target::Loop { continued, .. }) = fr.targets.last_mut() {
+                for (a, c) in fr.active.iter_mut().zip(continued.iter_mut()) {
+                    *a |= std::mem::take(c);
+                }
+            }
+            self.block(fr, continuing)?;
+            if let Some(b) = break_if {
+                if any(&fr.active) {
+                    let c = self.val(fr, b);
+                    let leaving = masked(&fr.active, &c, true);
+                    if let Some(Target::Loop { broken, .. }) = fr.targets.last_mut() {
+                        for l in 0..n {
+                            if leaving[l] {
+                                broken[l] = true;
+                                fr.active[l] = false;
+                            }
+                        }
+                    }
+                }
+            }
+            if !any(&fr.active) {
+                return Ok(());
+            }
+            if let Some(keep) = self.compaction(fr) {
+                return self.finish_compacted(fr, &keep, body, continuing, break_if);
+            }
+        }
+    }
+
     fn block(&mut self, fr: &mut Frame, block: &naga::Block) -> Result<(), Hung> {
         for stmt in block.iter() {
             if !any(&fr.active) {
@@ -255,35 +298,7 @@ impl<'p, 'e, 'm> Engine<'p, 'e, 'm> {
             S::Switch { selector, cases } => self.switch(fr, *selector, cases)?,
             S::Loop { body, continuing, break_if } => {
                 fr.targets.push(Target::Loop { broken: vec![false; n], continued: vec![false; n] });
-                loop {
-                    if Instant::now() > self.deadline {
-                        return Err(Hung);
-                    }
-                    self.block(fr, body)?;
-                    if let Some(Target::Loop { continued, .. }) = fr.targets.last_mut() {
-                        for (a, c) in fr.active.iter_mut().zip(continued.iter_mut()) {
-                            *a |= std::mem::take(c);
-                        }
-                    }
-                    self.block(fr, continuing)?;
-                    if let Some(b) = break_if {
-                        if any(&fr.active) {
-                            let c = self.val(fr, *b);
-                            let leaving = masked(&fr.active, &c, true);
-                            if let Some(Target::Loop { broken, .. }) = fr.targets.last_mut() {
-                                for l in 0..n {
-                                    if leaving[l] {
-                                        broken[l] = true;
-                                        fr.active[l] = false;
-                                    }
-                                }
-                            }
-                        }
-                    }
-                    if !any(&fr.active) {
-                        break;
-                    }
-                }
+                self.run_loop(fr, body, continuing, *break_if)?;
                 let Some(Target::Loop { broken, .. }) = fr.targets.pop() else { unreachable!("pushed above") };
                 fr.active = broken;
             }

@@ -318,6 +318,22 @@ pub(crate) fn store_words(words: &mut [u32], per_lane: bool, p: &Ptr, v: &Val, a
             }
             return;
         }
+        if *o != OUT {
+            // Every lane at the same component of its own copy, some lanes masked off: a blend
+            // of whole slices, which the compiler vectorises.
+            for c in 0..v.comps {
+                let at = (*o as usize + c) * n;
+                let Some(dst) = words.get_mut(at..at + n) else { continue };
+                if v.uniform {
+                    let x = v.data[c];
+                    dst.iter_mut().zip(active).for_each(|(d, &a)| *d = if a { x } else { *d });
+                } else {
+                    let src = &v.data[c * n..(c + 1) * n];
+                    dst.iter_mut().zip(src).zip(active).for_each(|((d, &x), &a)| *d = if a { x } else { *d });
+                }
+            }
+            return;
+        }
     }
     for c in 0..v.comps {
         for (l, &on) in active.iter().enumerate() {

@@ -12,6 +12,7 @@
 //! batches run in group order, so every run gives the same bytes. A loop that runs past the
 //! dispatch's deadline stops the kernel ([`engine::Hung`]): the device is then removed.
 
+mod compact;
 mod engine;
 mod eval;
 mod layout;
@@ -57,7 +58,7 @@ pub(crate) struct Program {
     /// The root signature's static samplers, each with its border colour.
     pub(crate) static_samplers: Vec<asyncmd_types::SamplerDesc>,
     /// Whether groups may share a batch: no workgroup memory, no barrier.
-    shares_nothing: bool,
+    pub(crate) shares_nothing: bool,
     /// Whether the kernel has atomics on storage buffers: its batches then run in order.
     storage_atomics: bool,
 }
