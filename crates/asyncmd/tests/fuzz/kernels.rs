@@ -176,7 +176,8 @@ impl Kernel {
         // loaded where every lane of the group runs: lavapipe 22.3 checks an 8-lane group's
         // loads against one lane's mip (`textures::lanes_reading_different_mips_each_read_their_own`),
         // and loads under divergent branches gave it zeros where the reference device read
-        // texels (seed 104183 of the long run, not yet reduced to a test).
+        // texels (5 seeds in 100000..106000 of the long run). The H200 agrees with the reference
+        // device on those seeds and on 20,686 kernels of texel loads under divergent branches.
         for t in 0..TEXELS {
             let mut v = || g.rng.usize(0..VARS);
             let (x, y) = (v(), v());
