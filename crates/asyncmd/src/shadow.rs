@@ -97,9 +97,21 @@ impl Shadow {
             self.graphics_root = bundle.graphics_root.clone();
             self.graphics_args = bundle.graphics_args.clone();
         }
-        if bundle.compute_root.is_some() {
-            self.compute_root = bundle.compute_root.clone();
-            self.compute_args = bundle.compute_args.clone();
+        if let Some(root) = &bundle.compute_root {
+            // A bundle that set the executing list's own root signature leaves the arguments it
+            // did not set as they were (D3D12: they do not become stale); another root signature
+            // replaces them all.
+            let same = self.compute_root.as_ref().is_some_and(|r| r.id() == root.id());
+            if same {
+                for (mine, theirs) in self.compute_args.iter_mut().zip(&bundle.compute_args) {
+                    if !matches!(theirs, RootArg::Unset) {
+                        *mine = theirs.clone();
+                    }
+                }
+            } else {
+                self.compute_args = bundle.compute_args.clone();
+            }
+            self.compute_root = Some(root.clone());
         }
         self.topology = bundle.topology.or(self.topology);
         self.blend_factor = bundle.blend_factor.or(self.blend_factor);

@@ -320,16 +320,23 @@ fn a_dispatch_needs_every_root_argument_its_kernel_reads() {
         let e = assert_error(run(args.0, args.1, args.2), ErrorCode::InvalidArg, MessageId::DrawInvalid);
         assert!(e.text.contains(text), "{text:?} not in {}", e.text);
     }
-    // Setting the root signature again unsets every argument.
-    let r = ctx.record(CommandListType::Direct, |l| {
-        l.set_compute_root_signature(&root);
-        l.set_pipeline_state(&pso);
-        l.set_compute_root_32bit_constants(0, &[0, 64], 0);
-        l.set_compute_root_shader_resource_view(1, x.gpu_address(0));
-        l.set_compute_root_unordered_access_view(2, y.gpu_address(0));
-        l.set_compute_root_signature(&root);
-        l.dispatch(1, 1, 1);
-    });
+    // Setting the bound root signature again keeps its arguments (D3D12: they do not become
+    // stale); setting another one, even of the same description, unsets every argument.
+    let other = saxpy_root(&ctx.device);
+    let rebind = |between: &RootSignature| {
+        ctx.record(CommandListType::Direct, |l| {
+            l.set_compute_root_signature(&root);
+            l.set_pipeline_state(&pso);
+            l.set_compute_root_32bit_constants(0, &[0, 64], 0);
+            l.set_compute_root_shader_resource_view(1, x.gpu_address(0));
+            l.set_compute_root_unordered_access_view(2, y.gpu_address(0));
+            l.set_compute_root_signature(between);
+            l.set_compute_root_signature(&root);
+            l.dispatch(1, 1, 1);
+        })
+    };
+    assert!(rebind(&root).is_ok());
+    let r = rebind(&other);
     assert_error(r, ErrorCode::InvalidArg, MessageId::DrawInvalid);
 }
 
@@ -550,4 +557,76 @@ fn copy_descriptors_gathers_ranges_into_ranges() {
     });
     let want: Vec<f32> = x.iter().map(|v| 3.0 * v).collect();
     assert_eq!(f32s(&ctx.read_buffer(&yb)), want);
+}
+
+#[test]
+fn a_bundle_inherits_the_root_signature_and_arguments_of_the_list_that_executes_it() {
+    for (name, ctx) in kernel_contexts() {
+        let d = &ctx.device;
+        let module = Arc::new(ShaderModule::from_wgsl(SAXPY).unwrap());
+        let root = table_root(d);
+        let pso = pipeline(d, &root, &module, "main").unwrap();
+        let x: Vec<f32> = (0..64).map(|i| i as f32).collect();
+        let xb = ctx.default_buffer(&bytes_of(&x));
+        let ys = [uav_buffer(&ctx, &[0; 256]), uav_buffer(&ctx, &[0; 256])];
+        let heap = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 4).unwrap();
+        for (i, y) in ys.iter().enumerate() {
+            d.create_shader_resource_view(&xb, BufferViewDesc::raw(0, 256), &heap.handle(2 * i as u32)).unwrap();
+            d.create_unordered_access_view(y, BufferViewDesc::raw(0, 256), &heap.handle(2 * i as u32 + 1)).unwrap();
+        }
+        // The bundle sets its pipeline (D3D12 bundles inherit none) and nothing else.
+        let mut bundle = ctx.list(CommandListType::Bundle);
+        bundle.set_pipeline_state(&pso);
+        bundle.dispatch(1, 1, 1);
+        bundle.close().unwrap();
+        // A second bundle sets the executing list's own root signature and the constants; the
+        // table it inherits stays (same root signature: inherited arguments are not stale).
+        let mut scaled = ctx.list(CommandListType::Bundle);
+        scaled.set_compute_root_signature(&root);
+        scaled.set_pipeline_state(&pso);
+        scaled.set_compute_root_32bit_constants(0, &[10.0f32.to_bits(), 64], 0);
+        scaled.dispatch(1, 1, 1);
+        scaled.close().unwrap();
+        ctx.run(CommandListType::Direct, |l| {
+            l.set_compute_root_signature(&root);
+            l.set_descriptor_heaps(&[&heap]);
+            l.set_compute_root_32bit_constants(0, &[1.0f32.to_bits(), 64], 0);
+            for i in 0..2u32 {
+                l.set_compute_root_descriptor_table(1, &heap.gpu_handle(2 * i).unwrap());
+                l.execute_bundle(&bundle);
+            }
+            l.execute_bundle(&scaled);
+        });
+        // ys[0] = 1·x; ys[1] = 1·x + 10·x.
+        let y0: Vec<f32> = x.clone();
+        let y1: Vec<f32> = x.iter().map(|v| 11.0 * v).collect();
+        assert_eq!(f32s(&ctx.read_buffer(&ys[0])), y0, "{name}");
+        assert_eq!(f32s(&ctx.read_buffer(&ys[1])), y1, "{name}");
+        // Root descriptors are inherited too when the bundle sets the same root signature: the
+        // device keeps them (setting the bound root signature again leaves its arguments).
+        let direct_root = saxpy_root(d);
+        let direct_pso = pipeline(d, &direct_root, &module, "main").unwrap();
+        let z = uav_buffer(&ctx, &[0; 256]);
+        let mut again = ctx.list(CommandListType::Bundle);
+        again.set_compute_root_signature(&direct_root);
+        again.set_pipeline_state(&direct_pso);
+        again.set_compute_root_32bit_constants(0, &[2.0f32.to_bits(), 64], 0);
+        again.dispatch(1, 1, 1);
+        again.close().unwrap();
+        ctx.run(CommandListType::Direct, |l| {
+            l.set_compute_root_signature(&direct_root);
+            l.set_compute_root_shader_resource_view(1, xb.gpu_address(0));
+            l.set_compute_root_unordered_access_view(2, z.gpu_address(0));
+            l.execute_bundle(&again);
+        });
+        let z2: Vec<f32> = x.iter().map(|v| 2.0 * v).collect();
+        assert_eq!(f32s(&ctx.read_buffer(&z)), z2, "{name}");
+        // A list that sets no arguments: the inherited dispatch is refused where it runs.
+        let r = ctx.record(CommandListType::Direct, |l| {
+            l.set_compute_root_signature(&root);
+            l.execute_bundle(&bundle);
+        });
+        let e = assert_error(r, ErrorCode::InvalidArg, MessageId::DrawInvalid);
+        assert!(e.text.contains("not set"), "{name}: {}", e.text);
+    }
 }

@@ -35,6 +35,13 @@ pub(crate) struct RootArgs {
 
 impl RootArgs {
     fn set_signature(&mut self, sig: Option<Arc<RootSignatureDesc>>) {
+        // The one already set (a bundle setting its executing list's): the arguments stay, as
+        // D3D12 keeps them.
+        if let (Some(new), Some(old)) = (&sig, &self.signature) {
+            if Arc::ptr_eq(new, old) {
+                return;
+            }
+        }
         let n = sig.as_ref().map_or(0, |s| s.parameters.len());
         self.signature = sig;
         self.constants = vec![Vec::new(); n];

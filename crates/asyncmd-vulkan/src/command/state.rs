@@ -37,6 +37,11 @@ pub(crate) type TableEntry = ((u32, u64), TableDescriptor);
 
 impl Root {
     pub(super) fn set_signature(&mut self, sig: Arc<VkRootSignature>) {
+        // The one already set (a bundle setting its executing list's): the arguments stay, as
+        // D3D12 keeps them.
+        if self.signature.as_ref().is_some_and(|s| Arc::ptr_eq(s, &sig)) {
+            return;
+        }
         self.bytes = vec![0; sig.size as usize];
         self.room = vec![0; sig.offsets.len()];
         self.uav_buffers = vec![None; sig.offsets.len()];

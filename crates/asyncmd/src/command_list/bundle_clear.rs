@@ -1,8 +1,10 @@
-//! Bound clears recorded in bundles under the fallback. The bundle cannot lower them: what
-//! they clear is bound by the list that executes it. So the bundle's driver recording is cut
-//! at each one; the clear is kept unlowered with the bundle's state summary at that point, and
-//! `ExecuteBundle` runs the pieces in order, lowering each clear in the executing list as if
-//! it had been recorded there.
+//! Commands a bundle cannot finish recording because they depend on what the list that executes
+//! it binds: bound clears under the fallback (what they clear is the executing list's targets)
+//! and dispatches whose kernel reads root arguments the bundle inherits (D3D12's bundles inherit
+//! the root signature and arguments; the tables they read and the checks of each dispatch are
+//! the executing list's). The bundle's driver recording is cut at each one; the command is kept
+//! with the bundle's state summary at that point, and `ExecuteBundle` runs the pieces in order,
+//! recording each kept command in the executing list as if it had been recorded there.
 
 use super::CommandRecorder;
 use crate::shadow::Shadow;
@@ -23,6 +25,8 @@ pub(crate) enum BundledClear {
     },
     /// `ClearBoundDepthStencilView`.
     Dsv { flags: ClearFlags, depth: f32, stencil: u8, regions: Option<Vec<Box3>> },
+    /// `Dispatch` of a kernel that reads inherited root arguments.
+    Dispatch { x: u32, y: u32, z: u32 },
 }
 
 /// What a bound clear recorded natively in a bundle selects: render-target slots (the mask),
@@ -65,6 +69,7 @@ impl BundledClear {
             BundledClear::Dsv { regions, .. } => {
                 regions.as_ref().map_or(0, |r| r.capacity() * std::mem::size_of::<Box3>())
             }
+            BundledClear::Dispatch { .. } => 0,
         }
     }
 }
@@ -73,12 +78,12 @@ impl CommandRecorder {
     /// What this bundle keeps for bound clears lowered when it runs (under the fallback;
     /// nothing natively, where the driver records them).
     pub fn bundle_clear_footprint(&self) -> BundleClearFootprint {
-        let bytes = self
-            .bundle_pieces
-            .iter()
+        let clears = self.bundle_pieces.iter().filter(|p| !matches!(p.clear, BundledClear::Dispatch { .. }));
+        let bytes = clears
+            .clone()
             .map(|p| std::mem::size_of::<BundlePiece>() + p.state.heap_bytes() + p.clear.heap_bytes())
             .sum();
-        BundleClearFootprint { deferred_clears: self.bundle_pieces.len(), bytes }
+        BundleClearFootprint { deferred_clears: clears.count(), bytes }
     }
 
     /// Cuts this bundle's driver recording at `clear`: the commands so far become a driver
@@ -142,6 +147,7 @@ impl CommandRecorder {
                 BundledClear::Dsv { flags, depth, stencil, regions } => {
                     self.clear_bound_depth_stencil_view(*flags, *depth, *stencil, regions.as_deref())
                 }
+                BundledClear::Dispatch { x, y, z } => self.dispatch(*x, *y, *z),
             }
         }
     }

@@ -154,6 +154,10 @@ impl CommandRecorder {
             return;
         }
         self.keep_object(&*root.0, || Tracked::RootSignature(root.clone()));
+        // The one already bound: its arguments stay (D3D12: they do not become stale).
+        if self.shadow.graphics_root.as_ref().is_some_and(|r| r.id() == root.id()) {
+            return;
+        }
         self.shadow.graphics_root = Some(root.clone());
         self.shadow.graphics_args = vec![RootArg::Unset; root.desc().parameters.len()];
         self.record(Command::SetGraphicsRootSignature(root.id()));
@@ -165,6 +169,10 @@ impl CommandRecorder {
             return;
         }
         self.keep_object(&*root.0, || Tracked::RootSignature(root.clone()));
+        // The one already bound: its arguments stay (D3D12: they do not become stale).
+        if self.shadow.compute_root.as_ref().is_some_and(|r| r.id() == root.id()) {
+            return;
+        }
         self.shadow.compute_root = Some(root.clone());
         self.shadow.compute_args = vec![RootArg::Unset; root.desc().parameters.len()];
         self.record(Command::SetComputeRootSignature(root.id()));
@@ -744,9 +752,34 @@ impl CommandRecorder {
             }
             return;
         }
+        if self.ty == asyncmd_types::CommandListType::Bundle && self.reads_inherited_arguments() {
+            // The executing list's root signature, arguments and tables: checked and read there.
+            if self.begin(API, ANY_SHADER, false) {
+                self.defer_bundled_clear(super::bundle_clear::BundledClear::Dispatch { x, y, z });
+            }
+            return;
+        }
         if self.prepare_dispatch(API, &[]) {
             self.record(Command::Dispatch { x, y, z });
         }
+    }
+
+    /// In a bundle: whether the bound app kernel reads a root argument the bundle did not set
+    /// (it then inherits it from the list that executes the bundle).
+    fn reads_inherited_arguments(&self) -> bool {
+        let Some(app) = self.shadow.pipeline.as_ref().and_then(|p| p.0.app.clone()) else { return false };
+        if self.shadow.compute_root.is_none() {
+            return true;
+        }
+        let (_, bound) = &*app;
+        let unset = |p: usize| matches!(self.shadow.compute_args.get(p), None | Some(RootArg::Unset));
+        bound.immediates.is_some_and(unset)
+            || bound.sources.iter().any(|s| match *s {
+                asyncmd_shader::BindingSource::RootConstants { parameter }
+                | asyncmd_shader::BindingSource::RootDescriptor { parameter }
+                | asyncmd_shader::BindingSource::Table { parameter, .. } => unset(parameter),
+                asyncmd_shader::BindingSource::StaticSampler { .. } => false,
+            })
     }
 
     /// What every dispatch checks and binds: a compute pipeline and its root signature bound,
