@@ -255,8 +255,8 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_
 
 #[test]
 fn a_bundle_of_a_dispatch_runs_in_every_list_that_executes_it() {
-    // The bundle sets its own root signature, pipeline and arguments (D3D12 bundles inherit
-    // none of those), and each execution adds a·x to y again.
+    // The bundle sets its own root signature, pipeline and arguments (it could inherit all but
+    // the pipeline: `bindings::a_bundle_inherits_…`), and each execution adds a·x to y again.
     for (name, ctx) in kernel_contexts() {
         let d = &ctx.device;
         let module = Arc::new(ShaderModule::from_wgsl(SAXPY).unwrap());
