@@ -574,7 +574,7 @@ fn a_bundle_inherits_the_root_signature_and_arguments_of_the_list_that_executes_
             d.create_shader_resource_view(&xb, BufferViewDesc::raw(0, 256), &heap.handle(2 * i as u32)).unwrap();
             d.create_unordered_access_view(y, BufferViewDesc::raw(0, 256), &heap.handle(2 * i as u32 + 1)).unwrap();
         }
-        // The bundle sets its pipeline (D3D12 bundles inherit none) and nothing else.
+        // The bundle sets its pipeline (D3D12 bundles inherit no pipeline) and nothing else.
         let mut bundle = ctx.list(CommandListType::Bundle);
         bundle.set_pipeline_state(&pso);
         bundle.dispatch(1, 1, 1);
