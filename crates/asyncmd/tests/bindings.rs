@@ -595,6 +595,16 @@ fn a_bundle_inherits_the_root_signature_and_arguments_of_the_list_that_executes_
                 l.set_compute_root_descriptor_table(1, &heap.gpu_handle(2 * i).unwrap());
                 l.execute_bundle(&bundle);
             }
+            // `scaled` reads and writes ys[1] after `bundle` did: the UAV barrier D3D12 asks for.
+            l.barrier(&[BarrierGroup::Buffer(vec![BufferBarrier {
+                sync_before: BarrierSync::COMPUTE_SHADING,
+                sync_after: BarrierSync::COMPUTE_SHADING,
+                access_before: BarrierAccess::UNORDERED_ACCESS,
+                access_after: BarrierAccess::UNORDERED_ACCESS,
+                resource: &ys[1],
+                offset: 0,
+                size: u64::MAX,
+            }])]);
             l.execute_bundle(&scaled);
         });
         // ys[0] = 1·x; ys[1] = 1·x + 10·x.
