@@ -105,9 +105,11 @@ fn commands_set_root_constants_where_the_device_reads_them_from_memory() {
             l.execute_indirect(&sig, 2, &args, 0, None);
         });
         assert_eq!(hits(&ctx, &s), 92, "{name}");
-        // The constants the commands wrote are unset after: a dispatch must set them again.
+        // The constants the commands wrote are unset after, even where the list had set them:
+        // a dispatch must set them again.
         let r = ctx.record(CommandListType::Direct, |l| {
             bind(l, &s);
+            l.set_compute_root_32bit_constant(0, 5, 0);
             l.execute_indirect(&sig, 2, &args, 0, None);
             l.dispatch(1, 1, 1);
         });

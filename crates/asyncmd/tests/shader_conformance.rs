@@ -227,19 +227,23 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 }
 "#;
     for (name, ctx) in kernel_contexts() {
-        // 7 structs and a half: words a, pad, b.x, b.y per struct (b aligned to 8).
-        let input: Vec<u32> = (0..30).map(|i| 100 + i).collect();
-        let out = run(&ctx, wgsl, "main", [1, 1, 1], &[], &bytes_of(&input), &[0xEE; 7 * 16]);
-        let word = |i: usize| u32::from_le_bytes(out[i * 4..i * 4 + 4].try_into().unwrap());
-        for t in 0..7 {
-            let field = |k: usize| input.get(4 * t + k).copied().unwrap_or(0);
-            // Thread 7's struct starts at word 28: a and the padding are in, b is past the end.
-            let (a, bx, by) = (field(0), field(2), field(3));
-            let want = [a, bx, by, a.wrapping_add(bx).wrapping_add(by).wrapping_add(t as u32)];
-            let got: Vec<u32> = (0..4).map(|k| word(4 * t + k)).collect();
-            assert_eq!(got, want, "{name}: thread {t}");
+        // Whole elements in bounds for every lane (8 structs, 8 vec4s: read and written a
+        // component at a time for all lanes at once), then 7 structs and a half into 7 vec4s
+        // (lane by lane, bounded).
+        for (structs, words, outputs) in [(8usize, 32u32, 8usize), (7, 30, 7)] {
+            // Words a, pad, b.x, b.y per struct (b aligned to 8).
+            let input: Vec<u32> = (0..words).map(|i| 100 + i).collect();
+            let out = run(&ctx, wgsl, "main", [1, 1, 1], &[], &bytes_of(&input), &vec![0xEE; outputs * 16]);
+            let word = |i: usize| u32::from_le_bytes(out[i * 4..i * 4 + 4].try_into().unwrap());
+            for t in 0..outputs.min(structs) {
+                let field = |k: usize| input.get(4 * t + k).copied().unwrap_or(0);
+                let (a, bx, by) = (field(0), field(2), field(3));
+                let want = [a, bx, by, a.wrapping_add(bx).wrapping_add(by).wrapping_add(t as u32)];
+                let got: Vec<u32> = (0..4).map(|k| word(4 * t + k)).collect();
+                assert_eq!(got, want, "{name}: {structs} structs, thread {t}");
+            }
+            // In the second run thread 7's vec4 is past the output's 7: dropped.
+            assert_eq!(out.len(), outputs * 16, "{name}");
         }
-        // Thread 7's vec4 would be past the output's 7: dropped; the buffer holds 7 exactly.
-        assert_eq!(out.len(), 7 * 16, "{name}");
     }
 }
