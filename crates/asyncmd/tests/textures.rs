@@ -473,14 +473,16 @@ const EVERY_TEXEL: &str = r#"
 @group(0) @binding(0) var src: texture_2d<u32>;
 @group(0) @binding(0) var<storage, read_write> out: array<u32>;
 
-// Thread (x, y, m) reads texel (x - 2, y - 2) of mip m - 1, signed and unsigned.
+// Thread (x, y, m) reads texel (x - 2, y - 2) of mip m - 1, signed and unsigned, and of mip 1.
 @compute @workgroup_size(12, 8, 4)
 fn main(@builtin(local_invocation_id) id: vec3<u32>) {
     let p = vec2<i32>(id.xy) - 2;
     let m = i32(id.z) - 1;
     let i = (id.z * 8u + id.y) * 12u + id.x;
-    out[2u * i] = textureLoad(src, p, m).x;
-    out[2u * i + 1u] = textureLoad(src, vec2<u32>(p), u32(m)).x;
+    out[3u * i] = textureLoad(src, p, m).x;
+    out[3u * i + 1u] = textureLoad(src, vec2<u32>(p), u32(m)).x;
+    // Mip 1 for every lane: one mip, each lane its own texel.
+    out[3u * i + 2u] = textureLoad(src, p, 1).x;
 }
 "#;
 
@@ -504,7 +506,7 @@ fn every_texel_and_every_place_past_them_reads_the_same_on_every_device() {
         let pso = pipeline(d, &root, &Arc::new(ShaderModule::from_wgsl(EVERY_TEXEL).unwrap()), "main").unwrap();
         let heap = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 1).unwrap();
         d.create_shader_resource_view(&src, TextureViewDesc::texture_2d(), &heap.handle(0)).unwrap();
-        let out = uav_buffer(&ctx, &[0; 12 * 8 * 4 * 8]);
+        let out = uav_buffer(&ctx, &[0; 12 * 8 * 4 * 12]);
         ctx.run(CommandListType::Direct, |l| {
             l.set_compute_root_signature(&root);
             l.set_pipeline_state(&pso);
@@ -518,13 +520,15 @@ fn every_texel_and_every_place_past_them_reads_the_same_on_every_device() {
             for y in 0..8i32 {
                 for x in 0..12i32 {
                     let (px, py, m) = (x - 2, y - 2, z - 1);
-                    let want = match m {
+                    let texel = |m: i32| match m {
                         0 if (0..8).contains(&px) && (0..4).contains(&py) => mip0[(py * 8 + px) as usize],
                         1 if (0..4).contains(&px) && (0..2).contains(&py) => mip1[(py * 4 + px) as usize],
                         _ => 0,
                     };
+                    let (want, of_mip1) = (texel(m), texel(1));
                     let i = ((z * 8 + y) * 12 + x) as usize;
-                    assert_eq!([got[2 * i], got[2 * i + 1]], [want, want], "{name}: texel ({px}, {py}) of mip {m}");
+                    let three = [got[3 * i], got[3 * i + 1], got[3 * i + 2]];
+                    assert_eq!(three, [want, want, of_mip1], "{name}: texel ({px}, {py}) of mip {m}, and of mip 1");
                 }
             }
         }
