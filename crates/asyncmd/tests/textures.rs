@@ -593,3 +593,81 @@ fn lanes_reading_different_mips_each_read_their_own() {
         assert_eq!(got, want, "{name}");
     }
 }
+
+#[test]
+fn sampler_tables_refuse_samplers_kernels_cannot_use_yet() {
+    // A min/max sampler (and a comparison one) in the table a kernel samples through: refused
+    // at the dispatch, naming the binding, rather than sampled as a plain one.
+    let ctx = Ctx::reference();
+    let d = &ctx.device;
+    let wgsl = r#"
+@group(0) @binding(0) var t: texture_2d<f32>;
+@group(0) @binding(0) var s: sampler;
+@group(0) @binding(0) var<storage, read_write> out: array<vec4<f32>>;
+@compute @workgroup_size(1)
+fn main() {
+    out[0] = textureSampleLevel(t, s, vec2<f32>(0.5), 0.0);
+}
+"#;
+    let root = d
+        .create_root_signature(&RootSignatureDesc::new(vec![
+            RootParameter::table(vec![DescriptorRange::new(RegisterClass::Srv, 1, 0)]),
+            RootParameter::table(vec![DescriptorRange::new(RegisterClass::Sampler, 1, 0)]),
+            RootParameter::uav(0),
+        ]))
+        .unwrap();
+    let pso = pipeline(d, &root, &Arc::new(ShaderModule::from_wgsl(wgsl).unwrap()), "main").unwrap();
+    let tex = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 4, 4), BarrierLayout::Common);
+    let views = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 1).unwrap();
+    d.create_shader_resource_view(&tex, TextureViewDesc::texture_2d(), &views.handle(0)).unwrap();
+    let samplers = d.create_shader_visible_descriptor_heap(DescriptorHeapType::Sampler, 1).unwrap();
+    let out = uav_buffer(&ctx, &[0; 16]);
+    for reduction in [FilterReduction::Minimum, FilterReduction::Maximum, FilterReduction::Comparison] {
+        let desc = SamplerDesc { filter: Filter { reduction, ..Default::default() }, ..Default::default() };
+        d.create_sampler(&desc, &samplers.handle(0)).unwrap();
+        let r = ctx.record(CommandListType::Direct, |l| {
+            l.set_compute_root_signature(&root);
+            l.set_pipeline_state(&pso);
+            l.set_descriptor_heaps(&[&views, &samplers]);
+            l.set_compute_root_descriptor_table(0, &views.gpu_handle(0).unwrap());
+            l.set_compute_root_descriptor_table(1, &samplers.gpu_handle(0).unwrap());
+            l.set_compute_root_unordered_access_view(2, out.gpu_address(0));
+            l.dispatch(1, 1, 1);
+        });
+        let e = assert_error(r, ErrorCode::InvalidArg, MessageId::DrawInvalid);
+        assert!(e.text.contains("`s`: comparison and min/max samplers"), "{reduction:?}: {}", e.text);
+    }
+    // MIRROR_ONCE: the reference device samples with it; a Vulkan device without it says so.
+    let mirror_once = SamplerDesc { address: [AddressMode::MirrorOnce; 3], ..Default::default() };
+    for (name, ctx) in kernel_contexts() {
+        let d = &ctx.device;
+        let root = d
+            .create_root_signature(&RootSignatureDesc::new(vec![
+                RootParameter::table(vec![DescriptorRange::new(RegisterClass::Srv, 1, 0)]),
+                RootParameter::table(vec![DescriptorRange::new(RegisterClass::Sampler, 1, 0)]),
+                RootParameter::uav(0),
+            ]))
+            .unwrap();
+        let pso = pipeline(d, &root, &Arc::new(ShaderModule::from_wgsl(wgsl).unwrap()), "main").unwrap();
+        let tex = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 4, 4), BarrierLayout::Common);
+        let views = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 1).unwrap();
+        d.create_shader_resource_view(&tex, TextureViewDesc::texture_2d(), &views.handle(0)).unwrap();
+        let samplers = d.create_shader_visible_descriptor_heap(DescriptorHeapType::Sampler, 1).unwrap();
+        d.create_sampler(&mirror_once, &samplers.handle(0)).unwrap();
+        let out = uav_buffer(&ctx, &[0; 16]);
+        let r = ctx.record(CommandListType::Direct, |l| {
+            l.set_compute_root_signature(&root);
+            l.set_pipeline_state(&pso);
+            l.set_descriptor_heaps(&[&views, &samplers]);
+            l.set_compute_root_descriptor_table(0, &views.gpu_handle(0).unwrap());
+            l.set_compute_root_descriptor_table(1, &samplers.gpu_handle(0).unwrap());
+            l.set_compute_root_unordered_access_view(2, out.gpu_address(0));
+            l.dispatch(1, 1, 1);
+        });
+        match (name, r) {
+            ("reference", r) => assert!(r.is_ok(), "{name}: {r:?}"),
+            (_, Ok(())) => panic!("{name}: MIRROR_ONCE recorded"),
+            (_, Err(e)) => assert_eq!(e.code, ErrorCode::Unsupported, "{name}: {e}"),
+        }
+    }
+}
