@@ -110,7 +110,7 @@ impl Engine<'_, '_, '_> {
         let lod = level.map(|l| self.val(fr, l));
         let Region::Binding(t) = self.ptr(fr, image).region else { return Val::zeros(4) };
         let Region::Binding(sb) = self.ptr(fr, sampler).region else { return Val::zeros(4) };
-        let (Some(tex), Some(s)) = (self.mem.texture(t).cloned(), self.mem.sampler(sb)) else { return Val::zeros(4) };
+        let (Some(tex), Some(s)) = (self.mem.texture(t), self.mem.sampler(sb)) else { return Val::zeros(4) };
         let Some(bytes) = self.mem.buffer(tex.buffer) else { return Val::zeros(4) };
         let signed =
             slice.as_ref().is_some_and(|_| array_index.is_some_and(|a| self.kind(fr, a) == super::layout::Kind::I32));
@@ -119,7 +119,7 @@ impl Engine<'_, '_, '_> {
         let w = if uniform { 1 } else { n };
         let dims = coords.comps.min(3);
         let q = tex.mips.saturating_sub(1) as f32;
-        let at = Sampled { tex: &tex, bytes, s: &s };
+        let at = Sampled { tex, bytes, s: &s };
         let mut data = vec![0u32; 4 * w];
         for l in 0..w {
             let uvw = std::array::from_fn(|a| if a < dims { f32::from_bits(coords.get(a, l, n)) } else { 0.0 });

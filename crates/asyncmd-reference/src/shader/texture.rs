@@ -12,6 +12,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::engine::{Engine, Frame};
+use super::memory::Memory;
 use super::value::{Region, Val};
 use asyncmd_shader::TexelKind;
 use asyncmd_types::{decode_texel, encode_texel, ClearData, ComponentClass, Format, Layout};
@@ -97,8 +98,7 @@ fn read_texel(bytes: &[AtomicU8], at: usize, codec: Codec, format: Format, n: us
             raw.iter_mut().zip(texel).for_each(|(r, b)| *r = b.load(Relaxed));
             if let Some(t) = decode_texel(format, &raw) {
                 *out = match kind {
-                    TexelKind::Float => t.uints(),
-                    TexelKind::Uint => t.uints(),
+                    TexelKind::Float | TexelKind::Uint => t.uints(),
                     TexelKind::Sint => t.sints().map(|x| x as u32),
                 };
             }
@@ -136,11 +136,13 @@ fn comps_of(t: &TypeInner) -> usize {
     }
 }
 
-impl Engine<'_, '_, '_> {
-    /// The texture view behind an image expression.
-    fn texture(&mut self, fr: &mut Frame, image: Handle<naga::Expression>) -> Option<&Texture> {
+impl<'e> Engine<'_, 'e, '_> {
+    /// The texture view behind an image expression (borrowed from the dispatch's memory, not
+    /// the engine, so the engine stays free to evaluate).
+    fn texture(&mut self, fr: &mut Frame, image: Handle<naga::Expression>) -> Option<&'e Texture> {
         let Region::Binding(b) = self.ptr(fr, image).region else { return None };
-        self.mem.texture(b)
+        let mem: &'e Memory = self.mem;
+        mem.texture(b)
     }
 
     /// Each lane's coordinate (missing components 0), slice and mip, as unsigned words: a
@@ -171,7 +173,7 @@ impl Engine<'_, '_, '_> {
         let n = self.n;
         let comps = comps_of(self.ty(fr, h));
         let (coords, slice, mip) = self.texel_args(fr, coordinate, array_index, level);
-        let Some(tex) = self.texture(fr, image).cloned() else { return Val::zeros(comps) };
+        let Some(tex) = self.texture(fr, image) else { return Val::zeros(comps) };
         let Some(bytes) = self.mem.buffer(tex.buffer) else { return Val::zeros(comps) };
         let uniform =
             coords.uniform && slice.as_ref().is_none_or(|v| v.uniform) && mip.as_ref().is_none_or(|v| v.uniform);
@@ -240,7 +242,7 @@ impl Engine<'_, '_, '_> {
         let n = self.n;
         let (coords, slice, _) = self.texel_args(fr, coordinate, array_index, None);
         let v = self.val(fr, value);
-        let Some(tex) = self.texture(fr, image).cloned() else { return };
+        let Some(tex) = self.texture(fr, image) else { return };
         let Some(bytes) = self.mem.buffer(tex.buffer) else { return };
         let codec = tex.codec();
         for l in 0..n {
@@ -270,7 +272,7 @@ impl Engine<'_, '_, '_> {
             naga::ImageQuery::Size { level: Some(l) } => Some(self.val(fr, l)),
             _ => None,
         };
-        let Some(tex) = self.texture(fr, image).cloned() else { return Val::zeros(comps) };
+        let Some(tex) = self.texture(fr, image) else { return Val::zeros(comps) };
         match query {
             naga::ImageQuery::NumLevels => Val::uniform(vec![tex.mips]),
             naga::ImageQuery::NumLayers => Val::uniform(vec![tex.slices]),

@@ -13,6 +13,7 @@ mod bundle_clear;
 mod compute;
 pub use bundle_clear::BundleClearFootprint;
 mod copy;
+mod dispatch;
 mod fill;
 mod graphics;
 mod indirect;

@@ -97,6 +97,20 @@ impl Device {
         handle.write(view).or_else(|e| self.shared.fail(err::invalid(e.id, api, e.text)))
     }
 
+    fn shader_view(
+        &self,
+        api: &str,
+        resource: &Resource,
+        desc: ShaderViewDesc,
+        handle: &CpuDescriptorHandle,
+        class: RegisterClass,
+    ) -> Result<()> {
+        match desc {
+            ShaderViewDesc::Buffer(d) => self.buffer_view(api, resource, &d, handle, class),
+            ShaderViewDesc::Texture(d) => self.texture_view(api, resource, &d, handle, class),
+        }
+    }
+
     /// `CreateShaderResourceView` (`t` registers): a raw or structured view of a buffer
     /// ([`BufferViewDesc`]), or a view of a texture's mips and slices ([`TextureViewDesc`]).
     pub fn create_shader_resource_view(
@@ -105,11 +119,7 @@ impl Device {
         desc: impl Into<ShaderViewDesc>,
         handle: &CpuDescriptorHandle,
     ) -> Result<()> {
-        const API: &str = "CreateShaderResourceView";
-        match desc.into() {
-            ShaderViewDesc::Buffer(d) => self.buffer_view(API, resource, &d, handle, RegisterClass::Srv),
-            ShaderViewDesc::Texture(d) => self.texture_view(API, resource, &d, handle, RegisterClass::Srv),
-        }
+        self.shader_view("CreateShaderResourceView", resource, desc.into(), handle, RegisterClass::Srv)
     }
 
     /// `CreateUnorderedAccessView` (`u` registers) of a resource created with
@@ -121,11 +131,7 @@ impl Device {
         desc: impl Into<ShaderViewDesc>,
         handle: &CpuDescriptorHandle,
     ) -> Result<()> {
-        const API: &str = "CreateUnorderedAccessView";
-        match desc.into() {
-            ShaderViewDesc::Buffer(d) => self.buffer_view(API, resource, &d, handle, RegisterClass::Uav),
-            ShaderViewDesc::Texture(d) => self.texture_view(API, resource, &d, handle, RegisterClass::Uav),
-        }
+        self.shader_view("CreateUnorderedAccessView", resource, desc.into(), handle, RegisterClass::Uav)
     }
 
     /// `CreateConstantBufferView`: `size` bytes of `resource` from `offset`, both multiples of
