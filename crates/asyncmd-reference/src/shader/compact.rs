@@ -7,8 +7,8 @@
 //! nothing (no workgroup memory, no barrier) compact, so no lane waits on another; lanes keep
 //! their order, so atomics still apply in lane order.
 
-use super::engine::{Engine, Frame, Target};
-use super::value::{Offsets, Ptr, Slot, Val};
+use super::engine::{Engine, Frame, Local, Target};
+use super::value::{count_lanes, zeroed, Offsets, Ptr, Slot, Val};
 use super::Hung;
 use std::rc::Rc;
 
@@ -67,8 +67,11 @@ impl Engine<'_, '_, '_> {
         if !self.p.shares_nothing || self.n < MIN_LANES {
             return None;
         }
-        let keep: Vec<usize> = fr.active.iter().enumerate().filter(|(_, &a)| a).map(|(l, _)| l).collect();
-        (keep.len() * SPARSE <= self.n).then_some(keep)
+        // Counted first (a pass that vectorises), listed only when the loop compacts.
+        if count_lanes(&fr.active) * SPARSE > self.n {
+            return None;
+        }
+        Some(fr.active.iter().enumerate().filter(|(_, &a)| a).map(|(l, _)| l).collect())
     }
 
     /// Runs the rest of the loop at the top of `fr`'s targets for lanes `keep` alone, then puts
@@ -83,6 +86,8 @@ impl Engine<'_, '_, '_> {
     ) -> Result<(), Hung> {
         let n = self.n;
         let m = keep.len();
+        // The lanes kept take their own copies of every local, and give them back after.
+        fr.locals.iter_mut().for_each(|l| l.spread(n));
         let mut inner = Engine {
             p: self.p,
             mem: self.mem,
@@ -97,19 +102,22 @@ impl Engine<'_, '_, '_> {
             info: fr.info,
             vals: fr.vals.iter().map(|v| v.as_ref().map(|s| pick_slot(s, n, keep))).collect(),
             args: fr.args.iter().map(|s| pick_slot(s, n, keep)).collect(),
-            locals: fr.locals.iter().map(|w| pick(w, n, keep)).collect(),
+            locals: fr.locals.iter().map(|l| Local { words: pick(&l.words, n, keep), uniform: false }).collect(),
+            leaves: std::mem::take(&mut fr.leaves),
             active: vec![true; m],
             returned: vec![false; m],
             ret: None,
             targets: vec![Target::Loop { broken: vec![false; m], continued: vec![false; m] }],
         };
         let result = inner.run_loop(&mut sub, body, continuing, break_if);
+        fr.leaves = std::mem::take(&mut sub.leaves);
         // What the lanes did, whether or not they finished in time.
         for (w, s) in self.private.iter_mut().zip(&inner.private) {
             put(w, n, s, keep);
         }
-        for (w, s) in fr.locals.iter_mut().zip(&sub.locals) {
-            put(w, n, s, keep);
+        for (l, s) in fr.locals.iter_mut().zip(&mut sub.locals) {
+            s.spread(m);
+            put(&mut l.words, n, &s.words, keep);
         }
         for (j, &l) in keep.iter().enumerate() {
             if sub.returned[j] {
@@ -118,7 +126,7 @@ impl Engine<'_, '_, '_> {
         }
         if let Some(r) = &sub.ret {
             let comps = r.comps;
-            let ret = fr.ret.get_or_insert_with(|| Val::varying(comps, vec![0; comps * n]));
+            let ret = fr.ret.get_or_insert_with(|| Val::varying(comps, zeroed(comps * n)));
             for (j, &l) in keep.iter().enumerate() {
                 if sub.returned[j] {
                     for c in 0..comps.min(ret.comps) {

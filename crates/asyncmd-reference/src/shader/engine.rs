@@ -5,7 +5,7 @@
 
 use super::layout::{Kind, Leaf};
 use super::memory::{load_words, store_words, Atomics, Memory};
-use super::value::{Offsets, Ptr, Region, Slot, Val, OUT};
+use super::value::{all_lanes, any_lane as any, zeroed, Offsets, Ptr, Region, Slot, Val, OUT};
 use super::Program;
 use naga::{Handle, Statement as S, TypeInner};
 use std::rc::Rc;
@@ -45,32 +45,37 @@ impl Batch {
             return Val::uniform(self.group(self.first / threads).to_vec());
         }
         let comps = if which == Ids::LocalIndex { 1 } else { 3 };
-        let mut data = vec![0u32; comps * n];
-        let (mut g, mut t) = (self.first / threads, self.first % threads);
+        let mut data = zeroed(comps * n);
+        let (mut g, t) = (self.first / threads, self.first % threads);
         let mut group = self.group(g);
+        // The local id counts up x fastest: carried by hand, no division a lane.
+        let mut local = [(t % wx) as u32, (t / wx % wy) as u32, (t / (wx * wy)) as u32];
+        let mut index = t as u32;
+        let size = self.group_size.map(|v| v.max(1));
         for l in 0..n {
-            let local = [(t % wx) as u32, (t / wx % wy) as u32, (t / (wx * wy)) as u32];
-            let v = match which {
-                Ids::LocalIndex => {
-                    data[l] = t as u32;
-                    None
-                }
-                Ids::Local => Some(local),
-                Ids::Group => Some(group),
+            match which {
+                Ids::LocalIndex => data[l] = index,
+                Ids::Local => (0..3).for_each(|c| data[c * n + l] = local[c]),
+                Ids::Group => (0..3).for_each(|c| data[c * n + l] = group[c]),
                 Ids::Global => {
-                    Some([0, 1, 2].map(|i| group[i].wrapping_mul(self.group_size[i].max(1)).wrapping_add(local[i])))
-                }
-            };
-            if let Some(v) = v {
-                for (c, x) in v.into_iter().enumerate() {
-                    data[c * n + l] = x;
+                    (0..3).for_each(|c| data[c * n + l] = group[c].wrapping_mul(size[c]).wrapping_add(local[c]))
                 }
             }
-            t += 1;
-            if t == threads {
-                t = 0;
-                g += 1;
-                group = self.group(g);
+            index += 1;
+            local[0] += 1;
+            if local[0] == size[0] {
+                local[0] = 0;
+                local[1] += 1;
+                if local[1] == size[1] {
+                    local[1] = 0;
+                    local[2] += 1;
+                    if local[2] == size[2] {
+                        local[2] = 0;
+                        index = 0;
+                        g += 1;
+                        group = self.group(g);
+                    }
+                }
             }
         }
         Val::varying(comps, data)
@@ -88,14 +93,40 @@ pub(crate) enum Target {
     Switch { broken: Vec<bool> },
 }
 
+/// A local variable's components: once for all lanes while every lane holds the same (a loop
+/// counter, a sum's start), so that what reads it is uniform too; else structure-of-arrays
+/// (component `c` of lane `l` at `c * n + l`). A store that could make the lanes differ gives
+/// each lane its copy first, for good.
+pub(crate) struct Local {
+    pub(crate) words: Vec<u32>,
+    pub(crate) uniform: bool,
+}
+
+impl Local {
+    /// Gives each of `n` lanes its own copy.
+    pub(crate) fn spread(&mut self, n: usize) {
+        if !self.uniform {
+            return;
+        }
+        let mut words = Vec::with_capacity(self.words.len() * n);
+        for &c in &self.words {
+            words.extend(std::iter::repeat_n(c, n));
+        }
+        self.words = words;
+        self.uniform = false;
+    }
+}
+
 /// One call of a function: its values, locals and masks.
 pub(crate) struct Frame<'f> {
     pub(crate) fun: &'f naga::Function,
     pub(crate) info: &'f naga::valid::FunctionInfo,
     pub(crate) vals: Vec<Option<Slot>>,
     pub(crate) args: Vec<Slot>,
-    /// Each local's components, structure-of-arrays (component `c` of lane `l` at `c * n + l`).
-    pub(crate) locals: Vec<Vec<u32>>,
+    /// Each local's components.
+    pub(crate) locals: Vec<Local>,
+    /// What each pointer expression points at, once looked up.
+    pub(crate) leaves: Vec<Option<Rc<[Leaf]>>>,
     pub(crate) active: Vec<bool>,
     pub(crate) returned: Vec<bool>,
     pub(crate) ret: Option<Val>,
@@ -115,16 +146,13 @@ pub(crate) struct Engine<'p, 'e, 'm> {
     pub(crate) deadline: Instant,
 }
 
-fn any(m: &[bool]) -> bool {
-    m.iter().any(|&b| b)
-}
-
 /// Lanes of `mask` where the condition is (`want`) true; a uniform condition keeps or clears all.
 fn masked(mask: &[bool], cond: &Val, want: bool) -> Vec<bool> {
     if cond.uniform {
         return if (cond.data[0] != 0) == want { mask.to_vec() } else { vec![false; mask.len()] };
     }
-    mask.iter().zip(&cond.data).map(|(&a, &c)| a && (c != 0) == want).collect()
+    // `&` rather than `&&`: no branch, so the loop vectorises.
+    mask.iter().zip(&cond.data).map(|(&a, &c)| a & ((c != 0) == want)).collect()
 }
 
 impl<'p, 'e, 'm> Engine<'p, 'e, 'm> {
@@ -195,13 +223,13 @@ impl<'p, 'e, 'm> Engine<'p, 'e, 'm> {
             .iter()
             .map(|(_, v)| {
                 let comps = self.p.layouts.of(v.ty).map_or(0, |l| l.leaves.len());
-                let mut words = vec![0; comps * n];
+                let mut words = vec![0; comps];
                 if let Some(init) = v.init {
-                    for (c, x) in self.p.expression_value(&fun.expressions, init).into_iter().enumerate().take(comps) {
-                        words[c * n..(c + 1) * n].fill(x);
+                    for (w, x) in words.iter_mut().zip(self.p.expression_value(&fun.expressions, init)) {
+                        *w = x;
                     }
                 }
-                words
+                Local { words, uniform: true }
             })
             .collect();
         Frame {
@@ -210,6 +238,7 @@ impl<'p, 'e, 'm> Engine<'p, 'e, 'm> {
             vals: vec![None; fun.expressions.len()],
             args,
             locals,
+            leaves: vec![None; fun.expressions.len()],
             active: vec![true; n],
             returned: vec![false; n],
             ret: None,
@@ -232,8 +261,10 @@ impl<'p, 'e, 'm> Engine<'p, 'e, 'm> {
             }
             self.block(fr, body)?;
             if let Some(Target::Loop { continued, .. }) = fr.targets.last_mut() {
-                for (a, c) in fr.active.iter_mut().zip(continued.iter_mut()) {
-                    *a |= std::mem::take(c);
+                if any(continued) {
+                    for (a, c) in fr.active.iter_mut().zip(continued.iter_mut()) {
+                        *a |= std::mem::take(c);
+                    }
                 }
             }
             self.block(fr, continuing)?;
@@ -261,11 +292,26 @@ impl<'p, 'e, 'm> Engine<'p, 'e, 'm> {
     }
 
     fn block(&mut self, fr: &mut Frame, block: &naga::Block) -> Result<(), Hung> {
+        if !any(&fr.active) {
+            return Ok(());
+        }
         for stmt in block.iter() {
-            if !any(&fr.active) {
+            self.statement(fr, stmt)?;
+            // Only control flow takes lanes out: the mask is looked at again after it alone.
+            let masks = matches!(
+                stmt,
+                S::Break
+                    | S::Continue
+                    | S::Return { .. }
+                    | S::If { .. }
+                    | S::Switch { .. }
+                    | S::Loop { .. }
+                    | S::Call { .. }
+                    | S::Block(_)
+            );
+            if masks && !any(&fr.active) {
                 break;
             }
-            self.statement(fr, stmt)?;
         }
         Ok(())
     }
@@ -286,8 +332,16 @@ impl<'p, 'e, 'm> Engine<'p, 'e, 'm> {
                     let side = if cond.data[0] != 0 { accept } else { reject };
                     return self.block(fr, side);
                 }
-                let saved = std::mem::take(&mut fr.active);
-                fr.active = masked(&saved, &cond, true);
+                let taken = masked(&fr.active, &cond, true);
+                // Every active lane on one side (the common case of a varying condition): that
+                // side alone, under the mask as it is.
+                if taken == fr.active {
+                    return self.block(fr, accept);
+                }
+                if !any(&taken) {
+                    return self.block(fr, reject);
+                }
+                let saved = std::mem::replace(&mut fr.active, taken);
                 self.block(fr, accept)?;
                 let after_accept = std::mem::replace(&mut fr.active, masked(&saved, &cond, false));
                 self.block(fr, reject)?;
@@ -319,7 +373,7 @@ impl<'p, 'e, 'm> Engine<'p, 'e, 'm> {
             S::Return { value } => {
                 if let Some(v) = value {
                     let v = self.val(fr, *v);
-                    let ret = fr.ret.get_or_insert_with(|| Val::varying(v.comps, vec![0; v.comps * n]));
+                    let ret = fr.ret.get_or_insert_with(|| Val::varying(v.comps, zeroed(v.comps * n)));
                     for c in 0..v.comps {
                         for l in 0..n {
                             if fr.active[l] {
@@ -444,21 +498,28 @@ impl<'p, 'e, 'm> Engine<'p, 'e, 'm> {
         self.ty(fr, h).scalar().and_then(Kind::of).unwrap_or(Kind::U32)
     }
 
-    /// The components of what a pointer expression points at.
-    pub(crate) fn pointee_leaves(&self, fr: &Frame, h: Handle<naga::Expression>) -> std::sync::Arc<[Leaf]> {
+    /// The components of what a pointer expression points at: worked out once a frame.
+    pub(crate) fn pointee_leaves(&self, fr: &mut Frame, h: Handle<naga::Expression>) -> Rc<[Leaf]> {
+        if let Some(Some(leaves)) = fr.leaves.get(h.index()) {
+            return leaves.clone();
+        }
         let (module, _) = self.p.module.naga();
-        let none = || Vec::new().into();
-        match *self.ty(fr, h) {
-            TypeInner::Pointer { base, .. } => self.p.layouts.of(base).map(|l| l.leaves.clone()).unwrap_or_else(none),
+        let leaves: Rc<[Leaf]> = match *self.ty(fr, h) {
+            TypeInner::Pointer { base, .. } => self.p.layouts.of(base).map(|l| Rc::from(&*l.leaves)),
             TypeInner::ValuePointer { size, scalar, .. } => {
                 let inner = match size {
                     Some(size) => TypeInner::Vector { size, scalar },
                     None => TypeInner::Scalar(scalar),
                 };
-                self.p.layouts.of_inner(&inner, module).map(|l| l.leaves).unwrap_or_else(none)
+                self.p.layouts.of_inner(&inner, module).map(|l| Rc::from(&*l.leaves))
             }
-            _ => none(),
+            _ => None,
         }
+        .unwrap_or_else(|| Rc::from(Vec::new()));
+        if let Some(slot) = fr.leaves.get_mut(h.index()) {
+            *slot = Some(leaves.clone());
+        }
+        leaves
     }
 
     /// The words of the kernel's own variable behind a component region, and whether each lane
@@ -467,7 +528,7 @@ impl<'p, 'e, 'm> Engine<'p, 'e, 'm> {
         match r {
             Region::Workgroup(g) => self.workgroup.get_mut(g).map(|v| (v, false)),
             Region::Private(g) => self.private.get_mut(g).map(|v| (v, true)),
-            Region::Local(i) => fr.locals.get_mut(i).map(|v| (v, true)),
+            Region::Local(i) => fr.locals.get_mut(i).map(|v| (&mut v.words, !v.uniform)),
             Region::Binding(_) | Region::Immediate => None,
         }
     }
@@ -485,6 +546,13 @@ impl<'p, 'e, 'm> Engine<'p, 'e, 'm> {
 
     fn store(&mut self, fr: &mut Frame, p: &Ptr, leaves: &[Leaf], v: &Val) {
         let active = std::mem::take(&mut fr.active);
+        if let (Region::Local(i), n) = (p.region, self.n) {
+            // A local stays uniform under a uniform value to one place from every lane.
+            let keeps = v.uniform && matches!(p.offsets, Offsets::Uniform(_)) && all_lanes(&active);
+            if let Some(local) = fr.locals.get_mut(i).filter(|l| l.uniform && !keeps) {
+                local.spread(n);
+            }
+        }
         if p.region.components() {
             if let Some((words, per_lane)) = self.words(fr, p.region) {
                 store_words(words, per_lane, p, v, &active);
@@ -523,7 +591,7 @@ impl<'p, 'e, 'm> Engine<'p, 'e, 'm> {
         };
         let active = fr.active.clone();
         let leaf = Leaf { offset: 0, kind };
-        let mut old = vec![0; if cmp.is_some() { 2 * n } else { n }];
+        let mut old = zeroed(if cmp.is_some() { 2 * n } else { n });
         // Storage buffers by bytes, workgroup memory by components.
         let mut memory = match p.region {
             Region::Binding(b) => self.mem.view(b).map(Atomics::Shared),

@@ -8,7 +8,7 @@
 use super::engine::{Engine, Frame};
 use super::layout::Kind;
 use super::ops;
-use super::value::{Offsets, Ptr, Region, Slot, Val, OUT};
+use super::value::{words, zeroed, Offsets, Ptr, Region, Slot, Val, OUT};
 use naga::{Expression as E, Handle, TypeInner};
 use std::rc::Rc;
 
@@ -19,16 +19,23 @@ enum Index {
 }
 
 /// Component-wise `op` of `a` and `b` (a one-component operand goes with every component).
-fn zip_comps(a: &Val, b: &Val, n: usize, op: impl Fn(&[u32], &[u32]) -> Vec<u32>) -> Val {
+fn zip_comps(a: &Val, b: &Val, n: usize, op: impl Fn(&mut Vec<u32>, &[u32], &[u32])) -> Val {
     let comps = a.comps.max(b.comps);
     let uniform = a.uniform && b.uniform;
-    let mut data = Vec::with_capacity(comps * if uniform { 1 } else { n });
+    let mut data = words(comps * if uniform { 1 } else { n });
     for c in 0..comps {
         let x = a.comp(if a.comps == 1 { 0 } else { c }, n);
         let y = b.comp(if b.comps == 1 { 0 } else { c }, n);
-        data.extend(op(x, y));
+        op(&mut data, x, y);
     }
     Val { comps, uniform, data }
+}
+
+/// `op` of every word of `a`, in a value of its shape.
+fn map_val(a: &Val, op: impl Fn(u32) -> u32) -> Val {
+    let mut data = words(a.data.len());
+    ops::map1(&mut data, &a.data, op);
+    Val { comps: a.comps, uniform: a.uniform, data }
 }
 
 impl Engine<'_, '_, '_> {
@@ -82,7 +89,9 @@ impl Engine<'_, '_, '_> {
             E::Unary { op, expr } => {
                 let kind = self.kind(fr, *expr);
                 let a = self.val(fr, *expr);
-                Val { comps: a.comps, uniform: a.uniform, data: ops::unary(*op, kind, &a.data) }
+                let mut data = words(a.data.len());
+                ops::unary(&mut data, *op, kind, &a.data);
+                Val { comps: a.comps, uniform: a.uniform, data }
             }
             E::Binary { op, left, right } => self.binary(fr, *op, *left, *right),
             E::Select { condition, accept, reject } => {
@@ -92,7 +101,7 @@ impl Engine<'_, '_, '_> {
                 if c.uniform && c.comps == 1 {
                     return Slot::Val(if c.data[0] != 0 { a } else { r });
                 }
-                let mut data = vec![0; a.comps * n];
+                let mut data = zeroed(a.comps * n);
                 for comp in 0..a.comps {
                     let cc = if c.comps == 1 { 0 } else { comp };
                     for l in 0..n {
@@ -115,10 +124,8 @@ impl Engine<'_, '_, '_> {
                             .collect();
                         Val { comps: 1, uniform: a.uniform, data }
                     }
-                    R::IsNan => Val { data: ops::map1(&a.data, |x| f32::from_bits(x).is_nan() as u32), ..(*a).clone() },
-                    R::IsInf => {
-                        Val { data: ops::map1(&a.data, |x| f32::from_bits(x).is_infinite() as u32), ..(*a).clone() }
-                    }
+                    R::IsNan => map_val(&a, |x| f32::from_bits(x).is_nan() as u32),
+                    R::IsInf => map_val(&a, |x| f32::from_bits(x).is_infinite() as u32),
                 }
             }
             E::Math { fun, arg, arg1, arg2, arg3 } => self.math(fr, *fun, [Some(*arg), *arg1, *arg2, *arg3]),
@@ -129,7 +136,7 @@ impl Engine<'_, '_, '_> {
                     None => return Slot::Val(a),
                     Some(width) => {
                         let to = Kind::of(naga::Scalar { kind: *kind, width: *width }).unwrap_or(Kind::U32);
-                        Val { data: ops::map1(&a.data, |x| ops::convert(from, to, x)), ..(*a).clone() }
+                        map_val(&a, |x| ops::convert(from, to, x))
                     }
                 }
             }
@@ -190,7 +197,7 @@ impl Engine<'_, '_, '_> {
                 (Some((c, r, true)), Some((_, _, false))) => return mat_mul(&a, &b, r, c, 1, n),
                 (Some((_, r, false)), Some((c, _, true))) => {
                     // v * M = Mᵀ v: out[j] = Σ_i v[i] M[j][i].
-                    let mut data = vec![0; c * n];
+                    let mut data = zeroed(c * n);
                     for j in 0..c {
                         for l in 0..n {
                             let mut s = 0.0f32;
@@ -206,7 +213,7 @@ impl Engine<'_, '_, '_> {
                 _ => {}
             }
         }
-        zip_comps(&a, &b, n, |x, y| ops::binary(op, kind, x, y))
+        zip_comps(&a, &b, n, |out, x, y| ops::binary(out, op, kind, x, y))
     }
 
     fn math(&mut self, fr: &mut Frame, fun: naga::MathFunction, args: [Option<Handle<naga::Expression>>; 4]) -> Val {
@@ -221,16 +228,20 @@ impl Engine<'_, '_, '_> {
         match fun {
             M::Dot => {
                 let b = vals[1].clone().unwrap_or_default();
-                let data = (0..w)
-                    .map(|l| match kind {
-                        Kind::F32 => {
-                            (0..a.comps).fold(0.0f32, |s, c| s + f(a.get(c, l, n)) * f(b.get(c, l, n))).to_bits()
-                        }
-                        _ => {
-                            (0..a.comps).fold(0u32, |s, c| s.wrapping_add(a.get(c, l, n).wrapping_mul(b.get(c, l, n))))
-                        }
-                    })
-                    .collect();
+                // Summed a component at a time over every lane, in component order as one
+                // lane's sum would be: the lanes' loops vectorise.
+                let mut data = zeroed(w);
+                for c in 0..a.comps.min(b.comps) {
+                    let (x, y) = (a.comp(c, n), b.comp(c, n));
+                    let at = |s: &[u32], l: usize| if s.len() == 1 { s[0] } else { s[l] };
+                    if kind == Kind::F32 && x.len() == w && y.len() == w {
+                        data.iter_mut().zip(x).zip(y).for_each(|((d, &x), &y)| *d = (f(*d) + f(x) * f(y)).to_bits());
+                    } else if kind == Kind::F32 {
+                        (0..w).for_each(|l| data[l] = (f(data[l]) + f(at(x, l)) * f(at(y, l))).to_bits());
+                    } else {
+                        (0..w).for_each(|l| data[l] = data[l].wrapping_add(at(x, l).wrapping_mul(at(y, l))));
+                    }
+                }
                 Val { comps: 1, uniform, data }
             }
             M::Length | M::Normalize | M::Distance => {
@@ -249,7 +260,7 @@ impl Engine<'_, '_, '_> {
                 if fun != M::Normalize {
                     return Val { comps: 1, uniform, data: len };
                 }
-                let mut data = vec![0; a.comps * w];
+                let mut data = zeroed(a.comps * w);
                 for c in 0..a.comps {
                     for l in 0..w {
                         data[c * w + l] = (f(a.get(c, l, n)) / f(len[l])).to_bits();
@@ -259,7 +270,7 @@ impl Engine<'_, '_, '_> {
             }
             M::Cross => {
                 let b = vals[1].clone().unwrap_or_default();
-                let mut data = vec![0; 3 * w];
+                let mut data = zeroed(3 * w);
                 for l in 0..w {
                     let x = |v: &Val, c: usize| f(v.get(c, l, n));
                     data[l] = (x(&a, 1) * x(&b, 2) - x(&a, 2) * x(&b, 1)).to_bits();
@@ -270,12 +281,14 @@ impl Engine<'_, '_, '_> {
             }
             _ => {
                 let comps = vals.iter().flatten().map(|v| v.comps).max().unwrap_or(1);
-                let mut data = Vec::with_capacity(comps * w);
+                let mut data = words(comps * w);
                 for c in 0..comps {
                     // A uniform operand's one word goes with every lane (`ops::map2`, `map3`).
                     let args =
                         [0, 1, 2, 3].map(|i| vals[i].as_ref().map(|v| v.comp(if v.comps == 1 { 0 } else { c }, n)));
-                    data.extend(ops::math(fun, kind, args).unwrap_or_else(|| vec![0; w]));
+                    if ops::math(&mut data, fun, kind, args).is_none() {
+                        data.resize((c + 1) * w, 0);
+                    }
                 }
                 Val { comps, uniform, data }
             }
@@ -348,27 +361,39 @@ impl Engine<'_, '_, '_> {
                 // The kernel's own arrays clamp an index past their end to the last element
                 // (naga's `Restrict`, what the Vulkan device's SPIR-V does); memory the app
                 // sees is bounded by its bytes alone, as robust buffer access is.
-                let step = |o: u32, i: u32| -> u32 {
-                    if o == OUT {
-                        return OUT;
+                let offsets = match (count, &starts) {
+                    (Some(0), _) => Offsets::Uniform(OUT),
+                    (_, None) => {
+                        // Elements at one stride (arrays, vectors, matrices): no branch but the
+                        // selects, so the lanes' loop vectorises.
+                        let last = match count {
+                            Some(c) if components => c - 1,
+                            _ => u32::MAX,
+                        };
+                        let step = |o: u32, i: u32| -> u32 {
+                            let at = u64::from(o) + u64::from(i.min(last)) * stride;
+                            if o == OUT || at >= u64::from(OUT) {
+                                OUT
+                            } else {
+                                at as u32
+                            }
+                        };
+                        offsets_step(&p.offsets, &idx, step)
                     }
-                    let i = match count {
-                        Some(0) => return OUT,
-                        Some(c) if components || starts.is_some() => i.min(c - 1),
-                        _ => i,
-                    };
-                    let add = match &starts {
-                        Some(s) => s.get(i as usize).copied().unwrap_or(0),
-                        None => u64::from(i) * stride,
-                    };
-                    let o = u64::from(o) + add;
-                    if o >= u64::from(OUT) {
-                        OUT
-                    } else {
-                        o as u32
+                    (_, Some(starts)) => {
+                        let last = count.map_or(0, |c| c.saturating_sub(1));
+                        let step = |o: u32, i: u32| -> u32 {
+                            let at = u64::from(o) + starts.get(i.min(last) as usize).copied().unwrap_or(0);
+                            if o == OUT || at >= u64::from(OUT) {
+                                OUT
+                            } else {
+                                at as u32
+                            }
+                        };
+                        offsets_step(&p.offsets, &idx, step)
                     }
                 };
-                Slot::ptr(Ptr { region: p.region, offsets: offsets_step(&p.offsets, &idx, n, step) })
+                Slot::ptr(Ptr { region: p.region, offsets })
             }
             TypeInner::ValuePointer { size, scalar, .. } => {
                 // A pointer to a vector's component.
@@ -384,7 +409,7 @@ impl Engine<'_, '_, '_> {
                         o.saturating_add(i.saturating_mul(width))
                     }
                 };
-                Slot::ptr(Ptr { region: p.region, offsets: offsets_step(&p.offsets, &idx, n, step) })
+                Slot::ptr(Ptr { region: p.region, offsets: offsets_step(&p.offsets, &idx, step) })
             }
             t => {
                 // Components of one element, and where element i starts.
@@ -416,7 +441,7 @@ impl Engine<'_, '_, '_> {
                     let i = (i as usize).min(count - 1);
                     return Slot::val(v.slice(i * elem, elem, n));
                 }
-                let mut data = vec![0; elem * n];
+                let mut data = zeroed(elem * n);
                 for l in 0..n {
                     let i = (idx.get(l) as usize).min(count - 1);
                     for c in 0..elem {
@@ -430,10 +455,14 @@ impl Engine<'_, '_, '_> {
 }
 
 /// Each lane's offset after `step` with its index; uniform when both are.
-fn offsets_step(offsets: &Offsets, idx: &Offsets, n: usize, step: impl Fn(u32, u32) -> u32) -> Offsets {
+fn offsets_step(offsets: &Offsets, idx: &Offsets, step: impl Fn(u32, u32) -> u32) -> Offsets {
     match (offsets, idx) {
         (Offsets::Uniform(o), Offsets::Uniform(i)) => Offsets::Uniform(step(*o, *i)),
-        _ => Offsets::Varying((0..n).map(|l| step(offsets.get(l), idx.get(l))).collect()),
+        (Offsets::Uniform(o), Offsets::Varying(i)) => Offsets::Varying(i.iter().map(|&i| step(*o, i)).collect()),
+        (Offsets::Varying(o), Offsets::Uniform(i)) => Offsets::Varying(o.iter().map(|&o| step(o, *i)).collect()),
+        (Offsets::Varying(o), Offsets::Varying(i)) => {
+            Offsets::Varying(o.iter().zip(i).map(|(&o, &i)| step(o, i)).collect())
+        }
     }
 }
 
@@ -441,7 +470,7 @@ fn offsets_step(offsets: &Offsets, idx: &Offsets, n: usize, step: impl Fn(u32, u
 fn mat_mul(a: &Val, b: &Val, r: usize, k: usize, c: usize, n: usize) -> Val {
     let uniform = a.uniform && b.uniform;
     let w = if uniform { 1 } else { n };
-    let mut data = vec![0; r * c * w];
+    let mut data = zeroed(r * c * w);
     for j in 0..c {
         for i in 0..r {
             for l in 0..w {

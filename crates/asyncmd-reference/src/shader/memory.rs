@@ -11,7 +11,7 @@
 
 use super::layout::{Kind, Leaf};
 use super::texture::Texture;
-use super::value::{Offsets, Ptr, Region, Val, OUT};
+use super::value::{all_lanes, any_lane, words as words_buf, zeroed, Offsets, Ptr, Region, Val, OUT};
 use std::sync::atomic::{AtomicU32, AtomicU8, Ordering::Relaxed};
 
 /// The bytes of `b` as atomics, for batches on several threads.
@@ -118,6 +118,31 @@ impl<'a> Shared<'a> {
         }
     }
 
+    /// The words at bytes `start`, `start + stride`, … into `out`, all known to be inside and
+    /// aligned for words: one pass, with no check a word where the bytes are shared as words.
+    fn gather(self, start: usize, stride: usize, out: &mut [u32]) {
+        match self {
+            Shared::Words(w, _) => {
+                let step = (stride / 4).max(1);
+                let from = w.get(start / 4..).unwrap_or_default();
+                out.iter_mut().zip(from.iter().step_by(step)).for_each(|(o, x)| *o = x.load(Relaxed));
+            }
+            Shared::Bytes(_) => out.iter_mut().enumerate().for_each(|(l, o)| *o = self.word(start + l * stride)),
+        }
+    }
+
+    /// Stores `src`'s words at bytes `start`, `start + stride`, … (as `gather` reads them).
+    fn scatter(self, start: usize, stride: usize, src: impl Iterator<Item = u32>) {
+        match self {
+            Shared::Words(w, _) => {
+                let step = (stride / 4).max(1);
+                let to = w.get(start / 4..).unwrap_or_default();
+                to.iter().step_by(step).zip(src).for_each(|(d, x)| d.store(x, Relaxed));
+            }
+            Shared::Bytes(_) => src.enumerate().for_each(|(l, x)| self.set_word(start + l * stride, x)),
+        }
+    }
+
     /// Stores the word at byte `at`, known to be inside and aligned for words.
     #[inline]
     fn set_word(self, at: usize, v: u32) {
@@ -189,7 +214,7 @@ impl Memory<'_> {
                 match &p.offsets {
                     Offsets::Uniform(o) => Val::uniform(leaves.iter().map(|leaf| read(*o, leaf)).collect()),
                     Offsets::Varying(offsets) => {
-                        let mut data = vec![0; leaves.len() * n];
+                        let mut data = zeroed(leaves.len() * n);
                         for (c, leaf) in leaves.iter().enumerate() {
                             for (l, &o) in offsets.iter().enumerate() {
                                 if o != OUT {
@@ -211,13 +236,20 @@ impl Memory<'_> {
         let Some(bytes) = self.view(b) else { return };
         let n = active.len();
         if let Offsets::Varying(offsets) = &p.offsets {
-            if let (Some((first, stride)), true) = (strided(offsets, leaves, bytes), active.iter().all(|&a| a)) {
+            if let (Some((first, stride)), true) = (strided(offsets, leaves, bytes), all_lanes(active)) {
                 // Lane l's element `stride` bytes after lane l − 1's, every lane active: each
                 // leaf's words go out in one pass, bounds checked once.
                 for (c, leaf) in leaves.iter().enumerate() {
                     let start = first as usize + leaf.offset as usize;
-                    for l in 0..n {
-                        bytes.set_word(start + l * stride, v.get(c, l, n));
+                    match v.uniform {
+                        true => {
+                            bytes.scatter(start, stride, std::iter::repeat_n(v.data.get(c).copied().unwrap_or(0), n))
+                        }
+                        false => bytes.scatter(
+                            start,
+                            stride,
+                            v.data.get(c * n..(c + 1) * n).unwrap_or_default().iter().copied(),
+                        ),
                     }
                 }
                 return;
@@ -242,17 +274,14 @@ fn load_bytes(bytes: Shared, p: &Ptr, leaves: &[Leaf], n: usize) -> Val {
             Val::uniform(leaves.iter().map(|leaf| read(o.saturating_add(leaf.offset), *leaf)).collect())
         }
         Offsets::Varying(offsets) => {
-            let mut data = vec![0; leaves.len() * n];
+            let mut data = zeroed(leaves.len() * n);
             let strided = strided(offsets, leaves, bytes);
             for (c, leaf) in leaves.iter().enumerate() {
                 let out = &mut data[c * n..(c + 1) * n];
                 if let Some((first, stride)) = strided {
                     // Lane l reads the element `stride` bytes after lane l − 1's: one pass over
                     // the words, bounds checked once.
-                    let start = first as usize + leaf.offset as usize;
-                    for (l, o) in out.iter_mut().enumerate() {
-                        *o = bytes.word(start + l * stride);
-                    }
+                    bytes.gather(first as usize + leaf.offset as usize, stride, out);
                     continue;
                 }
                 for (o, &at) in out.iter_mut().zip(offsets) {
@@ -274,7 +303,7 @@ pub(crate) fn load_words(words: &[u32], per_lane: bool, p: &Ptr, comps: usize, n
         }
         (Offsets::Uniform(o), true) if *o != OUT => {
             // Every lane at the same component of its own copy: whole slices.
-            let mut data = vec![0; comps * n];
+            let mut data = zeroed(comps * n);
             for c in 0..comps {
                 let at = (*o as usize + c) * n;
                 if let Some(src) = words.get(at..at + n) {
@@ -283,8 +312,17 @@ pub(crate) fn load_words(words: &[u32], per_lane: bool, p: &Ptr, comps: usize, n
             }
             Val::varying(comps, data)
         }
+        (Offsets::Varying(offsets), false) => {
+            // A gather from words every lane shares (workgroup memory, a uniform local). An
+            // offset of `OUT` lands past the end (usize is wider than u32): it reads 0.
+            let mut data = words_buf(comps * n);
+            for c in 0..comps {
+                data.extend(offsets.iter().map(|&o| words.get(o as usize + c).copied().unwrap_or(0)));
+            }
+            Val::varying(comps, data)
+        }
         _ => {
-            let mut data = vec![0; comps * n];
+            let mut data = zeroed(comps * n);
             for c in 0..comps {
                 for l in 0..n {
                     let o = p.offsets.get(l);
@@ -304,8 +342,19 @@ pub(crate) fn load_words(words: &[u32], per_lane: bool, p: &Ptr, comps: usize, n
 /// Stores `v` into a variable's `words` for the `active` lanes.
 pub(crate) fn store_words(words: &mut [u32], per_lane: bool, p: &Ptr, v: &Val, active: &[bool]) {
     let n = active.len();
+    if let (Offsets::Uniform(o), false, true) = (&p.offsets, per_lane, v.uniform) {
+        // One place for every lane, one value: written once if any lane writes.
+        if *o != OUT && any_lane(active) {
+            for (c, &x) in v.data.iter().enumerate() {
+                if let Some(w) = words.get_mut(*o as usize + c) {
+                    *w = x;
+                }
+            }
+        }
+        return;
+    }
     if let (Offsets::Uniform(o), true) = (&p.offsets, per_lane) {
-        if *o != OUT && active.iter().all(|&a| a) {
+        if *o != OUT && all_lanes(active) {
             for c in 0..v.comps {
                 let at = (*o as usize + c) * n;
                 if let Some(dst) = words.get_mut(at..at + n) {
@@ -324,12 +373,17 @@ pub(crate) fn store_words(words: &mut [u32], per_lane: bool, p: &Ptr, v: &Val, a
             for c in 0..v.comps {
                 let at = (*o as usize + c) * n;
                 let Some(dst) = words.get_mut(at..at + n) else { continue };
+                // Blended through a mask of all ones or zeros: no branch, so it vectorises.
+                let blend = |d: &mut u32, x: u32, a: bool| {
+                    let m = u32::from(a).wrapping_neg();
+                    *d = (x & m) | (*d & !m);
+                };
                 if v.uniform {
                     let x = v.data[c];
-                    dst.iter_mut().zip(active).for_each(|(d, &a)| *d = if a { x } else { *d });
+                    dst.iter_mut().zip(active).for_each(|(d, &a)| blend(d, x, a));
                 } else {
                     let src = &v.data[c * n..(c + 1) * n];
-                    dst.iter_mut().zip(src).zip(active).for_each(|((d, &x), &a)| *d = if a { x } else { *d });
+                    dst.iter_mut().zip(src).zip(active).for_each(|((d, &x), &a)| blend(d, x, a));
                 }
             }
             return;

@@ -10,7 +10,7 @@
 
 use super::engine::{Engine, Frame};
 use super::texture::Texture;
-use super::value::{Region, Val};
+use super::value::{zeroed, Region, Val};
 use asyncmd_types::{decode_texel, AddressMode, FilterType, SamplerDesc};
 use naga::Handle;
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
@@ -120,7 +120,7 @@ impl Engine<'_, '_, '_> {
         let dims = coords.comps.min(3);
         let q = tex.mips.saturating_sub(1) as f32;
         let at = Sampled { tex, bytes, s: &s };
-        let mut data = vec![0u32; 4 * w];
+        let mut data = zeroed(4 * w);
         for l in 0..w {
             let uvw = std::array::from_fn(|a| if a < dims { f32::from_bits(coords.get(a, l, n)) } else { 0.0 });
             // An integer slice, clamped to the view's.

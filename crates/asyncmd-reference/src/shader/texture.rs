@@ -13,7 +13,7 @@
 
 use super::engine::{Engine, Frame};
 use super::memory::Memory;
-use super::value::{Region, Val};
+use super::value::{zeroed, Region, Val};
 use asyncmd_shader::TexelKind;
 use asyncmd_types::{decode_texel, encode_texel, ClearData, ComponentClass, Format, Layout};
 use naga::{Handle, TypeInner};
@@ -179,7 +179,7 @@ impl<'e> Engine<'_, 'e, '_> {
             coords.uniform && slice.as_ref().is_none_or(|v| v.uniform) && mip.as_ref().is_none_or(|v| v.uniform);
         let w = if uniform { 1 } else { n };
         let codec = tex.codec();
-        let mut data = vec![0u32; comps * w];
+        let mut data = zeroed(comps * w);
         if let (false, Codec::Words { channels: 1, one }, true, true, 2, 4) = (
             uniform,
             codec,
@@ -280,7 +280,7 @@ impl<'e> Engine<'_, 'e, '_> {
             naga::ImageQuery::Size { .. } => {
                 let uniform = level.as_ref().is_none_or(|v| v.uniform);
                 let w = if uniform { 1 } else { n };
-                let mut data = vec![0u32; comps * w];
+                let mut data = zeroed(comps * w);
                 for l in 0..w {
                     // A mip past the view's has no size: 0, as an unbound view's.
                     let m = level.as_ref().map_or(0, |v| v.get(0, l, n));

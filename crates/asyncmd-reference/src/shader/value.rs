@@ -5,15 +5,88 @@
 //! operation on uniform operands runs once. A **varying** value holds a slice per component,
 //! component-major (component `c` of lane `l` at `c * lanes + l`).
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
+thread_local! {
+    /// Word buffers of values dropped on this thread, for the next ones, by size class (a
+    /// power of two of words). A kernel makes and drops a buffer a lane wide for every
+    /// operation, the same few sizes over and over, and the allocator's path for blocks of
+    /// kilobytes costs more than the operation itself.
+    static SPARE: RefCell<[Vec<Vec<u32>>; CLASSES]> = const { RefCell::new([const { Vec::new() }; CLASSES]) };
+}
+
+/// Buffers smaller than this (a power of two) come from the allocator's own small-block caches.
+const SPARE_MIN_WORDS: usize = 64;
+/// Size classes kept: 64 words up to 2^(6 + CLASSES − 1).
+const CLASSES: usize = 12;
+/// Spare buffers kept a class: more than a kernel's values alive at once are rarely freed.
+const SPARE_COUNT: usize = 32;
+
+/// The class of buffers of at least `words` words, if kept.
+fn class_holding(words: usize) -> Option<usize> {
+    let class = words.max(SPARE_MIN_WORDS).next_power_of_two().trailing_zeros() as usize - 6;
+    (class < CLASSES).then_some(class)
+}
+
+/// An empty word buffer that holds `cap` words, reused from a dropped value where one fits.
+pub(crate) fn words(cap: usize) -> Vec<u32> {
+    let Some(class) = class_holding(cap).filter(|_| cap >= SPARE_MIN_WORDS) else {
+        return Vec::with_capacity(cap);
+    };
+    let spare = SPARE.try_with(|s| s.try_borrow_mut().ok()?[class].pop()).ok().flatten();
+    spare.unwrap_or_else(|| Vec::with_capacity(SPARE_MIN_WORDS << class))
+}
+
+/// `len` zero words, in a reused buffer where one fits.
+pub(crate) fn zeroed(len: usize) -> Vec<u32> {
+    let mut v = words(len);
+    v.resize(len, 0);
+    v
+}
+
+/// Keeps `v`'s buffer for a later value on this thread, in the class its capacity fills.
+pub(crate) fn recycle(mut v: Vec<u32>) {
+    let cap = v.capacity();
+    if cap < SPARE_MIN_WORDS {
+        return;
+    }
+    // The largest class `cap` holds whole.
+    let class = (usize::BITS - 1 - cap.leading_zeros()) as usize - 6;
+    if class >= CLASSES {
+        return;
+    }
+    v.clear();
+    let _ = SPARE.try_with(|s| {
+        if let Ok(mut s) = s.try_borrow_mut() {
+            if s[class].len() < SPARE_COUNT {
+                s[class].push(v);
+            }
+        }
+    });
+}
+
 /// A value of every lane.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub(crate) struct Val {
     pub(crate) comps: usize,
     /// One copy of the components for all lanes.
     pub(crate) uniform: bool,
     pub(crate) data: Vec<u32>,
+}
+
+impl Clone for Val {
+    fn clone(&self) -> Self {
+        let mut data = words(self.data.len());
+        data.extend_from_slice(&self.data);
+        Val { comps: self.comps, uniform: self.uniform, data }
+    }
+}
+
+impl Drop for Val {
+    fn drop(&mut self) {
+        recycle(std::mem::take(&mut self.data));
+    }
 }
 
 impl Val {
@@ -55,35 +128,54 @@ impl Val {
     /// Components `first..first + count`.
     pub(crate) fn slice(&self, first: usize, count: usize, n: usize) -> Val {
         let w = if self.uniform { 1 } else { n };
-        Val { comps: count, uniform: self.uniform, data: self.data[first * w..(first + count) * w].to_vec() }
-    }
-
-    /// The same value with a slice per component.
-    pub(crate) fn spread(&self, n: usize) -> Val {
-        if !self.uniform {
-            return self.clone();
-        }
-        let mut data = Vec::with_capacity(self.comps * n);
-        for &c in &self.data {
-            data.extend(std::iter::repeat_n(c, n));
-        }
-        Val::varying(self.comps, data)
+        let mut data = words(count * w);
+        data.extend_from_slice(&self.data[first * w..(first + count) * w]);
+        Val { comps: count, uniform: self.uniform, data }
     }
 
     /// The components of `parts`, one after another.
     pub(crate) fn concat<'a>(parts: impl Iterator<Item = &'a Val> + Clone, n: usize) -> Val {
         let uniform = parts.clone().all(|p| p.uniform);
-        let mut out = Val { comps: 0, uniform, data: Vec::new() };
+        let comps = parts.clone().map(|p| p.comps).sum::<usize>();
+        let mut out = Val { comps, uniform, data: words(if uniform { comps } else { comps * n }) };
         for p in parts {
-            out.comps += p.comps;
             if uniform || !p.uniform {
                 out.data.extend_from_slice(&p.data);
             } else {
-                out.data.extend_from_slice(&p.spread(n).data);
+                for &c in &p.data {
+                    out.data.extend(std::iter::repeat_n(c, n));
+                }
             }
         }
         out
     }
+}
+
+/// Whether any lane of an execution mask is on. A whole pass, without stopping at the first
+/// lane on: a byte-wide OR the compiler vectorises runs a 1024-lane mask many times faster than
+/// a loop that may exit at each lane.
+pub(crate) fn any_lane(mask: &[bool]) -> bool {
+    if mask.first() == Some(&true) {
+        return true;
+    }
+    let bytes: &[u8] = bytemuck::cast_slice(mask);
+    bytes.iter().fold(0u8, |a, &b| a | b) != 0
+}
+
+/// How many lanes of an execution mask are on: sums of at most 255 lanes kept in a byte (no
+/// carry out of it), which the compiler vectorises.
+pub(crate) fn count_lanes(mask: &[bool]) -> usize {
+    let bytes: &[u8] = bytemuck::cast_slice(mask);
+    bytes.chunks(255).map(|c| usize::from(c.iter().fold(0u8, |s, &b| s.wrapping_add(b)))).sum()
+}
+
+/// Whether every lane of an execution mask is on (the same way as `any_lane`).
+pub(crate) fn all_lanes(mask: &[bool]) -> bool {
+    if mask.first() == Some(&false) {
+        return false;
+    }
+    let bytes: &[u8] = bytemuck::cast_slice(mask);
+    bytes.iter().fold(1u8, |a, &b| a & b) != 0
 }
 
 /// Where a pointer points: the memory of a binding, the push constants, or a variable.
