@@ -54,7 +54,7 @@ fn pick_slot(s: &Slot, n: usize, keep: &[usize]) -> Slot {
             region: p.region,
             offsets: match &p.offsets {
                 Offsets::Uniform(o) => Offsets::Uniform(*o),
-                Offsets::Varying(o) => Offsets::Varying(keep.iter().map(|&l| o[l]).collect()),
+                o => Offsets::Varying(keep.iter().map(|&l| o.get(l)).collect()),
             },
         })),
     }

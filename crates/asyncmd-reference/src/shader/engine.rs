@@ -45,36 +45,41 @@ impl Batch {
             return Val::uniform(self.group(self.first / threads).to_vec());
         }
         let comps = if which == Ids::LocalIndex { 1 } else { 3 };
+        let size = self.group_size.map(|v| v.max(1));
+        // One output slice a component, filled a run of lanes at a time: a run is a row of a
+        // group (local x counting up, the rest fixed), so each is a range or a constant.
         let mut data = zeroed(comps * n);
         let (mut g, t) = (self.first / threads, self.first % threads);
-        let mut group = self.group(g);
-        // The local id counts up x fastest: carried by hand, no division a lane.
-        let mut local = [(t % wx) as u32, (t / wx % wy) as u32, (t / (wx * wy)) as u32];
-        let mut index = t as u32;
-        let size = self.group_size.map(|v| v.max(1));
-        for l in 0..n {
-            match which {
-                Ids::LocalIndex => data[l] = index,
-                Ids::Local => (0..3).for_each(|c| data[c * n + l] = local[c]),
-                Ids::Group => (0..3).for_each(|c| data[c * n + l] = group[c]),
-                Ids::Global => {
-                    (0..3).for_each(|c| data[c * n + l] = group[c].wrapping_mul(size[c]).wrapping_add(local[c]))
+        let (mut x, mut y, mut z) = ((t % wx) as u32, (t / wx % wy) as u32, (t / (wx * wy)) as u32);
+        let mut l = 0;
+        while l < n {
+            let group = self.group(g);
+            let run = ((size[0] - x) as usize).min(n - l);
+            let row = [x, y, z];
+            let index = (z * size[1] + y) * size[0] + x;
+            for c in 0..comps {
+                let out = &mut data[c * n + l..c * n + l + run];
+                let start = match which {
+                    Ids::LocalIndex => index,
+                    Ids::Local => row[c],
+                    Ids::Group => group[c],
+                    Ids::Global => group[c].wrapping_mul(size[c]).wrapping_add(row[c]),
+                };
+                if c == 0 && which != Ids::Group {
+                    out.iter_mut().zip(0u32..).for_each(|(o, k)| *o = start.wrapping_add(k));
+                } else {
+                    out.fill(start);
                 }
             }
-            index += 1;
-            local[0] += 1;
-            if local[0] == size[0] {
-                local[0] = 0;
-                local[1] += 1;
-                if local[1] == size[1] {
-                    local[1] = 0;
-                    local[2] += 1;
-                    if local[2] == size[2] {
-                        local[2] = 0;
-                        index = 0;
-                        g += 1;
-                        group = self.group(g);
-                    }
+            l += run;
+            x = 0;
+            y += 1;
+            if y == size[1] {
+                y = 0;
+                z += 1;
+                if z == size[2] {
+                    z = 0;
+                    g += 1;
                 }
             }
         }
@@ -635,6 +640,37 @@ impl<'p, 'e, 'm> Engine<'p, 'e, 'm> {
         if let Some(r) = result {
             let comps = old.len() / n.max(1);
             fr.vals[r.index()] = Some(Slot::val(Val::varying(comps, old)));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every id of every lane of batches that start and end anywhere in a dispatch, against
+    /// the definitions: thread `t` is in group `t / threads` (x fastest), at local index
+    /// `t % threads`, whose local id counts x fastest; the global id is group × size + local.
+    #[test]
+    fn batch_ids_follow_their_definitions() {
+        let (size, groups) = ([3u32, 2, 2], [2u32, 3, 2]);
+        let threads = 12u64;
+        let total = threads * 12;
+        for (first, lanes) in [(0u64, total as usize), (5, 7), (11, 30), (12, 12), (100, 44), (143, 1)] {
+            let batch = Batch { lanes, first, num_groups: groups, group_size: size };
+            let vals = [Ids::Global, Ids::Local, Ids::Group, Ids::LocalIndex].map(|w| batch.ids(w));
+            for l in 0..lanes {
+                let t = first + l as u64;
+                let (g, li) = ((t / threads) as u32, (t % threads) as u32);
+                let group = [g % 2, g / 2 % 3, g / 6];
+                let local = [li % 3, li / 3 % 2, li / 6];
+                for c in 0..3 {
+                    assert_eq!(vals[0].get(c, l, lanes), group[c] * size[c] + local[c], "global {c} of thread {t}");
+                    assert_eq!(vals[1].get(c, l, lanes), local[c], "local {c} of thread {t}");
+                    assert_eq!(vals[2].get(c, l, lanes), group[c], "group {c} of thread {t}");
+                }
+                assert_eq!(vals[3].get(0, l, lanes), li, "local index of thread {t}");
+            }
         }
     }
 }

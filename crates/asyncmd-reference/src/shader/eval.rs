@@ -378,7 +378,11 @@ impl Engine<'_, '_, '_> {
                                 at as u32
                             }
                         };
-                        offsets_step(&p.offsets, &idx, step)
+                        match (&p.offsets, &idx) {
+                            (Offsets::Uniform(o), Offsets::Varying(i)) => element_run(*o, i, stride, last)
+                                .unwrap_or_else(|| offsets_step(&p.offsets, &idx, n, step)),
+                            _ => offsets_step(&p.offsets, &idx, n, step),
+                        }
                     }
                     (_, Some(starts)) => {
                         let last = count.map_or(0, |c| c.saturating_sub(1));
@@ -390,7 +394,7 @@ impl Engine<'_, '_, '_> {
                                 at as u32
                             }
                         };
-                        offsets_step(&p.offsets, &idx, step)
+                        offsets_step(&p.offsets, &idx, n, step)
                     }
                 };
                 Slot::ptr(Ptr { region: p.region, offsets })
@@ -409,7 +413,7 @@ impl Engine<'_, '_, '_> {
                         o.saturating_add(i.saturating_mul(width))
                     }
                 };
-                Slot::ptr(Ptr { region: p.region, offsets: offsets_step(&p.offsets, &idx, step) })
+                Slot::ptr(Ptr { region: p.region, offsets: offsets_step(&p.offsets, &idx, n, step) })
             }
             t => {
                 // Components of one element, and where element i starts.
@@ -454,16 +458,48 @@ impl Engine<'_, '_, '_> {
     }
 }
 
-/// Each lane's offset after `step` with its index; uniform when both are.
-fn offsets_step(offsets: &Offsets, idx: &Offsets, step: impl Fn(u32, u32) -> u32) -> Offsets {
+/// Each lane's offset after `step` with its index; uniform when both are. `step` adds to the
+/// offset an amount its index alone sets (or gives `OUT`), so lanes at one stride stay so under
+/// one index.
+fn offsets_step(offsets: &Offsets, idx: &Offsets, n: usize, step: impl Fn(u32, u32) -> u32) -> Offsets {
     match (offsets, idx) {
         (Offsets::Uniform(o), Offsets::Uniform(i)) => Offsets::Uniform(step(*o, *i)),
+        (Offsets::Strided { first, stride }, Offsets::Uniform(i)) => {
+            let last = offsets.get(n.saturating_sub(1));
+            let (f, l) = (step(*first, *i), step(last, *i));
+            if f != OUT && l != OUT && u64::from(l) == u64::from(f) + u64::from(*stride) * (n as u64).saturating_sub(1)
+            {
+                return Offsets::Strided { first: f, stride: *stride };
+            }
+            Offsets::Varying((0..n).map(|l| step(offsets.get(l), *i)).collect())
+        }
         (Offsets::Uniform(o), Offsets::Varying(i)) => Offsets::Varying(i.iter().map(|&i| step(*o, i)).collect()),
         (Offsets::Varying(o), Offsets::Uniform(i)) => Offsets::Varying(o.iter().map(|&o| step(o, *i)).collect()),
         (Offsets::Varying(o), Offsets::Varying(i)) => {
             Offsets::Varying(o.iter().zip(i).map(|(&o, &i)| step(o, i)).collect())
         }
+        _ => Offsets::Varying((0..n).map(|l| step(offsets.get(l), idx.get(l))).collect()),
     }
+}
+
+/// Element offsets of lanes whose indices count up by one step (an array indexed by the thread
+/// id) from `base`, when none is clamped to `last` or leaves the offsets' range: a run at one
+/// stride, with no list. `None` for other indices.
+fn element_run(base: u32, idx: &[u32], stride: u64, last: u32) -> Option<Offsets> {
+    let (&i0, &i1) = (idx.first()?, idx.get(1)?);
+    let d = i1.checked_sub(i0).filter(|&d| d > 0)?;
+    let n = idx.len();
+    let i_last = u64::from(i0) + u64::from(d) * (n as u64 - 1);
+    if i_last > u64::from(last) || base == OUT {
+        return None;
+    }
+    // No wrap below: the last index fits (checked above), so every one does.
+    let follows = idx.iter().zip(0u32..).fold(true, |ok, (&x, l)| ok & (x == i0.wrapping_add(l.wrapping_mul(d))));
+    let first = u64::from(base) + u64::from(i0) * stride;
+    let step = u64::from(d) * stride;
+    let end = first + step * (n as u64 - 1);
+    (follows && end < u64::from(OUT) && step <= u64::from(u32::MAX))
+        .then(|| Offsets::Strided { first: first as u32, stride: step as u32 })
 }
 
 /// `a` (r×k, column-major components) times `b` (k×c): r×c.

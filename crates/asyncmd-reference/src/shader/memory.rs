@@ -213,7 +213,8 @@ impl Memory<'_> {
                 let read = |o: u32, leaf: &Leaf| plain_read(bytes, o.saturating_add(leaf.offset), *leaf);
                 match &p.offsets {
                     Offsets::Uniform(o) => Val::uniform(leaves.iter().map(|leaf| read(*o, leaf)).collect()),
-                    Offsets::Varying(offsets) => {
+                    offsets => {
+                        let offsets = offsets.lanes(n).unwrap_or_default();
                         let mut data = zeroed(leaves.len() * n);
                         for (c, leaf) in leaves.iter().enumerate() {
                             for (l, &o) in offsets.iter().enumerate() {
@@ -235,8 +236,8 @@ impl Memory<'_> {
         let Region::Binding(b) = p.region else { return };
         let Some(bytes) = self.view(b) else { return };
         let n = active.len();
-        if let Offsets::Varying(offsets) = &p.offsets {
-            if let (Some((first, stride)), true) = (strided(offsets, leaves, bytes), all_lanes(active)) {
+        if !matches!(p.offsets, Offsets::Uniform(_)) {
+            if let (Some((first, stride)), true) = (strided(&p.offsets, n, leaves, bytes), all_lanes(active)) {
                 // Lane l's element `stride` bytes after lane l − 1's, every lane active: each
                 // leaf's words go out in one pass, bounds checked once.
                 for (c, leaf) in leaves.iter().enumerate() {
@@ -273,9 +274,14 @@ fn load_bytes(bytes: Shared, p: &Ptr, leaves: &[Leaf], n: usize) -> Val {
         Offsets::Uniform(o) => {
             Val::uniform(leaves.iter().map(|leaf| read(o.saturating_add(leaf.offset), *leaf)).collect())
         }
-        Offsets::Varying(offsets) => {
+        offsets => {
             let mut data = zeroed(leaves.len() * n);
-            let strided = strided(offsets, leaves, bytes);
+            let strided = strided(offsets, n, leaves, bytes);
+            let listed = match strided {
+                Some(_) => None,
+                None => offsets.lanes(n),
+            };
+            let offsets = listed.as_deref().unwrap_or_default();
             for (c, leaf) in leaves.iter().enumerate() {
                 let out = &mut data[c * n..(c + 1) * n];
                 if let Some((first, stride)) = strided {
@@ -312,9 +318,10 @@ pub(crate) fn load_words(words: &[u32], per_lane: bool, p: &Ptr, comps: usize, n
             }
             Val::varying(comps, data)
         }
-        (Offsets::Varying(offsets), false) => {
+        (offsets @ (Offsets::Varying(_) | Offsets::Strided { .. }), false) => {
             // A gather from words every lane shares (workgroup memory, a uniform local). An
             // offset of `OUT` lands past the end (usize is wider than u32): it reads 0.
+            let offsets = offsets.lanes(n).unwrap_or_default();
             let mut data = words_buf(comps * n);
             for c in 0..comps {
                 data.extend(offsets.iter().map(|&o| words.get(o as usize + c).copied().unwrap_or(0)));
@@ -408,36 +415,39 @@ pub(crate) fn store_words(words: &mut [u32], per_lane: bool, p: &Ptr, v: &Val, a
 /// elements follow each other at one stride (a kernel indexing an array by its thread id), no
 /// leaf is a bool, every leaf's word of every lane lies inside the bytes and, where they are
 /// shared as words, on a word.
-fn strided(offsets: &[u32], leaves: &[Leaf], bytes: Shared) -> Option<(u32, usize)> {
-    let len = bytes.len();
-    let first = *offsets.first()?;
+fn strided(offsets: &Offsets, n: usize, leaves: &[Leaf], bytes: Shared) -> Option<(u32, usize)> {
+    let (first, stride) = match offsets {
+        Offsets::Uniform(_) => return None,
+        Offsets::Strided { first, stride } => (*first, *stride as usize),
+        Offsets::Varying(list) => {
+            let first = *list.first()?;
+            let stride = match list.get(1) {
+                Some(&second) => second.checked_sub(first)? as usize,
+                None => 0,
+            };
+            if stride == 0 && list.len() > 1 {
+                return None;
+            }
+            let follows = list.iter().enumerate().all(|(l, &o)| u64::from(o) == u64::from(first) + (stride * l) as u64);
+            if !follows {
+                return None;
+            }
+            (first, stride)
+        }
+    };
     if first == OUT || leaves.iter().any(|l| l.kind == Kind::Bool) {
         return None;
     }
     if let Shared::Words(..) = bytes {
         let aligned = |x: u64| x.is_multiple_of(4);
-        let second = offsets.get(1).map_or(0, |&o| u64::from(o));
-        if !aligned(u64::from(first)) || !aligned(second) || !leaves.iter().all(|l| aligned(u64::from(l.offset))) {
+        if !aligned(u64::from(first)) || !aligned(stride as u64) || !leaves.iter().all(|l| aligned(u64::from(l.offset)))
+        {
             return None;
         }
     }
-    let stride = match offsets.get(1) {
-        Some(&second) => second.checked_sub(first)? as usize,
-        None => 0,
-    };
-    if stride == 0 && offsets.len() > 1 {
-        return None;
-    }
     let last_leaf = leaves.iter().map(|l| u64::from(l.offset) + 4).max()?;
-    let end = u64::from(first) + stride as u64 * (offsets.len() as u64 - 1) + last_leaf;
-    if end > len as u64 {
-        return None;
-    }
-    offsets
-        .iter()
-        .enumerate()
-        .all(|(l, &o)| u64::from(o) == u64::from(first) + stride as u64 * l as u64)
-        .then_some((first, stride))
+    let end = u64::from(first) + stride as u64 * (n as u64).saturating_sub(1) + last_leaf;
+    (end <= bytes.len() as u64).then_some((first, stride))
 }
 
 /// The memory an atomic works on.

@@ -209,6 +209,9 @@ pub(crate) const OUT: u32 = u32::MAX;
 pub(crate) enum Offsets {
     /// The same in every lane.
     Uniform(u32),
+    /// Lane `l`'s is `first + l * stride`, each below `OUT`: an array indexed by the thread id,
+    /// kept without a list to build or a stride to find again.
+    Strided { first: u32, stride: u32 },
     /// One a lane.
     Varying(Vec<u32>),
 }
@@ -218,7 +221,18 @@ impl Offsets {
     pub(crate) fn get(&self, l: usize) -> u32 {
         match self {
             Offsets::Uniform(o) => *o,
+            // In range: the lanes' last offset is below `OUT` (`Offsets::strided`).
+            Offsets::Strided { first, stride } => first.wrapping_add((l as u32).wrapping_mul(*stride)),
             Offsets::Varying(v) => v[l],
+        }
+    }
+
+    /// Each of `n` lanes' offsets, where they may differ (`None`: uniform).
+    pub(crate) fn lanes(&self, n: usize) -> Option<std::borrow::Cow<'_, [u32]>> {
+        match self {
+            Offsets::Uniform(_) => None,
+            Offsets::Strided { .. } => Some((0..n).map(|l| self.get(l)).collect::<Vec<_>>().into()),
+            Offsets::Varying(v) => Some(v.as_slice().into()),
         }
     }
 }
