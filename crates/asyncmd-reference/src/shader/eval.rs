@@ -494,7 +494,8 @@ fn element_run(base: u32, idx: &[u32], stride: u64, last: u32) -> Option<Offsets
         return None;
     }
     // No wrap below: the last index fits (checked above), so every one does.
-    let follows = idx.iter().zip(0u32..).fold(true, |ok, (&x, l)| ok & (x == i0.wrapping_add(l.wrapping_mul(d))));
+    let follows =
+        idx.iter().enumerate().fold(true, |ok, (l, &x)| ok & (x == i0.wrapping_add((l as u32).wrapping_mul(d))));
     let first = u64::from(base) + u64::from(i0) * stride;
     let step = u64::from(d) * stride;
     let end = first + step * (n as u64 - 1);
