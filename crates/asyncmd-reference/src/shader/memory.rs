@@ -309,11 +309,12 @@ pub(crate) fn load_words(words: &[u32], per_lane: bool, p: &Ptr, comps: usize, n
         }
         (Offsets::Uniform(o), true) if *o != OUT => {
             // Every lane at the same component of its own copy: whole slices.
-            let mut data = zeroed(comps * n);
+            let mut data = words_buf(comps * n);
             for c in 0..comps {
                 let at = (*o as usize + c) * n;
-                if let Some(src) = words.get(at..at + n) {
-                    data[c * n..(c + 1) * n].copy_from_slice(src);
+                match words.get(at..at + n) {
+                    Some(src) => data.extend_from_slice(src),
+                    None => data.resize((c + 1) * n, 0),
                 }
             }
             Val::varying(comps, data)
