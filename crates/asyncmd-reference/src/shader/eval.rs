@@ -500,7 +500,7 @@ fn element_run(base: u32, idx: &[u32], stride: u64, last: u32) -> Option<Offsets
     let step = u64::from(d) * stride;
     let end = first + step * (n as u64 - 1);
     (follows && end < u64::from(OUT) && step <= u64::from(u32::MAX))
-        .then(|| Offsets::Strided { first: first as u32, stride: step as u32 })
+        .then_some(Offsets::Strided { first: first as u32, stride: step as u32 })
 }
 
 /// `a` (r×k, column-major components) times `b` (k×c): r×c.
