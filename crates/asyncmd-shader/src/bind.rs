@@ -27,6 +27,9 @@ pub enum BindingSource {
         parameter: usize,
         /// Descriptors from the table's start.
         offset: u64,
+        /// Whether its range's descriptors are `DESCRIPTORS_VOLATILE` (may change until the
+        /// list executes).
+        volatile: bool,
     },
     /// Static sampler `index`.
     StaticSampler {
@@ -122,7 +125,12 @@ fn source_of(stage: ShaderStage, b: &ShaderBinding, root: &RootSignatureDesc) ->
                             b.count
                         ));
                     }
-                    return Ok(BindingSource::Table { parameter: i, offset: start + u64::from(b.register - first) });
+                    let volatile = r.flags.contains(asyncmd_types::DescriptorRangeFlags::DESCRIPTORS_VOLATILE);
+                    return Ok(BindingSource::Table {
+                        parameter: i,
+                        offset: start + u64::from(b.register - first),
+                        volatile,
+                    });
                 }
             }
             _ => {

@@ -224,7 +224,10 @@ fn a_root_signature_must_give_every_binding_its_class_space_and_registers() {
     let b = bind_to_root(e, &table).unwrap();
     assert_eq!(
         b.sources,
-        [BindingSource::Table { parameter: 1, offset: 4 }, BindingSource::Table { parameter: 1, offset: 0 }]
+        [
+            BindingSource::Table { parameter: 1, offset: 4, volatile: false },
+            BindingSource::Table { parameter: 1, offset: 0, volatile: false }
+        ]
     );
     let refuse = |r: RootSignatureDesc, text: &str| {
         let t = bind_to_root(e, &r).expect_err("refused");
@@ -265,8 +268,8 @@ fn root_descriptors_take_buffers_and_constant_buffers_may_be_root_constants() {
         b.sources,
         [
             BindingSource::RootConstants { parameter: 0 },
-            BindingSource::Table { parameter: 1, offset: 0 },
-            BindingSource::Table { parameter: 2, offset: 0 },
+            BindingSource::Table { parameter: 1, offset: 0, volatile: false },
+            BindingSource::Table { parameter: 2, offset: 0, volatile: false },
             BindingSource::RootDescriptor { parameter: 3 },
             BindingSource::StaticSampler { index: 0 },
         ]

@@ -165,6 +165,11 @@ message_ids! {
     /// The debug layer: a list uses a resource that another queue writes in work not done yet,
     /// with no fence wait between them on the list's queue (spec 004). A warning.
     CrossQueueWriteNotAwaited => Execution,
+    /// The debug layer: a descriptor a recorded dispatch read from a table changed before the
+    /// list executed (static descriptors: D3D12 leaves it undefined; the dispatch runs with the
+    /// view it read). A warning. For a `DESCRIPTORS_VOLATILE` range, the execution is refused
+    /// with `ExecuteCommandListsInvalid` instead.
+    DescriptorChangedAfterRecord => Execution,
     /// A streaming upload refused: its destination, range, subresource, layout or data size.
     StreamingUploadInvalid => ResourceManipulation,
     /// Fast semantics, debug layer: the CPU reads a resource that submitted, unfinished work

@@ -91,7 +91,7 @@ pub(crate) fn compile(core: &Core, app: &AppShader, root: &RootSignatureDesc) ->
             BindingSource::RootDescriptor { .. } | BindingSource::Table { .. } => {
                 let source = match *source {
                     BindingSource::RootDescriptor { parameter } => Source::Root(parameter),
-                    BindingSource::Table { parameter, offset } if b.count == 1 => {
+                    BindingSource::Table { parameter, offset, .. } if b.count == 1 => {
                         Source::Table(parameter as u32, offset)
                     }
                     _ => return Err(unsupported("arrays of descriptors")),

@@ -7,7 +7,7 @@ use crate::fence::Fence;
 use crate::objects::Heap;
 use crate::resource::Resource;
 use asyncmd_ddi::{QueueDdi, TileMapping};
-use asyncmd_types::{CommandListType, MessageId, Result, TiledResourceCoordinate};
+use asyncmd_types::{CommandListType, Error, ErrorCode, MessageId, Result, TiledResourceCoordinate};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -132,13 +132,16 @@ impl CommandQueue {
             }
             executables.push(exe);
         }
+        let debug = q.device.debug_layer();
+        if let Err(e) = self.check_descriptors(lists, debug) {
+            return q.device.fail(e);
+        }
         let checked =
             crate::track::layouts::check_submission(lists.iter().map(|l| (l.ty(), l.tracker.layouts())), q.ty);
         let updates = match checked {
             Ok(u) => u,
             Err(e) => return q.device.fail(e),
         };
-        let debug = q.device.debug_layer();
         if debug {
             self.report_unawaited_writes(lists);
         }
@@ -173,6 +176,40 @@ impl CommandQueue {
 
     /// The debug layer: each resource the lists use that another queue wrote, where that write
     /// is not done and this queue never waited for it.
+    /// Descriptors the lists' dispatches read when recorded and the app has changed since: one
+    /// of a `DESCRIPTORS_VOLATILE` range refuses the execution (asyncmd ran the view it read,
+    /// where D3D12 runs the new one); a static one is reported under the debug layer (D3D12:
+    /// undefined). See `command_list/descriptor_reads.rs`.
+    fn check_descriptors(&self, lists: &[&CommandList], debug: bool) -> Result<()> {
+        for (i, list) in lists.iter().enumerate() {
+            for read in list.descriptor_reads.changed() {
+                let place = read.place();
+                if read.volatile {
+                    return Err(Error::new(
+                        ErrorCode::Unsupported,
+                        MessageId::ExecuteCommandListsInvalid,
+                        format!(
+                            "ExecuteCommandLists: list {i}: descriptor {place} of a DESCRIPTORS_VOLATILE range changed \
+                             after a dispatch that reads it was recorded; asyncmd reads a table's descriptors when \
+                             the dispatch is recorded: write them before, or record the list again"
+                        ),
+                    ));
+                }
+                if debug {
+                    self.0.device.warn(
+                        MessageId::DescriptorChangedAfterRecord,
+                        format!(
+                            "ExecuteCommandLists: list {i}: descriptor {place}, which a dispatch read from its table \
+                             when it was recorded, changed before the list executed (static descriptors may not \
+                             change until the list is done; the dispatch runs with the view it read)"
+                        ),
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn report_unawaited_writes(&self, lists: &[&CommandList]) {
         for (i, list) in lists.iter().enumerate() {
             for (res, _) in list.semantics.used_resources() {

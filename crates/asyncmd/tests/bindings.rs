@@ -640,3 +640,150 @@ fn a_bundle_inherits_the_root_signature_and_arguments_of_the_list_that_executes_
         assert!(e.text.contains("not set"), "{name}: {}", e.text);
     }
 }
+
+/// saxpy's table with each range's flags.
+fn table_root_with(device: &Device, flags: DescriptorRangeFlags) -> RootSignature {
+    let range = |class, register| DescriptorRange { flags, ..DescriptorRange::new(class, 1, register) };
+    device
+        .create_root_signature(&RootSignatureDesc::new(vec![
+            RootParameter::constants(0, 2),
+            RootParameter::table(vec![range(RegisterClass::Srv, 0), range(RegisterClass::Uav, 0)]),
+        ]))
+        .unwrap()
+}
+
+/// A list of saxpy (y = 2x + y over 64 floats) through the table at descriptors 0 and 1 of
+/// `heap`, closed.
+fn saxpy_list(ctx: &Ctx, root: &RootSignature, heap: &DescriptorHeap) -> CommandList {
+    let module = Arc::new(ShaderModule::from_wgsl(SAXPY).unwrap());
+    let pso = pipeline(&ctx.device, root, &module, "main").unwrap();
+    let mut l = ctx.list(CommandListType::Direct);
+    l.set_compute_root_signature(root);
+    l.set_pipeline_state(&pso);
+    l.set_descriptor_heaps(&[heap]);
+    l.set_compute_root_32bit_constants(0, &[2.0f32.to_bits(), 64], 0);
+    l.set_compute_root_descriptor_table(1, &heap.gpu_handle(0).unwrap());
+    l.dispatch(1, 1, 1);
+    l.close().unwrap();
+    l
+}
+
+#[test]
+fn volatile_descriptors_replaced_after_recording_refuse_the_execution() {
+    for (name, ctx) in kernel_contexts() {
+        let d = &ctx.device;
+        let root = table_root_with(d, DescriptorRangeFlags::DESCRIPTORS_VOLATILE);
+        let x = ctx.default_buffer(&bytes_of(&[1.0f32; 64]));
+        let (first, second) = (uav_buffer(&ctx, &[0; 256]), uav_buffer(&ctx, &[0; 256]));
+        let heap = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 2).unwrap();
+        d.create_shader_resource_view(&x, BufferViewDesc::raw(0, 256), &heap.handle(0)).unwrap();
+        d.create_unordered_access_view(&first, BufferViewDesc::raw(0, 256), &heap.handle(1)).unwrap();
+        let list = saxpy_list(&ctx, &root, &heap);
+        // D3D12 would run the list with `second`; asyncmd read `first` when it recorded.
+        d.create_unordered_access_view(&second, BufferViewDesc::raw(0, 256), &heap.handle(1)).unwrap();
+        let e = assert_error(
+            ctx.direct.execute_command_lists(&[&list]),
+            ErrorCode::Unsupported,
+            MessageId::ExecuteCommandListsInvalid,
+        );
+        assert!(e.text.contains("descriptor 1 of a DESCRIPTORS_VOLATILE range changed"), "{name}: {}", e.text);
+        ctx.direct.wait_idle(TIMEOUT).unwrap();
+        assert_eq!(f32s(&ctx.read_buffer(&first)), vec![0.0; 64], "{name}: the refused list ran");
+        // Written back to the view it read, the descriptor is what the dispatch recorded.
+        d.create_unordered_access_view(&first, BufferViewDesc::raw(0, 256), &heap.handle(1)).unwrap();
+        ctx.direct.execute_command_lists(&[&list]).unwrap();
+        ctx.direct.wait_idle(TIMEOUT).unwrap();
+        assert_eq!(f32s(&ctx.read_buffer(&first)), vec![2.0; 64], "{name}");
+        assert_eq!(f32s(&ctx.read_buffer(&second)), vec![0.0; 64], "{name}");
+    }
+}
+
+#[test]
+fn a_volatile_descriptor_written_after_recording_is_named_when_the_dispatch_is_recorded() {
+    let ctx = Ctx::reference();
+    let d = &ctx.device;
+    let root = table_root_with(d, DescriptorRangeFlags::DESCRIPTORS_VOLATILE);
+    let heap = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 2).unwrap();
+    let x = ctx.default_buffer(&[0; 256]);
+    d.create_shader_resource_view(&x, BufferViewDesc::raw(0, 256), &heap.handle(0)).unwrap();
+    let module = Arc::new(ShaderModule::from_wgsl(SAXPY).unwrap());
+    let pso = pipeline(d, &root, &module, "main").unwrap();
+    let r = ctx.record(CommandListType::Direct, |l| {
+        l.set_compute_root_signature(&root);
+        l.set_pipeline_state(&pso);
+        l.set_descriptor_heaps(&[&heap]);
+        l.set_compute_root_32bit_constants(0, &[0, 64], 0);
+        l.set_compute_root_descriptor_table(1, &heap.gpu_handle(0).unwrap());
+        l.dispatch(1, 1, 1);
+    });
+    let e = assert_error(r, ErrorCode::InvalidArg, MessageId::DrawInvalid);
+    assert!(
+        e.text.contains("uninitialised descriptor") && e.text.contains("DESCRIPTORS_VOLATILE ones too"),
+        "{}",
+        e.text
+    );
+}
+
+#[test]
+fn a_static_descriptor_changed_before_its_list_runs_is_reported_by_the_debug_layer() {
+    let ctx = Ctx::reference();
+    let d = &ctx.device;
+    d.set_debug_layer(true);
+    let root = table_root_with(d, DescriptorRangeFlags::empty());
+    let x = ctx.default_buffer(&bytes_of(&[1.0f32; 64]));
+    let (first, second) = (uav_buffer(&ctx, &[0; 256]), uav_buffer(&ctx, &[0; 256]));
+    let heap = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 2).unwrap();
+    d.create_shader_resource_view(&x, BufferViewDesc::raw(0, 256), &heap.handle(0)).unwrap();
+    d.create_unordered_access_view(&first, BufferViewDesc::raw(0, 256), &heap.handle(1)).unwrap();
+    let list = saxpy_list(&ctx, &root, &heap);
+    let reported =
+        || d.info_queue().messages().iter().filter(|m| m.id == MessageId::DescriptorChangedAfterRecord).count();
+    // Rewritten with the same view: unchanged, nothing to report.
+    d.create_unordered_access_view(&first, BufferViewDesc::raw(0, 256), &heap.handle(1)).unwrap();
+    ctx.direct.execute_command_lists(&[&list]).unwrap();
+    assert_eq!(reported(), 0);
+    // Replaced (D3D12: undefined): reported, and the dispatch runs with the view it read.
+    d.create_unordered_access_view(&second, BufferViewDesc::raw(0, 256), &heap.handle(1)).unwrap();
+    ctx.direct.execute_command_lists(&[&list]).unwrap();
+    ctx.direct.wait_idle(TIMEOUT).unwrap();
+    assert_eq!(reported(), 1);
+    assert_eq!(f32s(&ctx.read_buffer(&first)), vec![4.0; 64], "two runs of y = 2x + y");
+    assert_eq!(f32s(&ctx.read_buffer(&second)), vec![0.0; 64]);
+}
+
+#[test]
+fn a_bundles_volatile_reads_are_checked_where_its_list_executes() {
+    let ctx = Ctx::reference();
+    let d = &ctx.device;
+    let root = table_root_with(d, DescriptorRangeFlags::DESCRIPTORS_VOLATILE);
+    let module = Arc::new(ShaderModule::from_wgsl(SAXPY).unwrap());
+    let pso = pipeline(d, &root, &module, "main").unwrap();
+    let x = ctx.default_buffer(&bytes_of(&[1.0f32; 64]));
+    let (first, second) = (uav_buffer(&ctx, &[0; 256]), uav_buffer(&ctx, &[0; 256]));
+    let heap = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 2).unwrap();
+    d.create_shader_resource_view(&x, BufferViewDesc::raw(0, 256), &heap.handle(0)).unwrap();
+    d.create_unordered_access_view(&first, BufferViewDesc::raw(0, 256), &heap.handle(1)).unwrap();
+    // The bundle reads the table itself.
+    let mut bundle = ctx.list(CommandListType::Bundle);
+    bundle.set_compute_root_signature(&root);
+    bundle.set_pipeline_state(&pso);
+    bundle.set_descriptor_heaps(&[&heap]);
+    bundle.set_compute_root_32bit_constants(0, &[2.0f32.to_bits(), 64], 0);
+    bundle.set_compute_root_descriptor_table(1, &heap.gpu_handle(0).unwrap());
+    bundle.dispatch(1, 1, 1);
+    bundle.close().unwrap();
+    let mut list = ctx.list(CommandListType::Direct);
+    list.set_descriptor_heaps(&[&heap]);
+    list.execute_bundle(&bundle);
+    list.close().unwrap();
+    d.create_unordered_access_view(&second, BufferViewDesc::raw(0, 256), &heap.handle(1)).unwrap();
+    assert_error(
+        ctx.direct.execute_command_lists(&[&list]),
+        ErrorCode::Unsupported,
+        MessageId::ExecuteCommandListsInvalid,
+    );
+    d.create_unordered_access_view(&first, BufferViewDesc::raw(0, 256), &heap.handle(1)).unwrap();
+    ctx.direct.execute_command_lists(&[&list]).unwrap();
+    ctx.direct.wait_idle(TIMEOUT).unwrap();
+    assert_eq!(f32s(&ctx.read_buffer(&first)), vec![2.0; 64]);
+}

@@ -57,7 +57,7 @@ impl Exec<'_> {
                 BindingSource::RootDescriptor { parameter } => {
                     root.views.get(parameter).copied().flatten().and_then(|a| resource_view(a, None))
                 }
-                BindingSource::Table { parameter, offset } => {
+                BindingSource::Table { parameter, offset, .. } => {
                     match root.tables.iter().find(|t| t.parameter as usize == parameter && t.offset == offset).copied()
                     {
                         Some(asyncmd_ddi::TableView { view: BoundView::Buffer { address, size }, .. }) => {

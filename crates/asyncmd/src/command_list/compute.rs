@@ -1,6 +1,7 @@
 //! Descriptor heaps and tables on a list: `SetDescriptorHeaps`,
 //! `SetComputeRootDescriptorTable`, and the read of the tables a dispatch uses.
 
+use super::descriptor_reads::DescriptorRead;
 use super::semantics::{Subs, Use};
 use super::{CommandRecorder, Lists};
 use crate::descriptor::{DescriptorHeap, DescriptorHeapType, GpuDescriptorHandle};
@@ -124,7 +125,7 @@ impl CommandRecorder {
         let mut views = Vec::new();
         let mut uses = Vec::new();
         for (b, source) in entry.bindings.iter().zip(&bound.sources) {
-            let BindingSource::Table { parameter, offset } = *source else { continue };
+            let BindingSource::Table { parameter, offset, volatile } = *source else { continue };
             let Some(RootArg::Table(table)) = self.shadow.compute_args.get(parameter) else {
                 return Err(err::invalid(
                     MessageId::DrawInvalid,
@@ -132,10 +133,20 @@ impl CommandRecorder {
                     format!("the descriptor table of root parameter {parameter} (`{}`) is not set", b.name),
                 ));
             };
-            let read = table
-                .read_view(offset, b.class)
-                .and_then(|read| view_fits(b, &read.view).map(|()| read))
-                .map_err(|why| err::invalid(MessageId::DrawInvalid, api, format!("`{}`: {why}", b.name)))?;
+            let when = if volatile {
+                " (asyncmd reads a table's descriptors when the dispatch is recorded, \
+                 DESCRIPTORS_VOLATILE ones too: write them before)"
+            } else {
+                ""
+            };
+            let (read, seen) = table
+                .read_slot(offset, b.class)
+                .and_then(|(read, seen)| view_fits(b, &read.view).map(|()| (read, seen)))
+                .map_err(|why| err::invalid(MessageId::DrawInvalid, api, format!("`{}`: {why}{when}", b.name)))?;
+            if volatile || self.device.debug_layer() {
+                let table = table.clone();
+                self.descriptor_reads.push(DescriptorRead { table, offset, seen, volatile });
+            }
             views.push(TableView { parameter: parameter as u32, offset, view: read.view });
             let access = match b.class {
                 RegisterClass::Uav => Access::COMPUTE_UAV,

@@ -768,6 +768,7 @@ impl CommandRecorder {
                     return;
                 }
                 self.shadow.absorb_bundle(&bundle.shadow);
+                self.descriptor_reads.extend_from(&bundle.descriptor_reads);
                 self.record(Command::ExecuteBundle(exe))
             }
             Err(e) => self.remove(err::invalid(MessageId::ExecuteBundleInvalid, API, e.text)),

@@ -13,6 +13,7 @@ mod bundle_clear;
 mod compute;
 pub use bundle_clear::BundleClearFootprint;
 mod copy;
+pub(crate) mod descriptor_reads;
 mod dispatch;
 mod fill;
 mod graphics;
@@ -143,6 +144,8 @@ pub struct CommandRecorder {
     bundle_pieces: Vec<bundle_clear::BundlePiece>,
     /// What a bundle's native bound clears select (`bundle_clear`).
     bundle_selected: Vec<bundle_clear::Selected>,
+    /// Descriptors the dispatches read, checked again at execution (`descriptor_reads`).
+    pub(crate) descriptor_reads: descriptor_reads::DescriptorReads,
 }
 
 impl CommandRecorder {
@@ -167,6 +170,7 @@ impl CommandRecorder {
             semantics: semantics::SemanticsState::watching(d.debug_layer()),
             bundle_pieces: Vec::new(),
             bundle_selected: Vec::new(),
+            descriptor_reads: Default::default(),
         })
     }
 
@@ -295,6 +299,7 @@ impl CommandRecorder {
         self.late_records = 0;
         self.semantics.reset();
         self.semantics.watch = self.device.debug_layer();
+        self.descriptor_reads.clear();
         Ok(())
     }
 

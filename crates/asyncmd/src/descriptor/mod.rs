@@ -69,6 +69,24 @@ impl ViewDescriptor {
     pub(crate) fn depth_stencil(resource: &Resource, desc: DepthStencilViewDesc) -> Self {
         ViewDescriptor::Dsv { resource: Arc::downgrade(&resource.shared), desc }
     }
+
+    /// Whether two shader views view the same thing the same way (a descriptor written again
+    /// with what it held is unchanged). Render-target and depth-stencil views, which no table
+    /// reads, never compare equal.
+    pub(crate) fn same(&self, other: &ViewDescriptor) -> bool {
+        use ViewDescriptor as V;
+        match (self, other) {
+            (
+                V::Buffer { resource: a, class: ca, offset: oa, size: sa },
+                V::Buffer { resource: b, class: cb, offset: ob, size: sb },
+            ) => a.ptr_eq(b) && (ca, oa, sa) == (cb, ob, sb),
+            (V::Texture { resource: a, class: ca, view: va }, V::Texture { resource: b, class: cb, view: vb }) => {
+                a.ptr_eq(b) && (ca, va) == (cb, vb)
+            }
+            (V::Sampler(a), V::Sampler(b)) => a == b,
+            _ => false,
+        }
+    }
 }
 
 pub(crate) struct HeapShared {

@@ -262,37 +262,71 @@ impl Device {
 }
 
 impl GpuDescriptorHandle {
-    /// The view `offset` descriptors into the table starting here, for a binding of `class`:
-    /// `Err` names an empty descriptor, one of another class, a destroyed resource, or a place
-    /// past the heap's end.
-    pub(crate) fn read_view(&self, offset: u64, class: RegisterClass) -> std::result::Result<TableRead, String> {
+    /// The view `offset` descriptors into the table starting here, for a binding of `class`,
+    /// and the descriptor it came from (for `still_holds` to compare against later): `Err`
+    /// names an empty descriptor, one of another class, a destroyed resource, or a place past
+    /// the heap's end.
+    pub(crate) fn read_slot(
+        &self,
+        offset: u64,
+        class: RegisterClass,
+    ) -> std::result::Result<(TableRead, ViewDescriptor), String> {
+        let at = u64::from(self.index) + offset;
+        let slots = self.heap.slots.lock().unwrap_or_else(PoisonError::into_inner);
+        let slot = usize::try_from(at).ok().and_then(|i| slots.get(i));
+        let read = view_of(at, slot, slots.len(), class)?;
+        let seen = slot.cloned().flatten().ok_or_else(|| format!("descriptor {at} holds no view"))?;
+        Ok((read, seen))
+    }
+
+    /// Whether the descriptor `offset` into the table still holds what `seen` was.
+    pub(crate) fn still_holds(&self, offset: u64, seen: &ViewDescriptor) -> bool {
         let at = u64::from(self.index) + offset;
         let slots = self.heap.slots.lock().unwrap_or_else(PoisonError::into_inner);
         match usize::try_from(at).ok().and_then(|i| slots.get(i)) {
-            None => Err(format!("descriptor {at} is past the heap's {} descriptors", slots.len())),
-            Some(None) => Err(format!("descriptor {at} holds no view (an uninitialised descriptor)")),
-            Some(Some(ViewDescriptor::Buffer { resource, class: c, offset, size })) if *c == class => {
-                let shared = resource.upgrade().ok_or_else(|| format!("descriptor {at}'s resource was destroyed"))?;
-                let resource = Resource { shared };
-                let view = BoundView::Buffer { address: resource.gpu_address(*offset), size: *size };
-                Ok(TableRead { resource: Some(resource), view })
-            }
-            Some(Some(ViewDescriptor::Texture { resource, class: c, view })) if *c == class => {
-                let shared = resource.upgrade().ok_or_else(|| format!("descriptor {at}'s resource was destroyed"))?;
-                let resource = Resource { shared };
-                Ok(TableRead {
-                    view: BoundView::Texture { resource: resource.id(), view: *view },
-                    resource: Some(resource),
-                })
-            }
-            Some(Some(ViewDescriptor::Buffer { class: c, .. } | ViewDescriptor::Texture { class: c, .. })) => {
-                Err(format!("descriptor {at} holds a {c:?} view where the shader reads a {class:?}"))
-            }
-            Some(Some(ViewDescriptor::Sampler(desc))) if class == RegisterClass::Sampler => {
-                Ok(TableRead { resource: None, view: BoundView::Sampler(*desc) })
-            }
-            Some(Some(ViewDescriptor::Sampler(_))) => Err(format!("descriptor {at} holds a sampler")),
-            Some(Some(_)) => Err(format!("descriptor {at} holds a render-target or depth-stencil view")),
+            Some(Some(now)) => now.same(seen),
+            _ => false,
         }
+    }
+
+    /// Where descriptor `offset` of the table lies in its heap.
+    pub(crate) fn place(&self, offset: u64) -> u64 {
+        u64::from(self.index) + offset
+    }
+}
+
+/// What descriptor `at` of a heap of `len` (`slot`, `None` past the end) gives a binding of
+/// `class`.
+fn view_of(
+    at: u64,
+    slot: Option<&Option<ViewDescriptor>>,
+    len: usize,
+    class: RegisterClass,
+) -> std::result::Result<TableRead, String> {
+    match slot {
+        None => Err(format!("descriptor {at} is past the heap's {len} descriptors")),
+        Some(None) => Err(format!("descriptor {at} holds no view (an uninitialised descriptor)")),
+        Some(Some(ViewDescriptor::Buffer { resource, class: c, offset, size })) if *c == class => {
+            let shared = resource.upgrade().ok_or_else(|| format!("descriptor {at}'s resource was destroyed"))?;
+            let resource = Resource { shared };
+            let view = BoundView::Buffer { address: resource.gpu_address(*offset), size: *size };
+            Ok(TableRead { resource: Some(resource), view })
+        }
+        Some(Some(ViewDescriptor::Texture { resource, class: c, view })) if *c == class => {
+            let shared = resource.upgrade().ok_or_else(|| format!("descriptor {at}'s resource was destroyed"))?;
+            let resource = Resource { shared };
+            Ok(TableRead {
+                view: BoundView::Texture { resource: resource.id(), view: *view },
+                resource: Some(resource),
+            })
+        }
+        Some(Some(ViewDescriptor::Buffer { class: c, .. } | ViewDescriptor::Texture { class: c, .. })) => {
+            Err(format!("descriptor {at} holds a {c:?} view where the shader reads a {class:?}"))
+        }
+        Some(Some(ViewDescriptor::Sampler(desc))) if class == RegisterClass::Sampler => {
+            Ok(TableRead { resource: None, view: BoundView::Sampler(*desc) })
+        }
+        Some(Some(ViewDescriptor::Sampler(_))) => Err(format!("descriptor {at} holds a sampler")),
+        Some(Some(_)) => Err(format!("descriptor {at} holds a render-target or depth-stencil view")),
     }
 }
