@@ -174,8 +174,6 @@ impl CommandQueue {
         Ok(*last)
     }
 
-    /// The debug layer: each resource the lists use that another queue wrote, where that write
-    /// is not done and this queue never waited for it.
     /// Descriptors the lists' dispatches read when recorded and the app has changed since: one
     /// of a `DESCRIPTORS_VOLATILE` range refuses the execution (asyncmd ran the view it read,
     /// where D3D12 runs the new one); a static one is reported under the debug layer (D3D12:
@@ -210,6 +208,8 @@ impl CommandQueue {
         Ok(())
     }
 
+    /// The debug layer: each resource the lists use that another queue wrote, where that write
+    /// is not done and this queue never waited for it.
     fn report_unawaited_writes(&self, lists: &[&CommandList]) {
         for (i, list) in lists.iter().enumerate() {
             for (res, _) in list.semantics.used_resources() {

@@ -7,6 +7,7 @@ mod common;
 
 use asyncmd::types::*;
 use asyncmd::*;
+use common::spy::*;
 use common::*;
 
 const SIZE: u64 = 1 << 16;
@@ -589,29 +590,6 @@ fn a_command_that_names_one_buffer_twice_is_one_access() {
     }
 }
 
-/// A device whose commands a spy logs: the reference device behind the runtime, the Async
-/// Commands native.
-fn spied() -> (Ctx, asyncmd::ddi::spy::SpyLog) {
-    use asyncmd::ddi::spy::SpyDevice;
-    use asyncmd_reference::{ReferenceConfig, ReferenceDevice};
-    use std::sync::Arc;
-    let spy = Arc::new(SpyDevice::new(Arc::new(ReferenceDevice::new(ReferenceConfig::default()))));
-    let log = spy.log();
-    (Ctx::new(opted_in(&Adapter::new(spy as Arc<dyn asyncmd::ddi::DeviceDdi>))), log)
-}
-
-/// The barrier groups the device received, in order.
-fn barrier_groups(log: &asyncmd::ddi::spy::SpyLog) -> Vec<BarrierGroup<asyncmd::ddi::ResourceId>> {
-    log.commands()
-        .into_iter()
-        .filter_map(|c| match c {
-            asyncmd::ddi::Command::Barrier(groups) => Some(groups),
-            _ => None,
-        })
-        .flatten()
-        .collect()
-}
-
 /// The barriers a legacy buffer inserts reach the device with D3D12's scopes: a read of an
 /// Async Command's write gets one buffer barrier from the write's scope to the read's, on that
 /// buffer alone, also where the reading command names another buffer twice; a write gets one
@@ -721,30 +699,6 @@ fn without_the_debug_layer_no_hazard_is_reported() {
     ctx.device.set_debug_layer(false);
 }
 
-/// The buffer barriers the device received, in order.
-fn buffer_barriers(log: &asyncmd::ddi::spy::SpyLog) -> Vec<BufferBarrier<asyncmd::ddi::ResourceId>> {
-    barrier_groups(log)
-        .into_iter()
-        .filter_map(|g| match g {
-            BarrierGroup::Buffer(b) => Some(b),
-            _ => None,
-        })
-        .flatten()
-        .collect()
-}
-
-/// The texture barriers the device received, in order.
-fn texture_barriers(log: &asyncmd::ddi::spy::SpyLog) -> Vec<TextureBarrier<asyncmd::ddi::ResourceId>> {
-    barrier_groups(log)
-        .into_iter()
-        .filter_map(|g| match g {
-            BarrierGroup::Texture(t) => Some(t),
-            _ => None,
-        })
-        .flatten()
-        .collect()
-}
-
 /// A legacy buffer's draws (here a bound clear) use the bound targets again once another
 /// command touched them: a render target copied from since it was bound goes back to
 /// `RENDER_TARGET` before the clear, with a barrier the device sees.
@@ -776,109 +730,4 @@ fn a_bound_target_copied_from_goes_back_to_render_target_before_the_next_draw() 
     let v = b.submit().unwrap();
     ctx.direct.wait_for(v, TIMEOUT).unwrap();
     assert_cleared("reference", &after, pitch, [0, 0, 255, 255]);
-}
-
-/// Legacy semantics sees the app's kernels: a dispatch that writes a buffer through a table's
-/// UAV and a second that reads it through a root SRV get a barrier between them from the UAV
-/// write to the shader read, on that buffer, and the second's output one before the copy out.
-/// A fast buffer gets none of them.
-#[test]
-fn legacy_buffers_order_the_app_kernels_reads_after_their_writes() {
-    use asyncmd::ddi::{AppShader, ComputePipelineDesc, ComputeShader, PipelineDesc};
-    use asyncmd::shader::ShaderModule;
-    use std::sync::Arc;
-    let (ctx, log) = spied();
-    let d = &ctx.device;
-    let write = r#"
-@group(0) @binding(0) var<storage, read_write> out: array<u32>;
-@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) { out[id.x] = id.x * 3u; }
-"#;
-    let read = r#"
-@group(0) @binding(0) var<storage, read> src: array<u32>;
-@group(0) @binding(1) var<storage, read_write> dst: array<u32>;
-@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) { dst[id.x] = src[id.x] + 1u; }
-"#;
-    let table_root = d
-        .create_root_signature(&RootSignatureDesc::new(vec![RootParameter::table(vec![DescriptorRange::new(
-            RegisterClass::Uav,
-            1,
-            0,
-        )])]))
-        .unwrap();
-    let root_root =
-        d.create_root_signature(&RootSignatureDesc::new(vec![RootParameter::srv(0), RootParameter::uav(1)])).unwrap();
-    let pso = |root: &RootSignature, src: &str| {
-        d.create_pipeline_state(&PipelineDesc::Compute(ComputePipelineDesc {
-            root_signature: root.id(),
-            cs: ComputeShader::App(AppShader {
-                module: Arc::new(ShaderModule::from_wgsl(src).unwrap()),
-                entry_point: "main".into(),
-            }),
-        }))
-        .unwrap()
-    };
-    let (first, second) = (pso(&table_root, write), pso(&root_root, read));
-    let uav = |size| {
-        d.create_committed_resource(
-            HeapType::Default,
-            &ResourceDesc::buffer(size).with_flags(ResourceFlags::ALLOW_UNORDERED_ACCESS),
-            BarrierLayout::Undefined,
-        )
-        .unwrap()
-    };
-    let (a, b) = (uav(256), uav(256));
-    let heap = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 1).unwrap();
-    d.create_unordered_access_view(&a, BufferViewDesc::raw(0, 256), &heap.handle(0)).unwrap();
-    let readback = ctx.buffer(HeapType::Readback, 256);
-    for semantics in [Semantics::Legacy, Semantics::Fast] {
-        log.clear();
-        let mut cb = ctx.direct.create_command_buffer(semantics, Level::Primary).unwrap();
-        cb.set_compute_root_signature(&table_root);
-        cb.set_pipeline_state(&first);
-        cb.set_descriptor_heaps(&[&heap]);
-        cb.set_compute_root_descriptor_table(0, &heap.gpu_handle(0).unwrap());
-        cb.dispatch(1, 1, 1);
-        cb.set_compute_root_signature(&root_root);
-        cb.set_pipeline_state(&second);
-        cb.set_compute_root_shader_resource_view(0, a.gpu_address(0));
-        cb.set_compute_root_unordered_access_view(1, b.gpu_address(0));
-        cb.dispatch(1, 1, 1);
-        if semantics == Semantics::Fast {
-            // The app's barriers, as a fast buffer needs.
-            cb.barrier(&[BarrierGroup::Global(vec![GlobalBarrier {
-                sync_before: BarrierSync::COMPUTE_SHADING,
-                sync_after: BarrierSync::COPY,
-                access_before: BarrierAccess::UNORDERED_ACCESS,
-                access_after: BarrierAccess::COPY_SOURCE,
-            }])]);
-        }
-        cb.copy_buffer_region(&readback, 0, &b, 0, 256);
-        let value = cb.submit().unwrap();
-        ctx.direct.wait_for(value, std::time::Duration::from_secs(10)).unwrap();
-        let barriers = buffer_barriers(&log);
-        let on_a: Vec<_> = barriers.iter().filter(|x| x.resource == a.id()).collect();
-        if semantics == Semantics::Legacy {
-            assert_eq!(on_a.len(), 1, "{on_a:?}");
-            assert_eq!(
-                (on_a[0].access_before, on_a[0].access_after, on_a[0].sync_before, on_a[0].sync_after),
-                (
-                    BarrierAccess::UNORDERED_ACCESS,
-                    BarrierAccess::SHADER_RESOURCE,
-                    BarrierSync::COMPUTE_SHADING,
-                    BarrierSync::COMPUTE_SHADING
-                ),
-            );
-            // b: written by the second dispatch, then copied out.
-            assert!(barriers.iter().any(|x| x.resource == b.id() && x.access_after == BarrierAccess::COPY_SOURCE));
-            let words: Vec<u32> = readback
-                .read_vec(0, 256)
-                .unwrap()
-                .chunks_exact(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect();
-            assert_eq!(words, (0..64).map(|i| i * 3 + 1).collect::<Vec<u32>>());
-        } else {
-            assert!(on_a.is_empty(), "a fast buffer inserts nothing: {on_a:?}");
-        }
-    }
 }

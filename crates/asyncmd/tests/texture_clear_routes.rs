@@ -5,21 +5,14 @@
 
 mod common;
 
-use asyncmd::ddi::spy::{SpyDevice, SpyLog};
-use asyncmd::ddi::{Command, DeviceDdi};
+use asyncmd::ddi::spy::SpyLog;
+use asyncmd::ddi::Command;
 use asyncmd::types::*;
 use asyncmd::*;
-use asyncmd_reference::{ReferenceConfig, ReferenceDevice};
+use asyncmd_reference::ReferenceConfig;
 use common::clears::*;
+use common::spy::*;
 use common::*;
-use std::sync::Arc;
-
-/// A reference device behind a spy, opted in to the fallback.
-fn spy_ctx(config: ReferenceConfig) -> (Ctx, SpyLog) {
-    let spy = Arc::new(SpyDevice::new(Arc::new(ReferenceDevice::new(config))));
-    let log = spy.log();
-    (Ctx::new(opted_in(&Adapter::new(spy as Arc<dyn DeviceDdi>))), log)
-}
 
 fn copy_sources(log: &SpyLog) -> Vec<(asyncmd::ddi::ResourceId, PlacedSubresourceFootprint)> {
     log.commands()
@@ -36,7 +29,7 @@ fn copy_sources(log: &SpyLog) -> Vec<(asyncmd::ddi::ResourceId, PlacedSubresourc
 
 #[test]
 fn pattern_tiles_are_cached_per_allocator_then_kept_by_the_device() {
-    let (ctx, log) = spy_ctx(ReferenceConfig::default());
+    let (ctx, log) = spied_with(ReferenceConfig::default());
     let tex = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 64, 64), BarrierLayout::Common);
     let other = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 64, 64), BarrierLayout::Common);
     let value = ClearData::from_floats([0.5, 0.25, 0.75, 1.0]);
@@ -81,7 +74,7 @@ fn pattern_tiles_are_cached_per_allocator_then_kept_by_the_device() {
 /// size, and the bytes are the value.
 #[test]
 fn a_batch_of_like_clears_takes_a_tile_for_each_size() {
-    let (ctx, log) = spy_ctx(ReferenceConfig::default());
+    let (ctx, log) = spied_with(ReferenceConfig::default());
     let desc = |w, h| ResourceDesc::tex2d(Format::R8G8B8A8Unorm, w, h);
     let small = [ctx.texture(&desc(4, 4), BarrierLayout::Common), ctx.texture(&desc(4, 4), BarrierLayout::Common)];
     let large = ctx.texture(&desc(300, 200), BarrierLayout::Common);
@@ -107,7 +100,7 @@ fn a_batch_of_like_clears_takes_a_tile_for_each_size() {
 
 #[test]
 fn large_regions_stage_their_tile_in_vram_once_a_recording_then_copy_the_kept_copy() {
-    let (ctx, log) = spy_ctx(ReferenceConfig::default());
+    let (ctx, log) = spied_with(ReferenceConfig::default());
     let tex = ctx.texture(&ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 4096, 2048), BarrierLayout::Common);
     let value = ClearData::from_floats([0.2, 0.4, 0.6, 0.8]);
     let alloc = ctx.device.create_command_allocator(CommandListType::Compute).unwrap();
@@ -156,7 +149,7 @@ fn large_regions_stage_their_tile_in_vram_once_a_recording_then_copy_the_kept_co
     for (config, protected) in
         [(ReferenceConfig { uma: true, ..Default::default() }, false), (ReferenceConfig::default(), true)]
     {
-        let (ctx, log) = spy_ctx(config);
+        let (ctx, log) = spied_with(config);
         let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 4096, 2048);
         let tex = if protected {
             ctx.device.create_protected_resource(&desc, BarrierLayout::Common).unwrap()
@@ -169,23 +162,9 @@ fn large_regions_stage_their_tile_in_vram_once_a_recording_then_copy_the_kept_co
     }
 }
 
-fn texture_barriers(log: &SpyLog) -> Vec<TextureBarrier<asyncmd::ddi::ResourceId>> {
-    log.commands()
-        .into_iter()
-        .flat_map(|c| match c {
-            Command::Barrier(groups) => groups,
-            _ => Vec::new(),
-        })
-        .flat_map(|g| match g {
-            BarrierGroup::Texture(b) => b,
-            _ => Vec::new(),
-        })
-        .collect()
-}
-
 #[test]
 fn in_place_clears_transition_clear_and_return_to_the_layout_they_started_in() {
-    let (ctx, log) = spy_ctx(ReferenceConfig::default());
+    let (ctx, log) = spied_with(ReferenceConfig::default());
     let rt =
         ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 64, 64).with_flags(ResourceFlags::ALLOW_RENDER_TARGET).with_mips(2);
     let tex = ctx.texture(&rt, BarrierLayout::Common);
@@ -255,7 +234,7 @@ fn the_quarter_threshold_picks_copies_or_the_view_clear_on_discrete_devices() {
         (false, "CopyTextureRegion", "ClearRenderTargetView"),
         (true, "ClearRenderTargetView", "ClearRenderTargetView"),
     ] {
-        let (ctx, log) = spy_ctx(ReferenceConfig { uma, ..Default::default() });
+        let (ctx, log) = spied_with(ReferenceConfig { uma, ..Default::default() });
         let rt = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 64, 64).with_flags(ResourceFlags::ALLOW_RENDER_TARGET);
         let tex = ctx.texture(&rt, BarrierLayout::Common);
         let value = ClearData::from_floats([1.0, 0.0, 0.0, 1.0]);
@@ -274,7 +253,7 @@ fn the_quarter_threshold_picks_copies_or_the_view_clear_on_discrete_devices() {
 
 #[test]
 fn msaa_textures_clear_in_place_or_through_a_private_texture() {
-    let (ctx, log) = spy_ctx(ReferenceConfig::default());
+    let (ctx, log) = spied_with(ReferenceConfig::default());
     // A value a view clear stores exactly (no channel at a rounding tie).
     let value = ClearData::from_floats([0.2, 0.4, 0.6, 1.0]);
     let msaa = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 16, 16).with_samples(4, 0);
@@ -651,7 +630,7 @@ fn predicated_clears_of_packed_render_targets_run_on_every_route() {
 /// reset, and the next recording there uses it again instead of making another.
 #[test]
 fn a_private_texture_past_the_pool_budget_stays_with_its_allocator() {
-    let (ctx, log) = spy_ctx(ReferenceConfig::default());
+    let (ctx, log) = spied_with(ReferenceConfig::default());
     // 2900² × 4 samples × 4 bytes: just over the 128 MiB budget.
     let desc = ResourceDesc::tex2d(Format::R8G8B8A8Unorm, 2900, 2900).with_samples(4, 0);
     let tex = ctx.texture(&desc, BarrierLayout::Common);

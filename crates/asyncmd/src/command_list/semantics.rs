@@ -270,8 +270,9 @@ impl CommandRecorder {
         let start = Instant::now();
         let merged = merge_buffer_uses(uses);
         let uses = merged.as_deref().unwrap_or(uses);
-        self.semantics.targets_clean = false;
         for u in uses {
+            // Anything used may be a bound target: the next draw uses the targets again.
+            self.semantics.targets_clean = false;
             if legacy {
                 self.keep_object(&*u.resource.shared, || Tracked::Resource(u.resource.clone()));
             }
@@ -504,7 +505,8 @@ impl CommandRecorder {
     /// Before a secondary buffer runs here: each resource it uses, used here as its first
     /// accesses there (legacy: the barriers and layouts those need; fast: the reports).
     pub(crate) fn absorb_bundle_uses(&mut self, api: &str, bundle: &CommandRecorder) {
-        if !self.tracks_hazards() || !bundle.tracks_hazards() {
+        // A bundle recorded without hazard tracking has no uses to give: the loop finds none.
+        if !self.tracks_hazards() {
             return;
         }
         let resources: Vec<Resource> =

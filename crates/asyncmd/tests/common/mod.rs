@@ -4,6 +4,7 @@
 pub mod clears;
 pub mod draws;
 pub mod kernels;
+pub mod spy;
 pub mod targets;
 
 use asyncmd::ddi::DeviceDdi;
