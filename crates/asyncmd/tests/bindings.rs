@@ -668,19 +668,43 @@ fn saxpy_list(ctx: &Ctx, root: &RootSignature, heap: &DescriptorHeap) -> Command
     l
 }
 
+/// A heap of saxpy's x (64 ones, descriptor 0) and y (`first`, descriptor 1), and a second y
+/// to write over the first one's descriptor.
+struct Table {
+    heap: DescriptorHeap,
+    _x: Resource,
+    first: Resource,
+    second: Resource,
+}
+
+impl Table {
+    fn new(ctx: &Ctx) -> Self {
+        let d = &ctx.device;
+        let x = ctx.default_buffer(&bytes_of(&[1.0f32; 64]));
+        let (first, second) = (uav_buffer(ctx, &[0; 256]), uav_buffer(ctx, &[0; 256]));
+        let heap = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 2).unwrap();
+        d.create_shader_resource_view(&x, BufferViewDesc::raw(0, 256), &heap.handle(0)).unwrap();
+        let table = Table { heap, _x: x, first, second };
+        table.point_at(d, false);
+        table
+    }
+
+    /// Writes y's descriptor: the first buffer's view, or the second's.
+    fn point_at(&self, d: &Device, second: bool) {
+        let y = if second { &self.second } else { &self.first };
+        d.create_unordered_access_view(y, BufferViewDesc::raw(0, 256), &self.heap.handle(1)).unwrap();
+    }
+}
+
 #[test]
 fn volatile_descriptors_replaced_after_recording_refuse_the_execution() {
     for (name, ctx) in kernel_contexts() {
         let d = &ctx.device;
         let root = table_root_with(d, DescriptorRangeFlags::DESCRIPTORS_VOLATILE);
-        let x = ctx.default_buffer(&bytes_of(&[1.0f32; 64]));
-        let (first, second) = (uav_buffer(&ctx, &[0; 256]), uav_buffer(&ctx, &[0; 256]));
-        let heap = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 2).unwrap();
-        d.create_shader_resource_view(&x, BufferViewDesc::raw(0, 256), &heap.handle(0)).unwrap();
-        d.create_unordered_access_view(&first, BufferViewDesc::raw(0, 256), &heap.handle(1)).unwrap();
-        let list = saxpy_list(&ctx, &root, &heap);
+        let t = Table::new(&ctx);
+        let list = saxpy_list(&ctx, &root, &t.heap);
         // D3D12 would run the list with `second`; asyncmd read `first` when it recorded.
-        d.create_unordered_access_view(&second, BufferViewDesc::raw(0, 256), &heap.handle(1)).unwrap();
+        t.point_at(d, true);
         let e = assert_error(
             ctx.direct.execute_command_lists(&[&list]),
             ErrorCode::Unsupported,
@@ -688,13 +712,13 @@ fn volatile_descriptors_replaced_after_recording_refuse_the_execution() {
         );
         assert!(e.text.contains("descriptor 1 of a DESCRIPTORS_VOLATILE range changed"), "{name}: {}", e.text);
         ctx.direct.wait_idle(TIMEOUT).unwrap();
-        assert_eq!(f32s(&ctx.read_buffer(&first)), vec![0.0; 64], "{name}: the refused list ran");
+        assert_eq!(f32s(&ctx.read_buffer(&t.first)), vec![0.0; 64], "{name}: the refused list ran");
         // Written back to the view it read, the descriptor is what the dispatch recorded.
-        d.create_unordered_access_view(&first, BufferViewDesc::raw(0, 256), &heap.handle(1)).unwrap();
+        t.point_at(d, false);
         ctx.direct.execute_command_lists(&[&list]).unwrap();
         ctx.direct.wait_idle(TIMEOUT).unwrap();
-        assert_eq!(f32s(&ctx.read_buffer(&first)), vec![2.0; 64], "{name}");
-        assert_eq!(f32s(&ctx.read_buffer(&second)), vec![0.0; 64], "{name}");
+        assert_eq!(f32s(&ctx.read_buffer(&t.first)), vec![2.0; 64], "{name}");
+        assert_eq!(f32s(&ctx.read_buffer(&t.second)), vec![0.0; 64], "{name}");
     }
 }
 
@@ -730,25 +754,21 @@ fn a_static_descriptor_changed_before_its_list_runs_is_reported_by_the_debug_lay
     let d = &ctx.device;
     d.set_debug_layer(true);
     let root = table_root_with(d, DescriptorRangeFlags::empty());
-    let x = ctx.default_buffer(&bytes_of(&[1.0f32; 64]));
-    let (first, second) = (uav_buffer(&ctx, &[0; 256]), uav_buffer(&ctx, &[0; 256]));
-    let heap = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 2).unwrap();
-    d.create_shader_resource_view(&x, BufferViewDesc::raw(0, 256), &heap.handle(0)).unwrap();
-    d.create_unordered_access_view(&first, BufferViewDesc::raw(0, 256), &heap.handle(1)).unwrap();
-    let list = saxpy_list(&ctx, &root, &heap);
+    let t = Table::new(&ctx);
+    let list = saxpy_list(&ctx, &root, &t.heap);
     let reported =
         || d.info_queue().messages().iter().filter(|m| m.id == MessageId::DescriptorChangedAfterRecord).count();
     // Rewritten with the same view: unchanged, nothing to report.
-    d.create_unordered_access_view(&first, BufferViewDesc::raw(0, 256), &heap.handle(1)).unwrap();
+    t.point_at(d, false);
     ctx.direct.execute_command_lists(&[&list]).unwrap();
     assert_eq!(reported(), 0);
     // Replaced (D3D12: undefined): reported, and the dispatch runs with the view it read.
-    d.create_unordered_access_view(&second, BufferViewDesc::raw(0, 256), &heap.handle(1)).unwrap();
+    t.point_at(d, true);
     ctx.direct.execute_command_lists(&[&list]).unwrap();
     ctx.direct.wait_idle(TIMEOUT).unwrap();
     assert_eq!(reported(), 1);
-    assert_eq!(f32s(&ctx.read_buffer(&first)), vec![4.0; 64], "two runs of y = 2x + y");
-    assert_eq!(f32s(&ctx.read_buffer(&second)), vec![0.0; 64]);
+    assert_eq!(f32s(&ctx.read_buffer(&t.first)), vec![4.0; 64], "two runs of y = 2x + y");
+    assert_eq!(f32s(&ctx.read_buffer(&t.second)), vec![0.0; 64]);
 }
 
 #[test]
@@ -758,32 +778,28 @@ fn a_bundles_volatile_reads_are_checked_where_its_list_executes() {
     let root = table_root_with(d, DescriptorRangeFlags::DESCRIPTORS_VOLATILE);
     let module = Arc::new(ShaderModule::from_wgsl(SAXPY).unwrap());
     let pso = pipeline(d, &root, &module, "main").unwrap();
-    let x = ctx.default_buffer(&bytes_of(&[1.0f32; 64]));
-    let (first, second) = (uav_buffer(&ctx, &[0; 256]), uav_buffer(&ctx, &[0; 256]));
-    let heap = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 2).unwrap();
-    d.create_shader_resource_view(&x, BufferViewDesc::raw(0, 256), &heap.handle(0)).unwrap();
-    d.create_unordered_access_view(&first, BufferViewDesc::raw(0, 256), &heap.handle(1)).unwrap();
+    let t = Table::new(&ctx);
     // The bundle reads the table itself.
     let mut bundle = ctx.list(CommandListType::Bundle);
     bundle.set_compute_root_signature(&root);
     bundle.set_pipeline_state(&pso);
-    bundle.set_descriptor_heaps(&[&heap]);
+    bundle.set_descriptor_heaps(&[&t.heap]);
     bundle.set_compute_root_32bit_constants(0, &[2.0f32.to_bits(), 64], 0);
-    bundle.set_compute_root_descriptor_table(1, &heap.gpu_handle(0).unwrap());
+    bundle.set_compute_root_descriptor_table(1, &t.heap.gpu_handle(0).unwrap());
     bundle.dispatch(1, 1, 1);
     bundle.close().unwrap();
     let mut list = ctx.list(CommandListType::Direct);
-    list.set_descriptor_heaps(&[&heap]);
+    list.set_descriptor_heaps(&[&t.heap]);
     list.execute_bundle(&bundle);
     list.close().unwrap();
-    d.create_unordered_access_view(&second, BufferViewDesc::raw(0, 256), &heap.handle(1)).unwrap();
+    t.point_at(d, true);
     assert_error(
         ctx.direct.execute_command_lists(&[&list]),
         ErrorCode::Unsupported,
         MessageId::ExecuteCommandListsInvalid,
     );
-    d.create_unordered_access_view(&first, BufferViewDesc::raw(0, 256), &heap.handle(1)).unwrap();
+    t.point_at(d, false);
     ctx.direct.execute_command_lists(&[&list]).unwrap();
     ctx.direct.wait_idle(TIMEOUT).unwrap();
-    assert_eq!(f32s(&ctx.read_buffer(&first)), vec![2.0; 64]);
+    assert_eq!(f32s(&ctx.read_buffer(&t.first)), vec![2.0; 64]);
 }
