@@ -247,3 +247,28 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         }
     }
 }
+
+#[test]
+fn functions_take_pointers_to_their_callers_variables() {
+    // WGSL passes `ptr<function, T>` by reference: the callee's stores land in the caller's
+    // variable, for the lanes that call it (odd lanes here), and a uniform local stays each
+    // lane's own once some lanes change it.
+    let wgsl = r#"
+@group(0) @binding(0) var<storage, read> input: array<u32>;
+@group(0) @binding(0) var<storage, read_write> output: array<u32>;
+fn bump(p: ptr<function, u32>, by: u32) { *p = *p + by; }
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    var a = id.x;
+    var shared_start = 100u;
+    bump(&a, input[0]);
+    if (id.x & 1u) == 1u { bump(&shared_start, id.x); }
+    output[id.x] = a * 1000u + shared_start;
+}
+"#;
+    for (name, ctx) in kernel_contexts() {
+        let out = run(&ctx, wgsl, "main", [1, 1, 1], &[], &bytes_of(&[5u32]), &[0; 256]);
+        let want: Vec<u32> = (0..64u32).map(|i| (i + 5) * 1000 + 100 + if i & 1 == 1 { i } else { 0 }).collect();
+        assert_eq!(out, bytes_of(&want), "{name}");
+    }
+}

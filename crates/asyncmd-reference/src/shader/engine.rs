@@ -102,6 +102,7 @@ pub(crate) enum Target {
 /// counter, a sum's start), so that what reads it is uniform too; else structure-of-arrays
 /// (component `c` of lane `l` at `c * n + l`). A store that could make the lanes differ gives
 /// each lane its copy first, for good.
+#[derive(Default)]
 pub(crate) struct Local {
     pub(crate) words: Vec<u32>,
     pub(crate) uniform: bool,
@@ -120,6 +121,30 @@ impl Local {
         self.words = words;
         self.uniform = false;
     }
+}
+
+/// Hands `callee` its arguments. A pointer to one of the caller's locals (WGSL's
+/// `ptr<function, T>`, passed by reference) makes the variable the callee's for the call: moved
+/// to the end of its locals, the pointer rewritten to it, once however many arguments point
+/// into it. Returns (caller's local, callee's) for each, to move back after the call.
+fn lend_locals(caller: &mut Frame, callee: &mut Frame, mut args: Vec<Slot>) -> Vec<(usize, usize)> {
+    let mut lent: Vec<(usize, usize)> = Vec::new();
+    for arg in &mut args {
+        let Slot::Ptr(p) = arg else { continue };
+        let Region::Local(mine) = p.region else { continue };
+        let theirs = match lent.iter().find(|(m, _)| *m == mine) {
+            Some(&(_, t)) => t,
+            None => {
+                let Some(local) = caller.locals.get_mut(mine) else { continue };
+                callee.locals.push(std::mem::take(local));
+                lent.push((mine, callee.locals.len() - 1));
+                callee.locals.len() - 1
+            }
+        };
+        *arg = Slot::ptr(Ptr { region: Region::Local(theirs), offsets: p.offsets.clone() });
+    }
+    callee.args = args;
+    lent
 }
 
 /// One call of a function: its values, locals and masks.
@@ -412,9 +437,14 @@ impl<'p, 'e, 'm> Engine<'p, 'e, 'm> {
                 let (module, info) = self.p.module.naga();
                 let args: Vec<Slot> = arguments.iter().map(|a| self.slot(fr, *a)).collect();
                 let fun = &module.functions[*function];
-                let mut callee = self.frame(fun, &info[*function], args);
+                let mut callee = self.frame(fun, &info[*function], Vec::new());
+                let lent = lend_locals(fr, &mut callee, args);
                 callee.active = fr.active.clone();
-                self.block(&mut callee, &fun.body)?;
+                let ran = self.block(&mut callee, &fun.body);
+                for (mine, theirs) in lent {
+                    fr.locals[mine] = std::mem::take(&mut callee.locals[theirs]);
+                }
+                ran?;
                 if let Some(r) = result {
                     let comps = callee.ret.as_ref().map_or(0, |v| v.comps);
                     fr.vals[r.index()] = Some(Slot::val(callee.ret.unwrap_or_else(|| Val::zeros(comps))));
