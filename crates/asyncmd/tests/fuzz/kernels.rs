@@ -1,7 +1,8 @@
 //! Random kernels: WGSL generated from a seed (integer expressions over random reads of a
 //! bound buffer, texel loads of a texture in a descriptor table, root constants and the
-//! thread's ids; ifs, bounded loops and switches; an exchange through workgroup memory across a
-//! barrier), run on two devices, or twice on one, and compared byte for byte.
+//! thread's ids; ifs, bounded loops and switches; calls that change a variable through a
+//! pointer; an exchange through workgroup memory across a barrier), run on two devices, or
+//! twice on one, and compared byte for byte.
 //!
 //! Integers only: every operation has one defined result (WGSL's division, shift and
 //! overflow rules), so any difference is a bug in a device. Reads index the input and the
@@ -134,6 +135,13 @@ impl Gen {
                     }
                     let _ = writeln!(out, "{pad}}}");
                 }
+                4 => {
+                    // A call that changes a variable through a pointer (by reference), with a
+                    // branch of its own.
+                    let v = self.rng.usize(0..VARS);
+                    let e = self.expr();
+                    let _ = writeln!(out, "{pad}stir(&v{v}, {e});");
+                }
                 _ => {
                     let v = self.rng.usize(0..VARS);
                     let e = self.expr();
@@ -165,6 +173,10 @@ impl Kernel {
              @group(0) @binding(0) var<storage, read> input: array<u32>;\n\
              @group(0) @binding(0) var<storage, read_write> output: array<u32>;\n\
              @group(0) @binding(1) var tex: texture_2d<u32>;\n\
+             fn stir(p: ptr<function, u32>, x: u32) {{\n\
+                 *p = (*p ^ x) + (x >> 3u);\n\
+                 if (x & 2u) == 2u {{ *p = *p * 3u; }}\n\
+             }}\n\
              @compute @workgroup_size({group})\n\
              fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) li: u32) {{\n",
             if shared { format!("var<workgroup> wg: array<u32, {group}>;\n") } else { String::new() }
