@@ -272,3 +272,26 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         assert_eq!(out, bytes_of(&want), "{name}");
     }
 }
+
+#[test]
+fn lanes_indexing_arrays_by_their_thread_id_clamp_or_read_zero_past_the_end() {
+    // Every lane's index counts up by one (a run at one stride, which the reference device
+    // keeps without a list of offsets): the kernel's own array still clamps lanes 3.. to its
+    // last element, and lanes past the app's buffer still read 0.
+    let wgsl = r#"
+@group(0) @binding(0) var<storage, read> input: array<u32>;
+@group(0) @binding(0) var<storage, read_write> output: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    var local = array<u32, 4>(10u, 20u, 30u, 40u);
+    output[id.x] = local[id.x] * 1000u + input[id.x];
+}
+"#;
+    for (name, ctx) in kernel_contexts() {
+        let input: Vec<u32> = (0..40).map(|i| i + 1).collect();
+        let out = run(&ctx, wgsl, "main", [1, 1, 1], &[], &bytes_of(&input), &[0; 256]);
+        let want: Vec<u32> =
+            (0..64u32).map(|i| [10, 20, 30, 40][i.min(3) as usize] * 1000 + if i < 40 { i + 1 } else { 0 }).collect();
+        assert_eq!(out, bytes_of(&want), "{name}");
+    }
+}

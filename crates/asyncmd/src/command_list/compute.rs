@@ -139,11 +139,12 @@ impl CommandRecorder {
             } else {
                 ""
             };
+            let keep = volatile || self.device.debug_layer();
             let (read, seen) = table
-                .read_slot(offset, b.class)
+                .read_slot(offset, b.class, keep)
                 .and_then(|(read, seen)| view_fits(b, &read.view).map(|()| (read, seen)))
                 .map_err(|why| err::invalid(MessageId::DrawInvalid, api, format!("`{}`: {why}{when}", b.name)))?;
-            if volatile || self.device.debug_layer() {
+            if let Some(seen) = seen {
                 let table = table.clone();
                 self.descriptor_reads.push(DescriptorRead { table, offset, seen, volatile });
             }

@@ -263,19 +263,22 @@ impl Device {
 
 impl GpuDescriptorHandle {
     /// The view `offset` descriptors into the table starting here, for a binding of `class`,
-    /// and the descriptor it came from (for `still_holds` to compare against later): `Err`
-    /// names an empty descriptor, one of another class, a destroyed resource, or a place past
-    /// the heap's end.
+    /// and, when `keep` asks, the descriptor it came from (for `still_holds` to compare against
+    /// later; a clone the recording's hot path makes only for the reads it keeps): `Err` names
+    /// an empty descriptor, one of another class, a destroyed resource, or a place past the
+    /// heap's end.
     pub(crate) fn read_slot(
         &self,
         offset: u64,
         class: RegisterClass,
-    ) -> std::result::Result<(TableRead, ViewDescriptor), String> {
+        keep: bool,
+    ) -> std::result::Result<(TableRead, Option<ViewDescriptor>), String> {
         let at = u64::from(self.index) + offset;
         let slots = self.heap.slots.lock().unwrap_or_else(PoisonError::into_inner);
         let slot = usize::try_from(at).ok().and_then(|i| slots.get(i));
         let read = view_of(at, slot, slots.len(), class)?;
-        let seen = slot.cloned().flatten().ok_or_else(|| format!("descriptor {at} holds no view"))?;
+        // `view_of` succeeded, so the slot holds a view.
+        let seen = if keep { slot.cloned().flatten() } else { None };
         Ok((read, seen))
     }
 
