@@ -6,7 +6,9 @@
 
 use super::Params;
 use asyncmd::types::*;
-use asyncmd::{CommandList, CpuDescriptorHandle, DescriptorHeapType, Device, Resource, Result, TileRangeMapping};
+use asyncmd::{
+    CommandList, CpuDescriptorHandle, DescriptorHeapType, Device, QueryHeap, Resource, Result, TileRangeMapping,
+};
 
 /// One Async Command's workload on one device.
 pub struct Case {
@@ -197,6 +199,7 @@ fn resolve_query_data_async(d: &Device, p: &Params) -> Result<Option<Case>> {
     p.fits("ResolveQueryDataAsync", n, 8)?;
     let n = n as u32;
     let heap = d.create_query_heap(&QueryHeapDesc { ty: QueryHeapType::Timestamp, count: n })?;
+    write_timestamps(d, &heap, n)?;
     let dst = buffer(d, n as u64 * 8, ResourceFlags::empty())?;
     let (h2, d2) = (heap.clone(), dst.clone());
     Ok(Some(Case {
@@ -205,6 +208,20 @@ fn resolve_query_data_async(d: &Device, p: &Params) -> Result<Option<Case>> {
         batch: Box::new(move |l| l.resolve_query_data_async(&h2, QueryType::Timestamp, 0, n, &d2, 0)),
         runs: None,
     }))
+}
+
+/// Writes every slot of `heap` once and waits, as an app's frame does before it resolves its
+/// timestamps: the resolves then read results the GPU wrote.
+fn write_timestamps(d: &Device, heap: &QueryHeap, n: u32) -> Result<()> {
+    let queue = d.create_command_queue(CommandListType::Direct)?;
+    let alloc = d.create_command_allocator(CommandListType::Direct)?;
+    let mut list = d.create_command_list(CommandListType::Direct, &alloc)?;
+    for i in 0..n {
+        list.end_query(heap, QueryType::Timestamp, i);
+    }
+    list.close()?;
+    queue.execute_command_lists(&[&list])?;
+    queue.wait_idle(std::time::Duration::from_secs(60))
 }
 
 fn fill_buffers(d: &Device, p: &Params) -> Result<Option<Case>> {
