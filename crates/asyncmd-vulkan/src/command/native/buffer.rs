@@ -39,11 +39,22 @@ const SMALL_COPY: u64 = 16 << 10;
 /// 16 KiB 5.0 against 4.6.
 const UPDATE_MAX: u64 = 4 << 10;
 
+/// Whether one part of `bytes` takes a transfer command rather than a kernel: at most `limit`
+/// bytes, where the kernels run by measurement, not where tests force them
+/// (`ComputeCopies::Always`, whose crossover is 0).
+fn small_part(crossover: Option<u64>, bytes: u64, limit: u64) -> bool {
+    crossover != Some(0) && bytes <= limit
+}
+
 impl VkCommandList {
+    fn small_part(&self, bytes: u64, limit: u64) -> bool {
+        small_part(self.core.compute_copy_min.get().copied().flatten(), bytes, limit)
+    }
+
     pub(super) fn copy_buffer_regions(&mut self, regions: &[BufferCopyRegion<ResourceId>]) -> Result<()> {
         let aligned = regions.iter().all(|r| (r.source_offset | r.dest_offset | r.size) % 16 == 0);
         if let [r] = regions {
-            if self.buffer_kernels_on() && !self.is_predicated() && r.size <= SMALL_COPY {
+            if self.buffer_kernels_on() && !self.is_predicated() && self.small_part(r.size, SMALL_COPY) {
                 // One small region: the transfer command, as the legacy copy does at this size.
                 let (src, dst) = (self.buffer_of(r.source)?, self.buffer_of(r.dest)?);
                 if r.size == 0 {
@@ -155,7 +166,7 @@ impl VkCommandList {
         let inline = match &parts[..] {
             [(_, offset, pattern, bytes)] => {
                 !self.is_predicated()
-                    && *bytes <= UPDATE_MAX
+                    && self.small_part(*bytes, UPDATE_MAX)
                     && offset.is_multiple_of(4)
                     && bytes.is_multiple_of(4)
                     && pattern.dwords().is_none_or(|(_, n)| n > 1)
@@ -237,6 +248,18 @@ impl VkCommandList {
 mod tests {
     use super::*;
     use ash::vk::Handle;
+
+    #[test]
+    fn small_single_parts_take_transfers_unless_the_kernels_are_forced() {
+        // The H200's measured crossover is 256 KiB; `Always` makes it 0; CPU devices have none.
+        for crossover in [Some(256 << 10), None] {
+            assert!(small_part(crossover, 4 << 10, SMALL_COPY));
+            assert!(small_part(crossover, SMALL_COPY, SMALL_COPY));
+            assert!(!small_part(crossover, SMALL_COPY + 1, SMALL_COPY));
+            assert!(!small_part(crossover, 16 << 10, UPDATE_MAX));
+        }
+        assert!(!small_part(Some(0), 16, SMALL_COPY));
+    }
 
     #[test]
     fn overlapping_writes_are_found_and_start_a_new_set() {
