@@ -56,6 +56,10 @@ pub(crate) struct Core {
     pub(crate) compute_copy_min: std::sync::OnceLock<Option<u64>>,
     /// Set once any call returned `VK_ERROR_DEVICE_LOST`.
     lost: std::sync::atomic::AtomicBool,
+    /// How long an app kernel's invocation may run on a device without a GPU timeout.
+    pub(crate) shader_time_budget: std::time::Duration,
+    /// The budget's clock on such a device, made with the first kernel that has a loop.
+    watchdog: std::sync::OnceLock<crate::watchdog::Watchdog>,
     /// The fence of one-time submissions and sparse binds, made on first use, reset and reused
     /// (one such submission at a time per device), destroyed with the device: no fence is
     /// destroyed just after its wait returns, which lavapipe's queue thread was suspected of
@@ -271,6 +275,8 @@ impl Core {
             meta: std::sync::OnceLock::new(),
             compute_copy_min: std::sync::OnceLock::new(),
             lost: Default::default(),
+            shader_time_budget: std::time::Duration::from_secs(2),
+            watchdog: std::sync::OnceLock::new(),
             one_time_fence: Mutex::new(None),
             list_pools: Default::default(),
             samplers: Default::default(),
@@ -391,7 +397,30 @@ impl Core {
 
     /// Whether a call returned `VK_ERROR_DEVICE_LOST`.
     pub(crate) fn is_lost(&self) -> bool {
-        self.lost.load(std::sync::atomic::Ordering::Acquire)
+        self.lost.load(std::sync::atomic::Ordering::Acquire) || self.hung()
+    }
+
+    /// Whether an app kernel ran past the shader time budget (`watchdog.rs`).
+    pub(crate) fn hung(&self) -> bool {
+        self.watchdog.get().is_some_and(|w| w.hung())
+    }
+
+    /// Whether the device enforces the shader time budget itself: a CPU device has no GPU
+    /// timeout to end a kernel that never does.
+    pub(crate) fn enforces_time_budget(&self) -> bool {
+        self.props.device_type == vk::PhysicalDeviceType::CPU
+    }
+
+    /// The budget's watchdog, made on first use, where the device enforces the budget.
+    pub(crate) fn watchdog(&self) -> Result<Option<&crate::watchdog::Watchdog>> {
+        if !self.enforces_time_budget() {
+            return Ok(None);
+        }
+        if self.watchdog.get().is_none() {
+            // Two first kernels at once make two; the second is dropped unused.
+            let _ = self.watchdog.set(crate::watchdog::Watchdog::new(self, self.shader_time_budget)?);
+        }
+        Ok(self.watchdog.get())
     }
 
     /// Runs `record` in a one-time command buffer on the direct family and waits for it.
@@ -502,6 +531,7 @@ impl Drop for Core {
                     self.device.destroy_fence(f, None);
                 }
                 drop(self.meta.take());
+                drop(self.watchdog.take());
                 self.list_pools.destroy_all(&self.device);
                 for s in self.samplers.get_mut().unwrap_or_else(PoisonError::into_inner).values() {
                     self.device.destroy_sampler(*s, None);

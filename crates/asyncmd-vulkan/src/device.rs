@@ -38,6 +38,10 @@ pub struct VulkanOptions {
     /// Report the native Async Commands DDI (the default); off, the runtime lowers the Async
     /// Commands through its fallback, as on a device without them.
     pub native_async_commands: bool,
+    /// How long an invocation of an app kernel may run on a device without a GPU timeout (a
+    /// CPU device: lavapipe, SwiftShader) before the device is removed with "device hung"
+    /// (`VulkanDevice::shader_time_budget`). A GPU's driver applies its own.
+    pub shader_time_budget: std::time::Duration,
 }
 
 impl Default for VulkanOptions {
@@ -46,6 +50,7 @@ impl Default for VulkanOptions {
             validation: Validation::default(),
             compute_copies: ComputeCopies::default(),
             native_async_commands: true,
+            shader_time_budget: std::time::Duration::from_secs(2),
         }
     }
 }
@@ -112,7 +117,8 @@ impl VulkanDevice {
             Error::unsupported(format!("Vulkan: no Vulkan 1.3 device {index} ({} found)", devices.len()))
         })?;
         let info = adapter_info(index, &props);
-        let core = Core::new(instance, physical)?;
+        let mut core = Core::new(instance, physical)?;
+        core.shader_time_budget = options.shader_time_budget;
         let meta = crate::meta::Meta::new(&core)?;
         let _ = core.meta.set(meta);
         let core = Arc::new(core);
@@ -144,9 +150,9 @@ impl VulkanDevice {
             // compute or graphics.
             copy_queue_timestamps: core.families.copy == core.families.direct
                 || core.families.copy == core.families.compute,
-            // Push constants come from the command list, not from device memory, without
-            // device-generated commands.
-            indirect_root_constants: false,
+            // Commands that set root constants run the kernel's form that reads them from
+            // memory (`command/indirect.rs`).
+            indirect_root_constants: true,
         };
         let tables = Arc::new(Tables {
             resources: Table::default(),
@@ -179,6 +185,12 @@ impl VulkanDevice {
     /// device-local buffers (best of three): the measurement behind [`ComputeCopies::Auto`].
     pub fn measure_copy_paths(&self, size: u64) -> Result<(u64, u64)> {
         crate::threads::on_driver(|| crate::copy_speed::measure(&self.core, size))
+    }
+
+    /// The time an invocation of an app kernel may run where this device ends kernels itself
+    /// (a CPU device, which has no GPU timeout); `None` where the GPU's driver does.
+    pub fn shader_time_budget(&self) -> Option<std::time::Duration> {
+        self.core.enforces_time_budget().then_some(self.core.shader_time_budget)
     }
 
     /// Whether the validation layer is on.
@@ -267,6 +279,14 @@ impl DeviceDdi for VulkanDevice {
 
     fn is_lost(&self) -> bool {
         self.core.is_lost()
+    }
+
+    fn lost_reason(&self) -> &'static str {
+        if self.core.hung() {
+            "device hung: a kernel ran past the device's shader time budget (DXGI_ERROR_DEVICE_HUNG)"
+        } else {
+            "a GPU fault or reset"
+        }
     }
 
     fn create_resource(&self, desc: &ResourceDesc, info: &ResourceCreateInfo) -> Result<ResourceId> {

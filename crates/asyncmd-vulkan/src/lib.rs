@@ -26,6 +26,7 @@ mod shader;
 mod sparse;
 mod sync;
 mod threads;
+mod watchdog;
 
 pub use device::{ComputeCopies, VulkanDevice, VulkanOptions};
 pub use instance::{Validation, ValidationLog};

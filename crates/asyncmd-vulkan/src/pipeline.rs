@@ -128,6 +128,27 @@ pub(crate) struct VkPipeline {
     pub(crate) root: Arc<VkRootSignature>,
     /// An app kernel's own layout and what its dispatches bind (`shader.rs`).
     pub(crate) app: Option<crate::shader::AppLayout>,
+    /// The app's kernel, and its form that reads every root constant from memory, made at the
+    /// first `ExecuteIndirect` that sets constants.
+    kernel: Option<(asyncmd_ddi::AppShader, std::sync::Mutex<Option<Arc<ConstantsInMemory>>>)>,
+}
+
+/// An app kernel compiled to read its root constants from buffers (`shader::compile`'s
+/// `constants_in_memory`): what `ExecuteIndirect` binds when its commands set constants.
+pub(crate) struct ConstantsInMemory {
+    core: Arc<Core>,
+    pub(crate) pipeline: vk::Pipeline,
+    pub(crate) layout: crate::shader::AppLayout,
+}
+
+impl Drop for ConstantsInMemory {
+    fn drop(&mut self) {
+        crate::threads::on_driver(|| {
+            // SAFETY: lists that bind it hold an Arc of it until the GPU is done.
+            unsafe { self.core.device.destroy_pipeline(self.pipeline, None) };
+            self.layout.destroy(&self.core);
+        })
+    }
 }
 
 impl Drop for VkPipeline {
@@ -199,41 +220,70 @@ impl VkPipeline {
             }
             PipelineDesc::Graphics(g) => (graphics_pipeline(core, g, root.layout(false))?, false),
         };
-        Ok(Self { core: core.clone(), pipeline, compute, cs, root, app: None })
+        Ok(Self { core: core.clone(), pipeline, compute, cs, root, app: None, kernel: None })
     }
 
     /// A compute pipeline of the app's kernel, with its own layout.
     fn app(core: &Arc<Core>, app: &asyncmd_ddi::AppShader, root: Arc<VkRootSignature>) -> Result<Self> {
-        let d = &core.device;
-        let desc = asyncmd_ddi::RootSignatureDesc {
-            static_samplers: root.static_samplers.clone(),
-            ..asyncmd_ddi::RootSignatureDesc::new(root.parameters.clone())
+        let (pipeline, layout) = app_pipeline(core, app, &root, false)?;
+        let kernel = Some((app.clone(), std::sync::Mutex::new(None)));
+        Ok(Self { core: core.clone(), pipeline, compute: true, cs: None, root, app: Some(layout), kernel })
+    }
+
+    /// The form of this app kernel that reads every root constant from memory, made once.
+    pub(crate) fn constants_in_memory(&self) -> Result<Arc<ConstantsInMemory>> {
+        let Some((app, made)) = &self.kernel else {
+            return Err(Error::fail(
+                MessageId::ExecuteIndirectInvalid,
+                "ExecuteIndirect: commands that set root constants need an app kernel, not a built-in shader",
+            ));
         };
-        let (words, layout) = crate::shader::compile(core, app, &desc)?;
-        let info = vk::ShaderModuleCreateInfo::default().code(&words);
-        let fail = |e: vk::Result| Error::out_of_memory(format!("CreatePipelineState: {e}"));
-        // SAFETY: SPIR-V from naga's back end, from a validated module.
-        let m = match unsafe { d.create_shader_module(&info, None) } {
-            Ok(m) => m,
-            Err(e) => {
-                layout.destroy(core);
-                return Err(fail(e));
-            }
-        };
-        let name = std::ffi::CString::new(app.entry_point.as_str()).unwrap_or_default();
-        let stage =
-            vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::COMPUTE).module(m).name(&name);
-        let info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(layout.layout)];
-        // SAFETY: valid create info; the module is destroyed once the pipeline exists.
-        let p = unsafe { d.create_compute_pipelines(vk::PipelineCache::null(), &info, None) };
-        // SAFETY: the module is no longer needed.
-        unsafe { d.destroy_shader_module(m, None) };
-        match p {
-            Ok(p) => Ok(Self { core: core.clone(), pipeline: p[0], compute: true, cs: None, root, app: Some(layout) }),
-            Err((_, e)) => {
-                layout.destroy(core);
-                Err(fail(e))
-            }
+        let mut made = made.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(k) = made.as_ref() {
+            return Ok(k.clone());
+        }
+        let (pipeline, layout) = app_pipeline(&self.core, app, &self.root, true)?;
+        let k = Arc::new(ConstantsInMemory { core: self.core.clone(), pipeline, layout });
+        *made = Some(k.clone());
+        Ok(k)
+    }
+}
+
+/// An app kernel's compute pipeline and the layout it was compiled for.
+fn app_pipeline(
+    core: &Arc<Core>,
+    app: &asyncmd_ddi::AppShader,
+    root: &VkRootSignature,
+    constants_in_memory: bool,
+) -> Result<(vk::Pipeline, crate::shader::AppLayout)> {
+    let d = &core.device;
+    let desc = asyncmd_ddi::RootSignatureDesc {
+        static_samplers: root.static_samplers.clone(),
+        ..asyncmd_ddi::RootSignatureDesc::new(root.parameters.clone())
+    };
+    let (words, layout) = crate::shader::compile(core, app, &desc, constants_in_memory)?;
+    let info = vk::ShaderModuleCreateInfo::default().code(&words);
+    let fail = |e: vk::Result| Error::out_of_memory(format!("CreatePipelineState: {e}"));
+    // SAFETY: SPIR-V from naga's back end, from a validated module.
+    let m = match unsafe { d.create_shader_module(&info, None) } {
+        Ok(m) => m,
+        Err(e) => {
+            layout.destroy(core);
+            return Err(fail(e));
+        }
+    };
+    let name = std::ffi::CString::new(app.entry_point.as_str()).unwrap_or_default();
+    let stage = vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::COMPUTE).module(m).name(&name);
+    let info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(layout.layout)];
+    // SAFETY: valid create info; the module is destroyed once the pipeline exists.
+    let p = unsafe { d.create_compute_pipelines(vk::PipelineCache::null(), &info, None) };
+    // SAFETY: the module is no longer needed.
+    unsafe { d.destroy_shader_module(m, None) };
+    match p {
+        Ok(p) => Ok((p[0], layout)),
+        Err((_, e)) => {
+            layout.destroy(core);
+            Err(fail(e))
         }
     }
 }

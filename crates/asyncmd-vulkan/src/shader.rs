@@ -37,6 +37,8 @@ pub(crate) enum Source {
     /// A static sampler, pushed at each dispatch like the others (lavapipe 22.3 ignores
     /// immutable samplers in push-descriptor layouts: it sampled with a zeroed sampler).
     Static(vk::Sampler),
+    /// The device's clock and flag of the shader time budget (`watchdog.rs`).
+    Watchdog(vk::Buffer),
 }
 
 /// What a dispatch of an app pipeline binds.
@@ -57,8 +59,14 @@ fn unsupported(what: &str) -> Error {
     )
 }
 
-/// The kernel's SPIR-V and the layout it was written for.
-pub(crate) fn compile(core: &Core, app: &AppShader, root: &RootSignatureDesc) -> Result<(Vec<u32>, AppLayout)> {
+/// The kernel's SPIR-V and the layout it was written for. With `constants_in_memory` every
+/// root constant is read from a buffer, none pushed: `ExecuteIndirect` writes them on the GPU.
+pub(crate) fn compile(
+    core: &Core,
+    app: &AppShader,
+    root: &RootSignatureDesc,
+    constants_in_memory: bool,
+) -> Result<(Vec<u32>, AppLayout)> {
     let entry = app.module.entry_point(&app.entry_point, ShaderStage::Compute)?;
     let bound = bind_to_root(entry, root).map_err(|why| {
         Error::invalid_arg(MessageId::CreatePipelineStateInvalid, format!("CreatePipelineState: {why}"))
@@ -146,9 +154,10 @@ pub(crate) fn compile(core: &Core, app: &AppShader, root: &RootSignatureDesc) ->
         }
     }
     let mut push_bytes = immediates.map_or(0, |(_, n)| n.next_multiple_of(4));
-    if let Some((parameter, _)) = immediates.filter(|_| push_bytes > core.props.limits.max_push_constants_size) {
-        // More than the device pushes (lavapipe: 128 bytes, D3D12: up to 256): the block is
-        // read from a buffer of the constants, uploaded at each dispatch.
+    let spill = constants_in_memory || push_bytes > core.props.limits.max_push_constants_size;
+    if let Some((parameter, _)) = immediates.filter(|_| spill) {
+        // More than the device pushes (lavapipe: 128 bytes, D3D12: up to 256), or constants the
+        // GPU writes: the block is read from a buffer of the constants.
         let Some((_, var)) = module.global_variables.iter_mut().find(|(_, v)| v.space == naga::AddressSpace::Immediate)
         else {
             return Err(unsupported("a push-constant block naga does not list"));
@@ -159,9 +168,23 @@ pub(crate) fn compile(core: &Core, app: &AppShader, root: &RootSignatureDesc) ->
         immediates = None;
         push_bytes = 0;
     }
+    let mut flags = naga::valid::ValidationFlags::all() - naga::valid::ValidationFlags::BINDINGS;
+    if crate::watchdog::has_loops(&module) {
+        if let Some(dog) = core.watchdog()? {
+            let binding = naga::ResourceBinding { group: 0, binding: descriptors.len() as u32 };
+            crate::watchdog::instrument(&mut module, dog, binding);
+            descriptors.push((Source::Watchdog(dog.buffer()), vk::DescriptorType::STORAGE_BUFFER));
+            // The checks leave loops on a value from memory: barriers after them are in
+            // control flow naga cannot prove uniform, though every lane leaves at once.
+            flags -= naga::valid::ValidationFlags::CONTROL_FLOW_UNIFORMITY;
+        }
+    }
+    // The watchdog's words are volatile; the app's modules were validated without it.
+    let caps = naga::valid::Capabilities::IMMEDIATES
+        | naga::valid::Capabilities::MEMORY_DECORATION_VOLATILE
+        | naga::valid::Capabilities::MEMORY_DECORATION_COHERENT;
     // The renumbered module validates as the original did; the back end needs its own info.
-    let flags = naga::valid::ValidationFlags::all() - naga::valid::ValidationFlags::BINDINGS;
-    let info = naga::valid::Validator::new(flags, naga::valid::Capabilities::IMMEDIATES)
+    let info = naga::valid::Validator::new(flags, caps)
         .validate(&module)
         .map_err(|e| Error::fail(MessageId::CreatePipelineStateInvalid, format!("CreatePipelineState: {e}")))?;
     let policy = naga::proc::BoundsCheckPolicy::ReadZeroSkipWrite;

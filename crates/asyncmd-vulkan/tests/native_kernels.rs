@@ -20,6 +20,7 @@ fn kernel_ctx(native: bool) -> Option<Ctx> {
         validation: Validation::IfAvailable,
         compute_copies: ComputeCopies::Always,
         native_async_commands: native,
+        ..Default::default()
     };
     let vk = vulkan_driver_with(options)?;
     let device = opted_in(&Adapter::new(vk.clone() as std::sync::Arc<dyn asyncmd::ddi::DeviceDdi>));
@@ -176,8 +177,12 @@ fn batched_fills_write_their_patterns() {
 #[test]
 fn the_fill_shader_writes_every_dword_on_both_paths() {
     for copies in [ComputeCopies::Always, ComputeCopies::Auto] {
-        let options =
-            VulkanOptions { validation: Validation::IfAvailable, compute_copies: copies, native_async_commands: false };
+        let options = VulkanOptions {
+            validation: Validation::IfAvailable,
+            compute_copies: copies,
+            native_async_commands: false,
+            ..Default::default()
+        };
         let Some(vk) = vulkan_driver_with(options) else { return };
         let device = opted_in(&Adapter::new(vk.clone() as std::sync::Arc<dyn asyncmd::ddi::DeviceDdi>));
         assert_eq!(device.async_commands_impl(), AsyncCommandsImpl::Fallback);

@@ -142,8 +142,39 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 #[test]
 fn a_kernel_that_never_ends_removes_the_device_and_every_wait_returns() {
     let config = ReferenceConfig { shader_time_budget: Duration::from_millis(200), ..Default::default() };
-    let ctx = Ctx::new(reference_device(config));
-    let wgsl = r#"
+    never_ends(Ctx::new(reference_device(config)), ENDLESS);
+}
+
+/// A CPU Vulkan device (lavapipe) has no GPU timeout: the device's own budget ends the kernel.
+/// Lavapipe 22.3 ends every invocation's loops after 65535 iterations itself, so the kernel
+/// here runs only some milliseconds there, and the budget is 1 ms: what the test shows is that
+/// the budget's check ends it first and removes the device.
+#[test]
+fn a_kernel_that_never_ends_on_a_cpu_vulkan_device_removes_it_too() {
+    let budget = Duration::from_millis(1);
+    let options = asyncmd_vulkan::VulkanOptions {
+        validation: asyncmd_vulkan::Validation::IfAvailable,
+        shader_time_budget: budget,
+        ..Default::default()
+    };
+    let Some(ctx) = vulkan_ctx(options) else { return };
+    let vk = ctx.vulkan.clone().expect("a Vulkan context");
+    match vk.shader_time_budget() {
+        Some(b) => assert_eq!(b, budget),
+        // A GPU: its driver's timeout applies, and a test must not wait for it.
+        None => return,
+    }
+    // 64 dependent multiply-adds an iteration: 65535 iterations take milliseconds.
+    let work = "        x = x * 1.0001 + 0.5;\n".repeat(64);
+    let wgsl = ENDLESS.replace("                i += 1u;\n", &format!("{work}                i += 1u;\n"));
+    let wgsl = wgsl.replace("    var i = 0u;\n", "    var i = 0u;\n    var x = 1.0;\n");
+    let wgsl = wgsl.replace("output[0] = i;", "output[0] = i + u32(x < 0.0);");
+    never_ends(ctx, &wgsl);
+}
+
+/// Nested loops that never end: lavapipe 22.3 leaves its loops after 65535 iterations an
+/// invocation in all, so one endless loop would end there; these run 2^48 times elsewhere.
+const ENDLESS: &str = r#"
 @group(0) @binding(0) var<storage, read> input: array<u32>;
 @group(0) @binding(0) var<storage, read_write> output: array<u32>;
 @compute @workgroup_size(1)
@@ -151,11 +182,21 @@ fn main() {
     var i = 0u;
     loop {
         if input[0] == 12345u { break; }
-        i += 1u;
-        output[0] = i;
+        loop {
+            if input[1] == 12345u { break; }
+            loop {
+                if input[2] == 12345u { break; }
+                i += 1u;
+                output[0] = i;
+            }
+        }
     }
 }
 "#;
+
+/// Dispatches `wgsl`, whose loops never end (or not within the device's budget): the device
+/// is removed as hung, and the fence the queue signals after it still passes.
+fn never_ends(ctx: Ctx, wgsl: &str) {
     let module = Arc::new(ShaderModule::from_wgsl(wgsl).unwrap());
     let root = saxpy_root(&ctx.device);
     let pso = pipeline(&ctx.device, &root, &module, "main").unwrap();

@@ -82,6 +82,7 @@ fn dispatches_come_from_the_argument_buffer_as_the_list_runs() {
 fn commands_set_root_constants_where_the_device_reads_them_from_memory() {
     for (name, ctx) in contexts() {
         let s = setup(&ctx);
+        assert!(ctx.device.capabilities().indirect_root_constants, "{name}");
         let desc = CommandSignatureDesc {
             byte_stride: 16,
             arguments: vec![
@@ -89,22 +90,17 @@ fn commands_set_root_constants_where_the_device_reads_them_from_memory() {
                 IndirectArgument::Dispatch,
             ],
         };
-        let sig = match ctx.device.create_command_signature(&desc, Some(&s.root)) {
-            Ok(sig) => sig,
-            Err(e) => {
-                // The Vulkan device pushes constants from the list: it says so at creation.
-                assert_eq!(e.code, ErrorCode::Unsupported, "{name}: {e}");
-                assert!(!ctx.device.capabilities().indirect_root_constants, "{name}");
-                continue;
-            }
-        };
+        let sig = ctx.device.create_command_signature(&desc, Some(&s.root)).unwrap();
         // k = 3 over 1 group, k = 10 over 2 groups: 3·4 + 10·8.
         let args = ctx.default_buffer(&words(&[3, 1, 1, 1, 10, 2, 1, 1]));
+        let count = ctx.default_buffer(&words(&[1]));
         ctx.run(CommandListType::Direct, |l| {
             bind(l, &s);
             l.execute_indirect(&sig, 2, &args, 0, None);
+            // A count of 1: the first command alone, 3·4.
+            l.execute_indirect(&sig, 2, &args, 0, Some((&count, 0)));
         });
-        assert_eq!(hits(&ctx, &s), 92, "{name}");
+        assert_eq!(hits(&ctx, &s), 92 + 12, "{name}");
         // The constants the commands wrote are unset after, even where the list had set them:
         // a dispatch must set them again.
         let r = ctx.record(CommandListType::Direct, |l| {
@@ -115,6 +111,65 @@ fn commands_set_root_constants_where_the_device_reads_them_from_memory() {
         });
         let e = assert_error(r, ErrorCode::InvalidArg, MessageId::DrawInvalid);
         assert!(e.text.contains("root parameter 0"), "{name}: {}", e.text);
+    }
+}
+
+/// Each thread adds `k` to `hits[slot]`; `k` and `slot` are one root-constants parameter, the
+/// scale `s` another, and the thread adds `k · s`.
+const SCATTER: &str = r#"
+struct Push { k: u32, slot: u32 }
+var<immediate> push: Push;
+@group(0) @binding(0) var<storage, read_write> hits: array<atomic<u32>>;
+@group(0) @binding(1) var<uniform> scale: vec4<u32>;
+@compute @workgroup_size(4)
+fn main() {
+    atomicAdd(&hits[push.slot], push.k * scale.x);
+}
+"#;
+
+#[test]
+fn commands_change_some_constants_and_keep_the_rest_of_the_lists() {
+    for (name, ctx) in contexts() {
+        let root = ctx
+            .device
+            .create_root_signature(&RootSignatureDesc::new(vec![
+                RootParameter::constants(0, 2),
+                RootParameter::uav(0),
+                RootParameter::constants(1, 4),
+            ]))
+            .unwrap();
+        let module = Arc::new(ShaderModule::from_wgsl(SCATTER).unwrap());
+        let pso = pipeline(&ctx.device, &root, &module, "main").unwrap();
+        let hits = uav_buffer(&ctx, &[0; 16]);
+        // The second argument sets `slot` again over the first's: the later one wins.
+        let desc = CommandSignatureDesc {
+            byte_stride: 28,
+            arguments: vec![
+                IndirectArgument::Constant { root_parameter: 0, dest_offset: 0, count: 2 },
+                IndirectArgument::Constant { root_parameter: 0, dest_offset: 1, count: 1 },
+                IndirectArgument::Dispatch,
+            ],
+        };
+        let sig = ctx.device.create_command_signature(&desc, Some(&root)).unwrap();
+        // (k, ignored slot, slot, groups): (2, 0, 1, 1 group), (5, 0, 3, 2 groups), then a
+        // command of k = 7 that the count leaves out.
+        let commands = words(&[2, 0, 1, 1, 1, 1, 0, 5, 0, 3, 2, 1, 1, 0, 7, 0, 2, 1, 1, 1, 0]);
+        let staged = ctx.upload(&commands);
+        let args = ctx.buffer(HeapType::Default, commands.len() as u64);
+        let count = ctx.default_buffer(&words(&[2]));
+        ctx.run(CommandListType::Direct, |l| {
+            l.set_compute_root_signature(&root);
+            l.set_pipeline_state(&pso);
+            l.set_compute_root_unordered_access_view(1, hits.gpu_address(0));
+            // The scale is the list's (3), not a command's.
+            l.set_compute_root_32bit_constants(2, &[3, 0, 0, 0], 0);
+            l.copy_buffer_region(&args, 0, &staged, 0, commands.len() as u64);
+            l.execute_indirect(&sig, 3, &args, 0, Some((&count, 0)));
+        });
+        let b = ctx.read_buffer(&hits);
+        let hit = |i: usize| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap());
+        // Slot 1: 4 threads · 2 · 3; slot 3: 8 threads · 5 · 3; slots 0 and 2 untouched.
+        assert_eq!([hit(0), hit(1), hit(2), hit(3)], [0, 24, 0, 120], "{name}");
     }
 }
 

@@ -18,7 +18,7 @@ impl VkCommandList {
     }
 
     /// Binds the compute pipeline and pushes its root arguments, for a dispatch.
-    fn bind_compute(&mut self, api: &str) -> Result<()> {
+    pub(super) fn bind_compute(&mut self, api: &str) -> Result<()> {
         self.end_lazy_rendering();
         let pipeline = self.gfx.pipeline.clone().ok_or_else(|| fail(format!("{api}: no pipeline")))?;
         if !pipeline.compute {
@@ -29,74 +29,21 @@ impl VkCommandList {
         // SAFETY: a live compute pipeline outside any rendering instance.
         unsafe { d.cmd_bind_pipeline(self.cb, vk::PipelineBindPoint::COMPUTE, pipeline.pipeline) };
         match &pipeline.app {
-            Some(app) => self.bind_app(app, &arguments),
+            Some(app) => {
+                // Constants past the push-constant bytes: their buffers are made now.
+                let mut spilled = Vec::new();
+                for (source, _) in &app.descriptors {
+                    if let Source::Constants(parameter) = *source {
+                        spilled.push((parameter, self.constants_buffer(parameter, &arguments)?));
+                    }
+                }
+                self.push_app(app, &arguments, &spilled)
+            }
             None => {
                 self.push(&arguments, &pipeline.root, true);
                 Ok(())
             }
         }
-    }
-
-    /// `ExecuteIndirect` of dispatches: a device kernel writes each command slot's group counts
-    /// (zeros past the count) to a buffer of this list, then one indirect dispatch per slot.
-    pub(crate) fn execute_indirect(
-        &mut self,
-        signature: &asyncmd_types::CommandSignatureDesc,
-        max_count: u32,
-        arguments: asyncmd_ddi::GpuAddress,
-        count: Option<asyncmd_ddi::GpuAddress>,
-    ) -> Result<()> {
-        const API: &str = "ExecuteIndirect";
-        if signature.changes_root_arguments() {
-            return Err(fail(format!("{API}: the Vulkan device sets no root constants from an argument buffer")));
-        }
-        // The kernel's grid is one-dimensional.
-        if max_count == 0 || max_count > 65535 * 64 {
-            return if max_count == 0 { Ok(()) } else { Err(fail(format!("{API}: {max_count} commands"))) };
-        }
-        self.end_lazy_rendering();
-        let dispatch_at = signature.offsets().last().map_or(0, |(o, _)| u64::from(o));
-        let commands = self.resource(arguments.resource)?.address() + arguments.offset + dispatch_at;
-        let slots = u64::from(max_count) * 12;
-        let groups = crate::memory::VkResource::new(
-            &self.core,
-            &asyncmd_types::ResourceDesc::buffer(slots + 4),
-            asyncmd_types::HeapType::Default,
-        )?;
-        let groups_buffer = groups.buffer().ok_or_else(|| fail(format!("{API}: no group-count buffer")))?;
-        let count_address = match count {
-            Some(c) => self.resource(c.resource)?.address() + c.offset,
-            None => {
-                // SAFETY: a dword inside the list's own buffer, outside any rendering instance.
-                unsafe { self.core.device.cmd_fill_buffer(self.cb, groups_buffer, slots, 4, max_count) };
-                groups.address() + slots
-            }
-        };
-        self.memory_barrier(
-            vk::PipelineStageFlags2::ALL_COMMANDS,
-            vk::AccessFlags2::MEMORY_WRITE,
-            vk::PipelineStageFlags2::COMPUTE_SHADER,
-            vk::AccessFlags2::SHADER_STORAGE_READ | vk::AccessFlags2::SHADER_STORAGE_WRITE,
-        );
-        let split = |a: u64| [a as u32, (a >> 32) as u32];
-        let [c0, c1] = split(commands);
-        let [g0, g1] = split(groups.address());
-        let [n0, n1] = split(count_address);
-        let words = [c0, c1, g0, g1, n0, n1, max_count, signature.byte_stride / 4];
-        self.core.meta()?.indirect_dispatch.dispatch_words(self.cb, &words, (max_count.div_ceil(64), 1));
-        self.memory_barrier(
-            vk::PipelineStageFlags2::COMPUTE_SHADER,
-            vk::AccessFlags2::SHADER_STORAGE_WRITE,
-            vk::PipelineStageFlags2::DRAW_INDIRECT,
-            vk::AccessFlags2::INDIRECT_COMMAND_READ,
-        );
-        self.bind_compute(API)?;
-        for i in 0..u64::from(max_count) {
-            // SAFETY: slot i of the list's buffer (kept below), made with indirect usage.
-            unsafe { self.core.device.cmd_dispatch_indirect(self.cb, groups_buffer, i * 12) };
-        }
-        self.scratch.push(std::sync::Arc::new(groups));
-        Ok(())
     }
 
     /// A buffer holding root-constants parameter `parameter`'s bytes, for this dispatch alone:
@@ -122,15 +69,14 @@ impl VkCommandList {
         Ok((handle, 0, bytes.len() as u64))
     }
 
-    /// Pushes an app kernel's constants and root descriptors from the root arguments.
-    fn bind_app(&mut self, app: &AppLayout, arguments: &[u8]) -> Result<()> {
-        // Constants past the push-constant bytes first: their buffers are made now.
-        let mut spilled = Vec::new();
-        for (source, _) in &app.descriptors {
-            if let Source::Constants(parameter) = *source {
-                spilled.push((parameter, self.constants_buffer(parameter, arguments)?));
-            }
-        }
+    /// Pushes an app kernel's constants and root descriptors from the root arguments; the
+    /// constants it reads from memory are in `spilled`: (parameter, (buffer, offset, size)).
+    pub(super) fn push_app(
+        &mut self,
+        app: &AppLayout,
+        arguments: &[u8],
+        spilled: &[(usize, (vk::Buffer, u64, u64))],
+    ) -> Result<()> {
         let root = &self.gfx.compute;
         let sig = root.signature.as_ref().ok_or_else(|| fail("Dispatch: no root signature".into()))?;
         if let Some((parameter, bytes)) = app.immediates {
@@ -162,6 +108,7 @@ impl VkCommandList {
                         return Err(fail(format!("Dispatch: root parameter {parameter}'s constants were not uploaded")))
                     }
                 },
+                Source::Watchdog(buffer) => (buffer, 0, 8),
                 Source::Static(sampler) => {
                     let info = vk::DescriptorImageInfo {
                         sampler,

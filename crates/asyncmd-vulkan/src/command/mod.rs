@@ -22,6 +22,7 @@ pub(crate) use attachment_clear::{driver_depth, driver_floats};
 pub(crate) use transfer::{copy_extent, tiles_of};
 mod barrier;
 mod dispatch;
+mod indirect;
 mod native;
 mod pool;
 mod query;

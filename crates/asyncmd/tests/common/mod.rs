@@ -48,6 +48,7 @@ pub fn async_contexts() -> Vec<(&'static str, Ctx)> {
         validation: Validation::IfAvailable,
         compute_copies,
         native_async_commands: native,
+        ..Default::default()
     };
     for (label, native, copies) in [
         ("vulkan fallback", false, ComputeCopies::Auto),

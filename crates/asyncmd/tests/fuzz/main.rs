@@ -143,8 +143,12 @@ impl VulkanDrivers {
             _ => ComputeCopies::Auto,
         };
         let open = |native| {
-            let options =
-                VulkanOptions { validation: Validation::IfAvailable, native_async_commands: native, compute_copies };
+            let options = VulkanOptions {
+                validation: Validation::IfAvailable,
+                native_async_commands: native,
+                compute_copies,
+                ..Default::default()
+            };
             VulkanDevice::open(0, options).ok().map(Arc::new)
         };
         Self { native: open(true), fallback: open(false) }
