@@ -155,6 +155,9 @@ impl Engine<'_, '_, '_> {
                 self.image_load(fr, h, *image, *coordinate, *array_index, *level)
             }
             E::ImageQuery { image, query } => self.image_query(fr, h, *image, *query),
+            E::ImageSample { image, sampler, gather: Some(c), coordinate, array_index, .. } => {
+                self.image_gather(fr, *c, *image, *sampler, *coordinate, *array_index)
+            }
             E::ImageSample { image, sampler, coordinate, array_index, level, .. } => {
                 let level = match level {
                     naga::SampleLevel::Exact(l) => Some(*l),

@@ -326,7 +326,9 @@ fn check_expression(e: &naga::Expression) -> Result<()> {
             clamp_to_edge: false,
             ..
         } => return Ok(()),
-        E::ImageSample { .. } => "sampling but at a given level, without offsets, gathers or comparisons",
+        // A gather reads mip 0, with no filter and no level.
+        E::ImageSample { gather: Some(_), offset: None, depth_ref: None, clamp_to_edge: false, .. } => return Ok(()),
+        E::ImageSample { .. } => "sampling but at a given level or a gather, without offsets or comparisons",
         E::ImageLoad { .. } => "multisampled loads",
         E::Derivative { .. } => "derivatives",
         _ => "this expression",

@@ -7,6 +7,10 @@
 //! Texel coordinates outside the mip wrap, mirror, clamp, read the border colour, or mirror
 //! once, per axis. Weights are kept at full precision (a GPU keeps at least 8 bits of them, so
 //! results differ from one by up to 1/256 of the distance between the texels blended).
+//!
+//! `textureGather` reads one component of the four texels a bilinear read of mip 0 would blend,
+//! unfiltered, in D3D's (and Vulkan's) order: (u0, v1), (u1, v1), (u1, v0), (u0, v0), where
+//! u0 = floor(u · width − 0.5) and u1 = u0 + 1 after addressing.
 
 use super::engine::{Engine, Frame};
 use super::texture::Texture;
@@ -46,6 +50,17 @@ fn fetch(tex: &Texture, bytes: &[AtomicU8], xyz: [Option<u32>; 3], slice: u32, m
     let mut raw = [0u8; 16];
     raw.iter_mut().zip(texel).for_each(|(r, b)| *r = b.load(Relaxed));
     decode_texel(tex.format, &raw).map_or([0.0; 4], |t| t.floats())
+}
+
+/// The texel at `xyz` of `mip` and `slice` as its format decodes it, in words (float bits for
+/// float formats); the border colour's bits outside.
+fn fetch_words(tex: &Texture, bytes: &[AtomicU8], xyz: [Option<u32>; 3], slice: u32, border: [f32; 4]) -> [u32; 4] {
+    let [Some(x), Some(y), Some(z)] = xyz else { return border.map(f32::to_bits) };
+    let Some(at) = tex.at([x, y, z], slice, 0) else { return [0; 4] };
+    let Some(texel) = bytes.get(at..at + tex.bytes) else { return [0; 4] };
+    let mut raw = [0u8; 16];
+    raw.iter_mut().zip(texel).for_each(|(r, b)| *r = b.load(Relaxed));
+    decode_texel(tex.format, &raw).map_or([0; 4], |t| t.uints())
 }
 
 /// A texture's texels and the sampler that reads them.
@@ -94,6 +109,46 @@ fn sample_mip(at: &Sampled, linear: bool, uvw: [f32; 3], dims: usize, slice: u32
 }
 
 impl Engine<'_, '_, '_> {
+    /// `textureGather(component, t, s, coords[, slice])`: see the module's note.
+    pub(crate) fn image_gather(
+        &mut self,
+        fr: &mut Frame,
+        component: naga::SwizzleComponent,
+        image: Handle<naga::Expression>,
+        sampler: Handle<naga::Expression>,
+        coordinate: Handle<naga::Expression>,
+        array_index: Option<Handle<naga::Expression>>,
+    ) -> Val {
+        let n = self.n;
+        let coords = self.val(fr, coordinate);
+        let slice = array_index.map(|a| self.val(fr, a));
+        let Region::Binding(t) = self.ptr(fr, image).region else { return Val::zeros(4) };
+        let Region::Binding(sb) = self.ptr(fr, sampler).region else { return Val::zeros(4) };
+        let (Some(tex), Some(s)) = (self.mem.texture(t), self.mem.sampler(sb)) else { return Val::zeros(4) };
+        let Some(bytes) = self.mem.buffer(tex.buffer) else { return Val::zeros(4) };
+        let Some(sub) = tex.subs.first() else { return Val::zeros(4) };
+        let signed =
+            slice.as_ref().is_some_and(|_| array_index.is_some_and(|a| self.kind(fr, a) == super::layout::Kind::I32));
+        let uniform = coords.uniform && slice.as_ref().is_none_or(|v| v.uniform);
+        let w = if uniform { 1 } else { n };
+        let c = component as usize;
+        let mut data = zeroed(4 * w);
+        for l in 0..w {
+            let corner = |a: usize| {
+                let u = f64::from(f32::from_bits(coords.get(a, l, n))) * f64::from(sub.size[a]) - 0.5;
+                let i = u.floor() as i64;
+                (address(s.address[a], i, sub.size[a]), address(s.address[a], i + 1, sub.size[a]))
+            };
+            let ((u0, u1), (v0, v1)) = (corner(0), corner(1));
+            let raw = slice.as_ref().map_or(0, |v| v.get(0, l, n));
+            let layer = if signed && (raw as i32) < 0 { 0 } else { raw.min(tex.slices.saturating_sub(1)) };
+            for (k, (u, v)) in [(u0, v1), (u1, v1), (u1, v0), (u0, v0)].into_iter().enumerate() {
+                data[k * w + l] = fetch_words(tex, bytes, [u, v, Some(0)], layer, s.border_color)[c];
+            }
+        }
+        Val { comps: 4, uniform, data }
+    }
+
     /// `textureSampleLevel(t, s, coords[, slice], level)`.
     pub(crate) fn image_sample(
         &mut self,
