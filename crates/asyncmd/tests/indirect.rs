@@ -174,6 +174,62 @@ fn commands_change_some_constants_and_keep_the_rest_of_the_lists() {
 }
 
 #[test]
+fn a_bundle_dispatches_indirectly_with_what_the_executing_list_binds() {
+    for (name, ctx) in contexts() {
+        let s = setup(&ctx);
+        let sig = ctx.device.create_command_signature(&CommandSignatureDesc::dispatch(), None).unwrap();
+        // Two commands: 2 and 3 groups of 4 threads.
+        let args = ctx.default_buffer(&words(&[2, 1, 1, 3, 1, 1]));
+        // The bundle sets only the pipeline: the root signature, k and the UAV are each list's.
+        let mut bundle = ctx.list(CommandListType::Bundle);
+        bundle.set_pipeline_state(&s.pso);
+        bundle.execute_indirect(&sig, 2, &args, 0, None);
+        bundle.close().unwrap();
+        for k in [1, 10] {
+            ctx.run(CommandListType::Direct, |l| {
+                l.set_compute_root_signature(&s.root);
+                l.set_compute_root_unordered_access_view(1, s.hits.gpu_address(0));
+                l.set_compute_root_32bit_constant(0, k, 0);
+                l.execute_bundle(&bundle);
+            });
+        }
+        // 5 groups of 4 threads, k = 1 then k = 10.
+        assert_eq!(hits(&ctx, &s), 20 + 200, "{name}");
+        // A list that leaves k unset: the bundle's dispatch is refused where it runs.
+        let r = ctx.record(CommandListType::Direct, |l| {
+            l.set_compute_root_signature(&s.root);
+            l.set_compute_root_unordered_access_view(1, s.hits.gpu_address(0));
+            l.execute_bundle(&bundle);
+        });
+        let e = assert_error(r, ErrorCode::InvalidArg, MessageId::DrawInvalid);
+        assert!(e.text.contains("root parameter 0"), "{name}: {}", e.text);
+        // D3D12's bundle rules: no count buffer, and commands that dispatch only.
+        let constants = CommandSignatureDesc {
+            byte_stride: 16,
+            arguments: vec![
+                IndirectArgument::Constant { root_parameter: 0, dest_offset: 0, count: 1 },
+                IndirectArgument::Dispatch,
+            ],
+        };
+        let with_constants = ctx.device.create_command_signature(&constants, Some(&s.root)).unwrap();
+        let count = ctx.default_buffer(&words(&[1]));
+        for (what, use_count) in [("no count buffer", true), ("its dispatch alone", false)] {
+            let r = ctx.record(CommandListType::Bundle, |b| {
+                b.set_compute_root_signature(&s.root);
+                b.set_pipeline_state(&s.pso);
+                if use_count {
+                    b.execute_indirect(&sig, 2, &args, 0, Some((&count, 0)));
+                } else {
+                    b.execute_indirect(&with_constants, 1, &args, 0, None);
+                }
+            });
+            let e = assert_error(r, ErrorCode::InvalidArg, MessageId::ExecuteIndirectInvalid);
+            assert!(e.text.contains(what), "{name}: {what:?} not in {}", e.text);
+        }
+    }
+}
+
+#[test]
 fn signatures_and_indirect_calls_refuse_what_does_not_fit() {
     let ctx = Ctx::reference();
     let s = setup(&ctx);

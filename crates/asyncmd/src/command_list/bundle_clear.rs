@@ -27,6 +27,13 @@ pub(crate) enum BundledClear {
     Dsv { flags: ClearFlags, depth: f32, stencil: u8, regions: Option<Vec<Box3>> },
     /// `Dispatch` of a kernel that reads inherited root arguments.
     Dispatch { x: u32, y: u32, z: u32 },
+    /// `ExecuteIndirect` of such a kernel (in a bundle: no count buffer, dispatches only).
+    ExecuteIndirect {
+        signature: super::indirect::CommandSignature,
+        max_count: u32,
+        arguments: crate::Resource,
+        offset: u64,
+    },
 }
 
 /// What a bound clear recorded natively in a bundle selects: render-target slots (the mask),
@@ -69,7 +76,7 @@ impl BundledClear {
             BundledClear::Dsv { regions, .. } => {
                 regions.as_ref().map_or(0, |r| r.capacity() * std::mem::size_of::<Box3>())
             }
-            BundledClear::Dispatch { .. } => 0,
+            BundledClear::Dispatch { .. } | BundledClear::ExecuteIndirect { .. } => 0,
         }
     }
 }
@@ -78,7 +85,10 @@ impl CommandRecorder {
     /// What this bundle keeps for bound clears lowered when it runs (under the fallback;
     /// nothing natively, where the driver records them).
     pub fn bundle_clear_footprint(&self) -> BundleClearFootprint {
-        let clears = self.bundle_pieces.iter().filter(|p| !matches!(p.clear, BundledClear::Dispatch { .. }));
+        let clears = self
+            .bundle_pieces
+            .iter()
+            .filter(|p| !matches!(p.clear, BundledClear::Dispatch { .. } | BundledClear::ExecuteIndirect { .. }));
         let bytes = clears
             .clone()
             .map(|p| std::mem::size_of::<BundlePiece>() + p.state.heap_bytes() + p.clear.heap_bytes())
@@ -148,6 +158,9 @@ impl CommandRecorder {
                     self.clear_bound_depth_stencil_view(*flags, *depth, *stencil, regions.as_deref())
                 }
                 BundledClear::Dispatch { x, y, z } => self.dispatch(*x, *y, *z),
+                BundledClear::ExecuteIndirect { signature, max_count, arguments, offset } => {
+                    self.execute_indirect(signature, *max_count, arguments, *offset, None)
+                }
             }
         }
     }

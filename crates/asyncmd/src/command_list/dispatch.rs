@@ -37,7 +37,7 @@ impl CommandRecorder {
 
     /// In a bundle: whether the bound app kernel reads a root argument the bundle did not set
     /// (it then inherits it from the list that executes the bundle).
-    fn reads_inherited_arguments(&self) -> bool {
+    pub(super) fn reads_inherited_arguments(&self) -> bool {
         let Some(app) = self.shadow.pipeline.as_ref().and_then(|p| p.0.app.clone()) else { return false };
         if self.shadow.compute_root.is_none() {
             return true;

@@ -9,7 +9,7 @@ use crate::resource::Resource;
 use crate::shadow::RootArg;
 use crate::track::hazards::Access;
 use asyncmd_ddi::Command;
-use asyncmd_types::{CommandSignatureDesc, IndirectArgument, MessageId, Result};
+use asyncmd_types::{CommandListType, CommandSignatureDesc, IndirectArgument, MessageId, Result};
 use std::sync::Arc;
 
 /// A command signature (`ID3D12CommandSignature`): what each command of an argument buffer
@@ -18,6 +18,12 @@ use std::sync::Arc;
 pub struct CommandSignature {
     desc: Arc<CommandSignatureDesc>,
     root: Option<RootSignature>,
+}
+
+impl std::fmt::Debug for CommandSignature {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CommandSignature").field("desc", &self.desc).finish_non_exhaustive()
+    }
 }
 
 impl CommandSignature {
@@ -94,6 +100,15 @@ impl CommandRecorder {
                     return Err(invalid(format!("the count at {at} is not a dword inside a buffer")));
                 }
             }
+            if self.ty == CommandListType::Bundle {
+                // D3D12's bundle rules: the commands' count is the call's, and they dispatch only.
+                if count.is_some() {
+                    return Err(invalid("a bundle's ExecuteIndirect takes no count buffer".into()));
+                }
+                if sig.changes_root_arguments() {
+                    return Err(invalid("a bundle's command signature holds its dispatch alone".into()));
+                }
+            }
             if let Some(root) = &signature.root {
                 if self.shadow.compute_root.as_ref().map(|r| r.id()) != Some(root.id()) {
                     return Err(invalid("the signature's root signature is not the bound compute one".into()));
@@ -104,6 +119,18 @@ impl CommandRecorder {
         if let Err(e) = checked {
             if self.begin(API, super::Lists::DIRECT.union(super::Lists::COMPUTE).union(super::Lists::BUNDLE), false) {
                 self.remove(e);
+            }
+            return;
+        }
+        if self.ty == CommandListType::Bundle && self.reads_inherited_arguments() {
+            // The executing list's root signature, arguments and tables: checked and read there.
+            if self.begin(API, super::Lists::BUNDLE, false) {
+                self.defer_bundled_clear(super::bundle_clear::BundledClear::ExecuteIndirect {
+                    signature: signature.clone(),
+                    max_count,
+                    arguments: arguments.clone(),
+                    offset,
+                });
             }
             return;
         }
