@@ -99,8 +99,10 @@ fn commands_set_root_constants_where_the_device_reads_them_from_memory() {
             l.execute_indirect(&sig, 2, &args, 0, None);
             // A count of 1: the first command alone, 3·4.
             l.execute_indirect(&sig, 2, &args, 0, Some((&count, 0)));
+            // One command, the second: 10·8 (the fuzzer found one slot's constants not copied).
+            l.execute_indirect(&sig, 1, &args, 16, None);
         });
-        assert_eq!(hits(&ctx, &s), 92 + 12, "{name}");
+        assert_eq!(hits(&ctx, &s), 92 + 12 + 80, "{name}");
         // The constants the commands wrote are unset after, even where the list had set them:
         // a dispatch must set them again.
         let r = ctx.record(CommandListType::Direct, |l| {

@@ -35,8 +35,10 @@ fn lay_out(parameters: &[(usize, u32)], changed: &[u32], slots: u32, align: u64)
     let mut out = Vec::with_capacity(parameters.len());
     for &(parameter, count) in parameters {
         let bytes = 4 * u64::from(count.max(1));
-        let copies = if changed.contains(&(parameter as u32)) { u64::from(slots) } else { 1 };
-        let stride = if copies > 1 { bytes.checked_next_multiple_of(align)? } else { 0 };
+        // A changed parameter has a stride even for one slot: the copies go where it is not 0.
+        let changes = changed.contains(&(parameter as u32));
+        let copies = if changes { u64::from(slots.max(1)) } else { 1 };
+        let stride = if changes { bytes.checked_next_multiple_of(align)? } else { 0 };
         out.push(Slots { parameter, base: at, stride, bytes });
         let end = at.checked_add(stride.checked_mul(copies - 1)?)?.checked_add(bytes)?;
         at = end.checked_next_multiple_of(align)?;
@@ -258,6 +260,10 @@ mod tests {
             ]
         );
         assert_eq!(size, 64);
+        // One slot of a changed parameter still has its stride, so that its copies are made.
+        let (slots, size) = lay_out(&[(0, 2)], &[0], 1, 16).unwrap();
+        assert_eq!(slots, vec![Slots { parameter: 0, base: 0, stride: 16, bytes: 8 }]);
+        assert_eq!(size, 16);
         assert!(lay_out(&[(0, 64)], &[0], u32::MAX, 1 << 62).is_none(), "overflow is refused");
     }
 

@@ -2,7 +2,9 @@
 //! bound buffer, texel loads of a texture in a descriptor table, root constants and the
 //! thread's ids; ifs, bounded loops and switches; calls that change a variable through a
 //! pointer; an exchange through workgroup memory across a barrier), run on two devices, or
-//! twice on one, and compared byte for byte.
+//! twice on one, and compared byte for byte. A third of them are dispatched by
+//! `ExecuteIndirect` commands that set some of the root constants (the Vulkan device runs
+//! those with the kernel's form that reads its constants from memory).
 //!
 //! Integers only: every operation has one defined result (WGSL's division, shift and
 //! overflow rules), so any difference is a bug in a device. Reads index the input and the
@@ -33,6 +35,37 @@ pub struct Kernel {
     pub groups: u32,
     pub constants: [u32; 2],
     pub input: Vec<u8>,
+    /// Dispatched by `ExecuteIndirect` instead: the constants each command sets, from dword
+    /// `dest` of the two, and each command's groups (the last one's output is what is read
+    /// where they overlap).
+    pub indirect: Option<Indirect>,
+}
+
+/// `ExecuteIndirect` commands that each set `values.len()` constants from `dest`, then dispatch.
+pub struct Indirect {
+    pub dest: u32,
+    pub commands: Vec<(Vec<u32>, u32)>,
+}
+
+impl Indirect {
+    fn signature(&self) -> CommandSignatureDesc {
+        let count = self.commands.first().map_or(1, |(v, _)| v.len() as u32);
+        CommandSignatureDesc {
+            byte_stride: 4 * count + 12,
+            arguments: vec![
+                IndirectArgument::Constant { root_parameter: 0, dest_offset: self.dest, count },
+                IndirectArgument::Dispatch,
+            ],
+        }
+    }
+
+    fn arguments(&self) -> Vec<u8> {
+        self.commands
+            .iter()
+            .flat_map(|(v, groups)| v.iter().copied().chain([*groups, 1, 1]))
+            .flat_map(u32::to_le_bytes)
+            .collect()
+    }
 }
 
 struct Gen {
@@ -207,7 +240,16 @@ impl Kernel {
         }
         wgsl += "}\n";
         let input = (0..INPUT_WORDS).flat_map(|_| g.edge().wrapping_add(g.rng.u32(0..3)).to_le_bytes()).collect();
-        Kernel { wgsl, group, groups, constants: [g.edge(), g.rng.u32(..)], input }
+        let constants = [g.edge(), g.rng.u32(..)];
+        let indirect = (g.rng.u32(0..3) == 0).then(|| {
+            let dest = g.rng.u32(0..2);
+            let count = g.rng.u32(1..=2 - dest) as usize;
+            let commands = (0..g.rng.usize(1..3))
+                .map(|_| ((0..count).map(|_| g.edge()).collect(), g.rng.u32(1..=groups)))
+                .collect();
+            Indirect { dest, commands }
+        });
+        Kernel { wgsl, group, groups, constants, input, indirect }
     }
 
     /// Runs the kernel on `device`: the output buffer's bytes.
@@ -253,7 +295,19 @@ impl Kernel {
         if let Some(table) = heap.gpu_handle(0) {
             list.set_compute_root_descriptor_table(3, &table);
         }
-        list.dispatch(self.groups, 1, 1);
+        // Kept until the list has run.
+        let mut _arguments = None;
+        match &self.indirect {
+            None => list.dispatch(self.groups, 1, 1),
+            Some(indirect) => {
+                let sig = device.create_command_signature(&indirect.signature(), Some(&root)).map_err(e)?;
+                let bytes = indirect.arguments();
+                let args = buffer(HeapType::Upload, bytes.len() as u64, ResourceFlags::empty()).map_err(e)?;
+                args.write(0, &bytes).map_err(e)?;
+                list.execute_indirect(&sig, indirect.commands.len() as u32, &args, 0, None);
+                _arguments = Some(args);
+            }
+        }
         list.barrier(&[BarrierGroup::Buffer(vec![BufferBarrier {
             sync_before: BarrierSync::COMPUTE_SHADING,
             sync_after: BarrierSync::COPY,

@@ -366,6 +366,9 @@ fn check_kernels(vulkan: bool, seed: u64, vk: &VulkanDrivers, report: &Report) {
     let kernel = kernels::Kernel::generate(seed);
     if std::env::var("ASYNCMD_FUZZ_PRINT").is_ok() {
         eprintln!("seed {seed}: kernel of {} × {} threads:\n{}", kernel.groups, kernel.group, kernel.wgsl);
+        if let Some(i) = &kernel.indirect {
+            eprintln!("dispatched by ExecuteIndirect from constant {}: {:?}", i.dest, i.commands);
+        }
     }
     let other = if vulkan { Target::VulkanNative } else { Target::ReferenceNative };
     let (Some(a), Some(b)) = (device(Target::ReferenceNative, seed, vk), device(other, seed, vk)) else { return };
