@@ -33,6 +33,50 @@ fn copy_buffer_regions_copy_every_region() {
     }
 }
 
+/// A run of calls of one region each: the Vulkan device records it as one batch, so every
+/// call's bytes must land, and a barrier after the run must see all of them (the batch is
+/// recorded before it), as a second run that reads them shows.
+#[test]
+fn a_run_of_single_region_calls_lands_whole_and_before_the_barrier_after_it() {
+    for (name, ctx) in async_contexts() {
+        let data = pattern(64 * 256, 7);
+        let src = ctx.default_buffer(&data);
+        let (mid, out) = (ctx.default_buffer(&[0; 64 * 256]), ctx.default_buffer(&[0; 64 * 256]));
+        ctx.run(CommandListType::Direct, |l| {
+            // Chunk i of the source to chunk 63 - i of `mid`, one call each.
+            for i in 0..64u64 {
+                l.copy_buffer_regions(&[BufferCopyRegion {
+                    dest: &mid,
+                    dest_offset: (63 - i) * 256,
+                    source: &src,
+                    source_offset: i * 256,
+                    size: 256,
+                }]);
+            }
+            l.barrier(&[BarrierGroup::Global(vec![GlobalBarrier {
+                sync_before: BarrierSync::COPY,
+                sync_after: BarrierSync::COPY,
+                access_before: BarrierAccess::COPY_DEST,
+                access_after: BarrierAccess::COPY_SOURCE,
+            }])]);
+            for i in 0..64u64 {
+                l.copy_buffer_regions(&[BufferCopyRegion {
+                    dest: &out,
+                    dest_offset: i * 256,
+                    source: &mid,
+                    source_offset: i * 256,
+                    size: 256,
+                }]);
+            }
+        });
+        let (m, o) = (ctx.read_buffer(&mid), ctx.read_buffer(&out));
+        for i in 0..64usize {
+            assert!(m[(63 - i) * 256..][..256] == data[i * 256..][..256], "{name}: chunk {i} of the first run");
+        }
+        assert!(o == m, "{name}: the second run read the first one's bytes");
+    }
+}
+
 #[test]
 fn texture_resource_tile_and_resolve_copies_land_where_asked() {
     for (name, ctx) in async_contexts() {

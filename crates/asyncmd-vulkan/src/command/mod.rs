@@ -99,6 +99,16 @@ pub(crate) struct VkCommandList {
     query_reads: Vec<(u64, u32, u32)>,
     /// A legacy transfer was recorded: the next one needs a barrier first.
     transfer_pending: bool,
+    /// Whether the command being recorded is a buffer Async Command (copies, fills) that does
+    /// not follow another: only such a call takes a transfer command for a single small part.
+    /// In a run of them the kernels' dispatches overlap, where transfers queue one after
+    /// another (10,000 calls of one 256-byte copy on the H200: 1.6 ms by kernel, 14.6 ms by
+    /// `vkCmdCopyBuffer`).
+    pub(crate) lone_buffer_call: bool,
+    /// Whether the last command recorded was a buffer Async Command.
+    last_was_buffer_call: bool,
+    /// Copies of the run of `CopyBufferRegions` calls being recorded (`native::flush_copies`).
+    pending_copies: Vec<native::PendingCopy>,
     bundle: Vec<Command>,
     error: Option<Error>,
     pub(crate) gfx: state::Graphics,
@@ -129,6 +139,9 @@ impl VkCommandList {
             reset_order: Vec::new(),
             query_reads: Vec::new(),
             transfer_pending: false,
+            lone_buffer_call: false,
+            last_was_buffer_call: false,
+            pending_copies: Vec::new(),
             bundle: Vec::new(),
             error: None,
             gfx: Default::default(),
@@ -216,6 +229,12 @@ impl VkCommandList {
             self.bundle.push(c);
             return Ok(());
         }
+        if !matches!(c, Command::CopyBufferRegions(_)) {
+            self.flush_copies()?;
+        }
+        let buffer_call = matches!(c, Command::CopyBufferRegions(_) | Command::FillBuffers(_));
+        self.lone_buffer_call = buffer_call && !self.last_was_buffer_call;
+        self.last_was_buffer_call = buffer_call;
         let inside = matches!(
             c,
             Command::DrawInstanced { .. }
@@ -381,6 +400,12 @@ impl VkCommandList {
                 self.error = Some(e);
             }
         }
+        if self.error.is_none() {
+            if let Err(e) = self.flush_copies() {
+                self.error = Some(e);
+            }
+        }
+        self.pending_copies.clear();
         self.deferred.recorded(commands);
     }
 
@@ -433,6 +458,7 @@ impl VkCommandList {
         self.reset_order.clear();
         self.query_reads.clear();
         self.transfer_pending = false;
+        self.last_was_buffer_call = false;
         Ok(Executable(Arc::new(recorded)))
     }
 
@@ -463,6 +489,7 @@ impl VkCommandList {
         self.query_reads.clear();
         self.bundle.clear();
         self.transfer_pending = false;
+        self.last_was_buffer_call = false;
         self.error = None;
         self.gfx = Default::default();
         self.deferred.clear();

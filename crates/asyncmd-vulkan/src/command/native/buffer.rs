@@ -46,37 +46,65 @@ fn small_part(crossover: Option<u64>, bytes: u64, limit: u64) -> bool {
     crossover != Some(0) && bytes <= limit
 }
 
+/// A region of a `CopyBufferRegions` call kept for the batch of a run of calls: the kernel's
+/// part, and the buffers and offsets a transfer command takes where it is the only one.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PendingCopy {
+    part: CopyPart,
+    src: vk::Buffer,
+    dst: vk::Buffer,
+    src_offset: u64,
+    dst_offset: u64,
+}
+
 impl VkCommandList {
+    /// Records the copies of the run of `CopyBufferRegions` calls since the last other command
+    /// as one batch: Async Commands are unordered among themselves, so 10,000 calls of one
+    /// region cost about what one call of 10,000 regions does. One small part alone takes
+    /// `vkCmdCopyBuffer`, as the legacy copy does at that size.
+    pub(crate) fn flush_copies(&mut self) -> Result<()> {
+        if self.pending_copies.is_empty() {
+            return Ok(());
+        }
+        let pending = std::mem::take(&mut self.pending_copies);
+        if let [p] = pending[..] {
+            let crossover = self.core.compute_copy_min.get().copied().flatten();
+            if !self.is_predicated() && small_part(crossover, p.part.bytes, SMALL_COPY) {
+                let region =
+                    [vk::BufferCopy { src_offset: p.src_offset, dst_offset: p.dst_offset, size: p.part.bytes }];
+                // SAFETY: live buffers kept by this list; the runtime checked the range.
+                unsafe { self.core.device.cmd_copy_buffer(self.cb, p.src, p.dst, &region) };
+                return Ok(());
+            }
+        }
+        let parts: Vec<CopyPart> = pending.iter().map(|p| p.part).collect();
+        self.copy_batch(&parts)
+    }
+
+    /// A single part of this call takes a transfer command: small, and the call not in a run
+    /// of buffer calls (`VkCommandList::lone_buffer_call`).
     fn small_part(&self, bytes: u64, limit: u64) -> bool {
-        small_part(self.core.compute_copy_min.get().copied().flatten(), bytes, limit)
+        self.lone_buffer_call && small_part(self.core.compute_copy_min.get().copied().flatten(), bytes, limit)
     }
 
     pub(super) fn copy_buffer_regions(&mut self, regions: &[BufferCopyRegion<ResourceId>]) -> Result<()> {
         let aligned = regions.iter().all(|r| (r.source_offset | r.dest_offset | r.size) % 16 == 0);
-        if let [r] = regions {
-            if self.buffer_kernels_on() && !self.is_predicated() && self.small_part(r.size, SMALL_COPY) {
-                // One small region: the transfer command, as the legacy copy does at this size.
-                let (src, dst) = (self.buffer_of(r.source)?, self.buffer_of(r.dest)?);
-                if r.size == 0 {
-                    return Ok(());
-                }
-                let region = [vk::BufferCopy { src_offset: r.source_offset, dst_offset: r.dest_offset, size: r.size }];
-                // SAFETY: live buffers kept by this list; the runtime checked the range.
-                unsafe { self.core.device.cmd_copy_buffer(self.cb, src, dst, &region) };
-                return Ok(());
-            }
-        }
         if aligned && self.buffer_kernels_on() {
-            let mut parts = Vec::with_capacity(regions.len());
-            for r in regions {
+            // Kept for one batch with the calls that follow (`flush_copies`).
+            for r in regions.iter().filter(|r| r.size > 0) {
                 let (s, d) = (self.resource(r.source)?, self.resource(r.dest)?);
-                parts.push(CopyPart {
-                    src: s.address() + r.source_offset,
-                    dst: d.address() + r.dest_offset,
-                    bytes: r.size,
+                let part =
+                    CopyPart { src: s.address() + r.source_offset, dst: d.address() + r.dest_offset, bytes: r.size };
+                let (src, dst) = (s.buffer().unwrap_or_default(), d.buffer().unwrap_or_default());
+                self.pending_copies.push(PendingCopy {
+                    part,
+                    src,
+                    dst,
+                    src_offset: r.source_offset,
+                    dst_offset: r.dest_offset,
                 });
             }
-            return self.copy_batch(&parts);
+            return Ok(());
         }
         let mut written = Written::default();
         for r in regions {

@@ -19,6 +19,7 @@ mod texture_clear;
 mod texture_copy;
 
 pub(crate) use batch::CopyPart;
+pub(crate) use buffer::PendingCopy;
 
 use super::VkCommandList;
 use crate::memory::VkResource;
