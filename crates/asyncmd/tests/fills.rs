@@ -71,6 +71,45 @@ fn every_pattern_size_on_both_routes() {
     }
 }
 
+/// A run of calls of one fill each, of every pattern size: the Vulkan device records it as
+/// one batch, so every call's bytes must land, and a copy after a barrier must read them all
+/// (`async_copies::a_run_of_single_region_calls_…` pins that a barrier ends a run: a copy
+/// batch left open across it fails there; lavapipe runs a fill batch and a copy in order
+/// either way).
+#[test]
+fn a_run_of_single_fill_calls_lands_whole_and_before_the_barrier_after_it() {
+    for (name, ctx) in async_contexts() {
+        let size = 64 * 64;
+        let buf = uav_buffer(&ctx, size);
+        let out = ctx.buffer(HeapType::Default, size);
+        let mut want = vec![0u8; size as usize];
+        // Fill i: 64 bytes at 64·i of a pattern of 1, 2, 4, 8 or 16 bytes.
+        let fills: Vec<(u64, Vec<u8>, u32)> = (0..64u64)
+            .map(|i| {
+                let len = [1usize, 2, 4, 8, 16][i as usize % 5];
+                (64 * i, (0..len).map(|k| (i * 7 + k as u64 + 1) as u8).collect(), 64 / len as u32)
+            })
+            .collect();
+        ctx.run(CommandListType::Direct, |l| {
+            for (o, p, n) in &fills {
+                l.fill_buffers(&[raw(&buf, *o, p, *n)]);
+            }
+            l.barrier(&[BarrierGroup::Global(vec![GlobalBarrier {
+                sync_before: BarrierSync::COPY,
+                sync_after: BarrierSync::COPY,
+                access_before: BarrierAccess::COPY_DEST,
+                access_after: BarrierAccess::COPY_SOURCE,
+            }])]);
+            l.copy_buffer_region(&out, 0, &buf, 0, size);
+        });
+        for (o, p, n) in &fills {
+            model(&mut want, *o, p, *n);
+        }
+        assert!(ctx.read_buffer(&buf) == want, "{name}: the fills");
+        assert!(ctx.read_buffer(&out) == want, "{name}: the copy after the barrier read them all");
+    }
+}
+
 #[test]
 fn formatted_fills_encode_the_value() {
     for (name, ctx) in async_contexts() {

@@ -99,16 +99,10 @@ pub(crate) struct VkCommandList {
     query_reads: Vec<(u64, u32, u32)>,
     /// A legacy transfer was recorded: the next one needs a barrier first.
     transfer_pending: bool,
-    /// Whether the command being recorded is a buffer Async Command (copies, fills) that does
-    /// not follow another: only such a call takes a transfer command for a single small part.
-    /// In a run of them the kernels' dispatches overlap, where transfers queue one after
-    /// another (10,000 calls of one 256-byte copy on the H200: 1.6 ms by kernel, 14.6 ms by
-    /// `vkCmdCopyBuffer`).
-    pub(crate) lone_buffer_call: bool,
-    /// Whether the last command recorded was a buffer Async Command.
-    last_was_buffer_call: bool,
     /// Copies of the run of `CopyBufferRegions` calls being recorded (`native::flush_copies`).
     pending_copies: Vec<native::PendingCopy>,
+    /// Fills of the run of `FillBuffers` calls being recorded (`native::flush_fills`).
+    pending_fills: Vec<native::PendingFill>,
     bundle: Vec<Command>,
     error: Option<Error>,
     pub(crate) gfx: state::Graphics,
@@ -139,9 +133,8 @@ impl VkCommandList {
             reset_order: Vec::new(),
             query_reads: Vec::new(),
             transfer_pending: false,
-            lone_buffer_call: false,
-            last_was_buffer_call: false,
             pending_copies: Vec::new(),
+            pending_fills: Vec::new(),
             bundle: Vec::new(),
             error: None,
             gfx: Default::default(),
@@ -229,12 +222,13 @@ impl VkCommandList {
             self.bundle.push(c);
             return Ok(());
         }
+        // Runs of buffer Async Commands are recorded as one batch each (`native::flush_copies`).
         if !matches!(c, Command::CopyBufferRegions(_)) {
             self.flush_copies()?;
         }
-        let buffer_call = matches!(c, Command::CopyBufferRegions(_) | Command::FillBuffers(_));
-        self.lone_buffer_call = buffer_call && !self.last_was_buffer_call;
-        self.last_was_buffer_call = buffer_call;
+        if !matches!(c, Command::FillBuffers(_)) {
+            self.flush_fills()?;
+        }
         let inside = matches!(
             c,
             Command::DrawInstanced { .. }
@@ -401,11 +395,12 @@ impl VkCommandList {
             }
         }
         if self.error.is_none() {
-            if let Err(e) = self.flush_copies() {
+            if let Err(e) = self.flush_copies().and_then(|()| self.flush_fills()) {
                 self.error = Some(e);
             }
         }
         self.pending_copies.clear();
+        self.pending_fills.clear();
         self.deferred.recorded(commands);
     }
 
@@ -458,7 +453,6 @@ impl VkCommandList {
         self.reset_order.clear();
         self.query_reads.clear();
         self.transfer_pending = false;
-        self.last_was_buffer_call = false;
         Ok(Executable(Arc::new(recorded)))
     }
 
@@ -489,7 +483,6 @@ impl VkCommandList {
         self.query_reads.clear();
         self.bundle.clear();
         self.transfer_pending = false;
-        self.last_was_buffer_call = false;
         self.error = None;
         self.gfx = Default::default();
         self.deferred.clear();

@@ -57,6 +57,17 @@ pub(crate) struct PendingCopy {
     dst_offset: u64,
 }
 
+/// A fill of a `FillBuffers` call kept for the batch of a run of calls: the kernel's part, and
+/// the buffer and offset a transfer command takes where it is the only one.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PendingFill {
+    dst: u64,
+    bytes: u64,
+    pattern: ClearElement,
+    buffer: vk::Buffer,
+    offset: u64,
+}
+
 impl VkCommandList {
     /// Records the copies of the run of `CopyBufferRegions` calls since the last other command
     /// as one batch: Async Commands are unordered among themselves, so 10,000 calls of one
@@ -81,10 +92,27 @@ impl VkCommandList {
         self.copy_batch(&parts)
     }
 
-    /// A single part of this call takes a transfer command: small, and the call not in a run
-    /// of buffer calls (`VkCommandList::lone_buffer_call`).
-    fn small_part(&self, bytes: u64, limit: u64) -> bool {
-        self.lone_buffer_call && small_part(self.core.compute_copy_min.get().copied().flatten(), bytes, limit)
+    /// Records the fills of the run of `FillBuffers` calls since the last other command as one
+    /// batch, as `flush_copies` does copies. One small fill of a pattern `vkCmdFillBuffer`
+    /// cannot write (more than one dword) alone goes inline in the command buffer
+    /// (`vkCmdUpdateBuffer`), as one small copy takes a transfer command.
+    pub(crate) fn flush_fills(&mut self) -> Result<()> {
+        if self.pending_fills.is_empty() {
+            return Ok(());
+        }
+        let pending = std::mem::take(&mut self.pending_fills);
+        if let [p] = pending[..] {
+            let crossover = self.core.compute_copy_min.get().copied().flatten();
+            if !self.is_predicated()
+                && small_part(crossover, p.bytes, UPDATE_MAX)
+                && p.pattern.dwords().is_none_or(|(_, n)| n > 1)
+            {
+                return self.fill_by_transfer(p.buffer, p.offset, &p.pattern, p.bytes);
+            }
+        }
+        let parts: Vec<FillPart> =
+            pending.iter().map(|p| FillPart { dst: p.dst, bytes: p.bytes, pattern: &p.pattern }).collect();
+        self.fill_batch(&parts)
     }
 
     pub(super) fn copy_buffer_regions(&mut self, regions: &[BufferCopyRegion<ResourceId>]) -> Result<()> {
@@ -189,33 +217,15 @@ impl VkCommandList {
             return Ok(());
         }
         let aligned = parts.iter().all(|(_, o, _, b)| o % 4 == 0 && b % 4 == 0);
-        // One small fill of a pattern `vkCmdFillBuffer` cannot write goes inline in the command
-        // buffer, as one small copy takes a transfer command.
-        let inline = match &parts[..] {
-            [(_, offset, pattern, bytes)] => {
-                !self.is_predicated()
-                    && self.small_part(*bytes, UPDATE_MAX)
-                    && offset.is_multiple_of(4)
-                    && bytes.is_multiple_of(4)
-                    && pattern.dwords().is_none_or(|(_, n)| n > 1)
+        if aligned && self.buffer_kernels_on() {
+            // Kept for one batch with the calls that follow (`flush_fills`).
+            for (buffer, offset, pattern, bytes) in parts {
+                let (dst, vb) = (buffer.address() + offset, buffer.buffer().unwrap_or_default());
+                self.pending_fills.push(PendingFill { dst, bytes, pattern, buffer: vb, offset });
             }
-            _ => false,
-        };
-        let compute = aligned && self.buffer_kernels_on() && !inline;
-        if !compute {
-            self.check_not_predicated("FillBuffers")?;
+            return Ok(());
         }
-        if compute {
-            let parts: Vec<FillPart> = parts
-                .iter()
-                .map(|(buffer, offset, pattern, bytes)| FillPart {
-                    dst: buffer.address() + offset,
-                    bytes: *bytes,
-                    pattern,
-                })
-                .collect();
-            return self.fill_batch(&parts);
-        }
+        self.check_not_predicated("FillBuffers")?;
         let mut written = Written::default();
         for (buffer, offset, pattern, bytes) in parts {
             let vb = buffer.buffer().unwrap_or_default();

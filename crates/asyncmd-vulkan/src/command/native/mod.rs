@@ -19,7 +19,7 @@ mod texture_clear;
 mod texture_copy;
 
 pub(crate) use batch::CopyPart;
-pub(crate) use buffer::PendingCopy;
+pub(crate) use buffer::{PendingCopy, PendingFill};
 
 use super::VkCommandList;
 use crate::memory::VkResource;
