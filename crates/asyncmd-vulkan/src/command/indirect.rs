@@ -140,9 +140,7 @@ impl VkCommandList {
                     unsafe { self.core.device.cmd_dispatch_indirect(self.cb, groups_buffer, i * 12) };
                 }
             }
-            Some((kernel, buffer, layout)) => {
-                let root = self.gfx.pipeline.clone().ok_or_else(|| fail(format!("{API}: no pipeline")))?;
-                let base = self.gfx.compute.arguments(&root, API)?.into_owned();
+            Some((kernel, buffer, layout, base)) => {
                 // SAFETY: a live compute pipeline outside any rendering instance.
                 unsafe { self.core.device.cmd_bind_pipeline(self.cb, vk::PipelineBindPoint::COMPUTE, kernel.pipeline) };
                 let mut spilled = Vec::with_capacity(layout.len());
@@ -162,14 +160,15 @@ impl VkCommandList {
 
     /// The constants of each command slot: a buffer of this list holding, per slot, the list's
     /// root constants with the command's dwords copied over them (the copies are recorded
-    /// here, before the barrier that precedes the dispatches).
+    /// here, before the barrier that precedes the dispatches); with the kernel's form that
+    /// reads them, their layout and the list's root arguments.
     fn slot_constants(
         &mut self,
         signature: &CommandSignatureDesc,
         max_count: u32,
         source: vk::Buffer,
         source_offset: u64,
-    ) -> Result<(Arc<crate::pipeline::ConstantsInMemory>, vk::Buffer, Vec<Slots>)> {
+    ) -> Result<(Arc<crate::pipeline::ConstantsInMemory>, vk::Buffer, Vec<Slots>, Vec<u8>)> {
         let pipeline = self.gfx.pipeline.clone().ok_or_else(|| fail(format!("{API}: no pipeline")))?;
         if !pipeline.compute {
             return Err(fail(format!("{API}: a graphics pipeline is bound")));
@@ -239,7 +238,7 @@ impl VkCommandList {
             unsafe { self.core.device.cmd_copy_buffer(self.cb, source, handle, &regions) };
         }
         self.scratch.push(Arc::new(buffer));
-        Ok((kernel, handle, layout))
+        Ok((kernel, handle, layout, base))
     }
 }
 

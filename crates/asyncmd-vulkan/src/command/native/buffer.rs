@@ -3,7 +3,7 @@
 //! that overlap.
 
 use super::batch::{CopyPart, FillPart};
-use crate::command::VkCommandList;
+use crate::command::{fail, VkCommandList};
 use ash::vk;
 use asyncmd_ddi::{Command, ResourceId, TileCopy};
 use asyncmd_types::{BufferCopyRegion, ClearElement, ResolvedFill, Result, TileCopyFlags, TILE_SIZE_IN_BYTES};
@@ -123,7 +123,7 @@ impl VkCommandList {
                 let (s, d) = (self.resource(r.source)?, self.resource(r.dest)?);
                 let part =
                     CopyPart { src: s.address() + r.source_offset, dst: d.address() + r.dest_offset, bytes: r.size };
-                let (src, dst) = (s.buffer().unwrap_or_default(), d.buffer().unwrap_or_default());
+                let (src, dst) = (self.buffer_of(r.source)?, self.buffer_of(r.dest)?);
                 self.pending_copies.push(PendingCopy {
                     part,
                     src,
@@ -220,7 +220,9 @@ impl VkCommandList {
         if aligned && self.buffer_kernels_on() {
             // Kept for one batch with the calls that follow (`flush_fills`).
             for (buffer, offset, pattern, bytes) in parts {
-                let (dst, vb) = (buffer.address() + offset, buffer.buffer().unwrap_or_default());
+                let vb =
+                    buffer.buffer().ok_or_else(|| fail("FillBuffers: a texture where a buffer was expected".into()))?;
+                let dst = buffer.address() + offset;
                 self.pending_fills.push(PendingFill { dst, bytes, pattern, buffer: vb, offset });
             }
             return Ok(());
