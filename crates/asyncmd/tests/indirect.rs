@@ -231,6 +231,40 @@ fn a_bundle_dispatches_indirectly_with_what_the_executing_list_binds() {
     }
 }
 
+/// Root constants from commands with one of the runtime's built-in shaders: the reference
+/// device reads them as it reads any kernel's; the Vulkan device's built-in shaders take their
+/// constants only as push constants, so it refuses the call with the API's message id.
+#[test]
+fn built_in_shaders_take_constants_from_commands_only_where_the_device_can() {
+    for (name, ctx) in contexts() {
+        let (root, pso) = fill_pipeline(&ctx);
+        let desc = CommandSignatureDesc {
+            byte_stride: 16,
+            arguments: vec![
+                IndirectArgument::Constant { root_parameter: 0, dest_offset: 0, count: 1 },
+                IndirectArgument::Dispatch,
+            ],
+        };
+        let sig = ctx.device.create_command_signature(&desc, Some(&root)).unwrap();
+        let args = ctx.default_buffer(&words(&[7, 1, 1, 1]));
+        let target = uav_buffer(&ctx, &[0; 64]);
+        let r = ctx.record(CommandListType::Direct, |l| {
+            l.set_compute_root_signature(&root);
+            l.set_pipeline_state(&pso);
+            l.set_compute_root_32bit_constants(0, &[0, 0, 0, 0, 1, 16], 0);
+            l.set_compute_root_unordered_access_view(1, target.gpu_address(0));
+            l.execute_indirect(&sig, 1, &args, 0, None);
+        });
+        if name == "vulkan" {
+            let e = r.expect_err("the Vulkan device refuses it");
+            assert_eq!((e.code, e.id), (ErrorCode::Fail, MessageId::ExecuteIndirectInvalid), "{e}");
+            assert!(e.text.contains("app kernel"), "{}", e.text);
+        } else {
+            r.unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+    }
+}
+
 #[test]
 fn signatures_and_indirect_calls_refuse_what_does_not_fit() {
     let ctx = Ctx::reference();
