@@ -74,6 +74,16 @@ fn sources(signature: &CommandSignatureDesc, parameter: u32, count: u32) -> Vec<
     runs
 }
 
+/// What the dispatches of an indirect call that sets constants bind: the kernel's form that
+/// reads its constants from memory, the buffer of every slot's copies and their layout, and
+/// the list's root arguments.
+struct SlotConstants {
+    kernel: Arc<crate::pipeline::ConstantsInMemory>,
+    buffer: vk::Buffer,
+    layout: Vec<Slots>,
+    base: Vec<u8>,
+}
+
 impl VkCommandList {
     pub(crate) fn execute_indirect(
         &mut self,
@@ -140,7 +150,7 @@ impl VkCommandList {
                     unsafe { self.core.device.cmd_dispatch_indirect(self.cb, groups_buffer, i * 12) };
                 }
             }
-            Some((kernel, buffer, layout, base)) => {
+            Some(SlotConstants { kernel, buffer, layout, base }) => {
                 // SAFETY: a live compute pipeline outside any rendering instance.
                 unsafe { self.core.device.cmd_bind_pipeline(self.cb, vk::PipelineBindPoint::COMPUTE, kernel.pipeline) };
                 let mut spilled = Vec::with_capacity(layout.len());
@@ -160,15 +170,14 @@ impl VkCommandList {
 
     /// The constants of each command slot: a buffer of this list holding, per slot, the list's
     /// root constants with the command's dwords copied over them (the copies are recorded
-    /// here, before the barrier that precedes the dispatches); with the kernel's form that
-    /// reads them, their layout and the list's root arguments.
+    /// here, before the barrier that precedes the dispatches).
     fn slot_constants(
         &mut self,
         signature: &CommandSignatureDesc,
         max_count: u32,
         source: vk::Buffer,
         source_offset: u64,
-    ) -> Result<(Arc<crate::pipeline::ConstantsInMemory>, vk::Buffer, Vec<Slots>, Vec<u8>)> {
+    ) -> Result<SlotConstants> {
         let pipeline = self.gfx.pipeline.clone().ok_or_else(|| fail(format!("{API}: no pipeline")))?;
         if !pipeline.compute {
             return Err(fail(format!("{API}: a graphics pipeline is bound")));
@@ -238,7 +247,7 @@ impl VkCommandList {
             unsafe { self.core.device.cmd_copy_buffer(self.cb, source, handle, &regions) };
         }
         self.scratch.push(Arc::new(buffer));
-        Ok((kernel, handle, layout, base))
+        Ok(SlotConstants { kernel, buffer: handle, layout, base })
     }
 }
 
