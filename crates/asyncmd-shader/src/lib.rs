@@ -12,6 +12,6 @@ mod module;
 pub mod reflect;
 
 pub use bind::{bind_to_root, BindingSource, RootBindings};
-pub use module::{Language, ShaderModule, ShaderStage};
+pub use module::{Language, ShaderModule, ShaderStage, CAPABILITIES};
 pub use naga;
 pub use reflect::{BindingKind, EntryPointInfo, ShaderBinding, TexelKind};

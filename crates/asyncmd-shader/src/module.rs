@@ -60,7 +60,22 @@ pub struct ShaderModule {
     info: ModuleInfo,
     language: Language,
     entry_points: Vec<EntryPointInfo>,
+    non_uniform_indexing: bool,
 }
+
+/// Arrays of descriptors (`binding_array`, HLSL `Texture2D t[4]`): of textures and samplers
+/// indexed by any value, of buffers by a dynamically uniform one (what D3D12 allows without
+/// `NonUniformResourceIndex` on buffers and what the Vulkan device can push).
+const ARRAYS: Capabilities = Capabilities::TEXTURE_AND_SAMPLER_BINDING_ARRAY
+    .union(Capabilities::STORAGE_TEXTURE_BINDING_ARRAY)
+    .union(Capabilities::BUFFER_BINDING_ARRAY)
+    .union(Capabilities::STORAGE_BUFFER_BINDING_ARRAY);
+/// What modules may use: naga's capabilities the validator allows (push constants, arrays of
+/// descriptors); a device compiling a module it changed validates it with these too.
+pub const CAPABILITIES: Capabilities = Capabilities::IMMEDIATES.union(ARRAYS).union(NON_UNIFORM);
+/// Indexing arrays of textures and samplers with a value that differs between threads.
+const NON_UNIFORM: Capabilities = Capabilities::TEXTURE_AND_SAMPLER_BINDING_ARRAY_NON_UNIFORM_INDEXING
+    .union(Capabilities::STORAGE_TEXTURE_BINDING_ARRAY_NON_UNIFORM_INDEXING);
 
 impl ShaderModule {
     /// A module from WGSL source.
@@ -114,7 +129,7 @@ impl ShaderModule {
 
     fn validate(module: naga::Module, language: Language, source: Option<&str>) -> Result<Self> {
         let flags = ValidationFlags::all() - ValidationFlags::BINDINGS;
-        let caps = Capabilities::IMMEDIATES;
+        let caps = CAPABILITIES;
         let info = Validator::new(flags, caps).validate(&module).map_err(|e| {
             let at = source
                 .and_then(|s| e.location(s))
@@ -140,18 +155,29 @@ impl ShaderModule {
                 .map_err(|e| invalid(format!("{language:?}: an override has no value: {e}")))?;
             (m.into_owned(), i.into_owned())
         };
+        // Whether some index into an array of descriptors differs between threads: a device
+        // needs descriptor indexing for that (Vulkan's `shader*ArrayNonUniformIndexing`).
+        let non_uniform_indexing =
+            module.types.iter().any(|(_, t)| matches!(t.inner, naga::TypeInner::BindingArray { .. }))
+                && Validator::new(flags, caps - NON_UNIFORM).validate(&module).is_err();
         let mut entry_points = Vec::with_capacity(module.entry_points.len());
         for index in 0..module.entry_points.len() {
             if let Some(e) = reflect_entry_point(&module, &info, index)? {
                 entry_points.push(e);
             }
         }
-        Ok(Self { module, info, language, entry_points })
+        Ok(Self { module, info, language, entry_points, non_uniform_indexing })
     }
 
     /// The language it was written in.
     pub fn language(&self) -> Language {
         self.language
+    }
+
+    /// Whether the module indexes an array of textures or samplers with a value that may differ
+    /// between the threads of a dispatch (HLSL's `NonUniformResourceIndex`).
+    pub fn non_uniform_indexing(&self) -> bool {
+        self.non_uniform_indexing
     }
 
     /// The entry points of the stages asyncmd runs.

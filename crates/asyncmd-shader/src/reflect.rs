@@ -7,7 +7,7 @@
 //! number, which is what DXC's default `-spirv` output and WGSL both write.
 
 use crate::module::{invalid, ShaderStage};
-use asyncmd_types::{Format, RegisterClass, Result};
+use asyncmd_types::{Format, RegisterClass, Result, DESCRIPTOR_RANGE_UNBOUNDED};
 use naga::valid::{GlobalUse, ModuleInfo};
 use naga::{AddressSpace, TypeInner};
 
@@ -126,6 +126,8 @@ pub struct ShaderBinding {
     pub register: u32,
     /// Registers it spans: 1, or the size of a binding array.
     pub count: u32,
+    /// Whether the module indexes it (an array) by a value rather than a constant.
+    pub indexed: bool,
     /// What it is.
     pub kind: BindingKind,
     /// Whether the entry point writes it (stores or atomics).
@@ -220,6 +222,7 @@ pub(crate) fn reflect_entry_point(
                     space: binding.group,
                     register: binding.binding,
                     count,
+                    indexed: indexed_by_value(module, handle),
                     kind,
                     writes: used.intersects(GlobalUse::WRITE | GlobalUse::ATOMIC),
                     global: handle.index(),
@@ -240,6 +243,15 @@ fn classify(
 ) -> Option<(RegisterClass, u32, BindingKind)> {
     let gctx = module.to_ctx();
     let inner = &module.types[ty].inner;
+    if let TypeInner::BindingArray { base, size } = *inner {
+        let count = match size {
+            naga::ArraySize::Constant(n) => n.get(),
+            // An unbounded array spans every register from its base.
+            _ => DESCRIPTOR_RANGE_UNBOUNDED,
+        };
+        let (class, _, kind) = classify(module, space, base)?;
+        return Some((class, count, kind));
+    }
     match space {
         AddressSpace::Uniform => {
             Some((RegisterClass::Cbv, 1, BindingKind::Buffer { size: inner.size(gctx).into(), stride: None }))
@@ -249,48 +261,48 @@ fn classify(
                 if access.contains(naga::StorageAccess::STORE) { RegisterClass::Uav } else { RegisterClass::Srv };
             Some((class, 1, buffer_kind(module, inner)))
         }
-        AddressSpace::Handle => {
-            if let TypeInner::BindingArray { base, size } = inner {
-                let count = match size {
-                    naga::ArraySize::Constant(n) => n.get(),
-                    // An unbounded array spans every register from its base.
-                    _ => u32::MAX,
+        AddressSpace::Handle => match *inner {
+            TypeInner::Image { dim, arrayed, class } => {
+                let dim = match dim {
+                    naga::ImageDimension::D1 => 1,
+                    naga::ImageDimension::D2 => 2,
+                    naga::ImageDimension::D3 => 3,
+                    naga::ImageDimension::Cube => 4,
                 };
-                let (class, _, kind) = classify(module, space, *base)?;
-                return Some((class, count, kind));
+                let scalar = |k: naga::ScalarKind| match k {
+                    naga::ScalarKind::Sint => TexelKind::Sint,
+                    naga::ScalarKind::Uint => TexelKind::Uint,
+                    _ => TexelKind::Float,
+                };
+                let (class, multisampled, texel, format) = match class {
+                    naga::ImageClass::Sampled { multi, kind } => (RegisterClass::Srv, multi, scalar(kind), None),
+                    naga::ImageClass::Depth { multi } => (RegisterClass::Srv, multi, TexelKind::Float, None),
+                    naga::ImageClass::Storage { format, .. } => {
+                        let format = storage_format(format)?;
+                        (RegisterClass::Uav, false, TexelKind::of(format), Some(format))
+                    }
+                    naga::ImageClass::External => return None,
+                };
+                Some((class, 1, BindingKind::Texture { dim, arrayed, multisampled, texel, format }))
             }
-            match *inner {
-                TypeInner::Image { dim, arrayed, class } => {
-                    let dim = match dim {
-                        naga::ImageDimension::D1 => 1,
-                        naga::ImageDimension::D2 => 2,
-                        naga::ImageDimension::D3 => 3,
-                        naga::ImageDimension::Cube => 4,
-                    };
-                    let scalar = |k: naga::ScalarKind| match k {
-                        naga::ScalarKind::Sint => TexelKind::Sint,
-                        naga::ScalarKind::Uint => TexelKind::Uint,
-                        _ => TexelKind::Float,
-                    };
-                    let (class, multisampled, texel, format) = match class {
-                        naga::ImageClass::Sampled { multi, kind } => (RegisterClass::Srv, multi, scalar(kind), None),
-                        naga::ImageClass::Depth { multi } => (RegisterClass::Srv, multi, TexelKind::Float, None),
-                        naga::ImageClass::Storage { format, .. } => {
-                            let format = storage_format(format)?;
-                            (RegisterClass::Uav, false, TexelKind::of(format), Some(format))
-                        }
-                        naga::ImageClass::External => return None,
-                    };
-                    Some((class, 1, BindingKind::Texture { dim, arrayed, multisampled, texel, format }))
-                }
-                TypeInner::Sampler { comparison } => {
-                    Some((RegisterClass::Sampler, 1, BindingKind::Sampler { comparison }))
-                }
-                _ => None,
-            }
-        }
+            TypeInner::Sampler { comparison } => Some((RegisterClass::Sampler, 1, BindingKind::Sampler { comparison })),
+            _ => None,
+        },
         _ => None,
     }
+}
+
+/// Whether some function indexes global `g` with an `Access` (a value), not an `AccessIndex`.
+fn indexed_by_value(module: &naga::Module, g: naga::Handle<naga::GlobalVariable>) -> bool {
+    let functions = module.functions.iter().map(|(_, f)| f).chain(module.entry_points.iter().map(|e| &e.function));
+    functions.into_iter().any(|f| {
+        f.expressions.iter().any(|(_, e)| match *e {
+            naga::Expression::Access { base, .. } => {
+                matches!(f.expressions[base], naga::Expression::GlobalVariable(v) if v == g)
+            }
+            _ => false,
+        })
+    })
 }
 
 fn buffer_kind(module: &naga::Module, inner: &TypeInner) -> BindingKind {

@@ -29,6 +29,17 @@ pub(crate) struct Features {
     /// `VK_EXT_robustness2`'s `robustBufferAccess2`: a shader's out-of-bounds buffer reads give
     /// 0 and its writes are dropped, as D3D12 and the reference device do (`shader.rs`).
     pub(crate) robust_buffers: bool,
+    /// Arrays of sampled images and samplers, of storage images and of buffers indexed by a
+    /// dynamically uniform value, each (the core `shader*ArrayDynamicIndexing` features;
+    /// lavapipe 22.3 has the buffers' only).
+    pub(crate) sampled_array_indexing: bool,
+    pub(crate) storage_image_array_indexing: bool,
+    pub(crate) buffer_array_indexing: bool,
+    /// Arrays of sampled and storage images and samplers indexed by any value (Vulkan 1.2's
+    /// `shader*ArrayNonUniformIndexing`).
+    pub(crate) array_non_uniform_indexing: bool,
+    /// Descriptors one push may write (`maxPushDescriptors`).
+    pub(crate) max_push_descriptors: u32,
 }
 
 pub(crate) struct Core {
@@ -134,7 +145,11 @@ impl Core {
             ));
         }
         let mut driver = vk::PhysicalDeviceDriverProperties::default();
+        let mut push = vk::PhysicalDevicePushDescriptorPropertiesKHR::default();
         let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut driver);
+        if has_ext(ash::khr::push_descriptor::NAME) {
+            props2 = props2.push_next(&mut push);
+        }
         // SAFETY: the chained struct lives on this stack frame during the call.
         unsafe { i.get_physical_device_properties2(physical, &mut props2) };
         // vkd3d-proton's list of drivers that share images concurrently with a transfer-only
@@ -160,6 +175,15 @@ impl Core {
                 && base.shader_storage_image_write_without_format != 0
                 && base.shader_int64 != 0,
             robust_buffers: has_robustness2 && robust2.robust_buffer_access2 != 0 && base.robust_buffer_access != 0,
+            sampled_array_indexing: base.shader_sampled_image_array_dynamic_indexing != 0,
+            storage_image_array_indexing: base.shader_storage_image_array_dynamic_indexing != 0,
+            buffer_array_indexing: base.shader_storage_buffer_array_dynamic_indexing != 0
+                && base.shader_uniform_buffer_array_dynamic_indexing != 0,
+            array_non_uniform_indexing: base.shader_sampled_image_array_dynamic_indexing != 0
+                && base.shader_storage_image_array_dynamic_indexing != 0
+                && f12.shader_sampled_image_array_non_uniform_indexing != 0
+                && f12.shader_storage_image_array_non_uniform_indexing != 0,
+            max_push_descriptors: push.max_push_descriptors,
         };
         let mut unique: Vec<u32> = vec![families.direct, families.compute, families.copy];
         unique.sort_unstable();
@@ -204,6 +228,10 @@ impl Core {
             shader_int64: base.shader_int64,
             shader_storage_image_write_without_format: features.image_kernels as u32,
             robust_buffer_access: features.robust_buffers as u32,
+            shader_sampled_image_array_dynamic_indexing: features.sampled_array_indexing as u32,
+            shader_storage_image_array_dynamic_indexing: features.storage_image_array_indexing as u32,
+            shader_storage_buffer_array_dynamic_indexing: features.buffer_array_indexing as u32,
+            shader_uniform_buffer_array_dynamic_indexing: features.buffer_array_indexing as u32,
             ..Default::default()
         };
         let mut e12 = vk::PhysicalDeviceVulkan12Features::default()
@@ -211,7 +239,9 @@ impl Core {
             .buffer_device_address(true)
             .host_query_reset(f12.host_query_reset != 0)
             .shader_output_layer(f12.shader_output_layer != 0)
-            .scalar_block_layout(f12.scalar_block_layout != 0);
+            .scalar_block_layout(f12.scalar_block_layout != 0)
+            .shader_sampled_image_array_non_uniform_indexing(features.array_non_uniform_indexing)
+            .shader_storage_image_array_non_uniform_indexing(features.array_non_uniform_indexing);
         let mut e13 = vk::PhysicalDeviceVulkan13Features::default()
             .synchronization2(true)
             .dynamic_rendering(true)

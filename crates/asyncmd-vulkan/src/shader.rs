@@ -29,8 +29,9 @@ use asyncmd_types::{Error, ErrorCode, MessageId, RegisterClass, Result, RootSign
 pub(crate) enum Source {
     /// A root CBV, SRV or UAV.
     Root(usize),
-    /// A descriptor table's buffer: (parameter, descriptors from the table's start).
-    Table(u32, u64),
+    /// A descriptor table's view: (parameter, descriptors from the table's start, descriptors
+    /// in the binding: more than one for an array).
+    Table(u32, u64, u32),
     /// A root-constants parameter whose bytes do not fit in push constants: uploaded at each
     /// dispatch to a buffer the kernel reads.
     Constants(usize),
@@ -39,6 +40,16 @@ pub(crate) enum Source {
     Static(vk::Sampler),
     /// The device's clock and flag of the shader time budget (`watchdog.rs`).
     Watchdog(vk::Buffer),
+}
+
+impl Source {
+    /// Descriptors it takes: an array's elements, else one.
+    pub(crate) fn count(&self) -> u32 {
+        match *self {
+            Source::Table(_, _, count) => count,
+            _ => 1,
+        }
+    }
 }
 
 /// What a dispatch of an app pipeline binds.
@@ -99,10 +110,34 @@ pub(crate) fn compile(
             BindingSource::RootDescriptor { .. } | BindingSource::Table { .. } => {
                 let source = match *source {
                     BindingSource::RootDescriptor { parameter } => Source::Root(parameter),
-                    BindingSource::Table { parameter, offset, .. } if b.count == 1 => {
-                        Source::Table(parameter as u32, offset)
+                    BindingSource::Table { parameter, offset, .. } => {
+                        let f = &core.features;
+                        let (indexable, feature) = match b.kind {
+                            asyncmd_shader::BindingKind::Buffer { .. } => {
+                                (f.buffer_array_indexing, "shader*BufferArrayDynamicIndexing")
+                            }
+                            _ if b.class == RegisterClass::Uav => {
+                                (f.storage_image_array_indexing, "shaderStorageImageArrayDynamicIndexing")
+                            }
+                            _ => (f.sampled_array_indexing, "shaderSampledImageArrayDynamicIndexing"),
+                        };
+                        if b.count > 1 && b.indexed && !indexable {
+                            return Err(Error::new(
+                                ErrorCode::Unsupported,
+                                MessageId::CreatePipelineStateInvalid,
+                                format!(
+                                    "CreatePipelineState: `{}` is an array of descriptors indexed by a value, and \
+                                     this Vulkan device lacks {feature} (constant indexes work)",
+                                    b.name
+                                ),
+                            ));
+                        }
+                        if b.count == asyncmd_types::DESCRIPTOR_RANGE_UNBOUNDED {
+                            return Err(unsupported("unbounded arrays of descriptors"));
+                        }
+                        Source::Table(parameter as u32, offset, b.count)
                     }
-                    _ => return Err(unsupported("arrays of descriptors")),
+                    _ => return Err(unsupported("this binding")),
                 };
                 let ty = match b.kind {
                     asyncmd_shader::BindingKind::Buffer { .. } if b.class == RegisterClass::Cbv => {
@@ -153,6 +188,9 @@ pub(crate) fn compile(
             }
         }
     }
+    if app.module.non_uniform_indexing() && !core.features.array_non_uniform_indexing {
+        return Err(unsupported("arrays of descriptors indexed by values that differ between threads"));
+    }
     let mut push_bytes = immediates.map_or(0, |(_, n)| n.next_multiple_of(4));
     let spill = constants_in_memory || push_bytes > core.props.limits.max_push_constants_size;
     if let Some((parameter, _)) = immediates.filter(|_| spill) {
@@ -180,7 +218,7 @@ pub(crate) fn compile(
         }
     }
     // The watchdog's words are volatile; the app's modules were validated without it.
-    let caps = naga::valid::Capabilities::IMMEDIATES
+    let caps = asyncmd_shader::CAPABILITIES
         | naga::valid::Capabilities::MEMORY_DECORATION_VOLATILE
         | naga::valid::Capabilities::MEMORY_DECORATION_COHERENT;
     // The renumbered module validates as the original did; the back end needs its own info.
@@ -211,6 +249,18 @@ pub(crate) fn compile(
     };
     let words = naga::back::spv::write_vec(&module, &info, &options, Some(&pipeline))
         .map_err(|e| Error::fail(MessageId::CreatePipelineStateInvalid, format!("CreatePipelineState: SPIR-V: {e}")))?;
+    // Every descriptor is pushed at each dispatch, in one push.
+    let pushed: u64 = descriptors.iter().map(|(s, _)| u64::from(s.count())).sum();
+    if pushed > u64::from(core.features.max_push_descriptors) {
+        return Err(Error::new(
+            ErrorCode::Unsupported,
+            MessageId::CreatePipelineStateInvalid,
+            format!(
+                "CreatePipelineState: the kernel binds {pushed} descriptors; this Vulkan device pushes at most {}",
+                core.features.max_push_descriptors
+            ),
+        ));
+    }
     let layout = make_layout(core, &descriptors, push_bytes)?;
     Ok((words, AppLayout { set_layout: layout.0, layout: layout.1, descriptors, immediates }))
 }
@@ -225,11 +275,11 @@ fn make_layout(
     let bindings: Vec<vk::DescriptorSetLayoutBinding> = descriptors
         .iter()
         .enumerate()
-        .map(|(i, (_, ty))| {
+        .map(|(i, (source, ty))| {
             vk::DescriptorSetLayoutBinding::default()
                 .binding(i as u32)
                 .descriptor_type(*ty)
-                .descriptor_count(1)
+                .descriptor_count(source.count())
                 .stage_flags(vk::ShaderStageFlags::COMPUTE)
         })
         .collect();

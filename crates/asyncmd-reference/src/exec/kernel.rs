@@ -42,45 +42,47 @@ impl Exec<'_> {
             });
             Some((at, r))
         };
-        let mut textures = vec![None; program.bindings.sources.len()];
-        let mut samplers = vec![None; program.bindings.sources.len()];
-        let mut views = Vec::with_capacity(program.bindings.sources.len());
-        for (b, source) in program.bindings.sources.iter().enumerate() {
-            let mut resource_view = |address: asyncmd_ddi::GpuAddress, size: Option<u64>| {
-                Some((Slot::Resource(slot_of(address.resource, true)?.0), address.offset, size))
-            };
-            let view = match *source {
+        let mut textures = vec![None; program.slots];
+        let mut samplers = vec![None; program.slots];
+        let mut views = vec![None; program.slots];
+        let buffer_view = |at: Option<(usize, _)>, address: asyncmd_ddi::GpuAddress, size| {
+            at.map(|(at, _): (usize, std::sync::Arc<RefResource>)| (Slot::Resource(at), address.offset, size))
+        };
+        for ((b, source), &first) in
+            program.info.bindings.iter().zip(&program.bindings.sources).zip(&program.first_slot)
+        {
+            match *source {
                 BindingSource::RootConstants { parameter } => {
                     owned.push(constant_bytes(parameter));
-                    Some((Slot::Owned(owned.len() - 1), 0, None))
+                    views[first] = Some((Slot::Owned(owned.len() - 1), 0, None));
                 }
                 BindingSource::RootDescriptor { parameter } => {
-                    root.views.get(parameter).copied().flatten().and_then(|a| resource_view(a, None))
+                    views[first] = root
+                        .views
+                        .get(parameter)
+                        .copied()
+                        .flatten()
+                        .and_then(|a| buffer_view(slot_of(a.resource, true), a, None));
                 }
                 BindingSource::Table { parameter, offset, .. } => {
-                    match root.tables.iter().find(|t| t.parameter as usize == parameter && t.offset == offset).copied()
-                    {
-                        Some(asyncmd_ddi::TableView { view: BoundView::Buffer { address, size }, .. }) => {
-                            resource_view(address, Some(size))
+                    // An array's elements are the table's next descriptors.
+                    for (e, slot) in (first..first + b.count as usize).enumerate() {
+                        let at = offset + e as u64;
+                        let found = root.tables.iter().find(|t| t.parameter as usize == parameter && t.offset == at);
+                        match found.map(|t| t.view) {
+                            Some(BoundView::Buffer { address, size }) => {
+                                views[slot] = buffer_view(slot_of(address.resource, true), address, Some(size))
+                            }
+                            Some(BoundView::Sampler(desc)) => samplers[slot] = Some(desc),
+                            Some(BoundView::Texture { resource, view }) => {
+                                textures[slot] = slot_of(resource, false).and_then(|(at, r)| texture_of(&r, &view, at));
+                            }
+                            None => {}
                         }
-                        Some(asyncmd_ddi::TableView { view: BoundView::Sampler(desc), .. }) => {
-                            samplers[b] = Some(desc);
-                            None
-                        }
-                        Some(asyncmd_ddi::TableView { view: BoundView::Texture { resource, view }, .. }) => {
-                            let texture = slot_of(resource, false).and_then(|(at, r)| texture_of(&r, &view, at));
-                            textures[b] = texture;
-                            None
-                        }
-                        None => None,
                     }
                 }
-                BindingSource::StaticSampler { index } => {
-                    samplers[b] = program.static_samplers.get(index).copied();
-                    None
-                }
-            };
-            views.push(view);
+                BindingSource::StaticSampler { index } => samplers[first] = program.static_samplers.get(index).copied(),
+            }
         }
         let mut guards: Vec<_> = resources.iter().map(|(_, r)| r.write()).collect();
         let mut buffers: Vec<&mut [u8]> = guards.iter_mut().map(|g| g.as_mut_slice()).collect();

@@ -430,8 +430,11 @@ impl<'p, 'e, 'm> Engine<'p, 'e, 'm> {
                 fr.vals[result.index()] = Some(Slot::val(v));
             }
             S::Atomic { pointer, fun, value, result } => self.atomic(fr, *pointer, fun, *value, *result),
-            S::ImageStore { image, coordinate, array_index, value } => {
-                self.image_store(fr, *image, *coordinate, *array_index, *value)
+            &S::ImageStore { image, coordinate, array_index, value } => {
+                self.per_element(fr, &[image], |e, fr| {
+                    e.image_store(fr, image, coordinate, array_index, value);
+                    Val::zeros(1)
+                });
             }
             S::Call { function, arguments, result } => {
                 let (module, info) = self.p.module.naga();

@@ -151,19 +151,25 @@ impl Engine<'_, '_, '_> {
                     if stride == 0 { 0 } else { (len as u64).saturating_sub(u64::from(fixed)) / u64::from(stride) };
                 Val::uniform(vec![count.min(u64::from(u32::MAX)) as u32])
             }
-            E::ImageLoad { image, coordinate, array_index, level, .. } => {
-                self.image_load(fr, h, *image, *coordinate, *array_index, *level)
+            &E::ImageLoad { image, coordinate, array_index, level, .. } => {
+                self.per_element(fr, &[image], |e, fr| e.image_load(fr, h, image, coordinate, array_index, level))
             }
-            E::ImageQuery { image, query } => self.image_query(fr, h, *image, *query),
-            E::ImageSample { image, sampler, gather: Some(c), coordinate, array_index, .. } => {
-                self.image_gather(fr, *c, *image, *sampler, *coordinate, *array_index)
+            &E::ImageQuery { image, query } => {
+                self.per_element(fr, &[image], |e, fr| e.image_query(fr, h, image, query))
             }
-            E::ImageSample { image, sampler, coordinate, array_index, level, .. } => {
+            &E::ImageSample { image, sampler, gather: Some(c), coordinate, array_index, .. } => {
+                self.per_element(fr, &[image, sampler], |e, fr| {
+                    e.image_gather(fr, c, image, sampler, coordinate, array_index)
+                })
+            }
+            &E::ImageSample { image, sampler, coordinate, array_index, level, .. } => {
                 let level = match level {
-                    naga::SampleLevel::Exact(l) => Some(*l),
+                    naga::SampleLevel::Exact(l) => Some(l),
                     _ => None,
                 };
-                self.image_sample(fr, *image, *sampler, *coordinate, *array_index, level)
+                self.per_element(fr, &[image, sampler], |e, fr| {
+                    e.image_sample(fr, image, sampler, coordinate, array_index, level)
+                })
             }
             // Set by their statements; a result no lane produced reads 0.
             E::CallResult(_) | E::AtomicResult { .. } | E::WorkGroupUniformLoadResult { .. } => {
@@ -316,7 +322,15 @@ impl Engine<'_, '_, '_> {
             }
         };
         let (prog, info) = (self.p, fr.info);
-        match info[base].ty.inner_with(&prog.module.naga().0.types) {
+        let types = &prog.module.naga().0.types;
+        let array = match info[base].ty.inner_with(types) {
+            TypeInner::Pointer { base: pointee, .. } => Some((&types[*pointee].inner, true)),
+            t => Some((t, false)),
+        };
+        if let Some((TypeInner::BindingArray { size, .. }, buffers)) = array {
+            return self.descriptor(fr, base, *size, buffers, idx);
+        }
+        match info[base].ty.inner_with(types) {
             TypeInner::Pointer { base: pointee, .. } => {
                 let pointee = *pointee;
                 let p = self.ptr(fr, base);
@@ -458,6 +472,46 @@ impl Engine<'_, '_, '_> {
                 Slot::val(Val::varying(elem, data))
             }
         }
+    }
+}
+
+impl Engine<'_, '_, '_> {
+    /// Element `idx` of an array of descriptors: its slot in the dispatch's memory. An index
+    /// past the end clamps to the last element (naga's `Restrict`, what the Vulkan device's
+    /// SPIR-V does: its checks cannot make a texture read 0). Buffers are indexed by a
+    /// dynamically uniform value (validation checks it), so the first active lane's is every
+    /// lane's; textures and samplers may differ a lane, and their operations then run once an
+    /// element (`per_element`).
+    fn descriptor(
+        &mut self,
+        fr: &mut Frame,
+        base: Handle<naga::Expression>,
+        size: naga::ArraySize,
+        buffers: bool,
+        idx: Offsets,
+    ) -> Slot {
+        let n = self.n;
+        let Region::Binding(first) = self.ptr(fr, base).region else { return Slot::ptr(self.nowhere()) };
+        let last = match size {
+            naga::ArraySize::Constant(c) => c.get() - 1,
+            _ => 0,
+        };
+        let lane = fr.active.iter().position(|&a| a).unwrap_or(0);
+        let element = match idx {
+            Offsets::Uniform(i) => i,
+            _ if buffers => idx.get(lane),
+            _ => {
+                let v = (0..n).map(|l| idx.get(l).min(last)).collect();
+                return Slot::ptr(Ptr { region: Region::Binding(first), offsets: Offsets::Varying(v) });
+            }
+        };
+        let element = element.min(last) as usize;
+        Slot::ptr(Ptr { region: Region::Binding(first + element), offsets: Offsets::Uniform(0) })
+    }
+
+    /// A pointer to nothing: reads 0, drops writes.
+    fn nowhere(&self) -> Ptr {
+        Ptr { region: Region::Immediate, offsets: Offsets::Uniform(OUT) }
     }
 }
 

@@ -39,6 +39,8 @@ use std::time::Instant;
 /// The first threads of a dispatch's batches.
 pub(crate) type Batches = std::iter::StepBy<std::ops::Range<u64>>;
 
+/// The most descriptors an array of them may hold here.
+const MAX_ARRAY: u32 = 1 << 16;
 /// Lanes a batch holds when the kernel lets several groups share one.
 const BATCH_LANES: usize = 1024;
 /// Threads of a dispatch below which its batches run on the calling thread: waking the
@@ -53,8 +55,13 @@ pub(crate) struct Program {
     pub(crate) info: EntryPointInfo,
     pub(crate) bindings: RootBindings,
     pub(crate) layouts: Layouts,
-    /// For each global variable, its index in `info.bindings`.
+    /// For each global variable, its first slot in the dispatch's memory: a binding takes
+    /// one slot, an array of descriptors one an element, in `info.bindings`' order.
     pub(crate) binding_of: Vec<Option<usize>>,
+    /// For each of `info.bindings`, its first slot.
+    pub(crate) first_slot: Vec<usize>,
+    /// Slots in all.
+    pub(crate) slots: usize,
     /// The root signature's static samplers, each with its border colour.
     pub(crate) static_samplers: Vec<asyncmd_types::SamplerDesc>,
     /// Whether groups may share a batch: no workgroup memory, no barrier.
@@ -81,20 +88,34 @@ impl Program {
         let (module, _) = shader.module.naga();
         let layouts = Layouts::new(module);
         let mut binding_of = vec![None; module.global_variables.len()];
-        for (i, b) in info.bindings.iter().enumerate() {
-            binding_of[b.global] = Some(i);
+        let mut first_slot = Vec::with_capacity(info.bindings.len());
+        let mut slots = 0usize;
+        for b in &info.bindings {
+            if b.count > MAX_ARRAY {
+                return Err(unsupported(format!(
+                    "unbounded or larger arrays of descriptors than {MAX_ARRAY} (`{}`)",
+                    b.name
+                )));
+            }
+            binding_of[b.global] = Some(slots);
+            first_slot.push(slots);
+            slots += b.count as usize;
         }
         for (_, g) in module.global_variables.iter() {
-            if g.space != naga::AddressSpace::Handle && layouts.of(g.ty).is_none() {
+            let ty = match module.types[g.ty].inner {
+                TypeInner::BindingArray { base, .. } => base,
+                _ => g.ty,
+            };
+            if g.space != naga::AddressSpace::Handle && layouts.of(ty).is_none() {
                 return Err(unsupported(format!("the type of `{}`", g.name.as_deref().unwrap_or("a global"))));
             }
         }
         for b in &info.bindings {
             match b.kind {
                 asyncmd_shader::BindingKind::Buffer { .. } => {}
-                asyncmd_shader::BindingKind::Texture { dim: 1..=3, multisampled: false, .. } if b.count == 1 => {}
+                asyncmd_shader::BindingKind::Texture { dim: 1..=3, multisampled: false, .. } => {}
                 asyncmd_shader::BindingKind::Texture { .. } => {
-                    return Err(unsupported(format!("cube, multisampled or arrays of textures (`{}`)", b.name)))
+                    return Err(unsupported(format!("cube or multisampled textures (`{}`)", b.name)))
                 }
                 asyncmd_shader::BindingKind::Sampler { comparison: false } => {}
                 asyncmd_shader::BindingKind::Sampler { .. } => {
@@ -126,6 +147,8 @@ impl Program {
             bindings,
             layouts,
             binding_of,
+            first_slot,
+            slots,
             static_samplers: root
                 .static_samplers
                 .iter()

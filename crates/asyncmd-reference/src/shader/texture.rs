@@ -13,7 +13,7 @@
 
 use super::engine::{Engine, Frame};
 use super::memory::Memory;
-use super::value::{zeroed, Region, Val};
+use super::value::{zeroed, Offsets, Ptr, Region, Slot, Val};
 use asyncmd_shader::TexelKind;
 use asyncmd_types::{decode_texel, encode_texel, ClearData, ComponentClass, Format, Layout};
 use naga::{Handle, TypeInner};
@@ -143,6 +143,54 @@ impl<'e> Engine<'_, 'e, '_> {
         let Region::Binding(b) = self.ptr(fr, image).region else { return None };
         let mem: &'e Memory = self.mem;
         mem.texture(b)
+    }
+
+    /// Runs `op` on the image and sampler operands `handles` once for each distinct element
+    /// the active lanes select where some is an array of descriptors indexed by a value that
+    /// differs a lane, with those operands made that element and only its lanes active; each
+    /// lane's result is its element's. With uniform operands, `op` runs once.
+    pub(crate) fn per_element(
+        &mut self,
+        fr: &mut Frame,
+        handles: &[Handle<naga::Expression>],
+        mut op: impl FnMut(&mut Self, &mut Frame) -> Val,
+    ) -> Val {
+        let n = self.n;
+        let ptrs: Vec<_> = handles.iter().map(|&h| self.ptr(fr, h)).collect();
+        if ptrs.iter().all(|p| matches!(p.offsets, Offsets::Uniform(_))) {
+            return op(self, fr);
+        }
+        let element = |l: usize| -> Vec<u32> { ptrs.iter().map(|p| p.offsets.get(l)).collect() };
+        let saved: Vec<_> = handles.iter().map(|h| fr.vals[h.index()].clone()).collect();
+        let active = fr.active.clone();
+        let mut done: Vec<bool> = active.iter().map(|a| !a).collect();
+        let mut out: Option<Val> = None;
+        while let Some(lane) = done.iter().position(|d| !d) {
+            let key = element(lane);
+            let lanes: Vec<bool> = (0..n).map(|l| !done[l] && element(l) == key).collect();
+            for ((h, p), &e) in handles.iter().zip(&ptrs).zip(&key) {
+                let region = match p.region {
+                    Region::Binding(b) => Region::Binding(b + e as usize),
+                    other => other,
+                };
+                fr.vals[h.index()] = Some(Slot::ptr(Ptr { region, offsets: Offsets::Uniform(0) }));
+            }
+            fr.active.clone_from(&lanes);
+            let v = op(self, fr);
+            let merged = out.get_or_insert_with(|| Val::varying(v.comps, zeroed(v.comps * n)));
+            for l in (0..n).filter(|&l| lanes[l]) {
+                for c in 0..v.comps.min(merged.comps) {
+                    merged.data[c * n + l] = v.get(c, l, n);
+                }
+                done[l] = true;
+            }
+        }
+        for (h, v) in handles.iter().zip(saved) {
+            fr.vals[h.index()] = v;
+        }
+        fr.active = active;
+        // No active lane: nothing read; the value's shape is the operation's.
+        out.unwrap_or_else(|| op(self, fr))
     }
 
     /// Each lane's coordinate (missing components 0), slice and mip, as unsigned words: a

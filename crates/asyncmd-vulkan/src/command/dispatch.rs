@@ -96,55 +96,47 @@ impl VkCommandList {
         let limits = &self.core.props.limits;
         let mut infos = Vec::with_capacity(app.descriptors.len());
         let mut images = Vec::new();
-        for (i, (source, ty)) in app.descriptors.iter().enumerate() {
-            let (buffer, offset, size) = match *source {
+        let image = |sampler, image_view, image_layout| vk::DescriptorImageInfo { sampler, image_view, image_layout };
+        for (i, (source, _)) in app.descriptors.iter().enumerate() {
+            // (binding, buffer, offset, size) of each buffer descriptor, an array's in order.
+            let mut buffer = |(buffer, offset, size): (vk::Buffer, u64, u64)| infos.push((i, buffer, offset, size));
+            match *source {
                 Source::Root(parameter) => match root.uav_buffers.get(parameter).copied() {
-                    Some(Some((buffer, offset))) => (buffer, offset, root.room(parameter)),
+                    Some(Some((b, offset))) => buffer((b, offset, root.room(parameter))),
                     _ => return Err(fail(format!("Dispatch: root parameter {parameter} (binding {i}) is not set"))),
                 },
                 Source::Constants(parameter) => match spilled.iter().find(|(p, _)| *p == parameter) {
-                    Some((_, b)) => *b,
+                    Some((_, b)) => buffer(*b),
                     None => {
                         return Err(fail(format!("Dispatch: root parameter {parameter}'s constants were not uploaded")))
                     }
                 },
-                Source::Watchdog(buffer) => (buffer, 0, 8),
+                Source::Watchdog(b) => buffer((b, 0, 8)),
                 Source::Static(sampler) => {
-                    let info = vk::DescriptorImageInfo {
-                        sampler,
-                        image_view: vk::ImageView::null(),
-                        image_layout: vk::ImageLayout::UNDEFINED,
-                    };
-                    images.push((i, info));
-                    continue;
+                    images.push((i, image(sampler, vk::ImageView::null(), vk::ImageLayout::UNDEFINED)))
                 }
-                Source::Table(parameter, at) => match root.tables.iter().find(|(k, _)| *k == (parameter, at)) {
-                    Some((_, TableDescriptor::Buffer(b, offset, size))) => (*b, *offset, *size),
-                    Some((_, TableDescriptor::Image(view))) => {
-                        let info = vk::DescriptorImageInfo {
-                            sampler: vk::Sampler::null(),
-                            image_view: *view,
-                            image_layout: vk::ImageLayout::GENERAL,
-                        };
-                        images.push((i, info));
-                        continue;
+                Source::Table(parameter, at, count) => {
+                    for e in 0..count {
+                        let at = at + u64::from(e);
+                        match root.tables.iter().find(|(k, _)| *k == (parameter, at)) {
+                            Some((_, TableDescriptor::Buffer(b, offset, size))) => buffer((*b, *offset, *size)),
+                            Some((_, TableDescriptor::Image(view))) => {
+                                images.push((i, image(vk::Sampler::null(), *view, vk::ImageLayout::GENERAL)))
+                            }
+                            Some((_, TableDescriptor::Sampler(sampler))) => {
+                                images.push((i, image(*sampler, vk::ImageView::null(), vk::ImageLayout::UNDEFINED)))
+                            }
+                            None => return Err(fail(format!(
+                                "Dispatch: descriptor {at} of table parameter {parameter} (binding {i}) holds no view"
+                            ))),
+                        }
                     }
-                    Some((_, TableDescriptor::Sampler(sampler))) => {
-                        let info = vk::DescriptorImageInfo {
-                            sampler: *sampler,
-                            image_view: vk::ImageView::null(),
-                            image_layout: vk::ImageLayout::UNDEFINED,
-                        };
-                        images.push((i, info));
-                        continue;
-                    }
-                    None => {
-                        return Err(fail(format!(
-                            "Dispatch: descriptor {at} of table parameter {parameter} (binding {i}) holds no view"
-                        )))
-                    }
-                },
-            };
+                }
+            }
+        }
+        let mut buffers = Vec::with_capacity(infos.len());
+        for &(i, buffer, offset, size) in &infos {
+            let (source, ty) = &app.descriptors[i];
             let (align, limit) = if *ty == vk::DescriptorType::UNIFORM_BUFFER {
                 (limits.min_uniform_buffer_offset_alignment, u64::from(limits.max_uniform_buffer_range))
             } else {
@@ -160,15 +152,24 @@ impl VkCommandList {
                 (Source::Root(_), vk::WHOLE_SIZE) => vk::WHOLE_SIZE,
                 _ => size.min(limit).max(1),
             };
-            infos.push((i, vk::DescriptorBufferInfo { buffer, offset, range }));
+            buffers.push(vk::DescriptorBufferInfo { buffer, offset, range });
         }
+        // One write a binding, an array's elements together: lavapipe 22.3 ignores
+        // `dstArrayElement` in pushed writes (each landed on element 0).
         let write =
             |i: usize| vk::WriteDescriptorSet::default().dst_binding(i as u32).descriptor_type(app.descriptors[i].1);
-        let writes: Vec<vk::WriteDescriptorSet> = infos
-            .iter()
-            .map(|(i, info)| write(*i).buffer_info(std::slice::from_ref(info)))
-            .chain(images.iter().map(|(i, info)| write(*i).image_info(std::slice::from_ref(info))))
-            .collect();
+        let mut writes = Vec::with_capacity(app.descriptors.len());
+        let mut at = 0;
+        for run in infos.chunk_by(|a, b| a.0 == b.0) {
+            writes.push(write(run[0].0).buffer_info(&buffers[at..at + run.len()]));
+            at += run.len();
+        }
+        let (bindings, image_infos): (Vec<usize>, Vec<vk::DescriptorImageInfo>) = images.into_iter().unzip();
+        let mut at = 0;
+        for run in bindings.chunk_by(|a, b| a == b) {
+            writes.push(write(run[0]).image_info(&image_infos[at..at + run.len()]));
+            at += run.len();
+        }
         // SAFETY: the buffers and image views are live and kept by this list (a view lives as long
         // as its image); the writes match the set layout.
         unsafe { push.cmd_push_descriptor_set(self.cb, vk::PipelineBindPoint::COMPUTE, app.layout, 0, &writes) };

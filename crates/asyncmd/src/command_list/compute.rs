@@ -14,6 +14,8 @@ use asyncmd_types::{MessageId, RegisterClass, Result};
 
 const ANY_SHADER: Lists = Lists::DIRECT.union(Lists::COMPUTE).union(Lists::BUNDLE);
 const STATE: MessageId = MessageId::StateSettingInvalid;
+/// The most descriptors of one array a dispatch reads (the devices refuse larger arrays).
+const MAX_ARRAY: u32 = 1 << 16;
 
 impl CommandRecorder {
     /// `SetDescriptorHeaps`: the shader-visible CBV/SRV/UAV heap and sampler heap (at most one
@@ -140,26 +142,36 @@ impl CommandRecorder {
                 ""
             };
             let keep = volatile || self.device.debug_layer();
-            let (read, seen) = table
-                .read_slot(offset, b.class, keep)
-                .and_then(|(read, seen)| view_fits(b, &read.view).map(|()| (read, seen)))
-                .map_err(|why| err::invalid(MessageId::DrawInvalid, api, format!("`{}`: {why}{when}", b.name)))?;
-            if let Some(seen) = seen {
-                let table = table.clone();
-                self.descriptor_reads.push(DescriptorRead { table, offset, seen, volatile });
+            // An array of descriptors reads each of its registers' descriptors: every one must
+            // be a view the binding can read, as a single binding's must (see decisions.md).
+            // (Unbounded arrays never get here: the devices refuse them at pipeline creation.)
+            let count = b.count.min(MAX_ARRAY);
+            for element in 0..u64::from(count) {
+                let offset = offset + element;
+                let at = if count > 1 { format!("[{element}]") } else { String::new() };
+                let (read, seen) = table
+                    .read_slot(offset, b.class, keep)
+                    .and_then(|(read, seen)| view_fits(b, &read.view).map(|()| (read, seen)))
+                    .map_err(|why| {
+                        err::invalid(MessageId::DrawInvalid, api, format!("`{}{at}`: {why}{when}", b.name))
+                    })?;
+                if let Some(seen) = seen {
+                    let table = table.clone();
+                    self.descriptor_reads.push(DescriptorRead { table, offset, seen, volatile });
+                }
+                views.push(TableView { parameter: parameter as u32, offset, view: read.view });
+                let access = match b.class {
+                    RegisterClass::Uav => Access::COMPUTE_UAV,
+                    RegisterClass::Cbv => Access::COMPUTE_CBV,
+                    _ => Access::COMPUTE_SRV,
+                };
+                let Some(resource) = read.resource else { continue };
+                let subs = match read.view {
+                    BoundView::Texture { view, .. } => view.subresources(resource.desc()),
+                    _ => Vec::new(),
+                };
+                uses.push((resource, access, subs));
             }
-            views.push(TableView { parameter: parameter as u32, offset, view: read.view });
-            let access = match b.class {
-                RegisterClass::Uav => Access::COMPUTE_UAV,
-                RegisterClass::Cbv => Access::COMPUTE_CBV,
-                _ => Access::COMPUTE_SRV,
-            };
-            let Some(resource) = read.resource else { continue };
-            let subs = match read.view {
-                BoundView::Texture { view, .. } => view.subresources(resource.desc()),
-                _ => Vec::new(),
-            };
-            uses.push((resource, access, subs));
         }
         if views.is_empty() {
             return Ok(());
