@@ -392,6 +392,7 @@ fn main(@builtin(local_invocation_index) i: u32) {
             .unwrap();
         let pso = pipeline(d, &root, &module, "main").unwrap();
         let y = uav_buffer(&ctx, &[0; 48 * 4]);
+        let y2 = uav_buffer(&ctx, &[0; 48 * 4]);
         let big: Vec<u32> = (0..48).map(|i| i * 1000).collect();
         ctx.run(CommandListType::Direct, |l| {
             l.set_compute_root_signature(&root);
@@ -409,11 +410,15 @@ fn main(@builtin(local_invocation_index) i: u32) {
             }])]);
             l.set_compute_root_32bit_constant(1, 7, 0);
             l.set_compute_root_32bit_constant(0, 5, 47);
+            l.set_compute_root_unordered_access_view(2, y2.gpu_address(0));
             l.dispatch(1, 1, 1);
         });
-        let want: Vec<u32> =
+        // The first dispatch keeps its own constants though the list changed them after it.
+        let first: Vec<u32> = (0..48u32).map(|i| i * 1000 + [1, 2, 3, 4][i as usize % 4]).collect();
+        assert_eq!(ctx.read_buffer(&y), bytes_of(&first), "{name}: the first dispatch");
+        let second: Vec<u32> =
             (0..48u32).map(|i| if i == 47 { 5 } else { i * 1000 } + [7, 2, 3, 4][i as usize % 4]).collect();
-        assert_eq!(ctx.read_buffer(&y), bytes_of(&want), "{name}");
+        assert_eq!(ctx.read_buffer(&y2), bytes_of(&second), "{name}: the second");
     }
 }
 

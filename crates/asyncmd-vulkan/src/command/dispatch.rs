@@ -46,8 +46,8 @@ impl VkCommandList {
         }
     }
 
-    /// A buffer holding root-constants parameter `parameter`'s bytes, for this dispatch alone:
-    /// (buffer, offset, size).
+    /// Upload memory holding root-constants parameter `parameter`'s bytes, for this dispatch
+    /// alone: (buffer, offset, size).
     fn constants_buffer(&mut self, parameter: usize, arguments: &[u8]) -> Result<(vk::Buffer, u64, u64)> {
         let sig = self.gfx.compute.signature.as_ref().ok_or_else(|| fail("Dispatch: no root signature".into()))?;
         let count = match sig.parameters.get(parameter) {
@@ -57,16 +57,9 @@ impl VkCommandList {
         let start = sig.offsets.get(parameter).copied().unwrap_or(0) as usize;
         let mut bytes = arguments.get(start..).unwrap_or_default().to_vec();
         bytes.resize(4 * count.max(1), 0);
-        let buffer = crate::memory::VkResource::new(
-            &self.core,
-            &asyncmd_types::ResourceDesc::buffer(bytes.len() as u64),
-            asyncmd_types::HeapType::Upload,
-        )?;
-        buffer.host_access(0, bytes.len(), |b| b.copy_from_slice(&bytes))?;
-        let handle = buffer.buffer().ok_or_else(|| fail("Dispatch: a constants buffer has no buffer".into()))?;
-        // The list keeps it until its work is done.
-        self.scratch.push(std::sync::Arc::new(buffer));
-        Ok((handle, 0, bytes.len() as u64))
+        let align = self.core.props.limits.min_storage_buffer_offset_alignment;
+        let (buffer, offset) = self.upload(bytes.len() as u64, align, |b| b.copy_from_slice(&bytes))?;
+        Ok((buffer, offset, bytes.len() as u64))
     }
 
     /// Pushes an app kernel's constants and root descriptors from the root arguments; the
@@ -126,9 +119,11 @@ impl VkCommandList {
                             Some((_, TableDescriptor::Sampler(sampler))) => {
                                 images.push((i, image(*sampler, vk::ImageView::null(), vk::ImageLayout::UNDEFINED)))
                             }
-                            None => return Err(fail(format!(
+                            None => {
+                                return Err(fail(format!(
                                 "Dispatch: descriptor {at} of table parameter {parameter} (binding {i}) holds no view"
-                            ))),
+                            )))
+                            }
                         }
                     }
                 }

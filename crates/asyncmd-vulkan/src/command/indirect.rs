@@ -206,15 +206,9 @@ impl VkCommandList {
             })
             .collect();
         let align = self.core.props.limits.min_storage_buffer_offset_alignment.max(4);
-        let (layout, size) = lay_out(&parameters, &changed, max_count, align)
+        let (mut layout, size) = lay_out(&parameters, &changed, max_count, align)
             .ok_or_else(|| fail(format!("{API}: {max_count} commands' constants overflow a buffer")))?;
-        let buffer = crate::memory::VkResource::new(
-            &self.core,
-            &asyncmd_types::ResourceDesc::buffer(size),
-            asyncmd_types::HeapType::Upload,
-        )?;
-        let len = usize::try_from(size).map_err(|_| fail(format!("{API}: constants of {size} bytes")))?;
-        buffer.host_access(0, len, |b| {
+        let (handle, at) = self.upload(size, align, |b| {
             for s in &layout {
                 let start = sig.offsets.get(s.parameter).copied().unwrap_or(0) as usize;
                 let n = s.bytes as usize;
@@ -228,7 +222,10 @@ impl VkCommandList {
                 }
             }
         })?;
-        let handle = buffer.buffer().ok_or_else(|| fail(format!("{API}: a constants buffer has no buffer")))?;
+        // The layout was laid out from 0; the upload sits at `at` (aligned as the layout).
+        for s in &mut layout {
+            s.base += at;
+        }
         let stride = u64::from(signature.byte_stride);
         let mut regions = Vec::new();
         for s in layout.iter().filter(|s| s.stride > 0) {
@@ -246,7 +243,6 @@ impl VkCommandList {
             // every region lies in a slot's copy of the list's own buffer; outside rendering.
             unsafe { self.core.device.cmd_copy_buffer(self.cb, source, handle, &regions) };
         }
-        self.scratch.push(Arc::new(buffer));
         Ok(SlotConstants { kernel, buffer: handle, layout, base })
     }
 }
