@@ -107,3 +107,79 @@ fn gathers_read_one_component_of_the_four_texels_in_d3ds_order() {
         }
     }
 }
+
+const OFFSETS: &str = r#"
+@group(0) @binding(0) var tf: texture_2d<f32>;     // t0: R32_FLOAT, 4×4
+@group(0) @binding(0) var s_point: sampler;        // s0, static: point, clamp
+@group(0) @binding(1) var s_wrap: sampler;         // s1, static: point, wrap
+@group(0) @binding(2) var s_linear: sampler;       // s2, static: linear, clamp
+@group(0) @binding(0) var<storage, read_write> out: array<f32>;
+
+@compute @workgroup_size(1)
+fn main() {
+    // (0.375, 0.375) is inside texel (1, 1).
+    let p = vec2(0.375, 0.375);
+    out[0] = textureSampleLevel(tf, s_point, p, 0.0, vec2(1, 2)).x;
+    out[1] = textureSampleLevel(tf, s_point, p, 0.0, vec2(-2, 0)).x;
+    out[2] = textureSampleLevel(tf, s_wrap, p, 0.0, vec2(3, 0)).x;
+    // (0.5, 0.5) blends texels 1 and 2 on each axis equally.
+    out[3] = textureSampleLevel(tf, s_linear, vec2(0.5, 0.5), 0.0, vec2(1, 0)).x;
+    let g = textureGather(0, tf, s_point, vec2(0.5, 0.5), vec2(1, 1));
+    out[4] = g.x;
+    out[5] = g.y;
+    out[6] = g.z;
+    out[7] = g.w;
+}
+"#;
+
+#[test]
+fn constant_offsets_move_the_texels_sampled_and_gathered() {
+    let float = |x: usize, y: usize| (100 * y + x) as f32;
+    for (name, ctx) in kernel_contexts() {
+        let d = &ctx.device;
+        let t = ctx.texture(&ResourceDesc::tex2d(Format::R32Float, 4, 4), BarrierLayout::Common);
+        let data: Vec<u8> = (0..16).flat_map(|i| float(i % 4, i / 4).to_le_bytes()).collect();
+        ctx.upload_subresource(&t, 0, &data);
+        let point = Filter { min: FilterType::Point, mag: FilterType::Point, ..Default::default() };
+        let linear = Filter { min: FilterType::Linear, mag: FilterType::Linear, ..Default::default() };
+        let static_sampler = |filter, address, register| StaticSampler {
+            desc: SamplerDesc { filter, address: [address; 3], ..Default::default() },
+            border: StaticBorderColor::OpaqueWhite,
+            shader_register: register,
+            register_space: 0,
+            visibility: ShaderVisibility::All,
+        };
+        let mut desc = RootSignatureDesc::new(vec![
+            RootParameter::table(vec![DescriptorRange::new(RegisterClass::Srv, 1, 0)]),
+            RootParameter::uav(0),
+        ]);
+        desc.static_samplers = vec![
+            static_sampler(point, AddressMode::Clamp, 0),
+            static_sampler(point, AddressMode::Wrap, 1),
+            static_sampler(linear, AddressMode::Clamp, 2),
+        ];
+        let root = d.create_root_signature(&desc).unwrap();
+        let pso = pipeline(d, &root, &Arc::new(ShaderModule::from_wgsl(OFFSETS).unwrap()), "main").unwrap();
+        let views = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 1).unwrap();
+        d.create_shader_resource_view(&t, TextureViewDesc::texture_2d(), &views.handle(0)).unwrap();
+        let out = uav_buffer(&ctx, &[0; 8 * 4]);
+        ctx.run(CommandListType::Direct, |l| {
+            l.set_compute_root_signature(&root);
+            l.set_pipeline_state(&pso);
+            l.set_descriptor_heaps(&[&views]);
+            l.set_compute_root_descriptor_table(0, &views.gpu_handle(0).unwrap());
+            l.set_compute_root_unordered_access_view(1, out.gpu_address(0));
+            l.dispatch(1, 1, 1);
+        });
+        let got = f32s(&ctx.read_buffer(&out));
+        // Texel (1, 1) moved by (1, 2), by (−2, 0) then clamped, by (3, 0) then wrapped.
+        assert_eq!(got[0], float(2, 3), "{name}: point, offset (1, 2)");
+        assert_eq!(got[1], float(0, 1), "{name}: point, offset (−2, 0), clamped");
+        assert_eq!(got[2], float(0, 1), "{name}: point, offset (3, 0), wrapped");
+        // Texels 2 and 3 across, 1 and 2 down, a quarter each.
+        let blend = (float(2, 1) + float(3, 1) + float(2, 2) + float(3, 2)) / 4.0;
+        assert_eq!(got[3], blend, "{name}: linear, offset (1, 0)");
+        // The footprint of (0.5, 0.5) is texels 1–2 on each axis; moved by (1, 1): 2–3.
+        assert_eq!(got[4..8], [float(2, 3), float(3, 3), float(3, 2), float(2, 2)], "{name}: gather, offset (1, 1)");
+    }
+}

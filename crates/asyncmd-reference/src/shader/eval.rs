@@ -157,19 +157,17 @@ impl Engine<'_, '_, '_> {
             &E::ImageQuery { image, query } => {
                 self.per_element(fr, &[image], |e, fr| e.image_query(fr, h, image, query))
             }
-            &E::ImageSample { image, sampler, gather: Some(c), coordinate, array_index, .. } => {
-                self.per_element(fr, &[image, sampler], |e, fr| {
-                    e.image_gather(fr, c, image, sampler, coordinate, array_index)
-                })
+            &E::ImageSample { image, sampler, gather: Some(c), coordinate, array_index, offset, .. } => {
+                let at = super::sample::At { coordinate, array_index, offset: self.offset(fr, offset) };
+                self.per_element(fr, &[image, sampler], |e, fr| e.image_gather(fr, c, image, sampler, at))
             }
-            &E::ImageSample { image, sampler, coordinate, array_index, level, .. } => {
+            &E::ImageSample { image, sampler, coordinate, array_index, level, offset, .. } => {
                 let level = match level {
                     naga::SampleLevel::Exact(l) => Some(l),
                     _ => None,
                 };
-                self.per_element(fr, &[image, sampler], |e, fr| {
-                    e.image_sample(fr, image, sampler, coordinate, array_index, level)
-                })
+                let at = super::sample::At { coordinate, array_index, offset: self.offset(fr, offset) };
+                self.per_element(fr, &[image, sampler], |e, fr| e.image_sample(fr, image, sampler, at, level))
             }
             // Set by their statements; a result no lane produced reads 0.
             E::CallResult(_) | E::AtomicResult { .. } | E::WorkGroupUniformLoadResult { .. } => {

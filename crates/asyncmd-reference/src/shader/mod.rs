@@ -343,15 +343,14 @@ fn check_expression(e: &naga::Expression) -> Result<()> {
         E::ImageLoad { sample: None, .. } | E::ImageQuery { .. } => return Ok(()),
         E::ImageSample {
             gather: None,
-            offset: None,
             level: naga::SampleLevel::Zero | naga::SampleLevel::Exact(_),
             depth_ref: None,
             clamp_to_edge: false,
             ..
         } => return Ok(()),
         // A gather reads mip 0, with no filter and no level.
-        E::ImageSample { gather: Some(_), offset: None, depth_ref: None, clamp_to_edge: false, .. } => return Ok(()),
-        E::ImageSample { .. } => "sampling but at a given level or a gather, without offsets or comparisons",
+        E::ImageSample { gather: Some(_), depth_ref: None, clamp_to_edge: false, .. } => return Ok(()),
+        E::ImageSample { .. } => "sampling but at a given level or a gather, without comparisons",
         E::ImageLoad { .. } => "multisampled loads",
         E::Derivative { .. } => "derivatives",
         _ => "this expression",

@@ -8,6 +8,10 @@
 //! once, per axis. Weights are kept at full precision (a GPU keeps at least 8 bits of them, so
 //! results differ from one by up to 1/256 of the distance between the texels blended).
 //!
+//! A constant texel offset (`textureSampleLevel(t, s, uv, level, vec2(1, -2))`, HLSL's
+//! `offset` argument) moves the texel indices of every mip sampled by that many texels per
+//! axis before addressing, as D3D11.3 section 7.18.4 puts it.
+//!
 //! `textureGather` reads one component of the four texels a bilinear read of mip 0 would blend,
 //! unfiltered, in D3D's (and Vulkan's) order: (u0, v1), (u1, v1), (u1, v0), (u0, v0), where
 //! u0 = floor(u · width − 0.5) and u1 = u0 + 1 after addressing.
@@ -63,6 +67,14 @@ fn fetch_words(tex: &Texture, bytes: &[AtomicU8], xyz: [Option<u32>; 3], slice: 
     decode_texel(tex.format, &raw).map_or([0; 4], |t| t.uints())
 }
 
+/// Where an operation samples: each lane's coordinates, slice and the constant texel offset.
+#[derive(Clone, Copy)]
+pub(crate) struct At {
+    pub(crate) coordinate: Handle<naga::Expression>,
+    pub(crate) array_index: Option<Handle<naga::Expression>>,
+    pub(crate) offset: [i64; 3],
+}
+
 /// A texture's texels and the sampler that reads them.
 struct Sampled<'a> {
     tex: &'a Texture,
@@ -71,7 +83,15 @@ struct Sampled<'a> {
 }
 
 /// The filtered value of one mip at normalized coordinates `uvw` (`dims` of them used).
-fn sample_mip(at: &Sampled, linear: bool, uvw: [f32; 3], dims: usize, slice: u32, mip: u32) -> [f32; 4] {
+fn sample_mip(
+    at: &Sampled,
+    linear: bool,
+    uvw: [f32; 3],
+    offset: [i64; 3],
+    dims: usize,
+    slice: u32,
+    mip: u32,
+) -> [f32; 4] {
     let Sampled { tex, bytes, s } = *at;
     let Some(sub) = tex.subs.get(mip as usize * tex.slices as usize) else { return [0.0; 4] };
     // Per axis: the texel indices taken and their weights.
@@ -82,9 +102,10 @@ fn sample_mip(at: &Sampled, linear: bool, uvw: [f32; 3], dims: usize, slice: u32
             let x = u - 0.5;
             let i = x.floor();
             let w = (x - i) as f32;
-            [(i as i64, 1.0 - w), (i as i64 + 1, w)]
+            let i = i as i64 + offset[a];
+            [(i, 1.0 - w), (i + 1, w)]
         } else {
-            [(u.floor() as i64, 1.0), (0, 0.0)]
+            [(u.floor() as i64 + offset[a], 1.0), (0, 0.0)]
         };
     }
     let corners = if linear { 1usize << dims } else { 1 };
@@ -109,6 +130,13 @@ fn sample_mip(at: &Sampled, linear: bool, uvw: [f32; 3], dims: usize, slice: u32
 }
 
 impl Engine<'_, '_, '_> {
+    /// The constant texel offset of a sampling operation, per axis (0 without one).
+    pub(crate) fn offset(&mut self, fr: &mut Frame, offset: Option<Handle<naga::Expression>>) -> [i64; 3] {
+        let Some(h) = offset else { return [0; 3] };
+        let v = self.val(fr, h);
+        std::array::from_fn(|a| if a < v.comps { i64::from(v.get(a, 0, self.n) as i32) } else { 0 })
+    }
+
     /// `textureGather(component, t, s, coords[, slice])`: see the module's note.
     pub(crate) fn image_gather(
         &mut self,
@@ -116,8 +144,7 @@ impl Engine<'_, '_, '_> {
         component: naga::SwizzleComponent,
         image: Handle<naga::Expression>,
         sampler: Handle<naga::Expression>,
-        coordinate: Handle<naga::Expression>,
-        array_index: Option<Handle<naga::Expression>>,
+        At { coordinate, array_index, offset }: At,
     ) -> Val {
         let n = self.n;
         let coords = self.val(fr, coordinate);
@@ -136,7 +163,7 @@ impl Engine<'_, '_, '_> {
         for l in 0..w {
             let corner = |a: usize| {
                 let u = f64::from(f32::from_bits(coords.get(a, l, n))) * f64::from(sub.size[a]) - 0.5;
-                let i = u.floor() as i64;
+                let i = u.floor() as i64 + offset[a];
                 (address(s.address[a], i, sub.size[a]), address(s.address[a], i + 1, sub.size[a]))
             };
             let ((u0, u1), (v0, v1)) = (corner(0), corner(1));
@@ -155,8 +182,7 @@ impl Engine<'_, '_, '_> {
         fr: &mut Frame,
         image: Handle<naga::Expression>,
         sampler: Handle<naga::Expression>,
-        coordinate: Handle<naga::Expression>,
-        array_index: Option<Handle<naga::Expression>>,
+        At { coordinate, array_index, offset }: At,
         level: Option<Handle<naga::Expression>>,
     ) -> Val {
         let n = self.n;
@@ -190,15 +216,15 @@ impl Engine<'_, '_, '_> {
             let texel = if s.filter.anisotropic || s.filter.mip == FilterType::Linear {
                 let m0 = d.floor();
                 let f = d - m0;
-                let a = sample_mip(&at, linear, uvw, dims, layer, m0 as u32);
+                let a = sample_mip(&at, linear, uvw, offset, dims, layer, m0 as u32);
                 if f > 0.0 {
-                    let b = sample_mip(&at, linear, uvw, dims, layer, (m0 as u32 + 1).min(q as u32));
+                    let b = sample_mip(&at, linear, uvw, offset, dims, layer, (m0 as u32 + 1).min(q as u32));
                     std::array::from_fn(|c| a[c] * (1.0 - f) + b[c] * f)
                 } else {
                     a
                 }
             } else {
-                sample_mip(&at, linear, uvw, dims, layer, (d + 0.5).floor() as u32)
+                sample_mip(&at, linear, uvw, offset, dims, layer, (d + 0.5).floor() as u32)
             };
             for (c, v) in texel.iter().enumerate() {
                 data[c * w + l] = v.to_bits();
