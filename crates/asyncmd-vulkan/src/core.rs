@@ -38,6 +38,8 @@ pub(crate) struct Features {
     /// Arrays of sampled and storage images and samplers indexed by any value (Vulkan 1.2's
     /// `shader*ArrayNonUniformIndexing`).
     pub(crate) array_non_uniform_indexing: bool,
+    /// Minimum and maximum sampler reductions (Vulkan 1.2's `samplerFilterMinmax`).
+    pub(crate) sampler_minmax: bool,
     /// Descriptors one push may write (`maxPushDescriptors`).
     pub(crate) max_push_descriptors: u32,
 }
@@ -183,6 +185,7 @@ impl Core {
                 && base.shader_storage_image_array_dynamic_indexing != 0
                 && f12.shader_sampled_image_array_non_uniform_indexing != 0
                 && f12.shader_storage_image_array_non_uniform_indexing != 0,
+            sampler_minmax: f12.sampler_filter_minmax != 0,
             max_push_descriptors: push.max_push_descriptors,
         };
         let mut unique: Vec<u32> = vec![families.direct, families.compute, families.copy];
@@ -240,6 +243,7 @@ impl Core {
             .host_query_reset(f12.host_query_reset != 0)
             .shader_output_layer(f12.shader_output_layer != 0)
             .scalar_block_layout(f12.scalar_block_layout != 0)
+            .sampler_filter_minmax(features.sampler_minmax)
             .shader_sampled_image_array_non_uniform_indexing(features.array_non_uniform_indexing)
             .shader_storage_image_array_non_uniform_indexing(features.array_non_uniform_indexing);
         let mut e13 = vk::PhysicalDeviceVulkan13Features::default()

@@ -41,18 +41,26 @@ fn border(rgba: [f32; 4]) -> Result<vk::BorderColor> {
 
 impl Core {
     /// The sampler of `desc`. Anisotropic filters filter linearly (the device enables no
-    /// anisotropy); comparison and min/max reductions, `MIRROR_ONCE` and border colours other
-    /// than D3D12's three static ones are `Unsupported`.
+    /// anisotropy); comparison, min/max reductions without `samplerFilterMinmax`, `MIRROR_ONCE`
+    /// and border colours other than D3D12's three static ones are `Unsupported`.
     pub(crate) fn sampler(&self, desc: &SamplerDesc) -> Result<vk::Sampler> {
         let mut cache = self.samplers.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(s) = cache.get(desc) {
             return Ok(*s);
         }
-        if desc.filter.reduction != asyncmd_types::FilterReduction::Standard {
-            return Err(unsupported("with comparison or min/max reduction".into()));
-        }
+        use asyncmd_types::FilterReduction as R;
+        let reduction = match desc.filter.reduction {
+            R::Standard => None,
+            R::Comparison => return Err(unsupported("with comparison".into())),
+            R::Minimum | R::Maximum if !self.features.sampler_minmax => {
+                return Err(unsupported("with min/max reduction on a device without samplerFilterMinmax".into()))
+            }
+            R::Minimum => Some(vk::SamplerReductionMode::MIN),
+            R::Maximum => Some(vk::SamplerReductionMode::MAX),
+        };
+        let mut reduce = vk::SamplerReductionModeCreateInfo::default().reduction_mode(reduction.unwrap_or_default());
         let linear = |f| if desc.filter.anisotropic { vk::Filter::LINEAR } else { filter(f) };
-        let info = vk::SamplerCreateInfo::default()
+        let mut info = vk::SamplerCreateInfo::default()
             .mag_filter(linear(desc.filter.mag))
             .min_filter(linear(desc.filter.min))
             .mipmap_mode(match (desc.filter.anisotropic, desc.filter.mip) {
@@ -66,6 +74,9 @@ impl Core {
             .min_lod(desc.min_lod)
             .max_lod(desc.max_lod.min(vk::LOD_CLAMP_NONE))
             .border_color(border(desc.border_color)?);
+        if reduction.is_some() {
+            info = info.push_next(&mut reduce);
+        }
         // SAFETY: valid create info; the sampler is destroyed with the device (`Core::drop`).
         let s = unsafe { self.device.create_sampler(&info, None) }
             .map_err(|e| Error::out_of_memory(format!("CreateSampler: {e}")))?;

@@ -183,3 +183,78 @@ fn constant_offsets_move_the_texels_sampled_and_gathered() {
         assert_eq!(got[4..8], [float(2, 3), float(3, 3), float(3, 2), float(2, 2)], "{name}: gather, offset (1, 1)");
     }
 }
+
+const REDUCTIONS: &str = r#"
+@group(0) @binding(0) var tf: texture_2d<f32>;     // t0: R32_FLOAT, 4×4, 2 mips
+@group(0) @binding(0) var samplers: binding_array<sampler, 2>;
+@group(0) @binding(0) var<storage, read_write> out: array<f32>;
+
+@compute @workgroup_size(1)
+fn main() {
+    // (0.5, 0.5) of mip 0 blends texels 1–2 on each axis; of mip 1 (2×2), all four.
+    out[0] = textureSampleLevel(tf, samplers[0], vec2(0.5, 0.5), 0.0).x;
+    out[1] = textureSampleLevel(tf, samplers[0], vec2(0.5, 0.5), 1.0).x;
+    out[2] = textureSampleLevel(tf, samplers[1], vec2(0.5, 0.5), 0.0).x;
+    out[3] = textureSampleLevel(tf, samplers[1], vec2(0.5, 0.5), 1.0).x;
+}
+"#;
+
+#[test]
+fn minimum_and_maximum_samplers_reduce_the_texels_a_linear_filter_blends() {
+    // Values that put neither extreme at a corner of the footprint's blend.
+    let mip0 = |x: usize, y: usize| ((x * 7 + y * 13) % 16) as f32;
+    let mip1 = |x: usize, y: usize| [[5.0f32, -3.0], [9.0, 2.5]][y][x];
+    for (name, ctx) in kernel_contexts() {
+        let d = &ctx.device;
+        let t = ctx.texture(&ResourceDesc::tex2d(Format::R32Float, 4, 4).with_mips(2), BarrierLayout::Common);
+        ctx.upload_subresource(&t, 0, &(0..16).flat_map(|i| mip0(i % 4, i / 4).to_le_bytes()).collect::<Vec<u8>>());
+        ctx.upload_subresource(&t, 1, &(0..4).flat_map(|i| mip1(i % 2, i / 2).to_le_bytes()).collect::<Vec<u8>>());
+        let views = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 1).unwrap();
+        d.create_shader_resource_view(&t, TextureViewDesc::texture_2d(), &views.handle(0)).unwrap();
+        let samplers = d.create_shader_visible_descriptor_heap(DescriptorHeapType::Sampler, 2).unwrap();
+        for (i, reduction) in [FilterReduction::Minimum, FilterReduction::Maximum].into_iter().enumerate() {
+            let filter = Filter {
+                min: FilterType::Linear,
+                mag: FilterType::Linear,
+                mip: FilterType::Point,
+                anisotropic: false,
+                reduction,
+            };
+            let desc = SamplerDesc { filter, address: [AddressMode::Clamp; 3], ..Default::default() };
+            d.create_sampler(&desc, &samplers.handle(i as u32)).unwrap();
+        }
+        let root = d
+            .create_root_signature(&RootSignatureDesc::new(vec![
+                RootParameter::table(vec![DescriptorRange::new(RegisterClass::Srv, 1, 0)]),
+                RootParameter::table(vec![DescriptorRange::new(RegisterClass::Sampler, 2, 0)]),
+                RootParameter::uav(0),
+            ]))
+            .unwrap();
+        let source = format!("enable wgpu_binding_array;\n{REDUCTIONS}");
+        let pso = pipeline(d, &root, &Arc::new(ShaderModule::from_wgsl(&source).unwrap()), "main").unwrap();
+        let out = uav_buffer(&ctx, &[0; 4 * 4]);
+        let mut l = ctx.list(CommandListType::Direct);
+        l.set_compute_root_signature(&root);
+        l.set_pipeline_state(&pso);
+        l.set_descriptor_heaps(&[&views, &samplers]);
+        l.set_compute_root_descriptor_table(0, &views.gpu_handle(0).unwrap());
+        l.set_compute_root_descriptor_table(1, &samplers.gpu_handle(0).unwrap());
+        l.set_compute_root_unordered_access_view(2, out.gpu_address(0));
+        l.dispatch(1, 1, 1);
+        if let Err(e) = l.close() {
+            // Only a Vulkan device without `samplerFilterMinmax` may refuse, and says so.
+            assert_eq!((name, e.code), ("vulkan", ErrorCode::Unsupported), "{e:?}");
+            assert!(e.text.contains("samplerFilterMinmax"), "{}", e.text);
+            continue;
+        }
+        let q = ctx.queue(CommandListType::Direct);
+        q.execute_command_lists(&[&l]).unwrap();
+        q.wait_idle(std::time::Duration::from_secs(30)).unwrap();
+        let got = f32s(&ctx.read_buffer(&out));
+        let footprint0 = [mip0(1, 1), mip0(2, 1), mip0(1, 2), mip0(2, 2)];
+        let footprint1 = [mip1(0, 0), mip1(1, 0), mip1(0, 1), mip1(1, 1)];
+        let least = |f: [f32; 4]| f.into_iter().fold(f32::INFINITY, f32::min);
+        let most = |f: [f32; 4]| f.into_iter().fold(f32::NEG_INFINITY, f32::max);
+        assert_eq!(got, [least(footprint0), least(footprint1), most(footprint0), most(footprint1)], "{name}");
+    }
+}

@@ -8,6 +8,10 @@
 //! once, per axis. Weights are kept at full precision (a GPU keeps at least 8 bits of them, so
 //! results differ from one by up to 1/256 of the distance between the texels blended).
 //!
+//! A minimum or maximum reduction (`D3D12_FILTER_MINIMUM_*`, `_MAXIMUM_*`) takes, per
+//! component, the least or greatest of the texels the filter would blend with a weight above
+//! 0, across both mips where a linear mip filter blends two.
+//!
 //! A constant texel offset (`textureSampleLevel(t, s, uv, level, vec2(1, -2))`, HLSL's
 //! `offset` argument) moves the texel indices of every mip sampled by that many texels per
 //! axis before addressing, as D3D11.3 section 7.18.4 puts it.
@@ -19,7 +23,7 @@
 use super::engine::{Engine, Frame};
 use super::texture::Texture;
 use super::value::{zeroed, Region, Val};
-use asyncmd_types::{decode_texel, AddressMode, FilterType, SamplerDesc};
+use asyncmd_types::{decode_texel, AddressMode, FilterReduction, FilterType, SamplerDesc};
 use naga::Handle;
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
@@ -110,6 +114,7 @@ fn sample_mip(
     }
     let corners = if linear { 1usize << dims } else { 1 };
     let mut out = [0.0f32; 4];
+    let mut first = true;
     for c in 0..corners {
         let mut weight = 1.0f32;
         let mut xyz = [Some(0u32); 3];
@@ -122,11 +127,24 @@ fn sample_mip(
             continue;
         }
         let t = fetch(tex, bytes, xyz, slice, mip, s.border_color);
-        for (o, v) in out.iter_mut().zip(t) {
-            *o += weight * v;
+        match s.filter.reduction {
+            FilterReduction::Minimum | FilterReduction::Maximum if first => out = t,
+            FilterReduction::Minimum => out = std::array::from_fn(|c| out[c].min(t[c])),
+            FilterReduction::Maximum => out = std::array::from_fn(|c| out[c].max(t[c])),
+            _ => out.iter_mut().zip(t).for_each(|(o, v)| *o += weight * v),
         }
+        first = false;
     }
     out
+}
+
+/// Two mips' values blended `f` of the way to the second, or (min/max reductions) reduced.
+fn between_mips(reduction: FilterReduction, a: [f32; 4], b: [f32; 4], f: f32) -> [f32; 4] {
+    match reduction {
+        FilterReduction::Minimum => std::array::from_fn(|c| a[c].min(b[c])),
+        FilterReduction::Maximum => std::array::from_fn(|c| a[c].max(b[c])),
+        _ => std::array::from_fn(|c| a[c] * (1.0 - f) + b[c] * f),
+    }
 }
 
 impl Engine<'_, '_, '_> {
@@ -219,7 +237,7 @@ impl Engine<'_, '_, '_> {
                 let a = sample_mip(&at, linear, uvw, offset, dims, layer, m0 as u32);
                 if f > 0.0 {
                     let b = sample_mip(&at, linear, uvw, offset, dims, layer, (m0 as u32 + 1).min(q as u32));
-                    std::array::from_fn(|c| a[c] * (1.0 - f) + b[c] * f)
+                    between_mips(s.filter.reduction, a, b, f)
                 } else {
                     a
                 }

@@ -217,8 +217,8 @@ fn view_fits(b: &asyncmd_shader::ShaderBinding, view: &BoundView) -> std::result
             }
         }
         (BindingKind::Sampler { comparison }, BoundView::Sampler(desc)) => {
-            if comparison || desc.filter.reduction != asyncmd_types::FilterReduction::Standard {
-                return Err("comparison and min/max samplers are not supported yet".into());
+            if comparison || desc.filter.reduction == asyncmd_types::FilterReduction::Comparison {
+                return Err("comparison samplers are not supported yet".into());
             }
             Ok(())
         }
