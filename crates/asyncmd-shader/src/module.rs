@@ -71,8 +71,9 @@ const ARRAYS: Capabilities = Capabilities::TEXTURE_AND_SAMPLER_BINDING_ARRAY
     .union(Capabilities::BUFFER_BINDING_ARRAY)
     .union(Capabilities::STORAGE_BUFFER_BINDING_ARRAY);
 /// What modules may use: naga's capabilities the validator allows (push constants, arrays of
-/// descriptors); a device compiling a module it changed validates it with these too.
-pub const CAPABILITIES: Capabilities = Capabilities::IMMEDIATES.union(ARRAYS).union(NON_UNIFORM);
+/// descriptors, cube arrays); a device compiling a module it changed validates it with these too.
+pub const CAPABILITIES: Capabilities =
+    Capabilities::IMMEDIATES.union(ARRAYS).union(NON_UNIFORM).union(Capabilities::CUBE_ARRAY_TEXTURES);
 /// Indexing arrays of textures and samplers with a value that differs between threads.
 const NON_UNIFORM: Capabilities = Capabilities::TEXTURE_AND_SAMPLER_BINDING_ARRAY_NON_UNIFORM_INDEXING
     .union(Capabilities::STORAGE_TEXTURE_BINDING_ARRAY_NON_UNIFORM_INDEXING);

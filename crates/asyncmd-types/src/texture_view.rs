@@ -16,10 +16,15 @@ pub enum TextureViewDimension {
     Texture2DArray,
     /// A 3D texture (`texture_3d`, `Texture3D`).
     Texture3D,
+    /// Six slices of a square 2D texture array as the faces of a cube, +X, −X, +Y, −Y, +Z, −Z
+    /// (`texture_cube`, `TextureCube`); shader resource views only.
+    TextureCube,
+    /// Cubes of six slices each (`texture_cube_array`, `TextureCubeArray`).
+    TextureCubeArray,
 }
 
 impl TextureViewDimension {
-    /// The shader's dimensions (1, 2 or 3) and whether it indexes slices.
+    /// The shader's dimensions (1, 2 or 3; 4 for a cube) and whether it indexes slices (cubes).
     pub fn shape(self) -> (u8, bool) {
         match self {
             Self::Texture1D => (1, false),
@@ -27,7 +32,14 @@ impl TextureViewDimension {
             Self::Texture2D => (2, false),
             Self::Texture2DArray => (2, true),
             Self::Texture3D => (3, false),
+            Self::TextureCube => (4, false),
+            Self::TextureCubeArray => (4, true),
         }
+    }
+
+    /// Whether it views cubes.
+    pub fn is_cube(self) -> bool {
+        matches!(self, Self::TextureCube | Self::TextureCubeArray)
     }
 }
 
@@ -93,7 +105,9 @@ impl TextureViewDesc {
         use TextureViewDimension as D;
         let fits = match self.dimension {
             D::Texture1D | D::Texture1DArray => res.dimension == ResourceDimension::Texture1D,
-            D::Texture2D | D::Texture2DArray => res.dimension == ResourceDimension::Texture2D,
+            D::Texture2D | D::Texture2DArray | D::TextureCube | D::TextureCubeArray => {
+                res.dimension == ResourceDimension::Texture2D
+            }
             D::Texture3D => res.dimension == ResourceDimension::Texture3D,
         };
         if !fits {
@@ -145,6 +159,31 @@ impl TextureViewDesc {
             }
             n => n,
         };
+        if self.dimension.is_cube() {
+            // D3D12: a cube's faces are six slices of a square texture, read by shaders only.
+            if uav {
+                return Err("a cube view is a shader resource view: view the faces as a 2D array".into());
+            }
+            if res.width != u64::from(res.height) {
+                return Err(format!("a cube's faces are square; the texture is {}×{}", res.width, res.height));
+            }
+            let cubes = match (self.dimension, self.slice_count) {
+                (D::TextureCube, u32::MAX) => 1,
+                (D::TextureCubeArray, u32::MAX) => (slices - self.first_slice) / 6,
+                (_, n) if n % 6 == 0 => n / 6,
+                (_, n) => return Err(format!("{n} slices are not whole cubes of six faces")),
+            };
+            if cubes == 0 || (self.dimension == D::TextureCube && cubes != 1) {
+                return Err(format!("a {:?} view spans {} cubes", self.dimension, cubes));
+            }
+            if u64::from(self.first_slice) + 6 * u64::from(cubes) > u64::from(slices) {
+                return Err(format!(
+                    "{cubes} cubes from slice {} are not within the {slices} slices",
+                    self.first_slice
+                ));
+            }
+            return Ok(self.resolved(format, mip_count, self.first_slice, 6 * cubes));
+        }
         if matches!(self.dimension, D::Texture1D | D::Texture2D) && slice_count != 1 {
             return Err(format!("a {:?} view spans one slice, not {slice_count}: use an array view", self.dimension));
         }

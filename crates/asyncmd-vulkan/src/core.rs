@@ -38,6 +38,8 @@ pub(crate) struct Features {
     /// Arrays of sampled and storage images and samplers indexed by any value (Vulkan 1.2's
     /// `shader*ArrayNonUniformIndexing`).
     pub(crate) array_non_uniform_indexing: bool,
+    /// Views of cube arrays (`imageCubeArray`).
+    pub(crate) cube_arrays: bool,
     /// Minimum and maximum sampler reductions (Vulkan 1.2's `samplerFilterMinmax`).
     pub(crate) sampler_minmax: bool,
     /// Descriptors one push may write (`maxPushDescriptors`).
@@ -186,6 +188,7 @@ impl Core {
                 && f12.shader_sampled_image_array_non_uniform_indexing != 0
                 && f12.shader_storage_image_array_non_uniform_indexing != 0,
             sampler_minmax: f12.sampler_filter_minmax != 0,
+            cube_arrays: base.image_cube_array != 0,
             max_push_descriptors: push.max_push_descriptors,
         };
         let mut unique: Vec<u32> = vec![families.direct, families.compute, families.copy];
@@ -226,6 +229,7 @@ impl Core {
             pipeline_statistics_query: features.pipeline_statistics as u32,
             occlusion_query_precise: features.occlusion_precise as u32,
             independent_blend: base.independent_blend,
+            image_cube_array: features.cube_arrays as u32,
             sample_rate_shading: base.sample_rate_shading,
             fragment_stores_and_atomics: base.fragment_stores_and_atomics,
             shader_int64: base.shader_int64,

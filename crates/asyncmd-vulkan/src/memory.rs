@@ -158,6 +158,15 @@ impl VkResource {
         if !desc.format.has_depth() && group != desc.format || desc.format.is_typeless() {
             flags |= vk::ImageCreateFlags::MUTABLE_FORMAT;
         }
+        // Any square 2D texture of six slices or more may be viewed as cubes, as vkd3d-proton
+        // makes them.
+        if desc.dimension == ResourceDimension::Texture2D
+            && desc.width == u64::from(desc.height)
+            && desc.array_size() >= 6
+            && desc.sample_desc.count <= 1
+        {
+            flags |= vk::ImageCreateFlags::CUBE_COMPATIBLE;
+        }
         if desc.dimension == ResourceDimension::Texture3D && desc.flags.contains(ResourceFlags::ALLOW_RENDER_TARGET) {
             // Render-target views of 3D textures select depth slices as array layers.
             flags |= vk::ImageCreateFlags::TYPE_2D_ARRAY_COMPATIBLE;

@@ -144,16 +144,19 @@ pub(crate) fn compile(
                         vk::DescriptorType::UNIFORM_BUFFER
                     }
                     asyncmd_shader::BindingKind::Buffer { .. } => vk::DescriptorType::STORAGE_BUFFER,
-                    asyncmd_shader::BindingKind::Texture { dim: 1..=3, multisampled: false, .. } => {
+                    asyncmd_shader::BindingKind::Texture { dim: 4, arrayed: true, .. }
+                        if !core.features.cube_arrays =>
+                    {
+                        return Err(unsupported("cube arrays on a device without imageCubeArray"))
+                    }
+                    asyncmd_shader::BindingKind::Texture { dim: 1..=4, multisampled: false, .. } => {
                         if b.class == RegisterClass::Uav {
                             vk::DescriptorType::STORAGE_IMAGE
                         } else {
                             vk::DescriptorType::SAMPLED_IMAGE
                         }
                     }
-                    asyncmd_shader::BindingKind::Texture { .. } => {
-                        return Err(unsupported("cube and multisampled textures"))
-                    }
+                    asyncmd_shader::BindingKind::Texture { .. } => return Err(unsupported("multisampled textures")),
                     asyncmd_shader::BindingKind::Sampler { comparison: false } => vk::DescriptorType::SAMPLER,
                     asyncmd_shader::BindingKind::Sampler { .. } => return Err(unsupported("comparison samplers")),
                 };

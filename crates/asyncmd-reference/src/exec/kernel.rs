@@ -151,5 +151,6 @@ fn texture_of(r: &RefResource, view: &TextureView, buffer: usize) -> Option<Text
             subs.push(Sub { start: usize::try_from(start).ok()?, size: [width, height, depth], row, plane });
         }
     }
-    Some(Texture { buffer, format: view.format, bytes, mips: view.mip_count, slices: slices.len() as u32, subs })
+    let cube = view.dimension.is_cube();
+    Some(Texture { buffer, format: view.format, bytes, mips: view.mip_count, slices: slices.len() as u32, cube, subs })
 }

@@ -13,6 +13,7 @@
 //! dispatch's deadline stops the kernel ([`engine::Hung`]): the device is then removed.
 
 mod compact;
+mod cube;
 mod engine;
 mod eval;
 mod layout;
@@ -113,9 +114,9 @@ impl Program {
         for b in &info.bindings {
             match b.kind {
                 asyncmd_shader::BindingKind::Buffer { .. } => {}
-                asyncmd_shader::BindingKind::Texture { dim: 1..=3, multisampled: false, .. } => {}
+                asyncmd_shader::BindingKind::Texture { dim: 1..=4, multisampled: false, .. } => {}
                 asyncmd_shader::BindingKind::Texture { .. } => {
-                    return Err(unsupported(format!("cube or multisampled textures (`{}`)", b.name)))
+                    return Err(unsupported(format!("multisampled textures (`{}`)", b.name)))
                 }
                 asyncmd_shader::BindingKind::Sampler { comparison: false } => {}
                 asyncmd_shader::BindingKind::Sampler { .. } => {

@@ -51,7 +51,14 @@ fn address(mode: AddressMode, i: i64, size: u32) -> Option<u32> {
 }
 
 /// The texel at `xyz` of `mip` and `slice` as floats; the border colour outside.
-fn fetch(tex: &Texture, bytes: &[AtomicU8], xyz: [Option<u32>; 3], slice: u32, mip: u32, border: [f32; 4]) -> [f32; 4] {
+pub(crate) fn fetch(
+    tex: &Texture,
+    bytes: &[AtomicU8],
+    xyz: [Option<u32>; 3],
+    slice: u32,
+    mip: u32,
+    border: [f32; 4],
+) -> [f32; 4] {
     let [Some(x), Some(y), Some(z)] = xyz else { return border };
     let Some(at) = tex.at([x, y, z], slice, mip) else { return [0.0; 4] };
     let Some(texel) = bytes.get(at..at + tex.bytes) else { return [0.0; 4] };
@@ -62,7 +69,13 @@ fn fetch(tex: &Texture, bytes: &[AtomicU8], xyz: [Option<u32>; 3], slice: u32, m
 
 /// The texel at `xyz` of `mip` and `slice` as its format decodes it, in words (float bits for
 /// float formats); the border colour's bits outside.
-fn fetch_words(tex: &Texture, bytes: &[AtomicU8], xyz: [Option<u32>; 3], slice: u32, border: [f32; 4]) -> [u32; 4] {
+pub(crate) fn fetch_words(
+    tex: &Texture,
+    bytes: &[AtomicU8],
+    xyz: [Option<u32>; 3],
+    slice: u32,
+    border: [f32; 4],
+) -> [u32; 4] {
     let [Some(x), Some(y), Some(z)] = xyz else { return border.map(f32::to_bits) };
     let Some(at) = tex.at([x, y, z], slice, 0) else { return [0; 4] };
     let Some(texel) = bytes.get(at..at + tex.bytes) else { return [0; 4] };
@@ -80,10 +93,35 @@ pub(crate) struct At {
 }
 
 /// A texture's texels and the sampler that reads them.
-struct Sampled<'a> {
-    tex: &'a Texture,
-    bytes: &'a [AtomicU8],
-    s: &'a SamplerDesc,
+pub(crate) struct Sampled<'a> {
+    pub(crate) tex: &'a Texture,
+    pub(crate) bytes: &'a [AtomicU8],
+    pub(crate) s: &'a SamplerDesc,
+}
+
+/// The texels of a footprint combined: weighted, or (min/max reductions) reduced.
+pub(crate) struct Blend {
+    reduction: FilterReduction,
+    pub(crate) out: [f32; 4],
+    first: bool,
+}
+
+impl Blend {
+    pub(crate) fn new(reduction: FilterReduction) -> Self {
+        Self { reduction, out: [0.0; 4], first: true }
+    }
+
+    /// Adds a texel of weight `weight` (above 0).
+    pub(crate) fn add(&mut self, weight: f32, t: [f32; 4]) {
+        let out = &mut self.out;
+        match self.reduction {
+            FilterReduction::Minimum | FilterReduction::Maximum if self.first => *out = t,
+            FilterReduction::Minimum => *out = std::array::from_fn(|c| out[c].min(t[c])),
+            FilterReduction::Maximum => *out = std::array::from_fn(|c| out[c].max(t[c])),
+            _ => out.iter_mut().zip(t).for_each(|(o, v)| *o += weight * v),
+        }
+        self.first = false;
+    }
 }
 
 /// The filtered value of one mip at normalized coordinates `uvw` (`dims` of them used).
@@ -113,8 +151,7 @@ fn sample_mip(
         };
     }
     let corners = if linear { 1usize << dims } else { 1 };
-    let mut out = [0.0f32; 4];
-    let mut first = true;
+    let mut blend = Blend::new(s.filter.reduction);
     for c in 0..corners {
         let mut weight = 1.0f32;
         let mut xyz = [Some(0u32); 3];
@@ -126,16 +163,9 @@ fn sample_mip(
         if weight == 0.0 {
             continue;
         }
-        let t = fetch(tex, bytes, xyz, slice, mip, s.border_color);
-        match s.filter.reduction {
-            FilterReduction::Minimum | FilterReduction::Maximum if first => out = t,
-            FilterReduction::Minimum => out = std::array::from_fn(|c| out[c].min(t[c])),
-            FilterReduction::Maximum => out = std::array::from_fn(|c| out[c].max(t[c])),
-            _ => out.iter_mut().zip(t).for_each(|(o, v)| *o += weight * v),
-        }
-        first = false;
+        blend.add(weight, fetch(tex, bytes, xyz, slice, mip, s.border_color));
     }
-    out
+    blend.out
 }
 
 /// Two mips' values blended `f` of the way to the second, or (min/max reductions) reduced.
@@ -178,6 +208,23 @@ impl Engine<'_, '_, '_> {
         let w = if uniform { 1 } else { n };
         let c = component as usize;
         let mut data = zeroed(4 * w);
+        if tex.cube {
+            // The footprint of mip 0 on the face the direction picks, seamless (`cube.rs`).
+            let at = Sampled { tex, bytes, s: &s };
+            let size = f64::from(sub.size[0]);
+            let cubes = tex.slices / 6;
+            for l in 0..w {
+                let dir = std::array::from_fn(|a| f64::from(f32::from_bits(coords.get(a, l, n))));
+                let (face, u, v) = super::cube::face_of(dir);
+                let (i, j) = ((u * size - 0.5).floor() as i64, (v * size - 0.5).floor() as i64);
+                let raw = slice.as_ref().map_or(0, |v| v.get(0, l, n));
+                let cube = if signed && (raw as i32) < 0 { 0 } else { raw.min(cubes.saturating_sub(1)) };
+                for (k, ij) in [[i, j + 1], [i + 1, j + 1], [i + 1, j], [i, j]].into_iter().enumerate() {
+                    data[k * w + l] = super::cube::texel_words(&at, 6 * cube, face, ij)[c];
+                }
+            }
+            return Val { comps: 4, uniform, data };
+        }
         for l in 0..w {
             let corner = |a: usize| {
                 let u = f64::from(f32::from_bits(coords.get(a, l, n))) * f64::from(sub.size[a]) - 0.5;
@@ -220,11 +267,20 @@ impl Engine<'_, '_, '_> {
         let q = tex.mips.saturating_sub(1) as f32;
         let at = Sampled { tex, bytes, s: &s };
         let mut data = zeroed(4 * w);
+        // A cube array's index picks a cube of six slices.
+        let (layers, per_layer) = if tex.cube { (tex.slices / 6, 6) } else { (tex.slices, 1) };
+        let one_mip = |linear: bool, uvw: [f32; 3], layer: u32, mip: u32| {
+            if tex.cube {
+                super::cube::sample(&at, linear, uvw, layer * per_layer, mip)
+            } else {
+                sample_mip(&at, linear, uvw, offset, dims, layer, mip)
+            }
+        };
         for l in 0..w {
             let uvw = std::array::from_fn(|a| if a < dims { f32::from_bits(coords.get(a, l, n)) } else { 0.0 });
             // An integer slice, clamped to the view's.
             let raw = slice.as_ref().map_or(0, |v| v.get(0, l, n));
-            let layer = if signed && (raw as i32) < 0 { 0 } else { raw.min(tex.slices.saturating_sub(1)) };
+            let layer = if signed && (raw as i32) < 0 { 0 } else { raw.min(layers.saturating_sub(1)) };
             let given = lod.as_ref().map_or(0.0, |v| f32::from_bits(v.get(0, l, n)));
             let lod = (given + s.mip_lod_bias).clamp(s.min_lod, s.max_lod.max(s.min_lod));
             let minify = lod > 0.0;
@@ -234,15 +290,15 @@ impl Engine<'_, '_, '_> {
             let texel = if s.filter.anisotropic || s.filter.mip == FilterType::Linear {
                 let m0 = d.floor();
                 let f = d - m0;
-                let a = sample_mip(&at, linear, uvw, offset, dims, layer, m0 as u32);
+                let a = one_mip(linear, uvw, layer, m0 as u32);
                 if f > 0.0 {
-                    let b = sample_mip(&at, linear, uvw, offset, dims, layer, (m0 as u32 + 1).min(q as u32));
+                    let b = one_mip(linear, uvw, layer, (m0 as u32 + 1).min(q as u32));
                     between_mips(s.filter.reduction, a, b, f)
                 } else {
                     a
                 }
             } else {
-                sample_mip(&at, linear, uvw, offset, dims, layer, (d + 0.5).floor() as u32)
+                one_mip(linear, uvw, layer, (d + 0.5).floor() as u32)
             };
             for (c, v) in texel.iter().enumerate() {
                 data[c * w + l] = v.to_bits();

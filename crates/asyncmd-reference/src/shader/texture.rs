@@ -39,6 +39,8 @@ pub(crate) struct Texture {
     pub(crate) bytes: usize,
     pub(crate) mips: u32,
     pub(crate) slices: u32,
+    /// A cube view: its slices are faces, six a cube.
+    pub(crate) cube: bool,
     /// Each mip of each slice, mip-major (`mip * slices + slice`).
     pub(crate) subs: Vec<Sub>,
 }
@@ -323,7 +325,8 @@ impl<'e> Engine<'_, 'e, '_> {
         let Some(tex) = self.texture(fr, image) else { return Val::zeros(comps) };
         match query {
             naga::ImageQuery::NumLevels => Val::uniform(vec![tex.mips]),
-            naga::ImageQuery::NumLayers => Val::uniform(vec![tex.slices]),
+            // A cube array's layers are its cubes.
+            naga::ImageQuery::NumLayers => Val::uniform(vec![if tex.cube { tex.slices / 6 } else { tex.slices }]),
             naga::ImageQuery::NumSamples => Val::uniform(vec![1]),
             naga::ImageQuery::Size { .. } => {
                 let uniform = level.as_ref().is_none_or(|v| v.uniform);

@@ -197,6 +197,8 @@ fn texture_view(res: &crate::memory::VkResource, view: &asyncmd_types::TextureVi
         D::Texture2D => T::TYPE_2D,
         D::Texture2DArray => T::TYPE_2D_ARRAY,
         D::Texture3D => T::TYPE_3D,
+        D::TextureCube => T::CUBE,
+        D::TextureCubeArray => T::CUBE_ARRAY,
     };
     // A 3D view spans the whole depth: one layer.
     let (first, count) = if ty == T::TYPE_3D { (0, 1) } else { (view.first_slice, view.slice_count) };
