@@ -4,7 +4,8 @@
 use crate::module::ShaderStage;
 use crate::reflect::{BindingKind, EntryPointInfo, ShaderBinding};
 use asyncmd_types::{
-    range_offsets, RegisterClass, RootParameter, RootSignatureDesc, ShaderVisibility, DESCRIPTOR_RANGE_UNBOUNDED,
+    range_offsets, FilterReduction, RegisterClass, RootParameter, RootSignatureDesc, ShaderVisibility,
+    DESCRIPTOR_RANGE_UNBOUNDED,
 };
 
 /// Where one binding's descriptor comes from.
@@ -156,6 +157,16 @@ fn source_of(stage: ShaderStage, b: &ShaderBinding, root: &RootSignatureDesc) ->
         if let Some(index) = found {
             if b.count != 1 {
                 return Err(format!("{} is an array of samplers; a static sampler is one", what()));
+            }
+            // A comparison read needs a comparison filter, and a plain read a plain one.
+            let compares = root.static_samplers[index].desc.filter.reduction == FilterReduction::Comparison;
+            if matches!(b.kind, BindingKind::Sampler { comparison } if comparison != compares) {
+                return Err(format!(
+                    "{} is a {} sampler, and static sampler {index} {} a comparison filter",
+                    what(),
+                    if compares { "plain" } else { "comparison" },
+                    if compares { "has" } else { "has no" }
+                ));
             }
             return Ok(BindingSource::StaticSampler { index });
         }

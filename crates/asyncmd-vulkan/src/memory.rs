@@ -153,7 +153,9 @@ impl VkResource {
         let mut usage = image_usage(desc);
         let mut flags = vk::ImageCreateFlags::empty();
         // The app's kernels read textures through sampled views unless the flags deny it.
-        let sampled = !desc.flags.contains(ResourceFlags::DENY_SHADER_RESOURCE) && !desc.format.has_depth();
+        // Depth textures too, single-sampled: kernels read them through depth-aspect views.
+        let sampled =
+            !desc.flags.contains(ResourceFlags::DENY_SHADER_RESOURCE) && (!desc.format.has_depth() || !desc.is_msaa());
         let group = desc.format.info().typeless;
         if !desc.format.has_depth() && group != desc.format || desc.format.is_typeless() {
             flags |= vk::ImageCreateFlags::MUTABLE_FORMAT;

@@ -41,8 +41,8 @@ fn border(rgba: [f32; 4]) -> Result<vk::BorderColor> {
 
 impl Core {
     /// The sampler of `desc`. Anisotropic filters filter linearly (the device enables no
-    /// anisotropy); comparison, min/max reductions without `samplerFilterMinmax`, `MIRROR_ONCE`
-    /// and border colours other than D3D12's three static ones are `Unsupported`.
+    /// anisotropy); min/max reductions without `samplerFilterMinmax`, `MIRROR_ONCE` and border
+    /// colours other than D3D12's three static ones are `Unsupported`.
     pub(crate) fn sampler(&self, desc: &SamplerDesc) -> Result<vk::Sampler> {
         let mut cache = self.samplers.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(s) = cache.get(desc) {
@@ -51,7 +51,7 @@ impl Core {
         use asyncmd_types::FilterReduction as R;
         let reduction = match desc.filter.reduction {
             R::Standard => None,
-            R::Comparison => return Err(unsupported("with comparison".into())),
+            R::Comparison => None,
             R::Minimum | R::Maximum if !self.features.sampler_minmax => {
                 return Err(unsupported("with min/max reduction on a device without samplerFilterMinmax".into()))
             }
@@ -76,6 +76,9 @@ impl Core {
             .border_color(border(desc.border_color)?);
         if reduction.is_some() {
             info = info.push_next(&mut reduce);
+        }
+        if desc.filter.reduction == R::Comparison {
+            info = info.compare_enable(true).compare_op(crate::conv::compare(desc.comparison));
         }
         // SAFETY: valid create info; the sampler is destroyed with the device (`Core::drop`).
         let s = unsafe { self.device.create_sampler(&info, None) }

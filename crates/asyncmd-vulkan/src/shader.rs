@@ -157,8 +157,7 @@ pub(crate) fn compile(
                         }
                     }
                     asyncmd_shader::BindingKind::Texture { .. } => return Err(unsupported("multisampled textures")),
-                    asyncmd_shader::BindingKind::Sampler { comparison: false } => vk::DescriptorType::SAMPLER,
-                    asyncmd_shader::BindingKind::Sampler { .. } => return Err(unsupported("comparison samplers")),
+                    asyncmd_shader::BindingKind::Sampler { .. } => vk::DescriptorType::SAMPLER,
                 };
                 var.binding = Some(naga::ResourceBinding { group: 0, binding: descriptors.len() as u32 });
                 descriptors.push((source, ty));
@@ -182,9 +181,6 @@ pub(crate) fn compile(
                 let Some(s) = root.static_samplers.get(index) else {
                     return Err(unsupported("a static sampler the root signature does not hold"));
                 };
-                if matches!(b.kind, asyncmd_shader::BindingKind::Sampler { comparison: true }) {
-                    return Err(unsupported("comparison samplers"));
-                }
                 let sampler = core.sampler(&asyncmd_types::SamplerDesc { border_color: s.border.rgba(), ..s.desc })?;
                 var.binding = Some(naga::ResourceBinding { group: 0, binding: descriptors.len() as u32 });
                 descriptors.push((Source::Static(sampler), vk::DescriptorType::SAMPLER));

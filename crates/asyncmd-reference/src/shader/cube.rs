@@ -105,7 +105,7 @@ pub(crate) fn sample(at: &Sampled, linear: bool, dir: [f32; 3], face_slice: u32,
     let Some(sub) = at.tex.subs.get(mip as usize * at.tex.slices as usize) else { return [0.0; 4] };
     let n = f64::from(sub.size[0]);
     let (face, s, t) = face_of(dir.map(f64::from));
-    let mut blend = Blend::new(at.s.filter.reduction);
+    let mut blend = Blend::new(at);
     if !linear {
         let k = |u: f64| ((u * n).floor() as i64).clamp(0, n as i64 - 1);
         blend.add(1.0, texel(at, face_slice, face, [k(s), k(t)], mip));

@@ -158,16 +158,22 @@ impl Engine<'_, '_, '_> {
                 self.per_element(fr, &[image], |e, fr| e.image_query(fr, h, image, query))
             }
             &E::ImageSample { image, sampler, gather: Some(c), coordinate, array_index, offset, .. } => {
-                let at = super::sample::At { coordinate, array_index, offset: self.offset(fr, offset) };
+                let at =
+                    super::sample::At { coordinate, array_index, offset: self.offset(fr, offset), depth_ref: None };
                 self.per_element(fr, &[image, sampler], |e, fr| e.image_gather(fr, c, image, sampler, at))
             }
-            &E::ImageSample { image, sampler, coordinate, array_index, level, offset, .. } => {
+            &E::ImageSample { image, sampler, coordinate, array_index, level, offset, depth_ref, .. } => {
                 let level = match level {
                     naga::SampleLevel::Exact(l) => Some(l),
                     _ => None,
                 };
-                let at = super::sample::At { coordinate, array_index, offset: self.offset(fr, offset) };
-                self.per_element(fr, &[image, sampler], |e, fr| e.image_sample(fr, image, sampler, at, level))
+                let at = super::sample::At { coordinate, array_index, offset: self.offset(fr, offset), depth_ref };
+                let v = self.per_element(fr, &[image, sampler], |e, fr| e.image_sample(fr, image, sampler, at, level));
+                // A depth texture's read (and a comparison) is one float.
+                match self.ty(fr, h) {
+                    TypeInner::Scalar(_) => v.slice(0, 1, n),
+                    _ => v,
+                }
             }
             // Set by their statements; a result no lane produced reads 0.
             E::CallResult(_) | E::AtomicResult { .. } | E::WorkGroupUniformLoadResult { .. } => {

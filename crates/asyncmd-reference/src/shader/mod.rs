@@ -118,10 +118,7 @@ impl Program {
                 asyncmd_shader::BindingKind::Texture { .. } => {
                     return Err(unsupported(format!("multisampled textures (`{}`)", b.name)))
                 }
-                asyncmd_shader::BindingKind::Sampler { comparison: false } => {}
-                asyncmd_shader::BindingKind::Sampler { .. } => {
-                    return Err(unsupported(format!("comparison samplers (`{}`)", b.name)))
-                }
+                asyncmd_shader::BindingKind::Sampler { .. } => {}
             }
         }
         let mut shares_nothing = info.workgroup_bytes == 0;
@@ -345,13 +342,12 @@ fn check_expression(e: &naga::Expression) -> Result<()> {
         E::ImageSample {
             gather: None,
             level: naga::SampleLevel::Zero | naga::SampleLevel::Exact(_),
-            depth_ref: None,
             clamp_to_edge: false,
             ..
         } => return Ok(()),
         // A gather reads mip 0, with no filter and no level.
         E::ImageSample { gather: Some(_), depth_ref: None, clamp_to_edge: false, .. } => return Ok(()),
-        E::ImageSample { .. } => "sampling but at a given level or a gather, without comparisons",
+        E::ImageSample { .. } => "sampling but at a given level, gathers with a comparison",
         E::ImageLoad { .. } => "multisampled loads",
         E::Derivative { .. } => "derivatives",
         _ => "this expression",

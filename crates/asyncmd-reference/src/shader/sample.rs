@@ -23,7 +23,7 @@
 use super::engine::{Engine, Frame};
 use super::texture::Texture;
 use super::value::{zeroed, Region, Val};
-use asyncmd_types::{decode_texel, AddressMode, FilterReduction, FilterType, SamplerDesc};
+use asyncmd_types::{decode_texel, AddressMode, ComparisonFunc, FilterReduction, FilterType, SamplerDesc};
 use naga::Handle;
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
@@ -90,6 +90,8 @@ pub(crate) struct At {
     pub(crate) coordinate: Handle<naga::Expression>,
     pub(crate) array_index: Option<Handle<naga::Expression>>,
     pub(crate) offset: [i64; 3],
+    /// A comparison's reference value.
+    pub(crate) depth_ref: Option<Handle<naga::Expression>>,
 }
 
 /// A texture's texels and the sampler that reads them.
@@ -97,22 +99,46 @@ pub(crate) struct Sampled<'a> {
     pub(crate) tex: &'a Texture,
     pub(crate) bytes: &'a [AtomicU8],
     pub(crate) s: &'a SamplerDesc,
+    /// A comparison's reference value (`textureSampleCompareLevel`).
+    pub(crate) depth_ref: Option<f32>,
+}
+
+/// Whether `r` compared with texel value `t` by `f` passes (`r f t`, D3D's and Vulkan's order).
+fn passes(f: ComparisonFunc, r: f32, t: f32) -> bool {
+    match f {
+        ComparisonFunc::Never => false,
+        ComparisonFunc::Less => r < t,
+        ComparisonFunc::Equal => r == t,
+        ComparisonFunc::LessEqual => r <= t,
+        ComparisonFunc::Greater => r > t,
+        ComparisonFunc::NotEqual => r != t,
+        ComparisonFunc::GreaterEqual => r >= t,
+        ComparisonFunc::Always => true,
+    }
 }
 
 /// The texels of a footprint combined: weighted, or (min/max reductions) reduced.
 pub(crate) struct Blend {
     reduction: FilterReduction,
+    /// A comparison filter's function and reference value: each texel is 1 where it passes
+    /// and 0 where it fails, and those are blended.
+    compare: Option<(ComparisonFunc, f32)>,
     pub(crate) out: [f32; 4],
     first: bool,
 }
 
 impl Blend {
-    pub(crate) fn new(reduction: FilterReduction) -> Self {
-        Self { reduction, out: [0.0; 4], first: true }
+    pub(crate) fn new(at: &Sampled) -> Self {
+        let compare = at.depth_ref.map(|r| (at.s.comparison, r));
+        Self { reduction: at.s.filter.reduction, compare, out: [0.0; 4], first: true }
     }
 
     /// Adds a texel of weight `weight` (above 0).
     pub(crate) fn add(&mut self, weight: f32, t: [f32; 4]) {
+        let t = match self.compare {
+            Some((f, r)) => [f32::from(u8::from(passes(f, r, t[0]))); 4],
+            None => t,
+        };
         let out = &mut self.out;
         match self.reduction {
             FilterReduction::Minimum | FilterReduction::Maximum if self.first => *out = t,
@@ -134,7 +160,7 @@ fn sample_mip(
     slice: u32,
     mip: u32,
 ) -> [f32; 4] {
-    let Sampled { tex, bytes, s } = *at;
+    let Sampled { tex, bytes, s, .. } = *at;
     let Some(sub) = tex.subs.get(mip as usize * tex.slices as usize) else { return [0.0; 4] };
     // Per axis: the texel indices taken and their weights.
     let mut axes = [[(0i64, 1.0f32), (0, 0.0)]; 3];
@@ -151,7 +177,7 @@ fn sample_mip(
         };
     }
     let corners = if linear { 1usize << dims } else { 1 };
-    let mut blend = Blend::new(s.filter.reduction);
+    let mut blend = Blend::new(at);
     for c in 0..corners {
         let mut weight = 1.0f32;
         let mut xyz = [Some(0u32); 3];
@@ -192,7 +218,7 @@ impl Engine<'_, '_, '_> {
         component: naga::SwizzleComponent,
         image: Handle<naga::Expression>,
         sampler: Handle<naga::Expression>,
-        At { coordinate, array_index, offset }: At,
+        At { coordinate, array_index, offset, .. }: At,
     ) -> Val {
         let n = self.n;
         let coords = self.val(fr, coordinate);
@@ -210,7 +236,7 @@ impl Engine<'_, '_, '_> {
         let mut data = zeroed(4 * w);
         if tex.cube {
             // The footprint of mip 0 on the face the direction picks, seamless (`cube.rs`).
-            let at = Sampled { tex, bytes, s: &s };
+            let at = Sampled { tex, bytes, s: &s, depth_ref: None };
             let size = f64::from(sub.size[0]);
             let cubes = tex.slices / 6;
             for l in 0..w {
@@ -247,36 +273,44 @@ impl Engine<'_, '_, '_> {
         fr: &mut Frame,
         image: Handle<naga::Expression>,
         sampler: Handle<naga::Expression>,
-        At { coordinate, array_index, offset }: At,
+        At { coordinate, array_index, offset, depth_ref }: At,
         level: Option<Handle<naga::Expression>>,
     ) -> Val {
         let n = self.n;
         let coords = self.val(fr, coordinate);
         let slice = array_index.map(|a| self.val(fr, a));
         let lod = level.map(|l| self.val(fr, l));
+        let depth_ref = depth_ref.map(|r| self.val(fr, r));
         let Region::Binding(t) = self.ptr(fr, image).region else { return Val::zeros(4) };
         let Region::Binding(sb) = self.ptr(fr, sampler).region else { return Val::zeros(4) };
         let (Some(tex), Some(s)) = (self.mem.texture(t), self.mem.sampler(sb)) else { return Val::zeros(4) };
         let Some(bytes) = self.mem.buffer(tex.buffer) else { return Val::zeros(4) };
         let signed =
             slice.as_ref().is_some_and(|_| array_index.is_some_and(|a| self.kind(fr, a) == super::layout::Kind::I32));
-        let uniform =
-            coords.uniform && slice.as_ref().is_none_or(|v| v.uniform) && lod.as_ref().is_none_or(|v| v.uniform);
+        let uniform = coords.uniform
+            && slice.as_ref().is_none_or(|v| v.uniform)
+            && lod.as_ref().is_none_or(|v| v.uniform)
+            && depth_ref.as_ref().is_none_or(|v| v.uniform);
+        // A UNORM texture compares with the reference clamped to 0–1.
+        let unorm = tex.format.info().class == asyncmd_types::ComponentClass::Unorm;
         let w = if uniform { 1 } else { n };
         let dims = coords.comps.min(3);
         let q = tex.mips.saturating_sub(1) as f32;
-        let at = Sampled { tex, bytes, s: &s };
         let mut data = zeroed(4 * w);
         // A cube array's index picks a cube of six slices.
         let (layers, per_layer) = if tex.cube { (tex.slices / 6, 6) } else { (tex.slices, 1) };
-        let one_mip = |linear: bool, uvw: [f32; 3], layer: u32, mip: u32| {
+        let one_mip = |at: &Sampled, linear: bool, uvw: [f32; 3], layer: u32, mip: u32| {
             if tex.cube {
-                super::cube::sample(&at, linear, uvw, layer * per_layer, mip)
+                super::cube::sample(at, linear, uvw, layer * per_layer, mip)
             } else {
-                sample_mip(&at, linear, uvw, offset, dims, layer, mip)
+                sample_mip(at, linear, uvw, offset, dims, layer, mip)
             }
         };
         for l in 0..w {
+            let reference = depth_ref.as_ref().map(|r| f32::from_bits(r.get(0, l, n)));
+            let reference = reference.map(|r| if unorm { r.clamp(0.0, 1.0) } else { r });
+            let at = Sampled { tex, bytes, s: &s, depth_ref: reference };
+            let at = &at;
             let uvw = std::array::from_fn(|a| if a < dims { f32::from_bits(coords.get(a, l, n)) } else { 0.0 });
             // An integer slice, clamped to the view's.
             let raw = slice.as_ref().map_or(0, |v| v.get(0, l, n));
@@ -290,15 +324,15 @@ impl Engine<'_, '_, '_> {
             let texel = if s.filter.anisotropic || s.filter.mip == FilterType::Linear {
                 let m0 = d.floor();
                 let f = d - m0;
-                let a = one_mip(linear, uvw, layer, m0 as u32);
+                let a = one_mip(at, linear, uvw, layer, m0 as u32);
                 if f > 0.0 {
-                    let b = one_mip(linear, uvw, layer, (m0 as u32 + 1).min(q as u32));
+                    let b = one_mip(at, linear, uvw, layer, (m0 as u32 + 1).min(q as u32));
                     between_mips(s.filter.reduction, a, b, f)
                 } else {
                     a
                 }
             } else {
-                one_mip(linear, uvw, layer, (d + 0.5).floor() as u32)
+                one_mip(at, linear, uvw, layer, (d + 0.5).floor() as u32)
             };
             for (c, v) in texel.iter().enumerate() {
                 data[c * w + l] = v.to_bits();

@@ -202,6 +202,18 @@ fn texture_view(res: &crate::memory::VkResource, view: &asyncmd_types::TextureVi
     };
     // A 3D view spans the whole depth: one layer.
     let (first, count) = if ty == T::TYPE_3D { (0, 1) } else { (view.first_slice, view.slice_count) };
-    let key = (res.view_format(view.format), ty, view.first_mip, first, count, ash::vk::ImageAspectFlags::COLOR);
+    // A depth texture is viewed in its own format, through its depth aspect, or its stencil
+    // aspect for the formats that read stencil (`X24_TYPELESS_G8_UINT`, `X32_TYPELESS_G8X24_UINT`).
+    let (format, aspect) = if res.desc.format.has_depth() {
+        let stencil = matches!(
+            view.format,
+            asyncmd_types::Format::X24TypelessG8Uint | asyncmd_types::Format::X32TypelessG8X24Uint
+        );
+        let aspect = if stencil { ash::vk::ImageAspectFlags::STENCIL } else { ash::vk::ImageAspectFlags::DEPTH };
+        (res.view_format(asyncmd_types::Format::Unknown), aspect)
+    } else {
+        (res.view_format(view.format), ash::vk::ImageAspectFlags::COLOR)
+    };
+    let key = (format, ty, view.first_mip, first, count, aspect);
     res.view_of_mips(key, view.mip_count)
 }

@@ -217,8 +217,13 @@ fn view_fits(b: &asyncmd_shader::ShaderBinding, view: &BoundView) -> std::result
             }
         }
         (BindingKind::Sampler { comparison }, BoundView::Sampler(desc)) => {
-            if comparison || desc.filter.reduction == asyncmd_types::FilterReduction::Comparison {
-                return Err("comparison samplers are not supported yet".into());
+            let compares = desc.filter.reduction == asyncmd_types::FilterReduction::Comparison;
+            if comparison != compares {
+                return Err(format!(
+                    "the shader reads a {} sampler through a sampler {} a comparison filter",
+                    if comparison { "comparison" } else { "plain" },
+                    if compares { "with" } else { "without" }
+                ));
             }
             Ok(())
         }
