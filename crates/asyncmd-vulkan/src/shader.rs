@@ -237,7 +237,10 @@ pub(crate) fn compile(
             index: naga::proc::BoundsCheckPolicy::Restrict,
             buffer,
             image_load: policy,
-            binding_array: policy,
+            // naga cannot guard an access to an array of textures or samplers (a handle has no
+            // zero to read). D3D12 leaves an index past the end undefined; clamping it to the
+            // last element is what the reference device does.
+            binding_array: naga::proc::BoundsCheckPolicy::Restrict,
         },
         flags: naga::back::spv::WriterFlags::empty(),
         ..Default::default()
