@@ -1,7 +1,8 @@
 //! Kernels reading a depth texture through its R32_FLOAT shader resource view: loads, plain
 //! samples, and comparisons (`textureSampleCompareLevel`, HLSL's `SampleCmpLevelZero`), whose
 //! texels each become 1 where `reference <func> texel` holds and 0 where it fails before the
-//! filter blends them.
+//! filter blends them, and comparison gathers (`textureGatherCompare`, HLSL's `GatherCmp`), which
+//! give the four texels' comparisons unfiltered.
 
 mod common;
 
@@ -92,6 +93,63 @@ fn a_depth_texture_is_loaded_sampled_and_compared() {
         assert_eq!(got[2], passed as f32 / 4.0, "{name}: the linear comparison's share");
         assert_eq!(got[3], texel, "{name}: a plain sample");
         assert_eq!(got[4], depth(2, 3), "{name}: a load");
+    }
+}
+
+const GATHER: &str = r#"
+@group(0) @binding(0) var depth: texture_depth_2d;              // t0
+@group(0) @binding(0) var s_le: sampler_comparison;             // s0: point, LESS_EQUAL
+@group(0) @binding(1) var s_gt: sampler_comparison;             // s1: linear, GREATER
+@group(0) @binding(0) var<storage, read_write> out: array<vec4<f32>>; // u0
+
+@compute @workgroup_size(2)
+fn main(@builtin(local_invocation_index) t: u32) {
+    // (0.5, 0.5) is the corner of texels 1–2 on each axis; thread 1 compares with another value.
+    out[t] = textureGatherCompare(depth, s_le, vec2(0.5, 0.5), 0.4 + 0.2 * f32(t));
+    // The same corner moved by (-1, 1): texels 0–1 across, 2–3 down. The linear filter does
+    // not apply to a gather.
+    out[2u + t] = textureGatherCompare(depth, s_gt, vec2(0.5, 0.5), 0.75 - 0.2 * f32(t), vec2(-1, 1));
+}
+"#;
+
+/// The comparisons D3D's `GatherCmp` returns for the 2 × 2 texels whose top-left is `(x, y)`,
+/// in its order: (x, y + 1), (x + 1, y + 1), (x + 1, y), (x, y).
+fn gathered(x: u32, y: u32, passes: impl Fn(f32) -> bool) -> [f32; 4] {
+    [(x, y + 1), (x + 1, y + 1), (x + 1, y), (x, y)].map(|(x, y)| f32::from(u8::from(passes(depth(x, y)))))
+}
+
+#[test]
+fn a_comparison_gather_compares_each_of_the_four_texels() {
+    for (name, ctx) in kernel_contexts() {
+        let d = &ctx.device;
+        let t = ctx.texture(
+            &ResourceDesc::tex2d(Format::D32Float, 4, 4).with_flags(ResourceFlags::ALLOW_DEPTH_STENCIL),
+            BarrierLayout::Common,
+        );
+        ctx.upload_subresource(&t, 0, &(0..16).flat_map(|i| depth(i % 4, i / 4).to_le_bytes()).collect::<Vec<u8>>());
+        let heap = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 1).unwrap();
+        d.create_shader_resource_view(&t, TextureViewDesc::texture_2d().format(Format::R32Float), &heap.handle(0))
+            .unwrap();
+        let root = root(d, true);
+        let pso = pipeline(d, &root, &Arc::new(ShaderModule::from_wgsl(GATHER).unwrap()), "main").unwrap();
+        // NaN where nothing was written.
+        let out = uav_buffer(&ctx, &[0xff; 4 * 16]);
+        ctx.run(CommandListType::Direct, |l| {
+            l.set_compute_root_signature(&root);
+            l.set_pipeline_state(&pso);
+            l.set_descriptor_heaps(&[&heap]);
+            l.set_compute_root_descriptor_table(0, &heap.gpu_handle(0).unwrap());
+            l.set_compute_root_unordered_access_view(1, out.gpu_address(0));
+            l.dispatch(1, 1, 1);
+        });
+        let got = f32s(&ctx.read_buffer(&out));
+        let rows: Vec<&[f32]> = got.chunks(4).collect();
+        for (i, r) in [0.4f32, 0.6].into_iter().enumerate() {
+            assert_eq!(rows[i], gathered(1, 1, |texel| r <= texel), "{name}: {r} <= each texel");
+        }
+        for (i, r) in [0.75f32, 0.55].into_iter().enumerate() {
+            assert_eq!(rows[2 + i], gathered(0, 2, |texel| r > texel), "{name}: {r} > each texel, moved");
+        }
     }
 }
 

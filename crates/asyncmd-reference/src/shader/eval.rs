@@ -157,9 +157,8 @@ impl Engine<'_, '_, '_> {
             &E::ImageQuery { image, query } => {
                 self.per_element(fr, &[image], |e, fr| e.image_query(fr, h, image, query))
             }
-            &E::ImageSample { image, sampler, gather: Some(c), coordinate, array_index, offset, .. } => {
-                let at =
-                    super::sample::At { coordinate, array_index, offset: self.offset(fr, offset), depth_ref: None };
+            &E::ImageSample { image, sampler, gather: Some(c), coordinate, array_index, offset, depth_ref, .. } => {
+                let at = super::sample::At { coordinate, array_index, offset: self.offset(fr, offset), depth_ref };
                 self.per_element(fr, &[image, sampler], |e, fr| e.image_gather(fr, c, image, sampler, at))
             }
             &E::ImageSample { image, sampler, coordinate, array_index, level, offset, depth_ref, .. } => {

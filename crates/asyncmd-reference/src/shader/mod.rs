@@ -345,9 +345,9 @@ fn check_expression(e: &naga::Expression) -> Result<()> {
             clamp_to_edge: false,
             ..
         } => return Ok(()),
-        // A gather reads mip 0, with no filter and no level.
-        E::ImageSample { gather: Some(_), depth_ref: None, clamp_to_edge: false, .. } => return Ok(()),
-        E::ImageSample { .. } => "sampling but at a given level, gathers with a comparison",
+        // A gather reads mip 0, with no filter and no level; a comparison gather compares each.
+        E::ImageSample { gather: Some(_), clamp_to_edge: false, .. } => return Ok(()),
+        E::ImageSample { .. } => "sampling but at a given level",
         E::ImageLoad { .. } => "multisampled loads",
         E::Derivative { .. } => "derivatives",
         _ => "this expression",

@@ -211,18 +211,20 @@ impl Engine<'_, '_, '_> {
         std::array::from_fn(|a| if a < v.comps { i64::from(v.get(a, 0, self.n) as i32) } else { 0 })
     }
 
-    /// `textureGather(component, t, s, coords[, slice])`: see the module's note.
+    /// `textureGather(component, t, s, coords[, slice])` and `textureGatherCompare(t, s,
+    /// coords[, slice], reference)`: see the module's note.
     pub(crate) fn image_gather(
         &mut self,
         fr: &mut Frame,
         component: naga::SwizzleComponent,
         image: Handle<naga::Expression>,
         sampler: Handle<naga::Expression>,
-        At { coordinate, array_index, offset, .. }: At,
+        At { coordinate, array_index, offset, depth_ref }: At,
     ) -> Val {
         let n = self.n;
         let coords = self.val(fr, coordinate);
         let slice = array_index.map(|a| self.val(fr, a));
+        let reference = depth_ref.map(|r| self.val(fr, r));
         let Region::Binding(t) = self.ptr(fr, image).region else { return Val::zeros(4) };
         let Region::Binding(sb) = self.ptr(fr, sampler).region else { return Val::zeros(4) };
         let (Some(tex), Some(s)) = (self.mem.texture(t), self.mem.sampler(sb)) else { return Val::zeros(4) };
@@ -230,10 +232,17 @@ impl Engine<'_, '_, '_> {
         let Some(sub) = tex.subs.first() else { return Val::zeros(4) };
         let signed =
             slice.as_ref().is_some_and(|_| array_index.is_some_and(|a| self.kind(fr, a) == super::layout::Kind::I32));
-        let uniform = coords.uniform && slice.as_ref().is_none_or(|v| v.uniform);
+        let uniform =
+            coords.uniform && slice.as_ref().is_none_or(|v| v.uniform) && reference.as_ref().is_none_or(|v| v.uniform);
         let w = if uniform { 1 } else { n };
         let c = component as usize;
         let mut data = zeroed(4 * w);
+        // A comparison gather (`textureGatherCompare`, HLSL's `GatherCmp`) gives each texel's
+        // comparison, 1.0 or 0.0, in place of its red component.
+        let compared = |l: usize, texel: [f32; 4]| {
+            let r = reference.as_ref().map_or(0.0, |v| f32::from_bits(v.get(0, l, n)));
+            f32::from(u8::from(passes(s.comparison, r, texel[0]))).to_bits()
+        };
         if tex.cube {
             // The footprint of mip 0 on the face the direction picks, seamless (`cube.rs`).
             let at = Sampled { tex, bytes, s: &s, depth_ref: None };
@@ -246,7 +255,10 @@ impl Engine<'_, '_, '_> {
                 let raw = slice.as_ref().map_or(0, |v| v.get(0, l, n));
                 let cube = if signed && (raw as i32) < 0 { 0 } else { raw.min(cubes.saturating_sub(1)) };
                 for (k, ij) in [[i, j + 1], [i + 1, j + 1], [i + 1, j], [i, j]].into_iter().enumerate() {
-                    data[k * w + l] = super::cube::texel_words(&at, 6 * cube, face, ij)[c];
+                    data[k * w + l] = match reference {
+                        Some(_) => compared(l, super::cube::texel(&at, 6 * cube, face, ij, 0)),
+                        None => super::cube::texel_words(&at, 6 * cube, face, ij)[c],
+                    };
                 }
             }
             return Val { comps: 4, uniform, data };
@@ -261,7 +273,11 @@ impl Engine<'_, '_, '_> {
             let raw = slice.as_ref().map_or(0, |v| v.get(0, l, n));
             let layer = if signed && (raw as i32) < 0 { 0 } else { raw.min(tex.slices.saturating_sub(1)) };
             for (k, (u, v)) in [(u0, v1), (u1, v1), (u1, v0), (u0, v0)].into_iter().enumerate() {
-                data[k * w + l] = fetch_words(tex, bytes, [u, v, Some(0)], layer, s.border_color)[c];
+                let xyz = [u, v, Some(0)];
+                data[k * w + l] = match reference {
+                    Some(_) => compared(l, fetch(tex, bytes, xyz, layer, 0, s.border_color)),
+                    None => fetch_words(tex, bytes, xyz, layer, s.border_color)[c],
+                };
             }
         }
         Val { comps: 4, uniform, data }
