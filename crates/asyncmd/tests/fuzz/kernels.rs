@@ -4,10 +4,15 @@
 //! pointer; an exchange through workgroup memory across a barrier), run on two devices, or
 //! twice on one, and compared byte for byte. A third of them are dispatched by
 //! `ExecuteIndirect` commands that set some of the root constants (the Vulkan device runs
-//! those with the kernel's form that reads its constants from memory).
+//! those with the kernel's form that reads its constants from memory). Each command also sets
+//! where its threads write (`c.s`): D3D12 puts no barrier between an indirect call's
+//! dispatches, so commands writing the same words would race (the H100 showed it).
 //!
-//! Integers only: every operation has one defined result (WGSL's division, shift and
-//! overflow rules), so any difference is a bug in a device. Reads index the input and the
+//! Every operation has one defined result, so any difference is a bug in a device: integers
+//! by WGSL's division, shift and overflow rules, and floats ([`Gen::float`]) kept to integer
+//! values below 2^24, where every operation is exact — no rounding, no denormals, no NaN, a
+//! contracted `a * b + c` the same as its parts — and which return to the integers by `i32()`,
+//! so that a zero's sign (which Vulkan need not keep) does not show. Reads index the input and the
 //! texture's texels and mips with unchecked values, so out-of-bounds reads (0 on every device)
 //! are exercised too.
 
@@ -36,12 +41,13 @@ pub struct Kernel {
     pub constants: [u32; 2],
     pub input: Vec<u8>,
     /// Dispatched by `ExecuteIndirect` instead: the constants each command sets, from dword
-    /// `dest` of the two, and each command's groups (the last one's output is what is read
-    /// where they overlap).
+    /// `dest` of the two, and each command's groups; command `k` writes slots from
+    /// `k * group * groups` on.
     pub indirect: Option<Indirect>,
 }
 
-/// `ExecuteIndirect` commands that each set `values.len()` constants from `dest`, then dispatch.
+/// `ExecuteIndirect` commands that each set `values.len()` constants from `dest` and their
+/// first output slot (`c.s`), then dispatch.
 pub struct Indirect {
     pub dest: u32,
     pub commands: Vec<(Vec<u32>, u32)>,
@@ -51,18 +57,21 @@ impl Indirect {
     fn signature(&self) -> CommandSignatureDesc {
         let count = self.commands.first().map_or(1, |(v, _)| v.len() as u32);
         CommandSignatureDesc {
-            byte_stride: 4 * count + 12,
+            byte_stride: 4 * count + 4 + 12,
             arguments: vec![
                 IndirectArgument::Constant { root_parameter: 0, dest_offset: self.dest, count },
+                IndirectArgument::Constant { root_parameter: 0, dest_offset: 2, count: 1 },
                 IndirectArgument::Dispatch,
             ],
         }
     }
 
-    fn arguments(&self) -> Vec<u8> {
+    /// The commands' bytes; each command's threads write from slot `k * slots` on.
+    fn arguments(&self, slots: u32) -> Vec<u8> {
         self.commands
             .iter()
-            .flat_map(|(v, groups)| v.iter().copied().chain([*groups, 1, 1]))
+            .zip(0u32..)
+            .flat_map(|((v, groups), k)| v.iter().copied().chain([k * slots, *groups, 1, 1]))
             .flat_map(u32::to_le_bytes)
             .collect()
     }
@@ -93,7 +102,7 @@ impl Gen {
             }
         } else {
             let (a, b) = (self.expr(), self.expr());
-            match self.rng.u8(0..18) {
+            match self.rng.u8(0..19) {
                 0 => format!("({a} + {b})"),
                 1 => format!("({a} - {b})"),
                 2 => format!("({a} * {b})"),
@@ -111,11 +120,39 @@ impl Gen {
                 14 => format!("bitcast<u32>(i32({a}) % i32({b}))"),
                 15 => format!("bitcast<u32>(i32({a}) >> ({b} & 31u))"),
                 16 => format!("countOneBits({a} ^ {b})"),
+                17 => format!("(bitcast<u32>(i32({})) + {a})", self.float(2)),
                 _ => format!("u32({a} != {b}) + reverseBits({a})"),
             }
         };
         self.depth -= 1;
         e
+    }
+
+    /// An f32 expression of at most `depth` levels of binary operations over leaves of
+    /// magnitude 63 at most, each value an integer: 63^4 < 2^24, so every value is exact.
+    /// Rounding functions see halves (`round` ties to even in WGSL).
+    fn float(&mut self, depth: u32) -> String {
+        if depth == 0 || self.rng.u8(0..4) == 0 {
+            return match self.rng.u8(0..3) {
+                0 => format!("f32({} & 63u)", self.expr()),
+                1 => format!("f32(bitcast<i32>({}) % 64)", self.expr()),
+                _ => format!("({}.0)", self.rng.i32(-63..64)),
+            };
+        }
+        let (a, b) = (self.float(depth - 1), self.float(depth - 1));
+        match self.rng.u8(0..11) {
+            0 => format!("({a} + {b})"),
+            1 => format!("({a} - {b})"),
+            2 => format!("({a} * {b})"),
+            3 => format!("min({a}, {b})"),
+            4 => format!("max({a}, {b})"),
+            5 => format!("select({a}, {b}, {a} < {b})"),
+            6 => format!("abs(-{a})"),
+            7 => format!("floor({a} * 0.5)"),
+            8 => format!("ceil({a} * 0.5)"),
+            9 => format!("round({a} * 0.5)"),
+            _ => format!("(trunc({a} * 0.5) + f32({a} >= {b}))"),
+        }
     }
 
     /// An index into the input: in bounds, or anything.
@@ -202,7 +239,7 @@ impl Kernel {
         let mut budget = 12;
         g.statements(&mut body, 4, &mut budget);
         let mut wgsl = format!(
-            "{}struct C {{ a: u32, b: u32 }}\nvar<immediate> c: C;\n\
+            "{}struct C {{ a: u32, b: u32, s: u32 }}\nvar<immediate> c: C;\n\
              @group(0) @binding(0) var<storage, read> input: array<u32>;\n\
              @group(0) @binding(0) var<storage, read_write> output: array<u32>;\n\
              @group(0) @binding(1) var tex: texture_2d<u32>;\n\
@@ -236,7 +273,7 @@ impl Kernel {
         }
         wgsl += &body;
         for v in 0..VARS {
-            let _ = writeln!(wgsl, "    output[id.x * {VARS}u + {v}u] = v{v};");
+            let _ = writeln!(wgsl, "    output[(c.s + id.x) * {VARS}u + {v}u] = v{v};");
         }
         wgsl += "}\n";
         let input = (0..INPUT_WORDS).flat_map(|_| g.edge().wrapping_add(g.rng.u32(0..3)).to_le_bytes()).collect();
@@ -258,7 +295,7 @@ impl Kernel {
         let module = Arc::new(ShaderModule::from_wgsl(&self.wgsl).map_err(e)?);
         let root = device
             .create_root_signature(&RootSignatureDesc::new(vec![
-                RootParameter::constants(0, 2),
+                RootParameter::constants(0, 3),
                 RootParameter::srv(0),
                 RootParameter::uav(0),
                 RootParameter::table(vec![DescriptorRange::new(RegisterClass::Srv, 1, 1)]),
@@ -270,7 +307,9 @@ impl Kernel {
                 cs: ComputeShader::App(AppShader { module, entry_point: "main".into() }),
             }))
             .map_err(e)?;
-        let out_len = u64::from(self.group * self.groups) * VARS as u64 * 4;
+        let slots = self.group * self.groups;
+        let commands = self.indirect.as_ref().map_or(1, |i| i.commands.len() as u32);
+        let out_len = u64::from(slots * commands) * VARS as u64 * 4;
         let buffer = |heap, len: u64, flags| {
             device.create_committed_resource(
                 heap,
@@ -289,7 +328,7 @@ impl Kernel {
         list.set_descriptor_heaps(&[&heap]);
         list.set_compute_root_signature(&root);
         list.set_pipeline_state(&pso);
-        list.set_compute_root_32bit_constants(0, &self.constants, 0);
+        list.set_compute_root_32bit_constants(0, &[self.constants[0], self.constants[1], 0], 0);
         list.set_compute_root_shader_resource_view(1, input.gpu_address(0));
         list.set_compute_root_unordered_access_view(2, output.gpu_address(0));
         if let Some(table) = heap.gpu_handle(0) {
@@ -301,7 +340,7 @@ impl Kernel {
             None => list.dispatch(self.groups, 1, 1),
             Some(indirect) => {
                 let sig = device.create_command_signature(&indirect.signature(), Some(&root)).map_err(e)?;
-                let bytes = indirect.arguments();
+                let bytes = indirect.arguments(slots);
                 let args = buffer(HeapType::Upload, bytes.len() as u64, ResourceFlags::empty()).map_err(e)?;
                 args.write(0, &bytes).map_err(e)?;
                 list.execute_indirect(&sig, indirect.commands.len() as u32, &args, 0, None);
