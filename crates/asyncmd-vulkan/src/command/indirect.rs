@@ -101,18 +101,16 @@ impl VkCommandList {
         let argument_buffer = self.resource(arguments.resource)?;
         let commands = argument_buffer.address() + arguments.offset + dispatch_at;
         let slots = u64::from(max_count) * 12;
-        let groups = crate::memory::VkResource::new(
-            &self.core,
-            &asyncmd_types::ResourceDesc::buffer(slots + 4),
-            asyncmd_types::HeapType::Default,
-        )?;
-        let groups_buffer = groups.buffer().ok_or_else(|| fail(format!("{API}: no group-count buffer")))?;
+        // The group counts of every slot, then the count where the call gives none.
+        let (groups_buffer, groups_offset, groups_address) = self.device_scratch(slots + 4, 16)?;
         let count_address = match count {
             Some(c) => self.resource(c.resource)?.address() + c.offset,
             None => {
-                // SAFETY: a dword inside the list's own buffer, outside any rendering instance.
-                unsafe { self.core.device.cmd_fill_buffer(self.cb, groups_buffer, slots, 4, max_count) };
-                groups.address() + slots
+                // SAFETY: a dword inside the list's own scratch, outside any rendering instance.
+                unsafe {
+                    self.core.device.cmd_fill_buffer(self.cb, groups_buffer, groups_offset + slots, 4, max_count)
+                };
+                groups_address + slots
             }
         };
         let constants = signature.changes_root_arguments();
@@ -132,7 +130,7 @@ impl VkCommandList {
         };
         let split = |a: u64| [a as u32, (a >> 32) as u32];
         let [c0, c1] = split(commands);
-        let [g0, g1] = split(groups.address());
+        let [g0, g1] = split(groups_address);
         let [n0, n1] = split(count_address);
         let words = [c0, c1, g0, g1, n0, n1, max_count, signature.byte_stride / 4];
         self.core.meta()?.indirect_dispatch.dispatch_words(self.cb, &words, (max_count.div_ceil(64), 1));
@@ -146,8 +144,8 @@ impl VkCommandList {
             None => {
                 self.bind_compute(API)?;
                 for i in 0..u64::from(max_count) {
-                    // SAFETY: slot i of the list's buffer (kept below), made with indirect usage.
-                    unsafe { self.core.device.cmd_dispatch_indirect(self.cb, groups_buffer, i * 12) };
+                    // SAFETY: slot i of the list's scratch (which it keeps), made with indirect usage.
+                    unsafe { self.core.device.cmd_dispatch_indirect(self.cb, groups_buffer, groups_offset + i * 12) };
                 }
             }
             Some(SlotConstants { kernel, buffer, layout, base }) => {
@@ -159,12 +157,11 @@ impl VkCommandList {
                     spilled.extend(layout.iter().map(|s| (s.parameter, (buffer, s.base + i * s.stride, s.bytes))));
                     self.push_app(&kernel.layout, &base, &spilled)?;
                     // SAFETY: as above; the constants' buffer is kept by this list.
-                    unsafe { self.core.device.cmd_dispatch_indirect(self.cb, groups_buffer, i * 12) };
+                    unsafe { self.core.device.cmd_dispatch_indirect(self.cb, groups_buffer, groups_offset + i * 12) };
                 }
                 // The bound pipeline, which the list keeps, owns `kernel`.
             }
         }
-        self.scratch.push(Arc::new(groups));
         Ok(())
     }
 

@@ -89,8 +89,9 @@ pub(crate) struct VkCommandList {
     keep: HashMap<u64, Arc<VkResource>>,
     /// Temporary buffers the list's commands use.
     pub(crate) scratch: Vec<Arc<VkResource>>,
-    /// Where the list's commands put the bytes they read from host memory.
-    upload: upload::UploadArena,
+    /// Where the list's commands put the bytes they read from host memory or write for
+    /// themselves on the GPU.
+    arenas: upload::Arenas,
     /// Conditional rendering is on.
     predicated: bool,
     queries: HashMap<u64, Arc<crate::device::VkQueryHeap>>,
@@ -130,7 +131,7 @@ impl VkCommandList {
             cb: vk::CommandBuffer::null(),
             keep: HashMap::default(),
             scratch: Vec::new(),
-            upload: Default::default(),
+            arenas: Default::default(),
             predicated: false,
             queries: HashMap::default(),
             resets: HashSet::new(),
@@ -442,7 +443,7 @@ impl VkCommandList {
         // The pool is the `Recorded`'s from here on.
         self.pool = None;
         // The chunks go with the recording; the next one uploads into new chunks.
-        self.upload.clear();
+        self.arenas.clear();
         let recorded = Recorded {
             core: self.core.clone(),
             ty: self.ty,
@@ -482,7 +483,7 @@ impl VkCommandList {
         self.give_back_open_pool();
         self.keep.clear();
         self.scratch.clear();
-        self.upload.clear();
+        self.arenas.clear();
         self.predicated = false;
         self.queries.clear();
         self.resets.clear();
@@ -508,7 +509,7 @@ impl Drop for VkCommandList {
             drop((
                 std::mem::take(&mut self.keep),
                 std::mem::take(&mut self.scratch),
-                std::mem::take(&mut self.upload),
+                std::mem::take(&mut self.arenas),
                 std::mem::take(&mut self.queries),
                 std::mem::take(&mut self.bundle),
                 std::mem::take(&mut self.gfx),

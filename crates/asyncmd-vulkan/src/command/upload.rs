@@ -1,61 +1,87 @@
-//! Bytes a list's commands read from host memory (root constants past the push-constant bytes,
-//! an indirect call's per-command constants): suballocated from upload chunks the list keeps
-//! until its work is done, so that a dispatch costs no allocation of its own.
+//! Memory a list's commands use for themselves: bytes they read from host memory (root
+//! constants past the push-constant bytes, an indirect call's per-command constants) and bytes
+//! the GPU writes and reads back within the list (an indirect call's group counts), each
+//! suballocated from chunks the list keeps until its work is done, so that a dispatch costs no
+//! allocation of its own.
 
 use super::{fail, VkCommandList};
+use crate::core::Core;
 use crate::memory::VkResource;
 use ash::vk;
-use asyncmd_types::Result;
+use asyncmd_types::{HeapType, ResourceDesc, Result};
 use std::sync::Arc;
 
-/// Bytes of a chunk; larger uploads get a chunk of their own size.
+/// Bytes of a chunk; larger requests get a chunk of their own size.
 const CHUNK: u64 = 64 << 10;
 
-/// The chunk being filled and the bytes of it used.
+/// A chunk being filled and the bytes of it used.
+type Chunk = Option<(Arc<VkResource>, u64)>;
+
+/// The chunks being filled: host-written (upload heap) and GPU-only (default heap).
 #[derive(Default)]
-pub(crate) struct UploadArena {
-    chunk: Option<(Arc<VkResource>, u64)>,
+pub(crate) struct Arenas {
+    upload: Chunk,
+    device: Chunk,
 }
 
-impl UploadArena {
-    /// Forgets the chunk: the list no longer writes into it (its work may still read it, and
-    /// the list's scratch keeps it for that).
+impl Arenas {
+    /// Forgets the chunks: the list no longer writes into them (its work may still use them,
+    /// and the list's scratch keeps them for that).
     pub(crate) fn clear(&mut self) {
-        self.chunk = None;
+        *self = Self::default();
     }
+}
+
+/// `len` bytes at an offset aligned to `align` (at least 4) of `chunk`, or of a new chunk of
+/// `heap` that `scratch` keeps: the chunk and the offset.
+fn suballocate(
+    core: &Arc<Core>,
+    scratch: &mut Vec<Arc<VkResource>>,
+    chunk: &mut Chunk,
+    heap: HeapType,
+    len: u64,
+    align: u64,
+) -> Result<(Arc<VkResource>, u64)> {
+    let align = align.max(4);
+    let room = |c: &(Arc<VkResource>, u64)| {
+        let at = c.1.checked_next_multiple_of(align)?;
+        (at.checked_add(len)? <= c.0.desc.width).then_some(at)
+    };
+    let at = match chunk.as_ref().and_then(room) {
+        Some(at) => at,
+        None => {
+            let fresh = Arc::new(VkResource::new(core, &ResourceDesc::buffer(len.max(CHUNK)), heap)?);
+            // The list keeps every chunk until its work is done.
+            scratch.push(fresh.clone());
+            *chunk = Some((fresh, 0));
+            0
+        }
+    };
+    let Some((c, used)) = chunk.as_mut() else {
+        return Err(fail("a scratch chunk vanished".into()));
+    };
+    *used = at + len;
+    Ok((c.clone(), at))
 }
 
 impl VkCommandList {
     /// `len` bytes of upload memory at an offset aligned to `align`, written by `write`:
     /// (buffer, offset).
     pub(crate) fn upload(&mut self, len: u64, align: u64, write: impl FnOnce(&mut [u8])) -> Result<(vk::Buffer, u64)> {
-        let align = align.max(4);
-        let room = |c: &(Arc<VkResource>, u64)| {
-            let at = c.1.checked_next_multiple_of(align)?;
-            (at.checked_add(len)? <= c.0.desc.width).then_some(at)
-        };
-        let at = match self.upload.chunk.as_ref().and_then(room) {
-            Some(at) => at,
-            None => {
-                let size = len.max(CHUNK);
-                let chunk = Arc::new(VkResource::new(
-                    &self.core,
-                    &asyncmd_types::ResourceDesc::buffer(size),
-                    asyncmd_types::HeapType::Upload,
-                )?);
-                // The list keeps every chunk until its work is done.
-                self.scratch.push(chunk.clone());
-                self.upload.chunk = Some((chunk, 0));
-                0
-            }
-        };
-        let Some((chunk, used)) = self.upload.chunk.as_mut() else {
-            return Err(fail("an upload chunk vanished".into()));
-        };
+        let (chunk, at) =
+            suballocate(&self.core, &mut self.scratch, &mut self.arenas.upload, HeapType::Upload, len, align)?;
         let n = usize::try_from(len).map_err(|_| fail(format!("an upload of {len} bytes")))?;
         chunk.host_access(at, n, write)?;
-        *used = at + len;
         let buffer = chunk.buffer().ok_or_else(|| fail("an upload chunk has no buffer".into()))?;
         Ok((buffer, at))
+    }
+
+    /// `len` bytes of device memory at an offset aligned to `align`, for the list's commands to
+    /// write and read on the GPU (contents undefined): (buffer, offset, GPU address).
+    pub(crate) fn device_scratch(&mut self, len: u64, align: u64) -> Result<(vk::Buffer, u64, u64)> {
+        let (chunk, at) =
+            suballocate(&self.core, &mut self.scratch, &mut self.arenas.device, HeapType::Default, len, align)?;
+        let buffer = chunk.buffer().ok_or_else(|| fail("a scratch chunk has no buffer".into()))?;
+        Ok((buffer, at, chunk.address() + at))
     }
 }
