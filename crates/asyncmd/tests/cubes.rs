@@ -126,6 +126,18 @@ fn a_direction_reads_its_faces_texel_and_filters_seamlessly_across_edges() {
         linear: ((a + b) / 2.0, (b - a).abs() / 64.0),
         gather: None,
     });
+    // Just inside +X's corner with −Z and +Y (s = 1, t = 0): the footprint is +X's (3, 0),
+    // −Z's (0, 0), the +Y texel +X's row −1 points at there, (3, 0), and a fourth texel past
+    // both edges that no face holds, for which the average of the three stands (D3D11.3
+    // 7.18.8). A quarter each: the three's mean. The tolerance is 1/64 of their spread.
+    let three = [value(0, 0, 3, 0), value(0, 5, 0, 0), value(0, 2, 3, 0)];
+    let mean = three.iter().sum::<f32>() / 3.0;
+    probes.push(Probe {
+        dir: direction(0, 1.0 - 1e-6, 1e-6),
+        point: Some(three[0]),
+        linear: (mean, (three[1] - three[0]) / 64.0),
+        gather: None,
+    });
     let dirs: Vec<[f32; 3]> = probes.iter().map(|p| p.dir).collect();
 
     for (name, ctx) in kernel_contexts() {
