@@ -54,6 +54,22 @@ fn location(heap: HeapType) -> MemoryLocation {
     }
 }
 
+/// A depth-stencil texture of a typeless family whose members are mostly colour
+/// (`R32_TYPELESS`, `R16_TYPELESS`: D3D12's way to give one texture a depth view and a shader
+/// resource view) is a depth image in the family's depth format: Vulkan attaches depth only
+/// through a depth format, and views no depth image in a colour format. The device knows the
+/// texture by that format from here on; its shader resource views read the depth aspect, as
+/// they do of any depth texture.
+fn depth_image_desc(desc: &ResourceDesc) -> ResourceDesc {
+    let member = desc.format.depth_stencil_member();
+    match member {
+        Some(f) if desc.flags.contains(ResourceFlags::ALLOW_DEPTH_STENCIL) && !desc.format.has_depth() => {
+            ResourceDesc { format: f, ..*desc }
+        }
+        _ => *desc,
+    }
+}
+
 fn oom(api: &str, e: impl std::fmt::Display) -> Error {
     Error::out_of_memory(format!("{api}: {e}"))
 }
@@ -128,6 +144,7 @@ impl VkResource {
     }
 
     fn new_image(core: &Arc<Core>, desc: &ResourceDesc) -> Result<Self> {
+        let desc = &depth_image_desc(desc);
         let d = &core.device;
         let i = &core.instance.instance;
         let format = vk_format(desc.format).ok_or_else(|| {

@@ -205,3 +205,59 @@ fn main() {
     );
     assert!(e.text.contains("comparison sampler through a sampler without"), "{}", e.text);
 }
+
+const LOAD: &str = r#"
+@group(0) @binding(0) var depth: texture_2d<f32>;               // t0
+@group(0) @binding(0) var<storage, read_write> out: array<f32>; // u0
+
+@compute @workgroup_size(16)
+fn main(@builtin(local_invocation_index) t: u32) {
+    out[t] = textureLoad(depth, vec2(t % 4u, t / 4u), 0).x;
+}
+"#;
+
+/// D3D12's way to give one texture a depth view and a shader resource view: an
+/// `R32_TYPELESS` texture with `ALLOW_DEPTH_STENCIL`, written through a `D32_FLOAT` view and
+/// read through an `R32_FLOAT` one (and copied out as its 32-bit floats).
+#[test]
+fn a_typeless_depth_texture_is_cleared_through_its_depth_view_and_read_through_a_float_view() {
+    for (name, ctx) in kernel_contexts() {
+        let d = &ctx.device;
+        let desc = ResourceDesc::tex2d(Format::R32Typeless, 4, 4).with_flags(ResourceFlags::ALLOW_DEPTH_STENCIL);
+        let t = ctx.texture(&desc, BarrierLayout::DepthStencilWrite);
+        let dsvs = d.create_descriptor_heap(DescriptorHeapType::Dsv, 1).unwrap();
+        let dsv = DepthStencilViewDesc { format: Format::D32Float, ..DepthStencilViewDesc::default_for(&desc) };
+        d.create_depth_stencil_view(&t, Some(&dsv), &dsvs.handle(0)).unwrap();
+        let heap = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 1).unwrap();
+        d.create_shader_resource_view(&t, TextureViewDesc::texture_2d().format(Format::R32Float), &heap.handle(0))
+            .unwrap();
+        let root = d
+            .create_root_signature(&RootSignatureDesc::new(vec![
+                RootParameter::table(vec![DescriptorRange::new(RegisterClass::Srv, 1, 0)]),
+                RootParameter::uav(0),
+            ]))
+            .unwrap();
+        let pso = pipeline(d, &root, &Arc::new(ShaderModule::from_wgsl(LOAD).unwrap()), "main").unwrap();
+        let out = uav_buffer(&ctx, &[0; 16 * 4]);
+        // A colour texture of the family, copied into whole (D3D12 copies depth textures whole).
+        let copy = ctx.texture(&ResourceDesc::tex2d(Format::R32Float, 4, 4), BarrierLayout::CopyDest);
+        ctx.run(CommandListType::Direct, |l| {
+            l.clear_depth_stencil_view(&dsvs.handle(0), ClearFlags::DEPTH, 0.75, 0, &[]);
+            l.clear_depth_stencil_view(&dsvs.handle(0), ClearFlags::DEPTH, 0.25, 0, &[Rect::new(2, 2, 4, 4)]);
+            common::barrier(l, &t, BarrierLayout::DepthStencilWrite, BarrierLayout::ShaderResource);
+            l.set_compute_root_signature(&root);
+            l.set_pipeline_state(&pso);
+            l.set_descriptor_heaps(&[&heap]);
+            l.set_compute_root_descriptor_table(0, &heap.gpu_handle(0).unwrap());
+            l.set_compute_root_unordered_access_view(1, out.gpu_address(0));
+            l.dispatch(1, 1, 1);
+            common::barrier(l, &t, BarrierLayout::ShaderResource, BarrierLayout::CopySource);
+            l.copy_resource(&copy, &t);
+            common::barrier(l, &copy, BarrierLayout::CopyDest, BarrierLayout::CopySource);
+        });
+        let want: Vec<f32> = (0..16).map(|i| if i % 4 >= 2 && i / 4 >= 2 { 0.25 } else { 0.75 }).collect();
+        assert_eq!(f32s(&ctx.read_buffer(&out)), want, "{name}: the kernel's loads");
+        assert_eq!(f32s(&ctx.read_subresource(&t, 0)), want, "{name}: the texture's bytes");
+        assert_eq!(f32s(&ctx.read_subresource(&copy, 0)), want, "{name}: the R32_FLOAT copy");
+    }
+}
