@@ -17,6 +17,10 @@
 //!
 //! - samplers of a sampler table and static samplers are pushed too (`sampler.rs` makes each
 //!   distinct one once).
+//!
+//! A kernel that binds more descriptors than the device pushes, or a device without push
+//! descriptors, gets set 0 as an ordinary set instead, allocated from the list's pools and
+//! written at each dispatch (`command/descriptor_sets.rs`): the same bindings, the same SPIR-V.
 
 use crate::core::Core;
 use ash::vk;
@@ -60,6 +64,10 @@ pub(crate) struct AppLayout {
     pub(crate) descriptors: Vec<(Source, vk::DescriptorType)>,
     /// The root-constants parameter behind the push-constant block, and the block's bytes.
     pub(crate) immediates: Option<(usize, u32)>,
+    /// Set 0 is pushed; otherwise it is a set allocated and written at each dispatch, whose
+    /// descriptors `pool_sizes` counts by type.
+    pub(crate) pushed: bool,
+    pub(crate) pool_sizes: Vec<vk::DescriptorPoolSize>,
 }
 
 fn unsupported(what: &str) -> Error {
@@ -82,18 +90,6 @@ pub(crate) fn compile(
     let bound = bind_to_root(entry, root).map_err(|why| {
         Error::invalid_arg(MessageId::CreatePipelineStateInvalid, format!("CreatePipelineState: {why}"))
     })?;
-    if core.push_descriptor.is_none()
-        && bound.sources.iter().any(|s| {
-            matches!(
-                s,
-                BindingSource::RootDescriptor { .. }
-                    | BindingSource::Table { .. }
-                    | BindingSource::StaticSampler { .. }
-            )
-        })
-    {
-        return Err(unsupported("root descriptors without VK_KHR_push_descriptor"));
-    }
     let (module, _) = app.module.naga();
     let mut module = module.clone();
     let mut descriptors = Vec::new();
@@ -251,26 +247,66 @@ pub(crate) fn compile(
     };
     let words = naga::back::spv::write_vec(&module, &info, &options, Some(&pipeline))
         .map_err(|e| Error::fail(MessageId::CreatePipelineStateInvalid, format!("CreatePipelineState: SPIR-V: {e}")))?;
-    // Every descriptor is pushed at each dispatch, in one push.
-    let pushed: u64 = descriptors.iter().map(|(s, _)| u64::from(s.count())).sum();
-    if pushed > u64::from(core.features.max_push_descriptors) {
-        return Err(Error::new(
+    // Every descriptor is pushed at each dispatch, in one push, where the device pushes that
+    // many; otherwise set 0 is a set of the list's, written at each dispatch.
+    let pool_sizes = pool_sizes(&descriptors);
+    let total: u64 = pool_sizes.iter().map(|s| u64::from(s.descriptor_count)).sum();
+    let pushed = core.push_descriptor.is_some() && total <= u64::from(core.features.max_push_descriptors);
+    if !pushed {
+        check_set_limits(core, &pool_sizes, total)?;
+    }
+    let layout = make_layout(core, &descriptors, push_bytes, pushed)?;
+    Ok((words, AppLayout { set_layout: layout.0, layout: layout.1, descriptors, immediates, pushed, pool_sizes }))
+}
+
+/// The descriptors of `descriptors` by type.
+fn pool_sizes(descriptors: &[(Source, vk::DescriptorType)]) -> Vec<vk::DescriptorPoolSize> {
+    let mut sizes: Vec<vk::DescriptorPoolSize> = Vec::new();
+    for (source, ty) in descriptors {
+        match sizes.iter_mut().find(|s| s.ty == *ty) {
+            Some(s) => s.descriptor_count += source.count(),
+            None => sizes.push(vk::DescriptorPoolSize { ty: *ty, descriptor_count: source.count() }),
+        }
+    }
+    sizes
+}
+
+/// Refuses a set of more descriptors of a type than one compute stage may bind on this device.
+fn check_set_limits(core: &Core, sizes: &[vk::DescriptorPoolSize], total: u64) -> Result<()> {
+    let l = &core.props.limits;
+    let refuse = |what: &str, n: u64, limit: u32| {
+        Err(Error::new(
             ErrorCode::Unsupported,
             MessageId::CreatePipelineStateInvalid,
             format!(
-                "CreatePipelineState: the kernel binds {pushed} descriptors; this Vulkan device pushes at most {}",
-                core.features.max_push_descriptors
+                "CreatePipelineState: the kernel binds {n} {what}; this Vulkan device binds at most {limit} in a stage"
             ),
-        ));
+        ))
+    };
+    if total > u64::from(l.max_per_stage_resources) {
+        return refuse("descriptors", total, l.max_per_stage_resources);
     }
-    let layout = make_layout(core, &descriptors, push_bytes)?;
-    Ok((words, AppLayout { set_layout: layout.0, layout: layout.1, descriptors, immediates }))
+    for s in sizes {
+        let (what, limit) = match s.ty {
+            vk::DescriptorType::UNIFORM_BUFFER => ("constant buffers", l.max_per_stage_descriptor_uniform_buffers),
+            vk::DescriptorType::STORAGE_BUFFER => ("storage buffers", l.max_per_stage_descriptor_storage_buffers),
+            vk::DescriptorType::SAMPLED_IMAGE => ("sampled textures", l.max_per_stage_descriptor_sampled_images),
+            vk::DescriptorType::STORAGE_IMAGE => ("storage textures", l.max_per_stage_descriptor_storage_images),
+            vk::DescriptorType::SAMPLER => ("samplers", l.max_per_stage_descriptor_samplers),
+            _ => continue,
+        };
+        if s.descriptor_count > limit {
+            return refuse(what, u64::from(s.descriptor_count), limit);
+        }
+    }
+    Ok(())
 }
 
 fn make_layout(
     core: &Core,
     descriptors: &[(Source, vk::DescriptorType)],
     push_bytes: u32,
+    pushed: bool,
 ) -> Result<(vk::DescriptorSetLayout, vk::PipelineLayout)> {
     let d = &core.device;
     let oom = |e: vk::Result| Error::out_of_memory(format!("CreatePipelineState: {e}"));
@@ -285,10 +321,9 @@ fn make_layout(
                 .stage_flags(vk::ShaderStageFlags::COMPUTE)
         })
         .collect();
-    let info = vk::DescriptorSetLayoutCreateInfo::default()
-        .flags(vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR)
-        .bindings(&bindings);
-    // SAFETY: valid create info (push descriptors were checked above when any is used).
+    let flags = if pushed { vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR } else { Default::default() };
+    let info = vk::DescriptorSetLayoutCreateInfo::default().flags(flags).bindings(&bindings);
+    // SAFETY: valid create info (a pushed set within the device's push limit).
     let set_layout = unsafe { d.create_descriptor_set_layout(&info, None) }.map_err(oom)?;
     let ranges = [vk::PushConstantRange { stage_flags: vk::ShaderStageFlags::COMPUTE, offset: 0, size: push_bytes }];
     let sets = [set_layout];

@@ -323,6 +323,70 @@ fn an_empty_element_or_a_short_range_is_refused() {
     }
 }
 
+/// Buffers and textures in the large table: 40 descriptors, more than the 32 lavapipe and
+/// NVIDIA push, so the Vulkan device binds them as a descriptor set of the list's (each kind
+/// within the 32 a stage may bind on lavapipe).
+const BUFFERS: u32 = 24;
+const TEXTURES: u32 = 16;
+
+#[test]
+fn a_table_of_more_descriptors_than_a_device_pushes_reaches_every_one() {
+    // Constant indexes: thread t writes word t of buffer k, adding texture k % 16's texel.
+    let writes: String = (0..BUFFERS)
+        .map(|k| {
+            format!("    bufs[{k}].data[t] = {k}u * 100u + t + textureLoad(ts[{}], vec2(0, 0), 0).x;\n", k % TEXTURES)
+        })
+        .collect();
+    let source = format!(
+        "enable wgpu_binding_array;\nstruct Buf {{ data: array<u32> }}\n\
+         @group(0) @binding(0) var ts: binding_array<texture_2d<u32>, {TEXTURES}>;\n\
+         @group(0) @binding(0) var<storage, read_write> bufs: binding_array<Buf, {BUFFERS}>;\n\
+         @compute @workgroup_size(4)\nfn main(@builtin(local_invocation_index) t: u32) {{\n{writes}}}\n"
+    );
+    for (name, ctx) in kernel_contexts() {
+        let d = &ctx.device;
+        let heap = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, TEXTURES + BUFFERS).unwrap();
+        let textures: Vec<Resource> = (0..TEXTURES)
+            .map(|j| {
+                let t = ctx.texture(&ResourceDesc::tex2d(Format::R32Uint, 1, 1), BarrierLayout::Common);
+                ctx.upload_subresource(&t, 0, &(10_000 * j).to_le_bytes());
+                d.create_shader_resource_view(&t, TextureViewDesc::texture_2d(), &heap.handle(j)).unwrap();
+                t
+            })
+            .collect();
+        let buffers: Vec<Resource> = (0..BUFFERS)
+            .map(|k| {
+                let b = uav_buffer(&ctx, &[0xff; 8 * 4]);
+                d.create_unordered_access_view(&b, BufferViewDesc::raw(0, 8 * 4), &heap.handle(TEXTURES + k)).unwrap();
+                b
+            })
+            .collect();
+        let root = d
+            .create_root_signature(&RootSignatureDesc::new(vec![RootParameter::table(vec![
+                DescriptorRange::new(RegisterClass::Srv, TEXTURES, 0),
+                DescriptorRange::new(RegisterClass::Uav, BUFFERS, 0),
+            ])]))
+            .unwrap();
+        let pso = pipeline(d, &root, &Arc::new(ShaderModule::from_wgsl(&source).unwrap()), "main").unwrap();
+        // Two dispatches in one list, each with a set of its own, writing the same values.
+        ctx.run(CommandListType::Direct, |l| {
+            l.set_compute_root_signature(&root);
+            l.set_pipeline_state(&pso);
+            l.set_descriptor_heaps(&[&heap]);
+            l.set_compute_root_descriptor_table(0, &heap.gpu_handle(0).unwrap());
+            l.dispatch(1, 1, 1);
+            l.dispatch(1, 1, 1);
+        });
+        for (k, b) in buffers.iter().enumerate() {
+            let k = k as u32;
+            let want: Vec<u32> =
+                (0..8).map(|t| if t < 4 { 100 * k + t + 10_000 * (k % TEXTURES) } else { !0 }).collect();
+            assert_eq!(u32s(&ctx.read_buffer(b)), want, "{name}: buffer {k}");
+        }
+        drop(textures);
+    }
+}
+
 fn u32s(bytes: &[u8]) -> Vec<u32> {
     bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
 }

@@ -85,7 +85,6 @@ impl VkCommandList {
         if app.descriptors.is_empty() {
             return Ok(());
         }
-        let push = self.core.push_descriptor.as_ref().ok_or_else(|| fail("Dispatch: no push descriptors".into()))?;
         let limits = &self.core.props.limits;
         let mut infos = Vec::with_capacity(app.descriptors.len());
         let mut images = Vec::new();
@@ -165,9 +164,32 @@ impl VkCommandList {
             writes.push(write(run[0]).image_info(&image_infos[at..at + run.len()]));
             at += run.len();
         }
-        // SAFETY: the buffers and image views are live and kept by this list (a view lives as long
-        // as its image); the writes match the set layout.
-        unsafe { push.cmd_push_descriptor_set(self.cb, vk::PipelineBindPoint::COMPUTE, app.layout, 0, &writes) };
+        let push = self.core.push_descriptor.as_ref().filter(|_| app.pushed);
+        if let Some(push) = push {
+            // SAFETY: the buffers and image views are live and kept by this list (a view lives as
+            // long as its image); the writes match the set layout.
+            unsafe { push.cmd_push_descriptor_set(self.cb, vk::PipelineBindPoint::COMPUTE, app.layout, 0, &writes) };
+            return Ok(());
+        }
+        let core = self.core.clone();
+        let set = self
+            .sets
+            .get_or_insert_with(|| super::descriptor_sets::SetPools::new(&core))
+            .allocate(app.set_layout, &app.pool_sizes)?;
+        let writes: Vec<vk::WriteDescriptorSet> = writes.into_iter().map(|w| w.dst_set(set)).collect();
+        // SAFETY: a new set of this list's pools, not yet bound; the writes match its layout and
+        // name live objects the list keeps.
+        unsafe {
+            self.core.device.update_descriptor_sets(&writes, &[]);
+            self.core.device.cmd_bind_descriptor_sets(
+                self.cb,
+                vk::PipelineBindPoint::COMPUTE,
+                app.layout,
+                0,
+                &[set],
+                &[],
+            );
+        }
         Ok(())
     }
 }

@@ -21,6 +21,7 @@ mod attachment_clear;
 pub(crate) use attachment_clear::{driver_depth, driver_floats};
 pub(crate) use transfer::{copy_extent, tiles_of};
 mod barrier;
+mod descriptor_sets;
 mod dispatch;
 mod indirect;
 mod native;
@@ -48,6 +49,7 @@ pub(crate) struct Recorded {
     pub(crate) bundle: Vec<Command>,
     _keep_pipelines: Vec<Arc<crate::pipeline::VkPipeline>>,
     _keep_roots: Vec<Arc<crate::pipeline::VkRootSignature>>,
+    _sets: Option<descriptor_sets::SetPools>,
 }
 
 impl Recorded {
@@ -65,6 +67,7 @@ impl Drop for Recorded {
             std::mem::take(&mut self.bundle),
             std::mem::take(&mut self._keep_pipelines),
             std::mem::take(&mut self._keep_roots),
+            self._sets.take(),
         );
         let (core, pool) = (&self.core, self.pool);
         crate::threads::on_driver(move || {
@@ -92,6 +95,8 @@ pub(crate) struct VkCommandList {
     /// Where the list's commands put the bytes they read from host memory or write for
     /// themselves on the GPU.
     arenas: upload::Arenas,
+    /// Descriptor sets of kernels that bind more than the device pushes.
+    sets: Option<descriptor_sets::SetPools>,
     /// Conditional rendering is on.
     predicated: bool,
     queries: HashMap<u64, Arc<crate::device::VkQueryHeap>>,
@@ -132,6 +137,7 @@ impl VkCommandList {
             keep: HashMap::default(),
             scratch: Vec::new(),
             arenas: Default::default(),
+            sets: None,
             predicated: false,
             queries: HashMap::default(),
             resets: HashSet::new(),
@@ -454,6 +460,7 @@ impl VkCommandList {
             bundle: std::mem::take(&mut self.bundle),
             _keep_pipelines: std::mem::take(&mut self.gfx.keep_pipelines),
             _keep_roots: std::mem::take(&mut self.gfx.keep_roots),
+            _sets: self.sets.take(),
         };
         self.gfx = Default::default();
         self.resets.clear();
@@ -484,6 +491,7 @@ impl VkCommandList {
         self.keep.clear();
         self.scratch.clear();
         self.arenas.clear();
+        self.sets = None;
         self.predicated = false;
         self.queries.clear();
         self.resets.clear();
@@ -510,6 +518,7 @@ impl Drop for VkCommandList {
                 std::mem::take(&mut self.keep),
                 std::mem::take(&mut self.scratch),
                 std::mem::take(&mut self.arenas),
+                self.sets.take(),
                 std::mem::take(&mut self.queries),
                 std::mem::take(&mut self.bundle),
                 std::mem::take(&mut self.gfx),
