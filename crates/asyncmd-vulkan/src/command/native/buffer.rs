@@ -34,10 +34,12 @@ impl Written {
 /// and 16 KiB 3.7 by transfer against 4.2 by kernel; 64 KiB 4.8 against 4.2).
 const SMALL_COPY: u64 = 16 << 10;
 
-/// The largest fill written inline with `vkCmdUpdateBuffer` (Vulkan allows 65536 bytes): one
-/// 16-byte pattern fill on an H100, GPU µs: 4 KiB 3.7 inline against 4.4 by the fill kernel;
-/// 16 KiB 5.0 against 4.6.
-const UPDATE_MAX: u64 = 4 << 10;
+/// The largest single fill of a pattern `vkCmdFillBuffer` cannot write that takes a copy from
+/// the list's upload memory where the buffer kernels run: the legacy app's form (a copy from a
+/// buffer of the pattern). One 16-byte pattern fill on an H100, GPU ms: 16 KiB 0.0038 by the
+/// copy against 0.0044–0.0045 by the fill kernel; 4 KiB 0.0037–0.0038 by the copy or inline
+/// (`vkCmdUpdateBuffer`); 64 KiB 0.0044 by the kernel, as the legacy copy (`docs/performance.md`).
+const SMALL_FILL: u64 = 16 << 10;
 
 /// Whether one part of `bytes` takes a transfer command rather than a kernel: at most `limit`
 /// bytes, where the kernels run by measurement, not where tests force them
@@ -94,8 +96,8 @@ impl VkCommandList {
 
     /// Records the fills of the run of `FillBuffers` calls since the last other command as one
     /// batch, as `flush_copies` does copies. One small fill of a pattern `vkCmdFillBuffer`
-    /// cannot write (more than one dword) alone goes inline in the command buffer
-    /// (`vkCmdUpdateBuffer`), as one small copy takes a transfer command.
+    /// cannot write (more than one dword) alone is a copy of the pattern from upload memory,
+    /// as one small copy takes a transfer command.
     pub(crate) fn flush_fills(&mut self) -> Result<()> {
         if self.pending_fills.is_empty() {
             return Ok(());
@@ -104,7 +106,7 @@ impl VkCommandList {
         if let [p] = pending[..] {
             let crossover = self.core.compute_copy_min.get().copied().flatten();
             if !self.is_predicated()
-                && small_part(crossover, p.bytes, UPDATE_MAX)
+                && small_part(crossover, p.bytes, SMALL_FILL)
                 && p.pattern.dwords().is_none_or(|(_, n)| n > 1)
             {
                 return self.fill_by_transfer(p.buffer, p.offset, &p.pattern, p.bytes);
@@ -240,7 +242,7 @@ impl VkCommandList {
     }
 
     /// Fills `bytes` of `buffer` from `offset` with transfer commands: `vkCmdFillBuffer` for a
-    /// dword pattern, otherwise copies from a chunk of whole patterns.
+    /// dword pattern, otherwise copies from a chunk of whole patterns in upload memory.
     fn fill_by_transfer(&mut self, buffer: vk::Buffer, offset: u64, pattern: &ClearElement, bytes: u64) -> Result<()> {
         let d = self.core.device.clone();
         let word = pattern.dwords().filter(|&(_, n)| n == 1 && offset.is_multiple_of(4) && bytes.is_multiple_of(4));
@@ -259,23 +261,17 @@ impl VkCommandList {
             }
             return Ok(());
         }
-        if bytes <= UPDATE_MAX && offset.is_multiple_of(4) && bytes.is_multiple_of(4) {
-            // Small enough to travel in the command buffer: no table to allocate and upload.
-            let data = asyncmd_types::repeat_bytes(pattern.as_bytes(), bytes as usize);
-            // SAFETY: a live buffer with TRANSFER_DST usage; 4-aligned offset and size of at
-            // most 65536 bytes.
-            unsafe { d.cmd_update_buffer(self.cb, buffer, offset, &data) };
-            return Ok(());
-        }
+        // Whole patterns, up to 1 MiB, in the list's upload memory, copied as often as needed.
         let len = pattern.as_bytes().len() as u64;
-        let chunk = (1u64 << 20).min(bytes).max(len) / len * len;
-        let bytes_of_chunk = asyncmd_types::repeat_bytes(pattern.as_bytes(), chunk as usize);
-        let src = self.table(&bytes_of_chunk)?.buffer().unwrap_or_default();
+        let chunk = (1u64 << 20).min(bytes).max(len).div_ceil(len) * len;
+        let (src, at) = self.upload(chunk, 16, |m| {
+            m.chunks_mut(len as usize).for_each(|c| c.copy_from_slice(&pattern.as_bytes()[..c.len()]))
+        })?;
         let mut done = 0;
         let mut regions = Vec::new();
         while done < bytes {
             let size = chunk.min(bytes - done);
-            regions.push(vk::BufferCopy { src_offset: 0, dst_offset: offset + done, size });
+            regions.push(vk::BufferCopy { src_offset: at, dst_offset: offset + done, size });
             done += size;
         }
         // SAFETY: live buffers; regions read one chunk and write disjoint destination ranges.
@@ -296,7 +292,7 @@ mod tests {
             assert!(small_part(crossover, 4 << 10, SMALL_COPY));
             assert!(small_part(crossover, SMALL_COPY, SMALL_COPY));
             assert!(!small_part(crossover, SMALL_COPY + 1, SMALL_COPY));
-            assert!(!small_part(crossover, 16 << 10, UPDATE_MAX));
+            assert!(!small_part(crossover, SMALL_FILL + 16, SMALL_FILL));
         }
         assert!(!small_part(Some(0), 16, SMALL_COPY));
     }
