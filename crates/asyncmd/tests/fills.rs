@@ -110,6 +110,46 @@ fn a_run_of_single_fill_calls_lands_whole_and_before_the_barrier_after_it() {
     }
 }
 
+/// Fills of one pattern, small then large then smaller, another pattern between: where a device
+/// writes a pattern's repeats once a list and copies them into each fill (the Vulkan device's
+/// transfers), every fill still gets its own bytes, the phase from its own offset.
+#[test]
+fn fills_of_one_pattern_after_each_other_each_get_their_bytes() {
+    for (name, ctx) in async_contexts() {
+        let size = 512 << 10;
+        let buf = ctx.buffer(HeapType::Default, size);
+        let p: Vec<u8> = (1..=12).collect();
+        let q: Vec<u8> = (100..116).collect();
+        // (offset, pattern, repeats): offsets that are not multiples of the pattern included.
+        let fills: Vec<(u64, &[u8], u32)> = vec![
+            (0, &p, 4),
+            (64, &p, (200 << 10) / 12),
+            (300 << 10, &p, (100 << 10) / 12),
+            ((400 << 10) + 4, &q, 64),
+            ((410 << 10) + 8, &p, 4096 / 12),
+        ];
+        ctx.run(CommandListType::Direct, |l| {
+            let descs: Vec<_> = fills.iter().map(|(o, p, n)| raw(&buf, *o, p, *n)).collect();
+            l.fill_buffers(&descs);
+            // And again, one call each, after a barrier (the same bytes are written twice).
+            l.barrier(&[BarrierGroup::Global(vec![GlobalBarrier {
+                sync_before: BarrierSync::COPY,
+                sync_after: BarrierSync::COPY,
+                access_before: BarrierAccess::COPY_DEST,
+                access_after: BarrierAccess::COPY_DEST,
+            }])]);
+            for (o, p, n) in &fills {
+                l.fill_buffers(&[raw(&buf, *o, p, *n)]);
+            }
+        });
+        let mut want = vec![0u8; size as usize];
+        for (o, p, n) in &fills {
+            model(&mut want, *o, p, *n);
+        }
+        assert!(ctx.read_buffer(&buf) == want, "{name}");
+    }
+}
+
 #[test]
 fn formatted_fills_encode_the_value() {
     for (name, ctx) in async_contexts() {

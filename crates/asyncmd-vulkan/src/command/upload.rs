@@ -8,7 +8,7 @@ use super::{fail, VkCommandList};
 use crate::core::Core;
 use crate::memory::VkResource;
 use ash::vk;
-use asyncmd_types::{HeapType, ResourceDesc, Result};
+use asyncmd_types::{ClearElement, HeapType, ResourceDesc, Result};
 use std::sync::Arc;
 
 /// Bytes of a chunk; larger requests get a chunk of their own size.
@@ -17,11 +17,14 @@ const CHUNK: u64 = 64 << 10;
 /// A chunk being filled and the bytes of it used.
 type Chunk = Option<(Arc<VkResource>, u64)>;
 
-/// The chunks being filled: host-written (upload heap) and GPU-only (default heap).
+/// The chunks being filled: host-written (upload heap) and GPU-only (default heap); and the
+/// last fill pattern written out whole, which the recording's next fills of it copy again.
 #[derive(Default)]
 pub(crate) struct Arenas {
     upload: Chunk,
     device: Chunk,
+    /// The pattern, and where its repeats lie in upload memory: (buffer, offset, bytes).
+    pattern: Option<(ClearElement, (vk::Buffer, u64, u64))>,
 }
 
 impl Arenas {
@@ -74,6 +77,22 @@ impl VkCommandList {
         chunk.host_access(at, n, write)?;
         let buffer = chunk.buffer().ok_or_else(|| fail("an upload chunk has no buffer".into()))?;
         Ok((buffer, at))
+    }
+
+    /// At least `want` bytes of whole repeats of `pattern` in upload memory (at most 1 MiB, and
+    /// whole patterns): written once a recording and pattern, and given again to the fills of
+    /// it that follow. (buffer, offset, bytes).
+    pub(crate) fn pattern_repeats(&mut self, pattern: &ClearElement, want: u64) -> Result<(vk::Buffer, u64, u64)> {
+        let len = pattern.as_bytes().len().max(1) as u64;
+        let need = want.min(1 << 20).max(len).div_ceil(len) * len;
+        if let Some((_, at)) = self.arenas.pattern.filter(|(p, at)| p == pattern && at.2 >= need) {
+            return Ok(at);
+        }
+        let unit = pattern.as_bytes();
+        let (buffer, offset) = self
+            .upload(need, 16, |m| m.chunks_mut(unit.len().max(1)).for_each(|c| c.copy_from_slice(&unit[..c.len()])))?;
+        self.arenas.pattern = Some((*pattern, (buffer, offset, need)));
+        Ok((buffer, offset, need))
     }
 
     /// `len` bytes of device memory at an offset aligned to `align`, for the list's commands to

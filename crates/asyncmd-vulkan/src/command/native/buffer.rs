@@ -262,11 +262,7 @@ impl VkCommandList {
             return Ok(());
         }
         // Whole patterns, up to 1 MiB, in the list's upload memory, copied as often as needed.
-        let len = pattern.as_bytes().len() as u64;
-        let chunk = (1u64 << 20).min(bytes).max(len).div_ceil(len) * len;
-        let (src, at) = self.upload(chunk, 16, |m| {
-            m.chunks_mut(len as usize).for_each(|c| c.copy_from_slice(&pattern.as_bytes()[..c.len()]))
-        })?;
+        let (src, at, chunk) = self.pattern_repeats(pattern, bytes)?;
         let mut done = 0;
         let mut regions = Vec::new();
         while done < bytes {
