@@ -184,11 +184,7 @@ fn a_direction_reads_its_faces_texel_and_filters_seamlessly_across_edges() {
         let count = probes.len() as u32;
         let out = uav_buffer(&ctx, &vec![0; (2 * count as usize + 1) * 16]);
         ctx.run(CommandListType::Direct, |l| {
-            l.set_compute_root_signature(&root);
-            l.set_pipeline_state(&pso);
-            l.set_descriptor_heaps(&[&heap]);
-            l.set_compute_root_descriptor_table(0, &heap.gpu_handle(0).unwrap());
-            l.set_compute_root_unordered_access_view(1, out.gpu_address(0));
+            bind_table_and_uav(l, &root, &pso, &heap, &out);
             l.dispatch((count + 1).div_ceil(64), 1, 1);
         });
         let got = f32s(&ctx.read_buffer(&out));

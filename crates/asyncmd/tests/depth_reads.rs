@@ -77,11 +77,7 @@ fn a_depth_texture_is_loaded_sampled_and_compared() {
         let pso = pipeline(d, &root, &Arc::new(ShaderModule::from_wgsl(DEPTH).unwrap()), "main").unwrap();
         let out = uav_buffer(&ctx, &[0; 5 * 4]);
         ctx.run(CommandListType::Direct, |l| {
-            l.set_compute_root_signature(&root);
-            l.set_pipeline_state(&pso);
-            l.set_descriptor_heaps(&[&heap]);
-            l.set_compute_root_descriptor_table(0, &heap.gpu_handle(0).unwrap());
-            l.set_compute_root_unordered_access_view(1, out.gpu_address(0));
+            bind_table_and_uav(l, &root, &pso, &heap, &out);
             l.dispatch(1, 1, 1);
         });
         let got = f32s(&ctx.read_buffer(&out));
@@ -135,11 +131,7 @@ fn a_comparison_gather_compares_each_of_the_four_texels() {
         // NaN where nothing was written.
         let out = uav_buffer(&ctx, &[0xff; 4 * 16]);
         ctx.run(CommandListType::Direct, |l| {
-            l.set_compute_root_signature(&root);
-            l.set_pipeline_state(&pso);
-            l.set_descriptor_heaps(&[&heap]);
-            l.set_compute_root_descriptor_table(0, &heap.gpu_handle(0).unwrap());
-            l.set_compute_root_unordered_access_view(1, out.gpu_address(0));
+            bind_table_and_uav(l, &root, &pso, &heap, &out);
             l.dispatch(1, 1, 1);
         });
         let got = f32s(&ctx.read_buffer(&out));
@@ -231,12 +223,7 @@ fn a_typeless_depth_texture_is_cleared_through_its_depth_view_and_read_through_a
         let heap = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 1).unwrap();
         d.create_shader_resource_view(&t, TextureViewDesc::texture_2d().format(Format::R32Float), &heap.handle(0))
             .unwrap();
-        let root = d
-            .create_root_signature(&RootSignatureDesc::new(vec![
-                RootParameter::table(vec![DescriptorRange::new(RegisterClass::Srv, 1, 0)]),
-                RootParameter::uav(0),
-            ]))
-            .unwrap();
+        let root = srv_table_and_uav_root(d, 1);
         let pso = pipeline(d, &root, &Arc::new(ShaderModule::from_wgsl(LOAD).unwrap()), "main").unwrap();
         let out = uav_buffer(&ctx, &[0; 16 * 4]);
         // A colour texture of the family, copied into whole (D3D12 copies depth textures whole).
@@ -245,11 +232,7 @@ fn a_typeless_depth_texture_is_cleared_through_its_depth_view_and_read_through_a
             l.clear_depth_stencil_view(&dsvs.handle(0), ClearFlags::DEPTH, 0.75, 0, &[]);
             l.clear_depth_stencil_view(&dsvs.handle(0), ClearFlags::DEPTH, 0.25, 0, &[Rect::new(2, 2, 4, 4)]);
             common::barrier(l, &t, BarrierLayout::DepthStencilWrite, BarrierLayout::ShaderResource);
-            l.set_compute_root_signature(&root);
-            l.set_pipeline_state(&pso);
-            l.set_descriptor_heaps(&[&heap]);
-            l.set_compute_root_descriptor_table(0, &heap.gpu_handle(0).unwrap());
-            l.set_compute_root_unordered_access_view(1, out.gpu_address(0));
+            bind_table_and_uav(l, &root, &pso, &heap, &out);
             l.dispatch(1, 1, 1);
             common::barrier(l, &t, BarrierLayout::ShaderResource, BarrierLayout::CopySource);
             l.copy_resource(&copy, &t);

@@ -181,11 +181,7 @@ fn arrays_of_textures_are_indexed_per_thread_by_a_shared_value_and_past_their_en
         let Some(pso) = pipeline_where_indexable(name, pipeline(d, &root, &module, "main")) else { continue };
         let out = uav_buffer(&ctx, &[0; 32 * 4]);
         ctx.run(CommandListType::Direct, |l| {
-            l.set_compute_root_signature(&root);
-            l.set_pipeline_state(&pso);
-            l.set_descriptor_heaps(&[&heap]);
-            l.set_compute_root_descriptor_table(0, &heap.gpu_handle(0).unwrap());
-            l.set_compute_root_unordered_access_view(1, out.gpu_address(0));
+            bind_table_and_uav(l, &root, &pso, &heap, &out);
             l.set_compute_root_32bit_constants(2, &[2], 0);
             l.dispatch(1, 1, 1);
         });
@@ -309,11 +305,7 @@ fn an_empty_element_or_a_short_range_is_refused() {
         let out = uav_buffer(&ctx, &[0; 11 * 4]);
         let e = assert_error(
             ctx.record(CommandListType::Direct, |l| {
-                l.set_compute_root_signature(&root);
-                l.set_pipeline_state(&pso);
-                l.set_descriptor_heaps(&[&heap]);
-                l.set_compute_root_descriptor_table(0, &heap.gpu_handle(0).unwrap());
-                l.set_compute_root_unordered_access_view(1, out.gpu_address(0));
+                bind_table_and_uav(l, &root, &pso, &heap, &out);
                 l.dispatch(1, 1, 1);
             }),
             ErrorCode::InvalidArg,

@@ -497,22 +497,13 @@ fn every_texel_and_every_place_past_them_reads_the_same_on_every_device() {
         let mip1: Vec<u32> = (0..8).map(|i| 2000 + i).collect();
         ctx.upload_subresource(&src, 0, &bytes_of(&mip0));
         ctx.upload_subresource(&src, 1, &bytes_of(&mip1));
-        let root = d
-            .create_root_signature(&RootSignatureDesc::new(vec![
-                RootParameter::table(vec![DescriptorRange::new(RegisterClass::Srv, 1, 0)]),
-                RootParameter::uav(0),
-            ]))
-            .unwrap();
+        let root = srv_table_and_uav_root(d, 1);
         let pso = pipeline(d, &root, &Arc::new(ShaderModule::from_wgsl(EVERY_TEXEL).unwrap()), "main").unwrap();
         let heap = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 1).unwrap();
         d.create_shader_resource_view(&src, TextureViewDesc::texture_2d(), &heap.handle(0)).unwrap();
         let out = uav_buffer(&ctx, &[0; 12 * 8 * 4 * 12]);
         ctx.run(CommandListType::Direct, |l| {
-            l.set_compute_root_signature(&root);
-            l.set_pipeline_state(&pso);
-            l.set_descriptor_heaps(&[&heap]);
-            l.set_compute_root_descriptor_table(0, &heap.gpu_handle(0).unwrap());
-            l.set_compute_root_unordered_access_view(1, out.gpu_address(0));
+            bind_table_and_uav(l, &root, &pso, &heap, &out);
             l.dispatch(1, 1, 1);
         });
         let got = u32s(&ctx.read_buffer(&out));
@@ -554,22 +545,13 @@ fn lanes_reading_different_mips_each_read_their_own() {
         let src = ctx.texture(&ResourceDesc::tex2d(Format::R32Uint, 8, 4).with_mips(2), BarrierLayout::Common);
         ctx.upload_subresource(&src, 0, &bytes_of(&(0..32).map(|i| 1000 + i).collect::<Vec<u32>>()));
         ctx.upload_subresource(&src, 1, &bytes_of(&(0..8).map(|i| 2000 + i).collect::<Vec<u32>>()));
-        let root = d
-            .create_root_signature(&RootSignatureDesc::new(vec![
-                RootParameter::table(vec![DescriptorRange::new(RegisterClass::Srv, 1, 0)]),
-                RootParameter::uav(0),
-            ]))
-            .unwrap();
+        let root = srv_table_and_uav_root(d, 1);
         let pso = pipeline(d, &root, &Arc::new(ShaderModule::from_wgsl(MIXED_MIPS).unwrap()), "main").unwrap();
         let heap = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 1).unwrap();
         d.create_shader_resource_view(&src, TextureViewDesc::texture_2d(), &heap.handle(0)).unwrap();
         let out = uav_buffer(&ctx, &[0; 48 * 4]);
         ctx.run(CommandListType::Direct, |l| {
-            l.set_compute_root_signature(&root);
-            l.set_pipeline_state(&pso);
-            l.set_descriptor_heaps(&[&heap]);
-            l.set_compute_root_descriptor_table(0, &heap.gpu_handle(0).unwrap());
-            l.set_compute_root_unordered_access_view(1, out.gpu_address(0));
+            bind_table_and_uav(l, &root, &pso, &heap, &out);
             l.dispatch(1, 1, 1);
         });
         let got = u32s(&ctx.read_buffer(&out));

@@ -72,6 +72,33 @@ impl From<i32> for Word {
     }
 }
 
+/// A root signature of a table of `srvs` SRVs from t0 (parameter 0) and a root UAV u0
+/// (parameter 1), the texture tests' common layout.
+pub fn srv_table_and_uav_root(device: &Device, srvs: u32) -> RootSignature {
+    device
+        .create_root_signature(&RootSignatureDesc::new(vec![
+            RootParameter::table(vec![DescriptorRange::new(RegisterClass::Srv, srvs, 0)]),
+            RootParameter::uav(0),
+        ]))
+        .unwrap()
+}
+
+/// Binds `pso` and `root`, whose parameter 0 is a table at the start of `heap` and parameter 1
+/// a root UAV, given `out`.
+pub fn bind_table_and_uav(
+    l: &mut CommandList,
+    root: &RootSignature,
+    pso: &PipelineState,
+    heap: &DescriptorHeap,
+    out: &Resource,
+) {
+    l.set_compute_root_signature(root);
+    l.set_pipeline_state(pso);
+    l.set_descriptor_heaps(&[heap]);
+    l.set_compute_root_descriptor_table(0, &heap.gpu_handle(0).unwrap());
+    l.set_compute_root_unordered_access_view(1, out.gpu_address(0));
+}
+
 /// A default buffer the kernels may write, holding `data`.
 pub fn uav_buffer(ctx: &Ctx, data: &[u8]) -> Resource {
     let b = ctx
