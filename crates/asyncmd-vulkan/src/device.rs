@@ -89,6 +89,8 @@ pub(crate) struct Tables {
 pub struct VulkanDevice {
     core: Arc<Core>,
     tables: Arc<Tables>,
+    /// Upload and scratch chunks of finished recordings, for the next lists.
+    spare: Arc<crate::command::SpareChunks>,
     caps: Capabilities,
     info: AdapterInfo,
     /// Every format's support, asked once (recording asks it per command).
@@ -163,7 +165,7 @@ impl VulkanDevice {
             heaps: Table::default(),
         });
         let formats = Format::ALL.iter().map(|&f| (f, query_format_caps(&core, f))).collect();
-        Ok(Self { core, tables, caps, info, formats })
+        Ok(Self { core, tables, spare: Default::default(), caps, info, formats })
     }
 
     /// What the loader says of this device.
@@ -202,6 +204,14 @@ impl VulkanDevice {
     /// this stays at the most lists recording or in flight at once, however often they reset.
     pub fn command_pools_created(&self) -> u64 {
         self.core.list_pools.created()
+    }
+
+    /// How many 64 KiB chunks of upload and scratch memory lists have made (for root constants
+    /// past the push-constant bytes, indirect calls' constants and group counts, fill
+    /// patterns, the buffer kernels' tables). Finished recordings give theirs back for the next
+    /// lists, so this stays at what the lists recording or in flight at once use.
+    pub fn scratch_chunks_created(&self) -> u64 {
+        self.spare.created()
     }
 
     fn resource(&self, id: ResourceId, api: &str) -> Result<Arc<VkResource>> {
@@ -496,6 +506,6 @@ impl DeviceDdi for VulkanDevice {
     }
 
     fn create_command_list(&self, ty: CommandListType) -> Result<Box<dyn CommandListDdi>> {
-        Ok(Box::new(crate::threads::on_driver(|| VkCommandList::new(&self.core, &self.tables, ty))?))
+        Ok(Box::new(crate::threads::on_driver(|| VkCommandList::new(&self.core, &self.tables, &self.spare, ty))?))
     }
 }

@@ -76,3 +76,46 @@ fn a_pool_given_back_by_a_list_refused_under_predication_serves_the_next_list_cl
     assert_eq!(dst.read_vec(0, 256).unwrap(), vec![7; 256]);
     assert!(vk.validation_log().messages().is_empty(), "{:?}", vk.validation_log().messages());
 }
+
+/// Lists whose commands upload (here the buffer kernels' tables of a batch copy) take the
+/// chunks of finished recordings: 40 lists make no more chunks than the few in flight at
+/// once, and each still copies its own bytes.
+#[test]
+fn lists_that_upload_reuse_the_chunks_of_finished_recordings() {
+    let Some(ctx) = vulkan_ctx(asyncmd_vulkan::VulkanOptions {
+        validation: asyncmd_vulkan::Validation::IfAvailable,
+        compute_copies: asyncmd_vulkan::ComputeCopies::Always,
+        native_async_commands: true,
+        ..Default::default()
+    }) else {
+        return;
+    };
+    let Some(vk) = ctx.vulkan.clone() else { return };
+    let d = &ctx.device;
+    let buffer =
+        |heap| d.create_committed_resource(heap, &ResourceDesc::buffer(256), BarrierLayout::Undefined).unwrap();
+    let (src, dst) = (buffer(HeapType::Upload), buffer(HeapType::Readback));
+    let alloc = d.create_command_allocator(CommandListType::Direct).unwrap();
+    let mut list = d.create_command_list(CommandListType::Direct, &alloc).unwrap();
+    list.close().unwrap();
+    let fence = d.create_fence(0).unwrap();
+    let before = vk.scratch_chunks_created();
+    for i in 1..=40u8 {
+        src.write(0, &[i; 256]).unwrap();
+        alloc.reset().unwrap();
+        list.reset(&alloc).unwrap();
+        // Two regions: one batch kernel, whose table the list uploads.
+        list.copy_buffer_regions(&[
+            BufferCopyRegion { dest: &dst, dest_offset: 0, source: &src, source_offset: 128, size: 128 },
+            BufferCopyRegion { dest: &dst, dest_offset: 128, source: &src, source_offset: 0, size: 128 },
+        ]);
+        list.close().unwrap();
+        ctx.direct.execute_command_lists(&[&list]).unwrap();
+        ctx.direct.signal(&fence, u64::from(i)).unwrap();
+        fence.wait(u64::from(i), Duration::from_secs(20)).unwrap();
+        assert_eq!(dst.read_vec(0, 256).unwrap(), vec![i; 256], "execution {i}");
+    }
+    let made = vk.scratch_chunks_created() - before;
+    assert!((1..=2).contains(&made), "{made} chunks made for 40 lists that upload");
+    assert!(vk.validation_log().messages().is_empty(), "{:?}", vk.validation_log().messages());
+}

@@ -34,6 +34,7 @@ mod transfer;
 mod upload;
 
 pub(crate) use pool::ListPools;
+pub(crate) use upload::SpareChunks;
 
 /// A closed list: command buffers ready to submit, and everything they use.
 pub(crate) struct Recorded {
@@ -50,6 +51,9 @@ pub(crate) struct Recorded {
     _keep_pipelines: Vec<Arc<crate::pipeline::VkPipeline>>,
     _keep_roots: Vec<Arc<crate::pipeline::VkRootSignature>>,
     _sets: Option<descriptor_sets::SetPools>,
+    /// The arenas' chunks, given back to `spare` when the last execution is done.
+    chunks: upload::Owned,
+    spare: Arc<upload::SpareChunks>,
 }
 
 impl Recorded {
@@ -69,11 +73,13 @@ impl Drop for Recorded {
             std::mem::take(&mut self._keep_roots),
             self._sets.take(),
         );
-        let (core, pool) = (&self.core, self.pool);
+        let (core, pool, spare) = (&self.core, self.pool, &self.spare);
+        let chunks = std::mem::take(&mut self.chunks);
         crate::threads::on_driver(move || {
             // SAFETY: queues keep an Arc of a submitted list until the GPU has finished it, and
             // this was the last.
             unsafe { core.list_pools.give_back(core, pool) };
+            spare.give_back(chunks);
             drop(held);
         })
     }
@@ -95,6 +101,8 @@ pub(crate) struct VkCommandList {
     /// Where the list's commands put the bytes they read from host memory or write for
     /// themselves on the GPU.
     arenas: upload::Arenas,
+    /// The device's spare chunks, which the arenas take from and finished recordings give to.
+    spare: Arc<upload::SpareChunks>,
     /// Descriptor sets of kernels that bind more than the device pushes.
     sets: Option<descriptor_sets::SetPools>,
     /// Conditional rendering is on.
@@ -127,7 +135,12 @@ fn fail(text: String) -> Error {
 }
 
 impl VkCommandList {
-    pub(crate) fn new(core: &Arc<Core>, tables: &Arc<Tables>, ty: CommandListType) -> Result<Self> {
+    pub(crate) fn new(
+        core: &Arc<Core>,
+        tables: &Arc<Tables>,
+        spare: &Arc<upload::SpareChunks>,
+        ty: CommandListType,
+    ) -> Result<Self> {
         let list = Self {
             core: core.clone(),
             tables: tables.clone(),
@@ -137,6 +150,7 @@ impl VkCommandList {
             keep: HashMap::default(),
             scratch: Vec::new(),
             arenas: Default::default(),
+            spare: spare.clone(),
             sets: None,
             predicated: false,
             queries: HashMap::default(),
@@ -448,9 +462,12 @@ impl VkCommandList {
         };
         // The pool is the `Recorded`'s from here on.
         self.pool = None;
-        // The chunks go with the recording; the next one uploads into new chunks.
-        self.arenas.clear();
+        // The chunks go with the recording, back to the device once its work is done; the next
+        // recording uploads into other chunks.
+        let chunks = self.arenas.finish();
         let recorded = Recorded {
+            chunks,
+            spare: self.spare.clone(),
             core: self.core.clone(),
             ty: self.ty,
             pool,
@@ -490,7 +507,8 @@ impl VkCommandList {
         self.give_back_open_pool();
         self.keep.clear();
         self.scratch.clear();
-        self.arenas.clear();
+        // Never submitted: the chunks can serve the next recordings at once.
+        self.spare.give_back(self.arenas.finish());
         self.sets = None;
         self.predicated = false;
         self.queries.clear();

@@ -242,10 +242,10 @@ impl VkCommandList {
         unit_bytes: u64,
         kernel: impl Fn(&crate::meta::Meta) -> &crate::meta::Kernel,
     ) -> Result<()> {
-        let t = self.table(&d.table)?;
+        // The table in the list's upload memory, which the kernel reads by address.
+        let (_, _, address) = self.upload_addressed(d.table.len() as u64, 64, |m| m.copy_from_slice(&d.table))?;
         let cap = if self.core.props.device_type == ash::vk::PhysicalDeviceType::CPU { CPU_GROUPS } else { GPU_GROUPS };
         let groups = (d.total * unit_bytes).div_ceil(RANGE_BYTES).clamp(1, cap) as u32;
-        let address = t.address();
         let words = [address as u32, (address >> 32) as u32, d.entries, d.total as u32, 0, 0, 0, 0];
         kernel(self.core.meta()?).dispatch_words(self.cb, &words, (groups, 1));
         Ok(())
