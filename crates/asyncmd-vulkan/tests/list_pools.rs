@@ -18,9 +18,9 @@ fn ctx_and_driver() -> Option<(Ctx, std::sync::Arc<asyncmd_vulkan::VulkanDevice>
     Some((ctx, vk))
 }
 
-#[test]
-fn a_list_reset_many_times_reuses_its_pool_and_runs_each_recording() {
-    let Some((ctx, vk)) = ctx_and_driver() else { return };
+/// One list reset, recorded by `record` (which copies a 256-byte source into a destination)
+/// and executed 40 times, each execution's bytes checked before the next reset.
+fn forty_executions(ctx: &Ctx, record: impl Fn(&mut asyncmd::CommandList, &asyncmd::Resource, &asyncmd::Resource)) {
     let d = &ctx.device;
     let buffer =
         |heap| d.create_committed_resource(heap, &ResourceDesc::buffer(256), BarrierLayout::Undefined).unwrap();
@@ -29,18 +29,24 @@ fn a_list_reset_many_times_reuses_its_pool_and_runs_each_recording() {
     let mut list = d.create_command_list(CommandListType::Direct, &alloc).unwrap();
     list.close().unwrap();
     let fence = d.create_fence(0).unwrap();
-    let before = vk.command_pools_created();
     for i in 1..=40u8 {
         src.write(0, &[i; 256]).unwrap();
         alloc.reset().unwrap();
         list.reset(&alloc).unwrap();
-        list.copy_buffer_region(&dst, 0, &src, 0, 256);
+        record(&mut list, &dst, &src);
         list.close().unwrap();
         ctx.direct.execute_command_lists(&[&list]).unwrap();
         ctx.direct.signal(&fence, u64::from(i)).unwrap();
         fence.wait(u64::from(i), Duration::from_secs(20)).unwrap();
         assert_eq!(dst.read_vec(0, 256).unwrap(), vec![i; 256], "execution {i}");
     }
+}
+
+#[test]
+fn a_list_reset_many_times_reuses_its_pool_and_runs_each_recording() {
+    let Some((ctx, vk)) = ctx_and_driver() else { return };
+    let before = vk.command_pools_created();
+    forty_executions(&ctx, |list, dst, src| list.copy_buffer_region(dst, 0, src, 0, 256));
     // Each reset takes a pool while the last execution's may not be retired yet: two at most,
     // against one per reset (40) when pools are made afresh.
     let made = vk.command_pools_created() - before;
@@ -91,30 +97,14 @@ fn lists_that_upload_reuse_the_chunks_of_finished_recordings() {
         return;
     };
     let Some(vk) = ctx.vulkan.clone() else { return };
-    let d = &ctx.device;
-    let buffer =
-        |heap| d.create_committed_resource(heap, &ResourceDesc::buffer(256), BarrierLayout::Undefined).unwrap();
-    let (src, dst) = (buffer(HeapType::Upload), buffer(HeapType::Readback));
-    let alloc = d.create_command_allocator(CommandListType::Direct).unwrap();
-    let mut list = d.create_command_list(CommandListType::Direct, &alloc).unwrap();
-    list.close().unwrap();
-    let fence = d.create_fence(0).unwrap();
     let before = vk.scratch_chunks_created();
-    for i in 1..=40u8 {
-        src.write(0, &[i; 256]).unwrap();
-        alloc.reset().unwrap();
-        list.reset(&alloc).unwrap();
+    forty_executions(&ctx, |list, dst, src| {
         // Two regions: one batch kernel, whose table the list uploads.
         list.copy_buffer_regions(&[
-            BufferCopyRegion { dest: &dst, dest_offset: 0, source: &src, source_offset: 128, size: 128 },
-            BufferCopyRegion { dest: &dst, dest_offset: 128, source: &src, source_offset: 0, size: 128 },
+            BufferCopyRegion { dest: dst, dest_offset: 0, source: src, source_offset: 128, size: 128 },
+            BufferCopyRegion { dest: dst, dest_offset: 128, source: src, source_offset: 0, size: 128 },
         ]);
-        list.close().unwrap();
-        ctx.direct.execute_command_lists(&[&list]).unwrap();
-        ctx.direct.signal(&fence, u64::from(i)).unwrap();
-        fence.wait(u64::from(i), Duration::from_secs(20)).unwrap();
-        assert_eq!(dst.read_vec(0, 256).unwrap(), vec![i; 256], "execution {i}");
-    }
+    });
     let made = vk.scratch_chunks_created() - before;
     assert!((1..=2).contains(&made), "{made} chunks made for 40 lists that upload");
     assert!(vk.validation_log().messages().is_empty(), "{:?}", vk.validation_log().messages());
