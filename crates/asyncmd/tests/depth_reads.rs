@@ -244,3 +244,31 @@ fn a_typeless_depth_texture_is_cleared_through_its_depth_view_and_read_through_a
         assert_eq!(f32s(&ctx.read_subresource(&copy, 0)), want, "{name}: the R32_FLOAT copy");
     }
 }
+
+/// A depth texture's shader resource views read its depth (or stencil) plane as D3D12's
+/// reading formats; another member of the family (`R32_UINT` of `R32_TYPELESS`) is refused on
+/// every device, as Vulkan views depth only in its depth format. Without the depth flag the
+/// same texture takes any member.
+#[test]
+fn a_depth_texture_refuses_views_that_do_not_read_its_depth() {
+    for (name, ctx) in kernel_contexts() {
+        let d = &ctx.device;
+        let heap = d.create_shader_visible_descriptor_heap(DescriptorHeapType::CbvSrvUav, 1).unwrap();
+        let depth = ctx.texture(
+            &ResourceDesc::tex2d(Format::R32Typeless, 4, 4).with_flags(ResourceFlags::ALLOW_DEPTH_STENCIL),
+            BarrierLayout::Common,
+        );
+        let view = |f| TextureViewDesc::texture_2d().format(f);
+        for f in [Format::R32Uint, Format::R32Sint] {
+            let e = assert_error(
+                d.create_shader_resource_view(&depth, view(f), &heap.handle(0)),
+                ErrorCode::Unsupported,
+                MessageId::DeviceUnsupported,
+            );
+            assert!(e.text.contains("views of depth textures"), "{name}: {}", e.text);
+        }
+        d.create_shader_resource_view(&depth, view(Format::R32Float), &heap.handle(0)).unwrap();
+        let colour = ctx.texture(&ResourceDesc::tex2d(Format::R32Typeless, 4, 4), BarrierLayout::Common);
+        d.create_shader_resource_view(&colour, view(Format::R32Uint), &heap.handle(0)).unwrap();
+    }
+}

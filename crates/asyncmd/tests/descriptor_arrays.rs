@@ -379,6 +379,39 @@ fn a_table_of_more_descriptors_than_a_device_pushes_reaches_every_one() {
     }
 }
 
+/// Past what a stage may bind on a Vulkan device (lavapipe: 32 storage buffers), a kernel is
+/// refused at creation with `Unsupported` naming the kind and the limit; the reference device
+/// makes it (a GPU with a higher limit, NVIDIA's, makes it too, so it is not checked there).
+#[test]
+fn a_table_past_a_devices_per_stage_limit_is_refused_by_name() {
+    const N: u32 = 40;
+    let writes: String = (0..N).map(|k| format!("    bufs[{k}].data[0] = {k}u;\n")).collect();
+    let source = format!(
+        "enable wgpu_binding_array;\nstruct Buf {{ data: array<u32> }}\n\
+         @group(0) @binding(0) var<storage, read_write> bufs: binding_array<Buf, {N}>;\n\
+         @compute @workgroup_size(1)\nfn main() {{\n{writes}}}\n"
+    );
+    let module = Arc::new(ShaderModule::from_wgsl(&source).unwrap());
+    for (name, ctx) in kernel_contexts() {
+        let d = &ctx.device;
+        let root = d
+            .create_root_signature(&RootSignatureDesc::new(vec![RootParameter::table(vec![DescriptorRange::new(
+                RegisterClass::Uav,
+                N,
+                0,
+            )])]))
+            .unwrap();
+        let r = pipeline(d, &root, &module, "main");
+        if ctx.vulkan.is_none() {
+            assert!(r.is_ok(), "{name}: {:?}", r.err());
+        } else if d.capabilities().name.contains("llvmpipe") {
+            let e = r.err().unwrap_or_else(|| panic!("{name}: 40 storage buffers past lavapipe's 32"));
+            assert_eq!((e.code, e.id), (ErrorCode::Unsupported, MessageId::CreatePipelineStateInvalid), "{name}");
+            assert!(e.text.contains("40 storage buffers") && e.text.contains("at most 32"), "{name}: {}", e.text);
+        }
+    }
+}
+
 fn u32s(bytes: &[u8]) -> Vec<u32> {
     bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
 }

@@ -83,6 +83,19 @@ impl Device {
             Ok(v) => v,
             Err(why) => return fail(why),
         };
+        let depth = res.format.has_depth()
+            || res.flags.contains(ResourceFlags::ALLOW_DEPTH_STENCIL) && res.format.depth_stencil_member().is_some();
+        if depth && !reads_depth_or_stencil(view.format) {
+            // Vulkan views a depth image only in its depth format: a uint or snorm member of the
+            // family would read bits one device gives and another does not.
+            let what = format!(
+                "{} views of depth textures are not supported: read the depth as R32_FLOAT, R16_UNORM, \
+                 R24_UNORM_X8_TYPELESS or R32_FLOAT_X8X24_TYPELESS, the stencil as X24_TYPELESS_G8_UINT or \
+                 X32_TYPELESS_G8X24_UINT",
+                view.format
+            );
+            return self.shared.fail(err::unsupported(api, what));
+        }
         let whole_depth = (res.depth() >> view.first_mip).max(1);
         if view.dimension == asyncmd_types::TextureViewDimension::Texture3D && view.slice_count != whole_depth {
             return self
@@ -332,4 +345,18 @@ fn view_of(
         Some(Some(ViewDescriptor::Sampler(_))) => Err(format!("descriptor {at} holds a sampler")),
         Some(Some(_)) => Err(format!("descriptor {at} holds a render-target or depth-stencil view")),
     }
+}
+
+/// Whether a shader resource view of `format` reads a depth texture's depth or stencil plane.
+fn reads_depth_or_stencil(format: asyncmd_types::Format) -> bool {
+    use asyncmd_types::Format as F;
+    matches!(
+        format,
+        F::R32Float
+            | F::R16Unorm
+            | F::R24UnormX8Typeless
+            | F::R32FloatX8X24Typeless
+            | F::X24TypelessG8Uint
+            | F::X32TypelessG8X24Uint
+    )
 }
