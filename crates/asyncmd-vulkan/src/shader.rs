@@ -264,7 +264,7 @@ fn pool_sizes(descriptors: &[(Source, vk::DescriptorType)]) -> Vec<vk::Descripto
     let mut sizes: Vec<vk::DescriptorPoolSize> = Vec::new();
     for (source, ty) in descriptors {
         match sizes.iter_mut().find(|s| s.ty == *ty) {
-            Some(s) => s.descriptor_count += source.count(),
+            Some(s) => s.descriptor_count = s.descriptor_count.saturating_add(source.count()),
             None => sizes.push(vk::DescriptorPoolSize { ty: *ty, descriptor_count: source.count() }),
         }
     }

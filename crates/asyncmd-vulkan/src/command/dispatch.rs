@@ -171,11 +171,11 @@ impl VkCommandList {
             unsafe { push.cmd_push_descriptor_set(self.cb, vk::PipelineBindPoint::COMPUTE, app.layout, 0, &writes) };
             return Ok(());
         }
-        let core = self.core.clone();
-        let set = self
-            .sets
-            .get_or_insert_with(|| super::descriptor_sets::SetPools::new(&core))
-            .allocate(app.set_layout, &app.pool_sizes)?;
+        let sets = match &mut self.sets {
+            Some(sets) => sets,
+            none => none.insert(super::descriptor_sets::SetPools::new(&self.core)),
+        };
+        let set = sets.allocate(app.set_layout, &app.pool_sizes)?;
         let writes: Vec<vk::WriteDescriptorSet> = writes.into_iter().map(|w| w.dst_set(set)).collect();
         // SAFETY: a new set of this list's pools, not yet bound; the writes match its layout and
         // name live objects the list keeps.

@@ -1,10 +1,10 @@
 //! Memory a list's commands use for themselves: bytes they read from host memory (root
-//! constants past the push-constant bytes, an indirect call's per-command constants) and bytes
-//! the GPU writes and reads back within the list (an indirect call's group counts), each
-//! suballocated from chunks the list keeps until its work is done, so that a dispatch costs no
-//! allocation of its own. Chunks of finished recordings go back to the device
-//! ([`SpareChunks`]) for the next recordings: once a device has run a few lists, a list that
-//! uploads costs no allocation either.
+//! constants past the push-constant bytes, an indirect call's per-command constants, fill
+//! patterns, the buffer kernels' tables) and bytes the GPU writes and reads back within the
+//! list (an indirect call's group counts), each suballocated from chunks the list keeps until
+//! its work is done, so that a command costs no allocation of its own. Chunks of finished
+//! recordings go back to the device ([`SpareChunks`]) for the next recordings: once a device
+//! has run a few lists, a list costs no allocation for them either.
 
 use super::{fail, VkCommandList};
 use crate::core::Core;
@@ -76,9 +76,7 @@ impl Arenas {
     pub(crate) fn finish(&mut self) -> Owned {
         std::mem::take(self).owned
     }
-}
 
-impl Arenas {
     /// `len` bytes at an offset aligned to `align` (at least 4) of the chunk of `heap` being
     /// filled, or of a new chunk: a spare one or a new one of [`CHUNK`] bytes that the recording
     /// owns, or one of its own size that `scratch` keeps where `len` is larger. The chunk and
@@ -159,9 +157,7 @@ impl VkCommandList {
         if let Some((_, at)) = self.arenas.pattern.filter(|(p, at)| p == pattern && at.2 >= need) {
             return Ok(at);
         }
-        let unit = pattern.as_bytes();
-        let (buffer, offset) = self
-            .upload(need, 16, |m| m.chunks_mut(unit.len().max(1)).for_each(|c| c.copy_from_slice(&unit[..c.len()])))?;
+        let (buffer, offset) = self.upload(need, 16, |m| asyncmd_types::fill_repeating(m, pattern.as_bytes()))?;
         self.arenas.pattern = Some((*pattern, (buffer, offset, need)));
         Ok((buffer, offset, need))
     }
