@@ -150,6 +150,13 @@ pub trait QueueDdi: Send + Sync {
     /// Sets `fence` to `value` once everything submitted before has completed.
     fn signal(&self, fence: FenceId, value: u64) -> Result<()>;
 
+    /// [`QueueDdi::execute`], then [`QueueDdi::signal`] of `fence` to `value`, as one call: a
+    /// device may submit both as one batch. Nothing is submitted where it fails.
+    fn execute_and_signal(&self, lists: &[Executable], fence: FenceId, value: u64) -> Result<()> {
+        self.execute(lists)?;
+        self.signal(fence, value)
+    }
+
     /// Makes later submissions wait until `fence` reaches `value`.
     fn wait(&self, fence: FenceId, value: u64) -> Result<()>;
 }

@@ -214,6 +214,14 @@ impl VulkanDevice {
         self.spare.created()
     }
 
+    /// How many driver calls the calling thread has handed to the device's driver threads and
+    /// waited for, on every Vulkan device of the process (`threads.rs` says why no app thread
+    /// calls the driver itself). Each costs a wake-up of another thread: tests and benchmarks
+    /// count them to keep the app's path short.
+    pub fn driver_handovers() -> u64 {
+        crate::threads::handovers()
+    }
+
     fn resource(&self, id: ResourceId, api: &str) -> Result<Arc<VkResource>> {
         self.tables
             .resources

@@ -120,7 +120,8 @@ impl Drop for VkFence {
 }
 
 enum Job {
-    Execute(Vec<Arc<Recorded>>),
+    /// Lists, and the signal that follows them where the caller gave one.
+    Execute(Vec<Arc<Recorded>>, Option<(Arc<VkFence>, u64)>),
     Signal(Arc<VkFence>, u64),
     Wait(Arc<VkFence>, u64),
 }
@@ -214,7 +215,9 @@ impl Worker {
     }
 
     /// Submits command buffers (with the pending waits, and a signal), keeping `lists` and the
-    /// semaphores alive until the GPU has passed the submission.
+    /// semaphores alive until the GPU has passed the submission. A batch of lists that signals
+    /// a fence signals that alone: its retirement reads the fence, and lavapipe 22.3.6 crashed
+    /// on batches of lists that signal two timeline semaphores (`docs/reliability.md`).
     fn submit(&mut self, lists: Vec<Arc<Recorded>>, signal: Option<(Arc<VkFence>, u64)>) -> Result<()> {
         let d = self.core.device.clone();
         let boundary = if lists.is_empty() { None } else { Some(self.boundary()?) };
@@ -233,7 +236,6 @@ impl Worker {
             })
             .collect();
         let layer_fence = self.layer_fence()?;
-        self.submitted += 1;
         let mut signals = Vec::with_capacity(2);
         // Held until the submission is made, so that no host signal slips in between.
         let slot = signal.as_ref().map(|(fence, value)| self.core.signal_slot(fence.semaphore, *value));
@@ -249,12 +251,15 @@ impl Worker {
         // Progress last: lavapipe signals a batch's semaphores one after another, and a batch
         // progress shows done lets go of the semaphores it signals (`retire` also waits for
         // the fence's own value, on any driver).
-        signals.push(
-            vk::SemaphoreSubmitInfo::default()
-                .semaphore(self.progress.semaphore)
-                .value(self.submitted)
-                .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS),
-        );
+        let own_progress = lists.is_empty() || signalled.is_none();
+        if own_progress {
+            signals.push(
+                vk::SemaphoreSubmitInfo::default()
+                    .semaphore(self.progress.semaphore)
+                    .value(self.submitted + 1)
+                    .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS),
+            );
+        }
         let cbs: Vec<_> =
             command_buffers.iter().map(|&c| vk::CommandBufferSubmitInfo::default().command_buffer(c)).collect();
         let submit = [vk::SubmitInfo2::default()
@@ -278,6 +283,10 @@ impl Worker {
         }
         if let Some(slot) = slot {
             slot.done(true);
+        }
+        // A submission that signals no progress is retired by its fence alone.
+        if own_progress {
+            self.submitted += 1;
         }
         self.in_flight.push_back(InFlight {
             value: self.submitted,
@@ -359,7 +368,7 @@ impl VkQueue {
                 let result = crate::gate::shared(|| {
                     worker.retire();
                     match job {
-                        Job::Execute(lists) => worker.submit(lists, None).map(|()| true),
+                        Job::Execute(lists, signal) => worker.submit(lists, signal).map(|()| true),
                         Job::Signal(fence, value) => worker.submit(Vec::new(), Some((fence, value))).map(|()| true),
                         Job::Wait(fence, value) => {
                             let stop = &worker_stop;
@@ -423,8 +432,9 @@ impl VkQueue {
     }
 }
 
-impl QueueDdi for VkQueue {
-    fn execute(&self, lists: &[Executable]) -> Result<()> {
+impl VkQueue {
+    /// The lists as this device's recordings of this queue's type.
+    fn recorded(&self, lists: &[Executable]) -> Result<Vec<Arc<Recorded>>> {
         let mut recorded = Vec::with_capacity(lists.len());
         for l in lists {
             let r = l.0.clone().downcast::<Recorded>().map_err(|_| {
@@ -441,7 +451,18 @@ impl QueueDdi for VkQueue {
             }
             recorded.push(r);
         }
-        self.send(Job::Execute(recorded))
+        Ok(recorded)
+    }
+}
+
+impl QueueDdi for VkQueue {
+    fn execute(&self, lists: &[Executable]) -> Result<()> {
+        self.send(Job::Execute(self.recorded(lists)?, None))
+    }
+
+    fn execute_and_signal(&self, lists: &[Executable], fence: asyncmd_ddi::FenceId, value: u64) -> Result<()> {
+        let signal = (self.fence(fence)?, value);
+        self.send(Job::Execute(self.recorded(lists)?, Some(signal)))
     }
 
     fn signal(&self, fence: asyncmd_ddi::FenceId, value: u64) -> Result<()> {

@@ -54,6 +54,19 @@ const SPIN: Duration = Duration::from_micros(30);
 thread_local! {
     /// This thread is one of the pool's.
     static POOLED: Cell<bool> = const { Cell::new(false) };
+    /// Driver calls this thread handed to a pooled thread and waited for ([`handovers`]).
+    static HANDOVERS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// How many driver calls the calling thread has handed to a pooled thread and waited for
+/// ([`on_driver`], [`Reserved::run`]): each costs the app's thread a wake-up of another
+/// thread and a wait for it, the fixed cost of a call on this device.
+pub(crate) fn handovers() -> u64 {
+    HANDOVERS.with(Cell::get)
+}
+
+fn count_handover() {
+    HANDOVERS.with(|h| h.set(h.get().saturating_add(1)));
 }
 
 /// A task's end, which [`TaskHandle::join`] waits for.
@@ -203,10 +216,23 @@ pub(crate) fn on_driver<R: Send>(call: impl FnOnce() -> R + Send) -> R {
     if POOLED.with(Cell::get) {
         return crate::gate::shared(call);
     }
+    count_handover();
     run_borrowed(call, |task| match hand_over(task) {
         Ok(handle) => handle.join(),
         Err((_, task)) => task(),
     })
+}
+
+/// Runs `work` on a pooled thread without waiting for it (inline on a pooled thread, or where no
+/// thread can be started): for drops the caller need not see done, such as a finished
+/// recording's, which would otherwise cost the app's thread a hand-over and a wait.
+pub(crate) fn detached(work: impl FnOnce() + Send + 'static) {
+    if POOLED.with(Cell::get) {
+        return crate::gate::shared(work);
+    }
+    if let Err((_, work)) = hand_over(Box::new(move || crate::gate::shared(work))) {
+        work();
+    }
 }
 
 /// Runs `call`, which may borrow the caller's data, as a task `run` hands to a pooled thread:
@@ -328,6 +354,7 @@ fn reserve_thread() -> Option<Reserved> {
 impl Reserved {
     /// [`on_driver`] on the reserved thread.
     pub(crate) fn run<R: Send>(mut self, call: impl FnOnce() -> R + Send) -> R {
+        count_handover();
         let handle = self.handle.take();
         run_borrowed(call, |task| match handle {
             Some(h) => {

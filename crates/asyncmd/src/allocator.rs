@@ -58,7 +58,7 @@ impl CommandAllocator {
             return d.fail(e);
         }
         let mut in_flight = self.0.in_flight.lock().unwrap_or_else(PoisonError::into_inner);
-        in_flight.retain(|(fence, value)| fence.completed_value() < *value);
+        in_flight.retain(|(fence, value)| !fence.has_reached(*value));
         if let Some((fence, value)) = in_flight.first() {
             return d.fail(err::fail(
                 MessageId::CommandAllocatorResetWhileInFlight,

@@ -5,7 +5,7 @@ use crate::err;
 use asyncmd_ddi::FenceId;
 use asyncmd_types::{MessageId, Result};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
 pub(crate) struct FenceShared {
@@ -13,10 +13,59 @@ pub(crate) struct FenceShared {
     pub(crate) id: FenceId,
     /// The highest value signalled so far (or the initial value): every signal must pass it.
     signalled: AtomicU64,
+    /// The highest value the fence is known to have reached: what a read or a wait saw, or
+    /// what a queue's signal of another fence implies ([`Fence::known_reached`]). Checks that
+    /// only need "at least" read it instead of asking the device, which costs a driver call
+    /// (on Vulkan, a hand-over to a driver thread).
+    reached: AtomicU64,
+    /// Values of this fence that a queue signalled after a value of its own progress fence:
+    /// once this fence reaches one, the queue's work before it is done too (D3D12 runs a
+    /// queue's signals in order). The newest few; one that does not fit is dropped, which only
+    /// leaves a later check to ask the device.
+    implies: Mutex<smallvec::SmallVec<[Implied; IMPLIED]>>,
     /// The queue whose progress this fence is, for a queue's own fence.
     pub(crate) owner: std::sync::OnceLock<crate::debug::cross_queue::QueueKey>,
     /// Queue signals, for the debug layer.
     pub(crate) signals: crate::debug::cross_queue::SignalLog,
+}
+
+/// How many [`Implied`] values a fence keeps.
+const IMPLIED: usize = 4;
+
+/// Once the fence reaches `value`, `progress` has reached `reaches`.
+struct Implied {
+    value: u64,
+    progress: Weak<FenceShared>,
+    reaches: u64,
+}
+
+impl FenceShared {
+    /// Notes that the fence has reached `value`, and what that implies for queues' progress.
+    fn saw(&self, value: u64) {
+        if self.reached.fetch_max(value, Ordering::AcqRel) >= value {
+            return;
+        }
+        let mut implies = self.implies.lock().unwrap_or_else(PoisonError::into_inner);
+        if implies.is_empty() {
+            return;
+        }
+        let mut reached: smallvec::SmallVec<[(Weak<FenceShared>, u64); IMPLIED]> = smallvec::SmallVec::new();
+        implies.retain(|i| {
+            if i.value <= value {
+                reached.push((std::mem::take(&mut i.progress), i.reaches));
+                false
+            } else {
+                true
+            }
+        });
+        drop(implies);
+        // Progress fences imply nothing further: only queues signal them.
+        for (progress, reaches) in reached {
+            if let Some(p) = progress.upgrade() {
+                p.reached.fetch_max(reaches, Ordering::AcqRel);
+            }
+        }
+    }
 }
 
 impl Drop for FenceShared {
@@ -42,6 +91,8 @@ impl Fence {
             device: d.clone(),
             id,
             signalled: AtomicU64::new(initial),
+            reached: AtomicU64::new(initial),
+            implies: Default::default(),
             owner: Default::default(),
             signals: Default::default(),
         })))
@@ -49,7 +100,44 @@ impl Fence {
 
     /// `GetCompletedValue`.
     pub fn completed_value(&self) -> u64 {
-        self.0.device.ddi.fence_value(self.0.id)
+        let value = self.0.device.ddi.fence_value(self.0.id);
+        self.0.saw(value);
+        value
+    }
+
+    /// A value the fence has reached, without asking the device: at most
+    /// [`Fence::completed_value`], and never less than what an earlier read or wait saw.
+    pub(crate) fn known_reached(&self) -> u64 {
+        self.0.reached.load(Ordering::Acquire)
+    }
+
+    /// Whether the fence has reached `value`: from what is known, else from the device.
+    pub(crate) fn has_reached(&self, value: u64) -> bool {
+        self.known_reached() >= value || self.completed_value() >= value
+    }
+
+    /// A value the fence has reached that is at least `wanted` where the fence is there: the
+    /// known one where it suffices, else the device's.
+    pub(crate) fn reached_for(&self, wanted: u64) -> u64 {
+        let known = self.known_reached();
+        if known >= wanted {
+            known
+        } else {
+            self.completed_value()
+        }
+    }
+
+    /// Notes that once this fence reaches `value`, `progress` (a queue's progress fence) has
+    /// reached `reaches`: the queue signalled `value` after it.
+    pub(crate) fn implies(&self, value: u64, progress: &Fence, reaches: u64) {
+        if progress.known_reached() >= reaches {
+            return;
+        }
+        let mut implies = self.0.implies.lock().unwrap_or_else(PoisonError::into_inner);
+        if implies.len() == IMPLIED {
+            implies.remove(0);
+        }
+        implies.push(Implied { value, progress: Arc::downgrade(&progress.0), reaches });
     }
 
     /// `Signal` from the CPU. The value must be greater than every value signalled on the fence
@@ -80,8 +168,9 @@ impl Fence {
     /// Takes `value` as the fence's next signal, or refuses a value that does not move it
     /// forward. A refused signal changes nothing.
     pub(crate) fn claim_signal(&self, value: u64, api: &str) -> Result<()> {
-        // The step counts from the value the fence has reached (a timeline semaphore's rule).
-        let completed = self.completed_value();
+        // The step counts from the value the fence has reached (a timeline semaphore's rule);
+        // the known value suffices for every step that is short from it.
+        let completed = self.reached_within_step(value);
         let forward = |last: u64| value > last && value.saturating_sub(completed) <= MAX_FENCE_STEP;
         let claimed =
             self.0.signalled.fetch_update(Ordering::AcqRel, Ordering::Acquire, |last| forward(last).then_some(value));
@@ -91,6 +180,8 @@ impl Fence {
             } else {
                 "a signal sets a fence at most 2^31 - 1 (MAX_FENCE_STEP) past the value it has reached"
             };
+            // The device's value, not the known one, for the message.
+            let completed = self.completed_value();
             self.0.device.fail(err::invalid(
                 MessageId::FenceInvalidOperation,
                 api,
@@ -105,7 +196,7 @@ impl Fence {
     /// Checks a queue-side wait for `value`: at most [`MAX_FENCE_STEP`] past the value the
     /// fence has reached (a timeline semaphore cannot wait further ahead).
     pub(crate) fn check_wait(&self, value: u64, api: &str) -> Result<()> {
-        let completed = self.completed_value();
+        let completed = self.reached_within_step(value);
         if value.saturating_sub(completed) <= MAX_FENCE_STEP {
             return Ok(());
         }
@@ -116,10 +207,22 @@ impl Fence {
         ))
     }
 
+    /// The reached value a step to `value` counts from: the known one where `value` is within
+    /// [`MAX_FENCE_STEP`] of it, else the device's.
+    fn reached_within_step(&self, value: u64) -> u64 {
+        let known = self.known_reached();
+        if value.saturating_sub(known) <= MAX_FENCE_STEP {
+            known
+        } else {
+            self.completed_value()
+        }
+    }
+
     /// Blocks until the fence reaches `value` (`SetEventOnCompletion` and a wait). Fails with
     /// `Fail` when `timeout` passes first.
     pub fn wait(&self, value: u64, timeout: Duration) -> Result<()> {
         if self.0.device.ddi.wait_fence(self.0.id, value, timeout) {
+            self.0.saw(value);
             Ok(())
         } else {
             Err(err::fail(

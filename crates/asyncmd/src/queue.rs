@@ -153,12 +153,10 @@ impl CommandQueue {
                 "the queue's progress fence is at its last value",
             )
         })?;
-        q.ddi.execute(&executables).or_else(|e| q.device.fail(e))?;
+        // The progress signal goes with the lists: a device may submit them as one batch.
+        q.ddi.execute_and_signal(&executables, q.progress.id(), value).or_else(|e| q.device.fail(e))?;
         crate::track::layouts::apply(updates);
         *last = value;
-        // A submission of its own: lavapipe 22.3.6's queue thread crashed on batches that run
-        // lists and signal two timeline semaphores (`docs/reliability.md`).
-        q.ddi.signal(q.progress.id(), value)?;
         if debug {
             for list in lists {
                 for (res, wrote) in list.semantics.used_resources() {
@@ -237,6 +235,9 @@ impl CommandQueue {
         fence.claim_signal(value, "CommandQueue::Signal")?;
         let last = self.0.last.lock().unwrap_or_else(PoisonError::into_inner);
         self.0.ddi.signal(fence.id(), value)?;
+        // The app's usual wait is for its own fence: reaching `value` says the queue's work
+        // before it is done, which the allocators' resets then need not ask the device.
+        fence.implies(value, &self.0.progress, *last);
         if self.0.device.debug_layer() {
             fence.0.signals.signalled(value, self.key(), *last, &self.0.waits);
         }

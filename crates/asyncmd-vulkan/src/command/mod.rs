@@ -73,12 +73,13 @@ impl Drop for Recorded {
             std::mem::take(&mut self._keep_roots),
             self._sets.take(),
         );
-        let (core, pool, spare) = (&self.core, self.pool, &self.spare);
+        let (core, pool, spare) = (self.core.clone(), self.pool, self.spare.clone());
         let chunks = std::mem::take(&mut self.chunks);
-        crate::threads::on_driver(move || {
+        // Nobody waits for it: the app's thread (a list's `Reset`) goes on at once.
+        crate::threads::detached(move || {
             // SAFETY: queues keep an Arc of a submitted list until the GPU has finished it, and
             // this was the last.
-            unsafe { core.list_pools.give_back(core, pool) };
+            unsafe { core.list_pools.give_back(&core, pool) };
             spare.give_back(chunks);
             drop(held);
         })

@@ -407,7 +407,8 @@ impl CommandQueue {
         drop(turn);
         let mut recycler = self.0.buffers.lock().unwrap_or_else(PoisonError::into_inner);
         let (mut released, mut retired) = recycler.released_vecs();
-        recycler.retire(self.0.progress.completed_value(), &mut released, &mut retired);
+        let completed = recycler.oldest().map_or(0, |oldest| self.0.progress.reached_for(oldest));
+        recycler.retire(completed, &mut released, &mut retired);
         let result = match submitted {
             Ok(value) => {
                 parts.iter().for_each(|p| p.list.semantics.mark_submitted(&self.0.progress, value));
@@ -538,7 +539,8 @@ impl CommandQueue {
         let r = self.0.progress.wait(value, timeout);
         let mut recycler = self.0.buffers.lock().unwrap_or_else(PoisonError::into_inner);
         let (mut released, mut retired) = recycler.released_vecs();
-        recycler.retire(self.0.progress.completed_value(), &mut released, &mut retired);
+        let completed = recycler.oldest().map_or(0, |oldest| self.0.progress.reached_for(oldest));
+        recycler.retire(completed, &mut released, &mut retired);
         drop(recycler);
         self.release(released, retired);
         r

@@ -62,6 +62,11 @@ impl Recycler {
         }
     }
 
+    /// The value the oldest submission in flight waits for, if any.
+    pub(crate) fn oldest(&self) -> Option<u64> {
+        self.pending.front().map(|p| p.value)
+    }
+
     /// Empty vectors for a submission's parts and tracked objects.
     pub(crate) fn spare_vecs(&mut self) -> (Vec<Parts>, Vec<Tracked>) {
         (self.spare_parts.pop().unwrap_or_default(), self.spare_tracked.pop().unwrap_or_default())

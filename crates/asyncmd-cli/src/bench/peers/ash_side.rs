@@ -33,6 +33,6 @@ impl Engine for AshEngine {
 
     fn run(&mut self, _: Workload) -> Result<Sample> {
         let s = self.0.run()?;
-        Ok(Sample { cpu_us: s.cpu_us, done_us: s.done_us, gpu_ms: s.gpu_ms })
+        Ok(Sample { cpu_us: s.cpu_us, done_us: s.done_us, gpu_ms: s.gpu_ms, ..Sample::default() })
     }
 }

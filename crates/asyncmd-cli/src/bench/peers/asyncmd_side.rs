@@ -65,14 +65,18 @@ impl AsyncmdEngine {
         let semantics = if self.native { Semantics::Fast } else { Semantics::Legacy };
         let start = Instant::now();
         let mut b = self.bench.queue.create_command_buffer(semantics, Level::Primary)?;
+        let made = Instant::now();
         copy_256(&self.work, self.native, &mut b, 0);
+        let recorded = Instant::now();
         let value = b.submit()?;
         let submitted = Instant::now();
         self.bench.queue.wait_for(value, TIMEOUT)?;
+        // A command buffer closes inside its submission: the close phase is part of submit.
         Ok(Sample {
             cpu_us: (submitted - start).as_secs_f64() * 1e6,
             done_us: submitted.elapsed().as_secs_f64() * 1e6,
             gpu_ms: None,
+            phases: phases(&[start, made, recorded, recorded, submitted]),
         })
     }
 }
@@ -224,11 +228,14 @@ impl Engine for AsyncmdEngine {
         let start = Instant::now();
         self.allocator.reset()?;
         self.list.reset(&self.allocator)?;
+        let reset = Instant::now();
         self.list.end_query(&self.bench.ticks, QueryType::Timestamp, 0);
         record(&self.work, self.native, &mut self.list, w);
         self.list.end_query(&self.bench.ticks, QueryType::Timestamp, 1);
         self.list.resolve_query_data(&self.bench.ticks, QueryType::Timestamp, 0, 2, &self.bench.out, 0);
+        let recorded = Instant::now();
         self.list.close()?;
+        let closed = Instant::now();
         self.bench.queue.execute_command_lists(&[&self.list])?;
         self.value += 1;
         self.bench.queue.signal(&self.fence, self.value)?;
@@ -239,6 +246,12 @@ impl Engine for AsyncmdEngine {
             cpu_us: (submitted - start).as_secs_f64() * 1e6,
             done_us: (done - submitted).as_secs_f64() * 1e6,
             gpu_ms: Some(self.bench.gpu_ms(self.frequency)?),
+            phases: phases(&[start, reset, recorded, closed, submitted]),
         })
     }
+}
+
+/// µs between each instant of `marks` and the next: the run's [`super::PHASES`].
+fn phases(marks: &[Instant; super::PHASES.len() + 1]) -> [f64; super::PHASES.len()] {
+    std::array::from_fn(|i| (marks[i + 1] - marks[i]).as_secs_f64() * 1e6)
 }

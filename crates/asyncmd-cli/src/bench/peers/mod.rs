@@ -79,7 +79,13 @@ pub struct Sample {
     pub done_us: f64,
     /// Device milliseconds between the timestamps around the work, where the engine has them.
     pub gpu_ms: Option<f64>,
+    /// Where asyncmd's CPU time went, µs a phase ([`PHASES`]); zero for the peers.
+    pub phases: [f64; PHASES.len()],
 }
+
+/// The phases of asyncmd's CPU time a run is split into: the list's (or command buffer's)
+/// reset or creation, the recording calls, `Close`, and the submission with its signal.
+pub const PHASES: [&str; 4] = ["reset", "record", "close", "submit"];
 
 /// One way of running the workloads.
 pub trait Engine {
@@ -102,6 +108,8 @@ pub struct Cell {
     pub done_us: f64,
     /// GPU ms of the work, where the engine has timestamps.
     pub gpu_ms: Option<f64>,
+    /// Median µs of each of [`PHASES`], for asyncmd's engines (zeros for the peers).
+    pub phases: [f64; PHASES.len()],
 }
 
 /// One workload's row.
@@ -195,6 +203,7 @@ pub fn measure(spec: DeviceSpec, quick: bool) -> Result<PeerReport> {
                     cpu_us: median(s.iter().map(|s| s.cpu_us).collect()),
                     done_us: median(s.iter().map(|s| s.done_us).collect()),
                     gpu_ms: (!gpu.is_empty()).then(|| median(gpu)),
+                    phases: std::array::from_fn(|p| median(s.iter().map(|s| s.phases[p]).collect())),
                 }
             })
             .collect();
@@ -248,6 +257,18 @@ pub fn markdown(r: &PeerReport) -> String {
             ratio(gpu(NATIVE), gpu(ASH)),
             ratio(gpu(NATIVE), gpu(LEGACY)),
         );
+    }
+    out += &format!(
+        "\nWhere asyncmd's CPU time goes (median µs of each phase: {})\n\n| work | engine | {} |\n|---|---|{}\n",
+        PHASES.join(", "),
+        PHASES.join(" | "),
+        "---|".repeat(PHASES.len())
+    );
+    for row in r.rows.iter().filter(|r| r.workload != Workload::Latency) {
+        for c in row.cells.iter().filter(|c| c.engine == NATIVE || c.engine == LEGACY) {
+            let phases: Vec<String> = c.phases.iter().map(|p| format!("{p:.1}")).collect();
+            out += &format!("| {} | {} | {} |\n", row.work, c.engine, phases.join(" | "));
+        }
     }
     out
 }

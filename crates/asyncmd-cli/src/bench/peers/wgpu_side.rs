@@ -194,6 +194,7 @@ impl Engine for WgpuEngine {
             cpu_us: (submitted - start).as_secs_f64() * 1e6,
             done_us: (done - submitted).as_secs_f64() * 1e6,
             gpu_ms,
+            ..Sample::default()
         })
     }
 }
