@@ -44,6 +44,11 @@ pub(crate) struct Features {
     pub(crate) sampler_minmax: bool,
     /// Descriptors one push may write (`maxPushDescriptors`).
     pub(crate) max_push_descriptors: u32,
+    /// A batch of command buffers may signal a fence other threads wait on: every driver but
+    /// lavapipe, whose 22.3.6 queue thread writes through a null pointer on such batches
+    /// within minutes of fuzzing (`docs/reliability.md`); there the lists' batch signals the
+    /// queue's own progress only and the fence gets a batch of its own.
+    pub(crate) lists_signal_fences: bool,
 }
 
 pub(crate) struct Core {
@@ -190,6 +195,7 @@ impl Core {
             sampler_minmax: f12.sampler_filter_minmax != 0,
             cube_arrays: base.image_cube_array != 0,
             max_push_descriptors: push.max_push_descriptors,
+            lists_signal_fences: driver.driver_id != vk::DriverId::MESA_LLVMPIPE,
         };
         let mut unique: Vec<u32> = vec![families.direct, families.compute, families.copy];
         unique.sort_unstable();

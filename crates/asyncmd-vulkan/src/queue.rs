@@ -368,6 +368,10 @@ impl VkQueue {
                 let result = crate::gate::shared(|| {
                     worker.retire();
                     match job {
+                        Job::Execute(lists, Some(signal)) if !worker.core.features.lists_signal_fences => worker
+                            .submit(lists, None)
+                            .and_then(|()| worker.submit(Vec::new(), Some(signal)))
+                            .map(|()| true),
                         Job::Execute(lists, signal) => worker.submit(lists, signal).map(|()| true),
                         Job::Signal(fence, value) => worker.submit(Vec::new(), Some((fence, value))).map(|()| true),
                         Job::Wait(fence, value) => {
