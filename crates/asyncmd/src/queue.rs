@@ -237,7 +237,7 @@ impl CommandQueue {
         self.0.ddi.signal(fence.id(), value)?;
         // The app's usual wait is for its own fence: reaching `value` says the queue's work
         // before it is done, which the allocators' resets then need not ask the device.
-        fence.implies(value, &self.0.progress, *last);
+        fence.queue_signalled(value, &self.0.progress, *last);
         if self.0.device.debug_layer() {
             fence.0.signals.signalled(value, self.key(), *last, &self.0.waits);
         }

@@ -174,6 +174,57 @@ fn a_queue_signal_that_runs_after_a_higher_cpu_signal_leaves_the_fence_where_it_
     }
 }
 
+/// A fence a queue signalled after its work tells the runtime that work is done once the fence
+/// gets there, so that an allocator's reset need not ask the device (`fence/implied.rs`). A
+/// CPU signal past the queue's makes the fence get there first: the allocator must still see
+/// its work pending.
+#[test]
+fn a_cpu_signal_past_a_queue_signal_says_nothing_of_the_queues_work() {
+    for (name, ctx) in contexts() {
+        let d = &ctx.device;
+        let gate = d.create_fence(0).unwrap();
+        let fence = d.create_fence(0).unwrap();
+        let alloc = d.create_command_allocator(CommandListType::Direct).unwrap();
+        let mut list = d.create_command_list(CommandListType::Direct, &alloc).unwrap();
+        list.close().unwrap();
+        // The queue holds the list and its signal until the gate opens.
+        ctx.direct.wait(&gate, 1).unwrap();
+        ctx.direct.execute_command_lists(&[&list]).unwrap();
+        ctx.direct.signal(&fence, 1).unwrap();
+        fence.signal(2).unwrap();
+        fence.wait(2, TIMEOUT).unwrap_or_else(|e| panic!("{name}: {}", e.text));
+        let e = alloc.reset().unwrap_err();
+        assert_eq!((e.code, e.id), (ErrorCode::Fail, MessageId::CommandAllocatorResetWhileInFlight), "{name}");
+        gate.signal(1).unwrap();
+        ctx.direct.wait_idle(TIMEOUT).unwrap();
+        alloc.reset().unwrap_or_else(|e| panic!("{name}: {}", e.text));
+    }
+}
+
+/// The same with the fence signalled past the first queue's value by a second queue, which
+/// runs while the first is held.
+#[test]
+fn another_queues_signal_says_nothing_of_the_first_queues_work() {
+    for (name, ctx) in contexts() {
+        let d = &ctx.device;
+        let gate = d.create_fence(0).unwrap();
+        let fence = d.create_fence(0).unwrap();
+        let alloc = d.create_command_allocator(CommandListType::Direct).unwrap();
+        let mut list = d.create_command_list(CommandListType::Direct, &alloc).unwrap();
+        list.close().unwrap();
+        ctx.direct.wait(&gate, 1).unwrap();
+        ctx.direct.execute_command_lists(&[&list]).unwrap();
+        ctx.direct.signal(&fence, 1).unwrap();
+        ctx.compute.signal(&fence, 2).unwrap();
+        fence.wait(2, TIMEOUT).unwrap_or_else(|e| panic!("{name}: {}", e.text));
+        let e = alloc.reset().unwrap_err();
+        assert_eq!((e.code, e.id), (ErrorCode::Fail, MessageId::CommandAllocatorResetWhileInFlight), "{name}");
+        gate.signal(1).unwrap();
+        ctx.direct.wait_idle(TIMEOUT).unwrap();
+        alloc.reset().unwrap_or_else(|e| panic!("{name}: {}", e.text));
+    }
+}
+
 #[test]
 fn a_list_executes_again_while_its_earlier_execution_is_pending() {
     for (name, ctx) in contexts() {

@@ -1,11 +1,13 @@
 //! Fences: timeline values signalled by queues or the CPU.
 
+mod implied;
+
 use crate::device::{Device, DeviceShared};
 use crate::err;
 use asyncmd_ddi::FenceId;
 use asyncmd_types::{MessageId, Result};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 pub(crate) struct FenceShared {
@@ -18,25 +20,12 @@ pub(crate) struct FenceShared {
     /// only need "at least" read it instead of asking the device, which costs a driver call
     /// (on Vulkan, a hand-over to a driver thread).
     reached: AtomicU64,
-    /// Values of this fence that a queue signalled after a value of its own progress fence:
-    /// once this fence reaches one, the queue's work before it is done too (D3D12 runs a
-    /// queue's signals in order). The newest few; one that does not fit is dropped, which only
-    /// leaves a later check to ask the device.
-    implies: Mutex<smallvec::SmallVec<[Implied; IMPLIED]>>,
+    /// What this fence reaching a value says about its signalling queue's progress.
+    implied: Mutex<implied::Implications>,
     /// The queue whose progress this fence is, for a queue's own fence.
     pub(crate) owner: std::sync::OnceLock<crate::debug::cross_queue::QueueKey>,
     /// Queue signals, for the debug layer.
     pub(crate) signals: crate::debug::cross_queue::SignalLog,
-}
-
-/// How many [`Implied`] values a fence keeps.
-const IMPLIED: usize = 4;
-
-/// Once the fence reaches `value`, `progress` has reached `reaches`.
-struct Implied {
-    value: u64,
-    progress: Weak<FenceShared>,
-    reaches: u64,
 }
 
 impl FenceShared {
@@ -45,26 +34,8 @@ impl FenceShared {
         if self.reached.fetch_max(value, Ordering::AcqRel) >= value {
             return;
         }
-        let mut implies = self.implies.lock().unwrap_or_else(PoisonError::into_inner);
-        if implies.is_empty() {
-            return;
-        }
-        let mut reached: smallvec::SmallVec<[(Weak<FenceShared>, u64); IMPLIED]> = smallvec::SmallVec::new();
-        implies.retain(|i| {
-            if i.value <= value {
-                reached.push((std::mem::take(&mut i.progress), i.reaches));
-                false
-            } else {
-                true
-            }
-        });
-        drop(implies);
-        // Progress fences imply nothing further: only queues signal them.
-        for (progress, reaches) in reached {
-            if let Some(p) = progress.upgrade() {
-                p.reached.fetch_max(reaches, Ordering::AcqRel);
-            }
-        }
+        let reached = self.implied.lock().unwrap_or_else(PoisonError::into_inner).reached(value);
+        implied::apply(reached);
     }
 }
 
@@ -92,7 +63,7 @@ impl Fence {
             id,
             signalled: AtomicU64::new(initial),
             reached: AtomicU64::new(initial),
-            implies: Default::default(),
+            implied: Default::default(),
             owner: Default::default(),
             signals: Default::default(),
         })))
@@ -127,17 +98,16 @@ impl Fence {
         }
     }
 
-    /// Notes that once this fence reaches `value`, `progress` (a queue's progress fence) has
-    /// reached `reaches`: the queue signalled `value` after it.
-    pub(crate) fn implies(&self, value: u64, progress: &Fence, reaches: u64) {
-        if progress.known_reached() >= reaches {
-            return;
-        }
-        let mut implies = self.0.implies.lock().unwrap_or_else(PoisonError::into_inner);
-        if implies.len() == IMPLIED {
-            implies.remove(0);
-        }
-        implies.push(Implied { value, progress: Arc::downgrade(&progress.0), reaches });
+    /// Notes that this fence's queue signal to `value` was submitted after `progress` (the
+    /// queue's progress fence) was signalled to `reaches`. Called with the queue's submission
+    /// order held.
+    pub(crate) fn queue_signalled(&self, value: u64, progress: &Fence, reaches: u64) {
+        let mut implied = self.0.implied.lock().unwrap_or_else(PoisonError::into_inner);
+        implied.queue_signalled(value, &progress.0, reaches);
+        // A read may have seen the value before it was noted here.
+        let reached = implied.reached(self.known_reached());
+        drop(implied);
+        implied::apply(reached);
     }
 
     /// `Signal` from the CPU. The value must be greater than every value signalled on the fence
@@ -149,6 +119,8 @@ impl Fence {
     pub fn signal(&self, value: u64) -> Result<()> {
         self.check_not_progress("Fence::Signal")?;
         self.claim_signal(value, "Fence::Signal")?;
+        // Before the device sets it: no read may see the host's value while it implies.
+        self.0.implied.lock().unwrap_or_else(PoisonError::into_inner).host_signalled();
         self.0.device.ddi.signal_fence(self.0.id, value)
     }
 
