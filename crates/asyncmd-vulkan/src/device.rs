@@ -500,7 +500,7 @@ impl DeviceDdi for VulkanDevice {
     }
 
     fn wait_fence(&self, id: FenceId, value: u64, timeout: Duration) -> bool {
-        crate::threads::on_driver_waiting(|| self.tables.fences.get(id.0).is_some_and(|f| f.wait(value, timeout)))
+        crate::threads::on_driver(|| self.tables.fences.get(id.0).is_some_and(|f| f.wait(value, timeout)))
     }
 
     fn create_queue(&self, ty: CommandListType) -> Result<Box<dyn QueueDdi>> {

@@ -94,13 +94,13 @@ fn polling() -> bool {
     cores() >= POLLING_CORES
 }
 
-/// Polls `ready` for at most `limit` (once where nothing polls); says whether it turned true.
-fn spin_until(limit: Duration, ready: impl FnMut() -> bool) -> bool {
+/// Polls `ready` for at most [`SPIN`] (once where nothing polls); says whether it turned true.
+fn spin_until(ready: impl FnMut() -> bool) -> bool {
     if !polling() {
         let mut ready = ready;
         return ready();
     }
-    spin_for(limit, ready)
+    spin_for(SPIN, ready)
 }
 
 /// Polls `ready` for at most `limit`; says whether it turned true.
@@ -123,13 +123,8 @@ pub(crate) struct TaskHandle(Arc<Done>);
 impl TaskHandle {
     /// Blocks until the task has returned (or unwound) and its thread is idle again.
     pub(crate) fn join(self) {
-        self.join_polling(SPIN)
-    }
-
-    /// [`TaskHandle::join`], polling for at most `limit` (where threads poll) before it sleeps.
-    fn join_polling(self, limit: Duration) {
         crate::gate::unlocked(|| {
-            if spin_until(limit, || self.0.finished.load(Ordering::Acquire)) {
+            if spin_until(|| self.0.finished.load(Ordering::Acquire)) {
                 return;
             }
             let mut done = self.0.done.lock().unwrap_or_else(PoisonError::into_inner);
@@ -161,7 +156,7 @@ impl TaskHandle {
 pub(crate) fn recv_polling<T>(rx: &Receiver<T>) -> Option<T> {
     let mut got = None;
     let mut closed = false;
-    spin_until(SPIN, || match rx.try_recv() {
+    spin_until(|| match rx.try_recv() {
         Ok(t) => {
             got = Some(t);
             true
@@ -224,25 +219,6 @@ pub(crate) fn on_driver<R: Send>(call: impl FnOnce() -> R + Send) -> R {
     count_handover();
     run_borrowed(call, |task| match hand_over(task) {
         Ok(handle) => handle.join(),
-        Err((_, task)) => task(),
-    })
-}
-
-/// How long a CPU wait for the GPU polls for the driver thread that waits before it sleeps:
-/// about one round trip of the GPU for short work (raw Vulkan's submission to done is
-/// 200–210 µs on the H100 and H200 hosts, `docs/performance.md`), so that a wait for a short
-/// submission ends without a wake-up of the app's thread.
-const WAIT_SPIN: Duration = Duration::from_micros(250);
-
-/// [`on_driver`] for a call that waits for the GPU: the caller polls for its end for
-/// [`WAIT_SPIN`] before it sleeps.
-pub(crate) fn on_driver_waiting<R: Send>(call: impl FnOnce() -> R + Send) -> R {
-    if POOLED.with(Cell::get) {
-        return crate::gate::shared(call);
-    }
-    count_handover();
-    run_borrowed(call, |task| match hand_over(task) {
-        Ok(handle) => handle.join_polling(WAIT_SPIN),
         Err((_, task)) => task(),
     })
 }
