@@ -11,7 +11,7 @@
 use super::FenceShared;
 use smallvec::SmallVec;
 use std::sync::atomic::Ordering;
-use std::sync::Weak;
+use std::sync::{Arc, Weak};
 
 /// How many implications a fence keeps: the newest. One that does not fit is dropped, which
 /// only leaves a later check to ask the device.
@@ -39,13 +39,13 @@ pub(crate) struct Implications {
 impl Implications {
     /// Notes that `progress`'s queue submitted a signal of the fence to `value` after its own
     /// progress value `reaches`. Called with the queue's submission order held.
-    pub(crate) fn queue_signalled(&mut self, value: u64, progress: &std::sync::Arc<FenceShared>, reaches: u64) {
+    pub(crate) fn queue_signalled(&mut self, value: u64, progress: &Arc<FenceShared>, reaches: u64) {
         if self.mixed {
             return;
         }
         match &self.signaller {
-            None => self.signaller = Some(std::sync::Arc::downgrade(progress)),
-            Some(s) if s.as_ptr() == std::sync::Arc::as_ptr(progress) => {}
+            None => self.signaller = Some(Arc::downgrade(progress)),
+            Some(s) if s.as_ptr() == Arc::as_ptr(progress) => {}
             Some(_) => return self.mix(),
         }
         if value <= self.top {
@@ -55,7 +55,7 @@ impl Implications {
         if self.kept.len() == KEPT {
             self.kept.remove(0);
         }
-        self.kept.push(Implied { value, progress: std::sync::Arc::downgrade(progress), reaches });
+        self.kept.push(Implied { value, progress: Arc::downgrade(progress), reaches });
     }
 
     /// The host sets the fence: from now on its values say nothing of a queue's work. Called
