@@ -229,6 +229,25 @@ fn a_list_executes_again_while_its_earlier_execution_is_pending() {
     }
 }
 
+/// The step rule counts from the value the fence has reached, also where the runtime has not
+/// read it since a queue moved it: the known value is only a first answer.
+#[test]
+fn a_step_counts_from_the_value_a_queue_set_unread() {
+    for (name, ctx) in contexts() {
+        let fence = ctx.device.create_fence(0).unwrap();
+        ctx.direct.signal(&fence, asyncmd::MAX_FENCE_STEP).unwrap();
+        // Another fence signalled after it: nothing reads this fence's value.
+        let after = ctx.device.create_fence(0).unwrap();
+        ctx.direct.signal(&after, 1).unwrap();
+        after.wait(1, TIMEOUT).unwrap();
+        fence.signal(asyncmd::MAX_FENCE_STEP + 5).unwrap_or_else(|e| panic!("{name}: {}", e.text));
+        ctx.direct.wait(&fence, 2 * asyncmd::MAX_FENCE_STEP).unwrap_or_else(|e| panic!("{name}: {}", e.text));
+        let e = fence.signal(2 * asyncmd::MAX_FENCE_STEP + 6).unwrap_err();
+        assert_eq!((e.code, e.id), (ErrorCode::InvalidArg, MessageId::FenceInvalidOperation), "{name}");
+        assert!(e.text.contains("MAX_FENCE_STEP"), "{name}: {}", e.text);
+    }
+}
+
 #[test]
 fn fences_move_in_steps_a_timeline_semaphore_can_take() {
     for (name, ctx) in contexts() {
