@@ -49,6 +49,10 @@ pub(crate) struct Features {
     /// within minutes of fuzzing (`docs/reliability.md`); there the lists' batch signals the
     /// queue's own progress only and the fence gets a batch of its own.
     pub(crate) lists_signal_fences: bool,
+    /// A thread that called the driver may end while other threads call it: Mesa's drivers
+    /// (`DriverThreads::Auto`). NVIDIA's deadlocks there (`threads.rs`), and a driver not
+    /// known to be safe is taken for one that is not.
+    pub(crate) threads_may_end: bool,
 }
 
 pub(crate) struct Core {
@@ -78,6 +82,8 @@ pub(crate) struct Core {
     lost: std::sync::atomic::AtomicBool,
     /// How long an app kernel's invocation may run on a device without a GPU timeout.
     pub(crate) shader_time_budget: std::time::Duration,
+    /// Driver calls run on the calling thread (`DriverThreads`, [`Core::on_driver`]).
+    pub(crate) calls_here: bool,
     /// The budget's clock on such a device, made with the first kernel that has a loop.
     watchdog: std::sync::OnceLock<crate::watchdog::Watchdog>,
     /// The fence of one-time submissions and sparse binds, made on first use, reset and reused
@@ -93,6 +99,12 @@ pub(crate) struct Core {
 }
 
 impl Core {
+    /// Runs a driver call of this device: on the calling thread where the device calls its
+    /// driver there ([`Core::calls_here`]), else on a pooled thread (`threads.rs`).
+    pub(crate) fn on_driver<R: Send>(&self, call: impl FnOnce() -> R + Send) -> R {
+        crate::threads::on_driver_or_here(self.calls_here, call)
+    }
+
     /// Buffer creation info shared as the device's queues need.
     pub(crate) fn shared_buffer<'a>(&'a self, info: vk::BufferCreateInfo<'a>) -> vk::BufferCreateInfo<'a> {
         match self.sharing.as_slice() {
@@ -196,6 +208,7 @@ impl Core {
             cube_arrays: base.image_cube_array != 0,
             max_push_descriptors: push.max_push_descriptors,
             lists_signal_fences: driver.driver_id != vk::DriverId::MESA_LLVMPIPE,
+            threads_may_end: mesa_native(driver.driver_id),
         };
         let mut unique: Vec<u32> = vec![families.direct, families.compute, families.copy];
         unique.sort_unstable();
@@ -320,6 +333,7 @@ impl Core {
             compute_copy_min: std::sync::OnceLock::new(),
             lost: Default::default(),
             shader_time_budget: std::time::Duration::from_secs(2),
+            calls_here: false,
             watchdog: std::sync::OnceLock::new(),
             one_time_fence: Mutex::new(None),
             list_pools: Default::default(),
@@ -425,7 +439,7 @@ impl Core {
     }
 
     pub(crate) fn counter(&self, semaphore: vk::Semaphore) -> u64 {
-        debug_assert!(crate::threads::on_pooled_thread(), "a driver call off the driver threads");
+        debug_assert!(crate::threads::on_driver_thread(), "a driver call off the driver threads");
         // SAFETY: the semaphore is a live timeline semaphore of this device.
         self.note(unsafe { self.device.get_semaphore_counter_value(semaphore) }).unwrap_or(0)
     }
@@ -469,7 +483,7 @@ impl Core {
 
     /// Runs `record` in a one-time command buffer on the direct family and waits for it.
     pub(crate) fn one_time(&self, record: impl FnOnce(vk::CommandBuffer)) -> Result<()> {
-        debug_assert!(crate::threads::on_pooled_thread(), "a driver call off the driver threads");
+        debug_assert!(crate::threads::on_driver_thread(), "a driver call off the driver threads");
         let d = &self.device;
         let fail = |e: vk::Result| Error::out_of_memory(format!("Vulkan: one-time submission failed: {e}"));
         // SAFETY: the pool, buffer and fence are created, used and destroyed here; the queue is
@@ -525,6 +539,25 @@ const LOADER_CREATE_FAILURES: &[&str] = &["terminator_CreateDevice: Failed in IC
 
 /// Device creations one at a time in the process.
 static CREATING: Mutex<()> = Mutex::new(());
+
+/// Mesa's drivers for a GPU or the CPU, whose threads may end while others call them: none
+/// locks anything in a thread's exit (lavapipe ran the tests with every call on the app's
+/// threads before the pool existed). Venus and Dozen, which pass the calls on to another
+/// driver, are not counted in.
+fn mesa_native(id: vk::DriverId) -> bool {
+    matches!(
+        id,
+        vk::DriverId::MESA_RADV
+            | vk::DriverId::INTEL_OPEN_SOURCE_MESA
+            | vk::DriverId::MESA_LLVMPIPE
+            | vk::DriverId::MESA_TURNIP
+            | vk::DriverId::MESA_V3DV
+            | vk::DriverId::MESA_PANVK
+            | vk::DriverId::MESA_NVK
+            | vk::DriverId::MESA_AGXV
+            | vk::DriverId::IMAGINATION_OPEN_SOURCE_MESA
+    )
+}
 
 /// `vkCreateDevice`, one call at a time, tried again after a pause where the driver fails to
 /// initialise: NVIDIA's driver 580.159 returns `VK_ERROR_INITIALIZATION_FAILED` for some of

@@ -28,6 +28,18 @@ pub enum ComputeCopies {
     Never,
 }
 
+/// Which threads make the device's driver calls (`threads.rs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DriverThreads {
+    /// The app's own threads where the driver is one of Mesa's, whose threads may end while
+    /// others call it; the device's pooled threads on every other driver (NVIDIA's deadlocks
+    /// when a thread that called it exits, `docs/decisions.md`).
+    #[default]
+    Auto,
+    /// The pooled threads on every driver (for tests of that path on any driver).
+    Pooled,
+}
+
 /// Options for opening a Vulkan device.
 #[derive(Clone, Copy, Debug)]
 pub struct VulkanOptions {
@@ -42,6 +54,8 @@ pub struct VulkanOptions {
     /// CPU device: lavapipe, SwiftShader) before the device is removed with "device hung"
     /// (`VulkanDevice::shader_time_budget`). A GPU's driver applies its own.
     pub shader_time_budget: std::time::Duration,
+    /// Which threads call the driver.
+    pub driver_threads: DriverThreads,
 }
 
 impl Default for VulkanOptions {
@@ -51,6 +65,7 @@ impl Default for VulkanOptions {
             compute_copies: ComputeCopies::default(),
             native_async_commands: true,
             shader_time_budget: std::time::Duration::from_secs(2),
+            driver_threads: DriverThreads::Auto,
         }
     }
 }
@@ -64,8 +79,8 @@ pub(crate) struct VkQueryHeap {
 
 impl Drop for VkQueryHeap {
     fn drop(&mut self) {
-        // On a driver thread (`threads.rs`).
-        crate::threads::on_driver(|| {
+        // Where the device calls its driver (`Core::on_driver`).
+        self.core.on_driver(|| {
             // SAFETY: lists that use the pool hold an Arc of it until the GPU is done.
             unsafe { self.core.device.destroy_query_pool(self.pool, None) };
         })
@@ -121,6 +136,7 @@ impl VulkanDevice {
         let info = adapter_info(index, &props);
         let mut core = Core::new(instance, physical)?;
         core.shader_time_budget = options.shader_time_budget;
+        core.calls_here = options.driver_threads == DriverThreads::Auto && core.features.threads_may_end;
         let meta = crate::meta::Meta::new(&core)?;
         let _ = core.meta.set(meta);
         let core = Arc::new(core);
@@ -186,7 +202,7 @@ impl VulkanDevice {
     /// GPU nanoseconds of one `vkCmdCopyBuffer` and one compute copy of `size` bytes between
     /// device-local buffers (best of three): the measurement behind [`ComputeCopies::Auto`].
     pub fn measure_copy_paths(&self, size: u64) -> Result<(u64, u64)> {
-        crate::threads::on_driver(|| crate::copy_speed::measure(&self.core, size))
+        self.core.on_driver(|| crate::copy_speed::measure(&self.core, size))
     }
 
     /// The time an invocation of an app kernel may run where this device ends kernels itself
@@ -220,6 +236,12 @@ impl VulkanDevice {
     /// count them to keep the app's path short.
     pub fn driver_handovers() -> u64 {
         crate::threads::handovers()
+    }
+
+    /// Whether this device calls its driver on the app's threads (`DriverThreads::Auto` on a
+    /// driver whose threads may end while others call it), handing nothing over.
+    pub fn calls_driver_here(&self) -> bool {
+        self.core.calls_here
     }
 
     fn resource(&self, id: ResourceId, api: &str) -> Result<Arc<VkResource>> {
@@ -308,7 +330,7 @@ impl DeviceDdi for VulkanDevice {
     }
 
     fn create_resource(&self, desc: &ResourceDesc, info: &ResourceCreateInfo) -> Result<ResourceId> {
-        crate::threads::on_driver(|| {
+        self.core.on_driver(|| {
             if info.reserved {
                 if !self.core.features.sparse_tier2 {
                     return Err(Error::unsupported(
@@ -331,7 +353,7 @@ impl DeviceDdi for VulkanDevice {
     }
 
     fn destroy_resource(&self, id: ResourceId) {
-        crate::threads::on_driver(|| {
+        self.core.on_driver(|| {
             self.tables.resources.remove(id.0);
         })
     }
@@ -346,11 +368,11 @@ impl DeviceDdi for VulkanDevice {
 
     fn read_samples(&self, id: ResourceId, subresource: u32) -> Result<Vec<u8>> {
         let res = self.resource(id, "ReadSamples")?;
-        crate::threads::on_driver(|| crate::meta::read_samples(&self.core, &res, subresource))
+        self.core.on_driver(|| crate::meta::read_samples(&self.core, &res, subresource))
     }
 
     fn create_heap(&self, size: u64) -> Result<HeapId> {
-        crate::threads::on_driver(|| {
+        self.core.on_driver(|| {
             if !self.core.features.sparse_tier2 {
                 return Err(Error::unsupported(
                     "CreateHeap: heaps serve tiled resources, which this Vulkan device lacks",
@@ -361,13 +383,13 @@ impl DeviceDdi for VulkanDevice {
     }
 
     fn destroy_heap(&self, id: HeapId) {
-        crate::threads::on_driver(|| {
+        self.core.on_driver(|| {
             self.tables.heaps.remove(id.0);
         })
     }
 
     fn update_tile_mappings(&self, resource: ResourceId, mappings: &[TileMapping]) -> Result<()> {
-        crate::threads::on_driver(|| {
+        self.core.on_driver(|| {
             let res = self.resource(resource, "UpdateTileMappings")?;
             if !res.reserved {
                 return Err(Error::invalid_arg(
@@ -380,7 +402,7 @@ impl DeviceDdi for VulkanDevice {
     }
 
     fn create_query_heap(&self, desc: &QueryHeapDesc) -> Result<QueryHeapId> {
-        crate::threads::on_driver(|| {
+        self.core.on_driver(|| {
             let ty = match desc.ty {
                 QueryHeapType::Occlusion => vk::QueryType::OCCLUSION,
                 QueryHeapType::Timestamp | QueryHeapType::CopyQueueTimestamp => vk::QueryType::TIMESTAMP,
@@ -438,26 +460,26 @@ impl DeviceDdi for VulkanDevice {
     }
 
     fn destroy_query_heap(&self, id: QueryHeapId) {
-        crate::threads::on_driver(|| {
+        self.core.on_driver(|| {
             self.tables.query_heaps.remove(id.0);
         })
     }
 
     fn create_root_signature(&self, desc: &RootSignatureDesc) -> Result<RootSignatureId> {
-        crate::threads::on_driver(|| {
+        self.core.on_driver(|| {
             Ok(RootSignatureId(self.tables.root_signatures.insert(VkRootSignature::new(&self.core, desc)?)))
         })
     }
 
     fn destroy_root_signature(&self, id: RootSignatureId) {
         // Pipelines made with it and recorded lists hold it; its layouts go with the last.
-        crate::threads::on_driver(|| {
+        self.core.on_driver(|| {
             self.tables.root_signatures.remove(id.0);
         })
     }
 
     fn create_pipeline(&self, desc: &PipelineDesc) -> Result<PipelineId> {
-        crate::threads::on_driver(|| {
+        self.core.on_driver(|| {
             let root = match desc {
                 PipelineDesc::Graphics(g) => g.root_signature,
                 PipelineDesc::Compute(c) => c.root_signature,
@@ -470,27 +492,27 @@ impl DeviceDdi for VulkanDevice {
     }
 
     fn destroy_pipeline(&self, id: PipelineId) {
-        crate::threads::on_driver(|| {
+        self.core.on_driver(|| {
             self.tables.pipelines.remove(id.0);
         })
     }
 
     fn create_fence(&self, initial: u64) -> Result<FenceId> {
-        crate::threads::on_driver(|| Ok(FenceId(self.tables.fences.insert(VkFence::new(&self.core, initial)?))))
+        self.core.on_driver(|| Ok(FenceId(self.tables.fences.insert(VkFence::new(&self.core, initial)?))))
     }
 
     fn destroy_fence(&self, id: FenceId) {
-        crate::threads::on_driver(|| {
+        self.core.on_driver(|| {
             self.tables.fences.remove(id.0);
         })
     }
 
     fn fence_value(&self, id: FenceId) -> u64 {
-        crate::threads::on_driver(|| self.tables.fences.get(id.0).map_or(0, |f| f.value()))
+        self.core.on_driver(|| self.tables.fences.get(id.0).map_or(0, |f| f.value()))
     }
 
     fn signal_fence(&self, id: FenceId, value: u64) -> Result<()> {
-        crate::threads::on_driver(|| {
+        self.core.on_driver(|| {
             self.tables
                 .fences
                 .get(id.0)
@@ -500,7 +522,7 @@ impl DeviceDdi for VulkanDevice {
     }
 
     fn wait_fence(&self, id: FenceId, value: u64, timeout: Duration) -> bool {
-        crate::threads::on_driver(|| self.tables.fences.get(id.0).is_some_and(|f| f.wait(value, timeout)))
+        self.core.on_driver(|| self.tables.fences.get(id.0).is_some_and(|f| f.wait(value, timeout)))
     }
 
     fn create_queue(&self, ty: CommandListType) -> Result<Box<dyn QueueDdi>> {
@@ -510,10 +532,10 @@ impl DeviceDdi for VulkanDevice {
                 "CreateCommandQueue: no bundle queues",
             ));
         }
-        Ok(Box::new(crate::threads::on_driver(|| VkQueue::new(&self.core, ty, self.tables.fences.clone()))?))
+        Ok(Box::new(self.core.on_driver(|| VkQueue::new(&self.core, ty, self.tables.fences.clone()))?))
     }
 
     fn create_command_list(&self, ty: CommandListType) -> Result<Box<dyn CommandListDdi>> {
-        Ok(Box::new(crate::threads::on_driver(|| VkCommandList::new(&self.core, &self.tables, &self.spare, ty))?))
+        Ok(Box::new(self.core.on_driver(|| VkCommandList::new(&self.core, &self.tables, &self.spare, ty))?))
     }
 }

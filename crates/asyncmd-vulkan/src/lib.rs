@@ -28,6 +28,6 @@ mod sync;
 mod threads;
 mod watchdog;
 
-pub use device::{ComputeCopies, VulkanDevice, VulkanOptions};
+pub use device::{ComputeCopies, DriverThreads, VulkanDevice, VulkanOptions};
 pub use instance::{Validation, ValidationLog};
 pub use physical::AdapterInfo;

@@ -76,7 +76,7 @@ fn oom(api: &str, e: impl std::fmt::Display) -> Error {
 
 impl VkResource {
     pub(crate) fn new(core: &Arc<Core>, desc: &ResourceDesc, heap: HeapType) -> Result<Self> {
-        debug_assert!(crate::threads::on_pooled_thread(), "a driver call off the driver threads");
+        debug_assert!(crate::threads::on_driver_thread(), "a driver call off the driver threads");
         if desc.is_buffer() {
             Self::new_buffer(core, desc, heap)
         } else {
@@ -582,15 +582,17 @@ impl VkResource {
         // The allocator maps whole memory blocks, so "to the end of the mapping" is valid.
         let mapped = vk::MappedMemoryRange::default().memory(memory).offset(base / atom * atom).size(vk::WHOLE_SIZE);
         if !coherent {
+            let core = &self.core;
             // SAFETY: the range lies in this allocation's mapped memory, aligned to the atom size.
-            crate::threads::on_driver(|| unsafe { self.core.device.invalidate_mapped_memory_ranges(&[mapped]) })
-                .map_err(|e| oom("Map", e))?;
+            let invalidate = || unsafe { core.device.invalidate_mapped_memory_ranges(&[mapped]) };
+            core.on_driver(invalidate).map_err(|e| oom("Map", e))?;
         }
         let r = f(slice);
         if !coherent {
+            let core = &self.core;
             // SAFETY: as above.
-            crate::threads::on_driver(|| unsafe { self.core.device.flush_mapped_memory_ranges(&[mapped]) })
-                .map_err(|e| oom("Map", e))?;
+            let flush = || unsafe { core.device.flush_mapped_memory_ranges(&[mapped]) };
+            core.on_driver(flush).map_err(|e| oom("Map", e))?;
         }
         Ok(r)
     }
@@ -707,8 +709,8 @@ impl VkResource {
 
 impl Drop for VkResource {
     fn drop(&mut self) {
-        // On a driver thread (`threads.rs`).
-        crate::threads::on_driver(|| {
+        // Where the device calls its driver (`Core::on_driver`).
+        self.core.on_driver(|| {
             let d = &self.core.device;
             // SAFETY: the resource is unreachable: every recorded use holds an Arc of it, and the
             // queues drop theirs only after the GPU finished the work.

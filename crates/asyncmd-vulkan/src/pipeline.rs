@@ -107,8 +107,8 @@ impl VkRootSignature {
 
 impl Drop for VkRootSignature {
     fn drop(&mut self) {
-        // On a driver thread (`threads.rs`).
-        crate::threads::on_driver(|| {
+        // Where the device calls its driver (`Core::on_driver`).
+        self.core.on_driver(|| {
             // SAFETY: pipelines and lists that use the layout hold an Arc of it.
             unsafe {
                 self.core.device.destroy_pipeline_layout(self.compute_layout, None);
@@ -143,7 +143,7 @@ pub(crate) struct ConstantsInMemory {
 
 impl Drop for ConstantsInMemory {
     fn drop(&mut self) {
-        crate::threads::on_driver(|| {
+        self.core.on_driver(|| {
             // SAFETY: lists that bind it hold an Arc of it until the GPU is done.
             unsafe { self.core.device.destroy_pipeline(self.pipeline, None) };
             self.layout.destroy(&self.core);
@@ -153,8 +153,8 @@ impl Drop for ConstantsInMemory {
 
 impl Drop for VkPipeline {
     fn drop(&mut self) {
-        // On a driver thread (`threads.rs`).
-        crate::threads::on_driver(|| {
+        // Where the device calls its driver (`Core::on_driver`).
+        self.core.on_driver(|| {
             // SAFETY: lists that bind the pipeline hold an Arc of it until the GPU is done.
             unsafe { self.core.device.destroy_pipeline(self.pipeline, None) };
             if let Some(app) = &self.app {

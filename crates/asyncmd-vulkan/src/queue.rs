@@ -109,8 +109,8 @@ impl VkFence {
 
 impl Drop for VkFence {
     fn drop(&mut self) {
-        // On a driver thread (`threads.rs`).
-        crate::threads::on_driver(|| {
+        // Where the device calls its driver (`Core::on_driver`).
+        self.core.on_driver(|| {
             self.core.forget(self.semaphore);
             // SAFETY: a queue that waits on or signals the semaphore holds an Arc of it until the
             // GPU has passed that submission, so no GPU operation on it is pending here.

@@ -99,8 +99,8 @@ impl VkHeap {
 
 impl Drop for VkHeap {
     fn drop(&mut self) {
-        // On a driver thread (`threads.rs`).
-        crate::threads::on_driver(|| {
+        // Where the device calls its driver (`Core::on_driver`).
+        self.core.on_driver(|| {
             // Reserved resources keep the heaps they map into alive, and lists keep their resources
             // until the GPU is done: no GPU work can touch the memory once the heap is dropped.
             if let Some(a) = self.allocation.lock().unwrap_or_else(PoisonError::into_inner).take() {

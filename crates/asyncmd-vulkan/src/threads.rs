@@ -17,6 +17,10 @@
 //!   time ([`TaskHandle::join_timeout`]): a destroy that deadlocks in the driver strands that
 //!   pooled thread (and the device's memory), never the app.
 //!
+//! The rules are NVIDIA's: a device whose driver is one of Mesa's (`Core::calls_here`, chosen
+//! by `DriverThreads`) makes its calls on the caller's thread ([`on_driver_or_here`]), with
+//! no hand-over; its queues' submission threads are pooled all the same.
+//!
 //! The pool grows to the most driver calls ever in flight at once (CPU waits hold a thread for
 //! their length) and never shrinks. Driver calls also pass the validation layer's gate
 //! (`gate.rs`).
@@ -56,6 +60,9 @@ thread_local! {
     static POOLED: Cell<bool> = const { Cell::new(false) };
     /// Driver calls this thread handed to a pooled thread and waited for ([`handovers`]).
     static HANDOVERS: Cell<u64> = const { Cell::new(0) };
+    /// How deep this (app's) thread is in driver calls it makes itself ([`on_driver_or_here`]):
+    /// what those calls call runs here too.
+    static HERE: Cell<usize> = const { Cell::new(0) };
 }
 
 /// How many driver calls the calling thread has handed to a pooled thread and waited for
@@ -213,7 +220,7 @@ fn hand_over(task: Work) -> std::result::Result<TaskHandle, (Error, Work)> {
 /// started, `call` runs on the caller's thread (as before the pool: correct, only exposed to
 /// the driver's thread-exit deadlock again).
 pub(crate) fn on_driver<R: Send>(call: impl FnOnce() -> R + Send) -> R {
-    if POOLED.with(Cell::get) {
+    if on_driver_thread() {
         return crate::gate::shared(call);
     }
     count_handover();
@@ -221,6 +228,24 @@ pub(crate) fn on_driver<R: Send>(call: impl FnOnce() -> R + Send) -> R {
         Ok(handle) => handle.join(),
         Err((_, task)) => task(),
     })
+}
+
+/// Runs `call` on the calling thread where `here` (a device whose driver a thread may call and
+/// then end: `Core::calls_here`), else as [`on_driver`] does. Nested driver calls run here too.
+pub(crate) fn on_driver_or_here<R: Send>(here: bool, call: impl FnOnce() -> R + Send) -> R {
+    if !here || on_driver_thread() {
+        return on_driver(call);
+    }
+    /// Leaves the stretch even where `call` unwinds.
+    struct Leave;
+    impl Drop for Leave {
+        fn drop(&mut self) {
+            HERE.with(|h| h.set(h.get().saturating_sub(1)));
+        }
+    }
+    HERE.with(|h| h.set(h.get().saturating_add(1)));
+    let _leave = Leave;
+    crate::gate::shared(call)
 }
 
 /// Runs `work` on a pooled thread without waiting for it (inline on a pooled thread, or where no
@@ -377,10 +402,10 @@ impl Drop for Reserved {
     }
 }
 
-/// Whether this thread is one of the pool's: the driver is called from no other (checked in
-/// debug builds where the driver is called most).
-pub(crate) fn on_pooled_thread() -> bool {
-    POOLED.with(Cell::get)
+/// Whether this thread may call the driver now: it is one of the pool's, or inside a call
+/// [`on_driver_or_here`] runs on it (checked in debug builds where the driver is called most).
+pub(crate) fn on_driver_thread() -> bool {
+    POOLED.with(Cell::get) || HERE.with(Cell::get) > 0
 }
 
 /// A pooled thread's life: run a task, go back to the pool, say the task is done, wait for

@@ -64,7 +64,7 @@ impl Recorded {
 
 impl Drop for Recorded {
     fn drop(&mut self) {
-        // On a driver thread (`threads.rs`), with everything the list held.
+        // Where the device calls its driver (`Core::on_driver`). with everything the list held.
         let held = (
             std::mem::take(&mut self._keep),
             std::mem::take(&mut self._keep_queries),
@@ -243,7 +243,7 @@ impl VkCommandList {
     }
 
     pub(crate) fn record_command(&mut self, c: Command) -> Result<()> {
-        debug_assert!(crate::threads::on_pooled_thread(), "a driver call off the driver threads");
+        debug_assert!(crate::threads::on_driver_thread(), "a driver call off the driver threads");
         if self.ty == CommandListType::Bundle {
             self.bundle.push(c);
             return Ok(());
@@ -372,7 +372,7 @@ impl CommandListDdi for VkCommandList {
         if self.error.is_some() {
             return;
         }
-        if self.deferred.is_empty() && self.reserved.is_none() {
+        if self.deferred.is_empty() && self.reserved.is_none() && !self.core.calls_here {
             self.reserved = crate::threads::reserve();
         }
         if !self.deferred.push(&self.tables, &mut self.keep, &mut self.queries, command) {
@@ -382,6 +382,7 @@ impl CommandListDdi for VkCommandList {
 
     fn close(&mut self) -> Result<Executable> {
         let reserved = self.reserved.take();
+        let here = self.core.calls_here;
         let close = || {
             if self.pool.is_none() && self.error.is_none() {
                 if let Err(e) = self.begin() {
@@ -393,7 +394,7 @@ impl CommandListDdi for VkCommandList {
         };
         match reserved {
             Some(thread) => thread.run(close),
-            None => crate::threads::on_driver(close),
+            None => crate::threads::on_driver_or_here(here, close),
         }
     }
 
@@ -401,7 +402,8 @@ impl CommandListDdi for VkCommandList {
         self.reserved = None;
         // A closed list holds no pool: its reset calls no driver, so needs no driver thread.
         if self.pool.is_some() {
-            crate::threads::on_driver(|| self.reset_here())
+            let here = self.core.calls_here;
+            crate::threads::on_driver_or_here(here, || self.reset_here())
         } else {
             self.reset_here()
         }
@@ -526,12 +528,13 @@ impl VkCommandList {
 
 impl Drop for VkCommandList {
     fn drop(&mut self) {
-        // On a driver thread (`threads.rs`), with everything the list held (a closed list's
+        // Where the device calls its driver (`Core::on_driver`). with everything the list held (a closed list's
         // objects each go to one themselves).
         if self.pool.is_none() {
             return;
         }
-        crate::threads::on_driver(|| {
+        let here = self.core.calls_here;
+        crate::threads::on_driver_or_here(here, || {
             self.give_back_open_pool();
             drop((
                 std::mem::take(&mut self.keep),

@@ -11,7 +11,7 @@ use asyncmd::ddi::DeviceDdi;
 use asyncmd::types::*;
 use asyncmd::*;
 use asyncmd_reference::{ReferenceConfig, ReferenceDevice};
-use asyncmd_vulkan::{ComputeCopies, Validation, VulkanDevice, VulkanOptions};
+use asyncmd_vulkan::{ComputeCopies, DriverThreads, Validation, VulkanDevice, VulkanOptions};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -44,19 +44,22 @@ pub fn async_contexts() -> Vec<(&'static str, Ctx)> {
     if std::env::var("ASYNCMD_DEVICE").is_ok_and(|d| d == "reference") {
         return v;
     }
-    let options = |native, compute_copies| VulkanOptions {
+    let options = |native, compute_copies, driver_threads| VulkanOptions {
         validation: Validation::IfAvailable,
         compute_copies,
         native_async_commands: native,
+        driver_threads,
         ..Default::default()
     };
-    for (label, native, copies) in [
-        ("vulkan fallback", false, ComputeCopies::Auto),
-        ("vulkan native", true, ComputeCopies::Auto),
+    for (label, native, copies, threads) in [
+        // The driver's calls on the pooled threads, as on NVIDIA, also where the app's threads
+        // may make them (lavapipe).
+        ("vulkan fallback", false, ComputeCopies::Auto, DriverThreads::Pooled),
+        ("vulkan native", true, ComputeCopies::Auto, DriverThreads::Auto),
         // Batched compute kernels, also where transfers are faster (lavapipe).
-        ("vulkan native compute", true, ComputeCopies::Always),
+        ("vulkan native compute", true, ComputeCopies::Always, DriverThreads::Auto),
     ] {
-        let Some(vk) = vulkan_driver_with(options(native, copies)) else { break };
+        let Some(vk) = vulkan_driver_with(options(native, copies, threads)) else { break };
         let device = opted_in(&Adapter::new(vk.clone() as Arc<dyn DeviceDdi>));
         let mut ctx = Ctx::new(device);
         ctx.vulkan = Some(vk);

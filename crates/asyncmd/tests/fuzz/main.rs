@@ -33,7 +33,7 @@ mod layers;
 use asyncmd::ddi::DeviceDdi;
 use asyncmd::*;
 use asyncmd_reference::{ReferenceConfig, ReferenceDevice};
-use asyncmd_vulkan::{ComputeCopies, Validation, ValidationLog, VulkanDevice, VulkanOptions};
+use asyncmd_vulkan::{ComputeCopies, DriverThreads, Validation, ValidationLog, VulkanDevice, VulkanOptions};
 use exec::{Outcome, World};
 use gen::Gen;
 use std::panic::AssertUnwindSafe;
@@ -147,6 +147,10 @@ impl VulkanDrivers {
                 validation: Validation::IfAvailable,
                 native_async_commands: native,
                 compute_copies,
+                // The native device calls the driver where the driver allows (the app's
+                // threads on lavapipe), the fallback's on the pooled threads everywhere: both
+                // paths are fuzzed on any driver.
+                driver_threads: if native { DriverThreads::Auto } else { DriverThreads::Pooled },
                 ..Default::default()
             };
             VulkanDevice::open(0, options).ok().map(Arc::new)
