@@ -64,7 +64,7 @@ impl Recorded {
 
 impl Drop for Recorded {
     fn drop(&mut self) {
-        // Where the device calls its driver (`Core::on_driver`). with everything the list held.
+        // Where the device calls its driver (`Core::on_driver`), with everything the list held.
         let held = (
             std::mem::take(&mut self._keep),
             std::mem::take(&mut self._keep_queries),
@@ -528,8 +528,8 @@ impl VkCommandList {
 
 impl Drop for VkCommandList {
     fn drop(&mut self) {
-        // Where the device calls its driver (`Core::on_driver`). with everything the list held (a closed list's
-        // objects each go to one themselves).
+        // Where the device calls its driver (`Core::on_driver`), with everything the list held
+        // (a closed list's objects each go there themselves).
         if self.pool.is_none() {
             return;
         }
