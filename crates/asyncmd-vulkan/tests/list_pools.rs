@@ -47,10 +47,15 @@ fn a_list_reset_many_times_reuses_its_pool_and_runs_each_recording() {
     let Some((ctx, vk)) = ctx_and_driver() else { return };
     let before = vk.command_pools_created();
     forty_executions(&ctx, |list, dst, src| list.copy_buffer_region(dst, 0, src, 0, 256));
-    // Each reset takes a pool while the last execution's may not be retired yet: two at most,
-    // against one per reset (40) when pools are made afresh.
+    // Each `Close` takes a pool while the last execution's may not be retired yet: two at
+    // most, against one per reset (40) when pools are made afresh. Where the app's thread calls
+    // the driver, a reset that lets go of a retired recording gives its pool back before it
+    // returns. Elsewhere that give-back is handed to a pooled thread without a wait and races
+    // the next `Close` (seen under load on lavapipe before the drop ran on the calling
+    // thread: 3 or 4 pools in 13 of 30 runs), so reuse is what is asserted there.
     let made = vk.command_pools_created() - before;
-    assert!(made <= 2, "{made} pools made for 40 resets");
+    let most = if vk.calls_driver_here() { 2 } else { 10 };
+    assert!(made <= most, "{made} pools made for 40 resets");
 }
 
 /// Found by the fuzzer (seed 1000092): a list whose `Close` failed under predication (a copy,
