@@ -84,6 +84,8 @@ pub(crate) struct Core {
     pub(crate) shader_time_budget: std::time::Duration,
     /// Driver calls run on the calling thread (`DriverThreads`, [`Core::on_driver`]).
     pub(crate) calls_here: bool,
+    /// Drops handed to pooled threads that still hold this core (`drops.rs`).
+    pub(crate) drops: Arc<crate::drops::DetachedDrops>,
     /// The budget's clock on such a device, made with the first kernel that has a loop.
     watchdog: std::sync::OnceLock<crate::watchdog::Watchdog>,
     /// The fence of one-time submissions and sparse binds, made on first use, reset and reused
@@ -334,6 +336,7 @@ impl Core {
             lost: Default::default(),
             shader_time_budget: std::time::Duration::from_secs(2),
             calls_here: false,
+            drops: Default::default(),
             watchdog: std::sync::OnceLock::new(),
             one_time_fence: Mutex::new(None),
             list_pools: Default::default(),
@@ -594,7 +597,7 @@ fn create_device(i: &ash::Instance, physical: vk::PhysicalDevice, info: &vk::Dev
 }
 
 /// How long dropping a device waits for the driver to destroy it.
-const DESTROY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+pub(crate) const DESTROY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl Drop for Core {
     fn drop(&mut self) {

@@ -252,6 +252,16 @@ impl VulkanDevice {
     }
 }
 
+impl Drop for VulkanDevice {
+    fn drop(&mut self) {
+        // Recordings dropped on pooled threads hold the core: the device's last handle waits
+        // for them, so that the device is not destroyed after the app has moved on (`drops.rs`).
+        if !self.core.drops.close_and_wait(crate::core::DESTROY_TIMEOUT) {
+            tracing::error!("a recording's drop did not end in {:?}", crate::core::DESTROY_TIMEOUT);
+        }
+    }
+}
+
 /// What the driver supports of `format`, in D3D12 terms.
 fn query_format_caps(core: &Core, format: Format) -> FormatCaps {
     let Some(vf) = vk_format(format) else {

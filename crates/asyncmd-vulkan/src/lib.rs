@@ -13,6 +13,7 @@ mod copy_speed;
 mod core;
 mod deferred;
 mod device;
+mod drops;
 pub mod floor;
 mod gate;
 mod instance;

@@ -248,16 +248,11 @@ pub(crate) fn on_driver_or_here<R: Send>(here: bool, call: impl FnOnce() -> R + 
     crate::gate::shared(call)
 }
 
-/// Runs `work` on a pooled thread without waiting for it (inline on a pooled thread, where
-/// `here` as in [`on_driver_or_here`], or where no thread can be started): for drops the caller
-/// need not see done, such as a finished recording's, which would otherwise cost the app's
-/// thread a hand-over and a wait.
-pub(crate) fn detached(here: bool, work: impl FnOnce() + Send + 'static) {
-    // Where the app's thread may call the driver, the work is done when the drop returns: a
-    // list's pool given back by its reset is there for the `Close` that follows.
-    if here {
-        return on_driver_or_here(true, work);
-    }
+/// Runs `work` on a pooled thread without waiting for it (inline on a pooled thread, or where no
+/// thread can be started): for drops the caller need not see done, such as a finished
+/// recording's, which would otherwise cost the app's thread a hand-over and a wait. A device
+/// counts its own (`drops.rs`).
+pub(crate) fn detached(work: impl FnOnce() + Send + 'static) {
     if POOLED.with(Cell::get) {
         return crate::gate::shared(work);
     }

@@ -77,7 +77,8 @@ impl Drop for Recorded {
         let chunks = std::mem::take(&mut self.chunks);
         // Nobody waits for it where it is handed over: the app's thread (a list's `Reset`)
         // goes on at once.
-        crate::threads::detached(core.calls_here, move || {
+        let (drops, here) = (core.drops.clone(), core.calls_here);
+        drops.run(here, move || {
             // SAFETY: queues keep an Arc of a submitted list until the GPU has finished it, and
             // this was the last.
             unsafe { core.list_pools.give_back(&core, pool) };
