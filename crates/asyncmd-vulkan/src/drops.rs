@@ -6,7 +6,7 @@
 //! the task held the last reference: the device, its instance and the loader's driver library
 //! were then destroyed on the pooled thread while the app's main thread went on into `exit`,
 //! whose handlers ran a handler of the driver library being unloaded (a segfault at exit, 3 of
-//! about 56 runs of `asyncmd bench --suite peers` on lavapipe: `docs/reliability.md`). So the
+//! 62 runs of `asyncmd bench --suite peers` on lavapipe: `docs/reliability.md`). So the
 //! device's drop waits for its detached drops, and once it has begun they are made with a
 //! wait.
 
