@@ -8,9 +8,10 @@
 //! whose handlers ran a handler of the driver library being unloaded (a segfault at exit, 3 of
 //! 62 runs of `asyncmd bench --suite peers` on lavapipe: `docs/reliability.md`). So the
 //! device's drop waits for its detached drops, and once it has begun they are made with a
-//! wait.
+//! wait. A list's `Close` that finds no idle pool waits for them too: the pool one gives back
+//! is nearer than a new one.
 
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 /// A device's detached drops in flight, and whether its last handle is being dropped.
@@ -63,22 +64,40 @@ impl DetachedDrops {
         });
     }
 
+    /// Waits, for at most `limit`, for the drops in flight; says whether there were any (a
+    /// pool one gives back is nearer than a new one: `ListPools::take`).
+    pub(crate) fn settle(&self, limit: Duration) -> bool {
+        crate::gate::unlocked(|| {
+            let s = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+            if s.pending == 0 {
+                return false;
+            }
+            self.wait_for_none(s, limit);
+            true
+        })
+    }
+
     /// Marks the device as being dropped and waits, for at most `limit`, for the drops in
     /// flight; says whether they ended.
     pub(crate) fn close_and_wait(&self, limit: Duration) -> bool {
         crate::gate::unlocked(|| {
-            let deadline = Instant::now().checked_add(limit);
             let mut s = self.state.lock().unwrap_or_else(PoisonError::into_inner);
             s.closing = true;
-            while s.pending > 0 {
-                let left = deadline.map_or(Duration::MAX, |d| d.saturating_duration_since(Instant::now()));
-                if left.is_zero() {
-                    return false;
-                }
-                s = self.changed.wait_timeout(s, left).unwrap_or_else(PoisonError::into_inner).0;
-            }
-            true
+            self.wait_for_none(s, limit)
         })
+    }
+
+    /// Waits with `s` for at most `limit` until no drop is in flight; says whether none is.
+    fn wait_for_none(&self, mut s: MutexGuard<'_, State>, limit: Duration) -> bool {
+        let deadline = Instant::now().checked_add(limit);
+        while s.pending > 0 {
+            let left = deadline.map_or(Duration::MAX, |d| d.saturating_duration_since(Instant::now()));
+            if left.is_zero() {
+                return false;
+            }
+            s = self.changed.wait_timeout(s, left).unwrap_or_else(PoisonError::into_inner).0;
+        }
+        true
     }
 }
 
@@ -106,6 +125,20 @@ mod tests {
             a.store(true, Ordering::Release);
         });
         assert!(after.load(Ordering::Acquire), "a drop after closing returned before it ended");
+    }
+
+    #[test]
+    fn settling_waits_for_a_drop_in_flight_and_says_whether_there_was_one() {
+        let drops = Arc::new(DetachedDrops::default());
+        assert!(!drops.settle(Duration::from_secs(10)), "no drop was in flight");
+        let done = Arc::new(AtomicBool::new(false));
+        let d = done.clone();
+        drops.run(false, move || {
+            std::thread::sleep(Duration::from_millis(100));
+            d.store(true, Ordering::Release);
+        });
+        assert!(drops.settle(Duration::from_secs(10)));
+        assert!(done.load(Ordering::Acquire), "settling returned before the drop in flight ended");
     }
 
     #[test]

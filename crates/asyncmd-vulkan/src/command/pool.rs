@@ -12,6 +12,10 @@ use std::sync::{Mutex, PoisonError};
 /// queue; past it a retired pool is destroyed.
 const KEPT: usize = 64;
 
+/// How long taking a pool waits for the drops in flight to give theirs back before it makes
+/// one: a pool's reset is microseconds, so this bounds only a stuck drop.
+const GIVE_BACK_WAIT: std::time::Duration = std::time::Duration::from_millis(50);
+
 /// A list's pool and its two command buffers: the prologue (query resets) and the commands.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ListPool {
@@ -32,10 +36,14 @@ pub(crate) struct ListPools {
 impl ListPools {
     /// A pool of `family`: an idle one, or a new one.
     pub(crate) fn take(&self, core: &Core, family: u32) -> Result<ListPool> {
-        {
-            let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
-            if let Some(i) = idle.iter().rposition(|p| p.family == family) {
-                return Ok(idle.swap_remove(i));
+        if let Some(p) = self.idle_of(family) {
+            return Ok(p);
+        }
+        // A list's reset may have handed its last recording's drop to a pooled thread
+        // (`drops.rs`): the pool it gives back is a reset away, a new one a creation.
+        if core.drops.settle(GIVE_BACK_WAIT) {
+            if let Some(p) = self.idle_of(family) {
+                return Ok(p);
             }
         }
         let d = &core.device;
@@ -57,6 +65,13 @@ impl ListPools {
                 }
             }
         }
+    }
+
+    /// An idle pool of `family`, if any.
+    fn idle_of(&self, family: u32) -> Option<ListPool> {
+        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        let i = idle.iter().rposition(|p| p.family == family)?;
+        Some(idle.swap_remove(i))
     }
 
     /// Takes `p` back once no command buffer of it is pending: reset, and kept while there is
