@@ -11,8 +11,8 @@
 //! wait. A list's `Close` that finds no idle pool waits for them too: the pool one gives back
 //! is nearer than a new one.
 
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::time::Duration;
 
 /// A device's detached drops in flight, and whether its last handle is being dropped.
 #[derive(Default)]
@@ -23,7 +23,10 @@ pub(crate) struct DetachedDrops {
 
 #[derive(Default)]
 struct State {
-    pending: usize,
+    /// Drops handed over so far.
+    started: u64,
+    /// Drops ended so far (in any order).
+    ended: u64,
     /// The device is being dropped: drops are made with a wait from now on.
     closing: bool,
 }
@@ -34,7 +37,7 @@ struct Pending(Arc<DetachedDrops>);
 impl Drop for Pending {
     fn drop(&mut self) {
         let mut s = self.0.state.lock().unwrap_or_else(PoisonError::into_inner);
-        s.pending = s.pending.saturating_sub(1);
+        s.ended = s.ended.saturating_add(1);
         drop(s);
         self.0.changed.notify_all();
     }
@@ -54,7 +57,7 @@ impl DetachedDrops {
                 drop(s);
                 return crate::threads::on_driver(work);
             }
-            s.pending = s.pending.saturating_add(1);
+            s.started = s.started.saturating_add(1);
         }
         let pending = Pending(self.clone());
         crate::threads::detached(move || {
@@ -64,15 +67,17 @@ impl DetachedDrops {
         });
     }
 
-    /// Waits, for at most `limit`, for the drops in flight; says whether there were any (a
-    /// pool one gives back is nearer than a new one: `ListPools::take`).
+    /// Waits, for at most `limit`, for as many drops to end as were in flight when it was
+    /// called (drops handed over later do not hold it up); says whether there were any (a pool
+    /// one gives back is nearer than a new one: `ListPools::take`).
     pub(crate) fn settle(&self, limit: Duration) -> bool {
         crate::gate::unlocked(|| {
             let s = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-            if s.pending == 0 {
+            let target = s.started;
+            if s.ended >= target {
                 return false;
             }
-            self.wait_for_none(s, limit);
+            let _ = self.changed.wait_timeout_while(s, limit, |s| s.ended < target);
             true
         })
     }
@@ -83,21 +88,11 @@ impl DetachedDrops {
         crate::gate::unlocked(|| {
             let mut s = self.state.lock().unwrap_or_else(PoisonError::into_inner);
             s.closing = true;
-            self.wait_for_none(s, limit)
+            // No drop is handed over once closing: the count in flight only falls.
+            let waited = self.changed.wait_timeout_while(s, limit, |s| s.ended < s.started);
+            let (s, _) = waited.unwrap_or_else(PoisonError::into_inner);
+            s.ended >= s.started
         })
-    }
-
-    /// Waits with `s` for at most `limit` until no drop is in flight; says whether none is.
-    fn wait_for_none(&self, mut s: MutexGuard<'_, State>, limit: Duration) -> bool {
-        let deadline = Instant::now().checked_add(limit);
-        while s.pending > 0 {
-            let left = deadline.map_or(Duration::MAX, |d| d.saturating_duration_since(Instant::now()));
-            if left.is_zero() {
-                return false;
-            }
-            s = self.changed.wait_timeout(s, left).unwrap_or_else(PoisonError::into_inner).0;
-        }
-        true
     }
 }
 

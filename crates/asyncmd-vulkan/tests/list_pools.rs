@@ -54,9 +54,9 @@ fn forty_executions(ctx: &Ctx, record: impl Fn(&mut asyncmd::CommandList, &async
 #[test]
 fn a_list_reset_many_times_reuses_its_pool_and_runs_each_recording() {
     // Where the app's thread calls the driver a reset drops its last recording itself; on the
-    // pool the drop is handed over, and `Close` waits for the pool it gives back. Before that
-    // wait the handed-over give-back lost the race to the next `Close` under load (3 or 4
-    // pools in 13 of 30 runs on lavapipe with both cores busy).
+    // pool the drop is handed over, and `Close` waits for the pool it gives back. Before each,
+    // the handed-over give-back lost the race to the next `Close` under load (lavapipe, both
+    // cores busy: 3 or 4 pools in 13 of 30 runs as the driver allows, 3 in 4 of 30 pooled).
     for threads in [asyncmd_vulkan::DriverThreads::Auto, asyncmd_vulkan::DriverThreads::Pooled] {
         let Some((ctx, vk)) = ctx_and_driver_with(threads) else { return };
         let before = vk.command_pools_created();
