@@ -397,7 +397,7 @@ impl Core {
         let table = self.submitted.lock().unwrap_or_else(PoisonError::into_inner);
         let last = table.get(&semaphore).copied().unwrap_or_default();
         let reached = self.counter(semaphore);
-        SignalSlot { core: self, table, semaphore, value, last, reached, also: None }
+        SignalSlot { core: self, table, semaphore, value, last, reached }
     }
 
     /// Forgets what was signalled of a semaphore about to be destroyed: the driver may give its
@@ -657,28 +657,9 @@ pub(crate) struct SignalSlot<'a> {
     value: u64,
     last: Signalled,
     reached: u64,
-    /// A second semaphore the same submission signals, where that signal moves it forward
-    /// ([`SignalSlot::also`]).
-    also: Option<(vk::Semaphore, u64)>,
 }
 
 impl SignalSlot<'_> {
-    /// Adds the signal of `value` on a second semaphore to the same submission, under the same
-    /// lock, and says whether it moves that semaphore forward (one that does not is left out,
-    /// as [`SignalSlot::moves_forward`] says of the first). A semaphore the slot already holds
-    /// is refused (`None`): one submission signals each semaphore once.
-    pub(crate) fn also(&mut self, semaphore: vk::Semaphore, value: u64) -> Option<bool> {
-        if semaphore == self.semaphore || self.also.is_some() {
-            return None;
-        }
-        let last = self.table.get(&semaphore).copied().unwrap_or_default();
-        let moves = value > last.value.max(self.core.counter(semaphore));
-        if moves {
-            self.also = Some((semaphore, value));
-        }
-        Some(moves)
-    }
-
     /// Whether the signal moves the semaphore forward. One that does not is left out: the
     /// fence is already past it, and a fence's value is the highest value signalled on it.
     pub(crate) fn moves_forward(&self) -> bool {
@@ -701,13 +682,8 @@ impl SignalSlot<'_> {
 
     /// Records that the signal was submitted to a queue (`by_queue`) or done on the host.
     pub(crate) fn done(mut self, by_queue: bool) {
-        let first = self.moves_forward().then_some((self.semaphore, self.value));
-        let mut any = false;
-        for (semaphore, value) in first.into_iter().chain(self.also) {
-            self.table.insert(semaphore, Signalled { value, unseen: by_queue });
-            any = true;
-        }
-        if any {
+        if self.moves_forward() {
+            self.table.insert(self.semaphore, Signalled { value: self.value, unseen: by_queue });
             self.core.submitted_changed.notify_all();
         }
     }

@@ -119,13 +119,6 @@ impl Drop for VkFence {
     }
 }
 
-/// Fence values one submission signals.
-type Signals = smallvec::SmallVec<[(Arc<VkFence>, u64); 2]>;
-
-/// A signal the next job of the queue may bring, taken into a batch being submitted
-/// (`Worker::submit`).
-type Follow<'a> = &'a mut dyn FnMut() -> Option<(Arc<VkFence>, u64)>;
-
 enum Job {
     /// Lists, and the signal that follows them where the caller gave one.
     Execute(Vec<Arc<Recorded>>, Option<(Arc<VkFence>, u64)>),
@@ -149,9 +142,8 @@ struct InFlight {
     _lists: Vec<Arc<Recorded>>,
     /// The semaphores it waits on or signals.
     _semaphores: Vec<Arc<VkFence>>,
-    /// The fence values it signals: a batch of lists signals at most two (the queue's progress
-    /// fence and the app's `Signal` that came with it).
-    signals: Signals,
+    /// The fence value it signals, where it signals one.
+    signal: Option<(Arc<VkFence>, u64)>,
     /// Under the validation layer, a `VkFence` the submission signals (see `Worker::layer_fences`).
     layer_fence: Option<vk::Fence>,
 }
@@ -224,57 +216,42 @@ impl Worker {
 
     /// Submits command buffers (with the pending waits, and a signal), keeping `lists` and the
     /// semaphores alive until the GPU has passed the submission. A batch of lists that signals
-    /// a fence signals no progress of its own: its retirement reads the fence. Lavapipe 22.3.6
-    /// crashed on batches of lists that signal two timeline semaphores (`docs/reliability.md`),
-    /// so only where lists may signal fences (`follow`) does the batch take the app's `Signal`
-    /// that is already queued behind it: one submission where there were two, and the app's
-    /// fence signalled with the lists. Returns a followed signal the batch could not take.
-    fn submit(
-        &mut self,
-        lists: Vec<Arc<Recorded>>,
-        signal: Option<(Arc<VkFence>, u64)>,
-        follow: Option<Follow<'_>>,
-    ) -> Result<Option<(Arc<VkFence>, u64)>> {
+    /// a fence signals that alone: its retirement reads the fence, and lavapipe 22.3.6 crashed
+    /// on batches of lists that signal two timeline semaphores (`docs/reliability.md`).
+    fn submit(&mut self, lists: Vec<Arc<Recorded>>, signal: Option<(Arc<VkFence>, u64)>) -> Result<()> {
         let d = self.core.device.clone();
         let boundary = if lists.is_empty() { None } else { Some(self.boundary()?) };
         let command_buffers: Vec<vk::CommandBuffer> =
             boundary.into_iter().chain(lists.iter().flat_map(|l| l.command_buffers())).collect();
-        let pending = std::mem::take(&mut self.waits);
-        let waits: Vec<_> = pending
-            .iter()
+        let fences: Vec<Arc<VkFence>> =
+            self.waits.iter().map(|(f, _)| f.clone()).chain(signal.iter().map(|(f, _)| f.clone())).collect();
+        let waits: Vec<_> = self
+            .waits
+            .drain(..)
             .map(|(f, v)| {
                 vk::SemaphoreSubmitInfo::default()
                     .semaphore(f.semaphore)
-                    .value(*v)
+                    .value(v)
                     .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
             })
             .collect();
         let layer_fence = self.layer_fence()?;
+        let mut signals = Vec::with_capacity(2);
         // Held until the submission is made, so that no host signal slips in between.
-        let mut slot = signal.as_ref().map(|(fence, value)| self.core.signal_slot(fence.semaphore, *value));
-        let mut signalled = Signals::new();
-        signalled.extend(signal.clone().filter(|_| slot.as_ref().is_some_and(|s| s.moves_forward())));
-        // As late as can be, so that a `Signal` the app makes right after the lists is here.
-        let mut left = None;
-        if let (Some(slot), Some(next)) = (slot.as_mut(), follow.and_then(|f| f())) {
-            match slot.also(next.0.semaphore, next.1) {
-                Some(true) => signalled.push(next),
-                // The fence is already past the value: the signal changes nothing.
-                Some(false) => {}
-                None => left = Some(next),
-            }
+        let slot = signal.as_ref().map(|(fence, value)| self.core.signal_slot(fence.semaphore, *value));
+        let signalled = signal.clone().filter(|_| slot.as_ref().is_some_and(|s| s.moves_forward()));
+        if let Some((fence, value)) = &signalled {
+            signals.push(
+                vk::SemaphoreSubmitInfo::default()
+                    .semaphore(fence.semaphore)
+                    .value(*value)
+                    .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS),
+            );
         }
-        let signals_of_fences = signalled.iter().map(|(fence, value)| {
-            vk::SemaphoreSubmitInfo::default()
-                .semaphore(fence.semaphore)
-                .value(*value)
-                .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
-        });
-        let mut signals: smallvec::SmallVec<[vk::SemaphoreSubmitInfo<'_>; 3]> = signals_of_fences.collect();
         // Progress last: lavapipe signals a batch's semaphores one after another, and a batch
         // progress shows done lets go of the semaphores it signals (`retire` also waits for
         // the fence's own value, on any driver).
-        let own_progress = lists.is_empty() || signalled.is_empty();
+        let own_progress = lists.is_empty() || signalled.is_none();
         if own_progress {
             signals.push(
                 vk::SemaphoreSubmitInfo::default()
@@ -307,8 +284,6 @@ impl Worker {
         if let Some(slot) = slot {
             slot.done(true);
         }
-        let fences: Vec<Arc<VkFence>> =
-            pending.into_iter().map(|(f, _)| f).chain(signalled.iter().map(|(f, _)| f.clone())).collect();
         // A submission that signals no progress is retired by its fence alone.
         if own_progress {
             self.submitted += 1;
@@ -317,10 +292,10 @@ impl Worker {
             value: self.submitted,
             _lists: lists,
             _semaphores: fences,
-            signals: signalled,
+            signal: signalled,
             layer_fence,
         });
-        Ok(left)
+        Ok(())
     }
 
     /// An unsignalled fence for the validation layer (`Worker::layer_fences`), or `None` without it.
@@ -349,7 +324,7 @@ impl Worker {
         let done = self.progress.value();
         while self.in_flight.front().is_some_and(|f| {
             f.value <= done
-                && f.signals.iter().all(|(fence, value)| fence.value() >= *value)
+                && f.signal.as_ref().is_none_or(|(fence, value)| fence.value() >= *value)
                 && self.layer_fence_done(f.layer_fence)
         }) {
             let Some(f) = self.in_flight.pop_front() else { break };
@@ -388,35 +363,17 @@ impl VkQueue {
         let worker_stop = stop.clone();
         // A pooled thread, never ended while the process runs (`threads.rs` says why).
         let handle = crate::threads::spawn(move || {
-            // A job taken from the channel to look at (a batch's `follow`) and not run with it.
-            let mut next: Option<Job> = None;
             // Each job is a stretch of driver calls (`gate.rs`); waiting for the next is not.
-            while let Some(job) = next.take().or_else(|| crate::threads::recv_polling(&receiver)) {
+            while let Some(job) = crate::threads::recv_polling(&receiver) {
                 let result = crate::gate::shared(|| {
                     worker.retire();
                     match job {
                         Job::Execute(lists, Some(signal)) if !worker.core.features.lists_signal_fences => worker
-                            .submit(lists, None, None)
-                            .and_then(|_| worker.submit(Vec::new(), Some(signal), None))
-                            .map(|_| true),
-                        Job::Execute(lists, signal) => {
-                            let mut follow = || match receiver.try_recv() {
-                                Ok(Job::Signal(fence, value)) => Some((fence, value)),
-                                Ok(other) => {
-                                    next = Some(other);
-                                    None
-                                }
-                                Err(_) => None,
-                            };
-                            let follow: Option<Follow<'_>> = (!lists.is_empty()).then_some(&mut follow);
-                            match worker.submit(lists, signal, follow)? {
-                                Some(left) => worker.submit(Vec::new(), Some(left), None).map(|_| true),
-                                None => Ok(true),
-                            }
-                        }
-                        Job::Signal(fence, value) => {
-                            worker.submit(Vec::new(), Some((fence, value)), None).map(|_| true)
-                        }
+                            .submit(lists, None)
+                            .and_then(|()| worker.submit(Vec::new(), Some(signal)))
+                            .map(|()| true),
+                        Job::Execute(lists, signal) => worker.submit(lists, signal).map(|()| true),
+                        Job::Signal(fence, value) => worker.submit(Vec::new(), Some((fence, value))).map(|()| true),
                         Job::Wait(fence, value) => {
                             let stop = &worker_stop;
                             let cancel = || stop.load(Ordering::Acquire);
@@ -443,7 +400,7 @@ impl VkQueue {
             crate::gate::shared(|| {
                 let last = worker.submitted;
                 worker.progress.driver_wait(last, Duration::from_secs(60));
-                for (fence, value) in worker.in_flight.iter().flat_map(|f| &f.signals) {
+                for (fence, value) in worker.in_flight.iter().filter_map(|f| f.signal.as_ref()) {
                     fence.driver_wait(*value, Duration::from_secs(5));
                 }
                 worker.retire();
