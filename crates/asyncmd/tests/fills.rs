@@ -278,7 +278,8 @@ fn the_compute_route_starts_from_the_tracked_scope() {
     ctx.run(CommandListType::Direct, |l| {
         into_common(l, &buf);
         log.clear();
-        l.fill_buffers(&[raw(&buf, 0, &[1; 4], 4)]);
+        // Two fills: a call's only small fill takes copies.
+        l.fill_buffers(&[raw(&buf, 0, &[1; 4], 4), raw(&buf, 128, &[1; 4], 4)]);
     });
     match &log.commands()[0] {
         Command::Barrier(g) => match &g[0] {
@@ -288,6 +289,41 @@ fn the_compute_route_starts_from_the_tracked_scope() {
             other => panic!("{other:?}"),
         },
         other => panic!("{other:?}"),
+    }
+}
+
+/// A call's only fill of at most 64 KiB takes copies from upload memory where compute fills
+/// win, as its dispatch and barriers cost the GPU more (`fallback::plan::SMALL_FILL_ALONE`); a
+/// larger one, or the same small fill beside another, takes the dispatch. The bytes are the
+/// fill's either way.
+#[test]
+fn a_calls_only_small_fill_is_copied_and_a_large_one_dispatched() {
+    let (ctx, log) = spy_ctx(ReferenceConfig::default());
+    let size = 2 << 16;
+    let buf = uav_buffer(&ctx, size);
+    let other = uav_buffer(&ctx, 256);
+    // (the fills on `buf`: offset, pattern, repeats; one on `other` beside them; dispatched)
+    let cases: [(u64, [u8; 4], u32, bool, bool); 4] = [
+        (0, [1, 2, 3, 4], 16 << 10, false, false),
+        (0, [5, 6, 7, 8], 16 << 10, false, false),
+        (0, [9, 9, 9, 9], (16 << 10) + 1, false, true),
+        (4, [3, 2, 1, 0], 4, true, true),
+    ];
+    let mut want = vec![0u8; size as usize];
+    for (i, &(offset, pattern, repeat, beside, dispatched)) in cases.iter().enumerate() {
+        log.clear();
+        ctx.run(CommandListType::Direct, |l| {
+            let mut fills = vec![raw(&buf, offset, &pattern, repeat)];
+            if beside {
+                fills.push(raw(&other, 0, &[1; 4], 1));
+            }
+            l.fill_buffers(&fills)
+        });
+        let names = log.names();
+        assert_eq!(names.contains(&"Dispatch"), dispatched, "case {i}: {names:?}");
+        assert_eq!(names.iter().any(|n| n.starts_with("Copy")), !dispatched, "case {i}: {names:?}");
+        model(&mut want, offset, &pattern, repeat);
+        assert!(ctx.read_buffer(&buf) == want, "case {i}: the bytes");
     }
 }
 

@@ -101,6 +101,7 @@ pub(crate) fn lower(lw: &mut Lowering, planned: Vec<Fill>, facts: &ListFacts) ->
     // Runs of one route go together. Planning is pure, so each fill's route is worked out where
     // the run loop needs it, with no vector of routes.
     let predicated = lw.shadow.predicated;
+    let alone = planned.len() == 1;
     let route = |f: &Fill| {
         let fill = FillFacts {
             list: facts.list,
@@ -110,6 +111,7 @@ pub(crate) fn lower(lw: &mut Lowering, planned: Vec<Fill>, facts: &ListFacts) ->
             offset: f.offset,
             bytes: f.bytes,
             predicated,
+            alone,
         };
         plan_fill(&fill, &facts.device)
     };

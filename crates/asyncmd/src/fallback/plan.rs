@@ -6,6 +6,13 @@ use asyncmd_types::{BarrierLayout, CommandListType, HeapType};
 /// Bytes of one upload chunk: a fill copies its pattern from chunks of at most this size.
 pub const UPLOAD_CHUNK: u64 = 1 << 20;
 
+/// A call's only fill of at most this many bytes is copied from upload memory even where the
+/// device's compute fills win: the dispatch and the barriers around it cost more than the
+/// copy. On an H100 one fill under the fallback took 5.8–6.0 µs of GPU time by compute
+/// against 3.3–4.5 µs by copies at 4, 16 and 64 KiB, and the legacy loop 3.7–4.5
+/// (`docs/performance.md`); a batch of fills keeps the one dispatch.
+pub const SMALL_FILL_ALONE: u64 = 64 << 10;
+
 /// How one fill is lowered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FillRoute {
@@ -36,6 +43,8 @@ pub struct FillFacts {
     /// Predication is on in the list: the compute route is kept, since dispatches are what
     /// every device predicates (some have no predicated copies).
     pub predicated: bool,
+    /// It is the call's only fill (after fills that continue each other are joined).
+    pub alone: bool,
 }
 
 /// What the planner needs to know of the device.
@@ -66,12 +75,14 @@ impl DeviceFacts {
 
 /// The route of one fill: compute where the list, device, heap, flags and dword alignment
 /// allow it and the device's compute shaders write faster than its transfers (or the list is
-/// predicated); otherwise copies from an upload chunk, staged through VRAM on discrete devices
-/// for unprotected fills larger than one chunk.
+/// predicated), unless it is a call's only fill and small ([`SMALL_FILL_ALONE`]); otherwise
+/// copies from an upload chunk, staged through VRAM on discrete devices for unprotected fills
+/// larger than one chunk.
 pub fn plan_fill(f: &FillFacts, d: &DeviceFacts) -> FillRoute {
     let compute_list = matches!(f.list, CommandListType::Direct | CommandListType::Compute);
     let aligned = f.offset.is_multiple_of(4) && f.bytes.is_multiple_of(4);
-    let worth_it = d.compute_fills_win || f.predicated;
+    let small_alone = f.alone && f.bytes <= SMALL_FILL_ALONE;
+    let worth_it = (d.compute_fills_win && !small_alone) || f.predicated;
     if compute_list && d.compute_fill_shader && worth_it && f.heap == HeapType::Default && f.uav && aligned {
         FillRoute::Compute
     } else {
@@ -351,6 +362,7 @@ mod tests {
             offset: 0,
             bytes: 4096,
             predicated: false,
+            alone: false,
         }
     }
 
@@ -390,6 +402,19 @@ mod tests {
         assert_eq!(plan_fill(&FillFacts { uav: false, ..predicated }, &slow), FillRoute::Upload { staged: false });
         let none = DeviceFacts { compute_fill_shader: false, ..slow };
         assert_eq!(plan_fill(&predicated, &none), FillRoute::Upload { staged: false });
+    }
+
+    #[test]
+    fn a_calls_only_small_fill_is_copied_where_compute_wins() {
+        let upload = FillRoute::Upload { staged: false };
+        let alone = |bytes| FillFacts { alone: true, bytes, ..facts() };
+        assert_eq!(plan_fill(&alone(4), &DISCRETE), upload);
+        assert_eq!(plan_fill(&alone(SMALL_FILL_ALONE), &DISCRETE), upload);
+        assert_eq!(plan_fill(&alone(SMALL_FILL_ALONE + 4), &DISCRETE), FillRoute::Compute);
+        // One fill of many keeps the batch's dispatch, whatever its size.
+        assert_eq!(plan_fill(&FillFacts { bytes: 4, ..facts() }, &DISCRETE), FillRoute::Compute);
+        // Under predication the dispatch stays: some devices predicate no copies.
+        assert_eq!(plan_fill(&FillFacts { predicated: true, ..alone(4096) }, &DISCRETE), FillRoute::Compute);
     }
 
     #[test]
