@@ -113,6 +113,11 @@ struct Owned {
 
 /// A raw Vulkan device with one queue, the objects of the work prepared last, and two
 /// timestamps.
+///
+/// Every call goes to the driver from the caller's thread, as a plain app's would. On NVIDIA's
+/// driver no thread that has made such calls may end while another thread calls it (the
+/// deadlock `threads.rs` describes), so use it from threads that outlive it, as the bench's
+/// main thread does.
 pub struct Floor {
     _entry: ash::Entry,
     instance: ash::Instance,
