@@ -305,7 +305,7 @@ fn a_calls_only_small_fill_is_copied_and_a_large_one_dispatched() {
     // (the fills on `buf`: offset, pattern, repeats; one on `other` beside them; dispatched)
     let cases: [(u64, [u8; 4], u32, bool, bool); 4] = [
         (0, [1, 2, 3, 4], 16 << 10, false, false),
-        (0, [5, 6, 7, 8], 16 << 10, false, false),
+        (8, [5, 6, 7, 8], 1, false, false),
         (0, [9, 9, 9, 9], (16 << 10) + 1, false, true),
         (4, [3, 2, 1, 0], 4, true, true),
     ];
