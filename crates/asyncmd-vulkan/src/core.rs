@@ -98,6 +98,8 @@ pub(crate) struct Core {
     pub(crate) list_pools: crate::command::ListPools,
     /// The app kernels' samplers, by description (`sampler.rs`).
     pub(crate) samplers: Mutex<HashMap<asyncmd_types::SamplerDesc, vk::Sampler>>,
+    /// The device's queues, by type, for [`Core::expect_submission`].
+    inboxes: Mutex<Vec<(asyncmd_types::CommandListType, std::sync::Weak<crate::queue::Inbox>)>>,
 }
 
 impl Core {
@@ -105,6 +107,28 @@ impl Core {
     /// driver there ([`Core::calls_here`]), else on a pooled thread (`threads.rs`).
     pub(crate) fn on_driver<R: Send>(&self, call: impl FnOnce() -> R + Send) -> R {
         crate::threads::on_driver_or_here(self.calls_here, call)
+    }
+
+    /// Registers a queue of type `ty` for [`Core::expect_submission`].
+    pub(crate) fn expect_submissions_to(&self, ty: asyncmd_types::CommandListType, inbox: &Arc<crate::queue::Inbox>) {
+        let mut inboxes = self.inboxes.lock().unwrap_or_else(PoisonError::into_inner);
+        inboxes.retain(|(_, q)| q.strong_count() > 0);
+        inboxes.push((ty, Arc::downgrade(inbox)));
+    }
+
+    /// A list of type `ty` started recording: the queues of its type wake (where threads poll)
+    /// to be awake when it is executed, instead of being woken then (`threads::Alert`).
+    pub(crate) fn expect_submission(&self, ty: asyncmd_types::CommandListType) {
+        let inboxes = self.inboxes.lock().unwrap_or_else(PoisonError::into_inner);
+        for inbox in inboxes.iter().filter(|(t, _)| *t == ty).filter_map(|(_, q)| q.upgrade()) {
+            inbox.expect();
+        }
+    }
+
+    /// [`Core::on_driver`] for a call that waits for the GPU: a caller whose call is handed
+    /// over polls for its end a while before it sleeps (`threads::on_driver_waiting`).
+    pub(crate) fn on_driver_waiting<R: Send>(&self, call: impl FnOnce() -> R + Send) -> R {
+        crate::threads::on_driver_or_here_waiting(self.calls_here, call)
     }
 
     /// Buffer creation info shared as the device's queues need.
@@ -341,6 +365,7 @@ impl Core {
             one_time_fence: Mutex::new(None),
             list_pools: Default::default(),
             samplers: Default::default(),
+            inboxes: Default::default(),
         })
     }
 
@@ -418,6 +443,14 @@ impl Core {
     ) -> bool {
         const POLL: std::time::Duration = std::time::Duration::from_millis(50);
         let submitted = |m: &HashMap<vk::Semaphore, Signalled>| m.get(&semaphore).map_or(0, |s| s.value) >= value;
+        // A wait for a submission on its way (the app's wait right after its `Signal`) sees it
+        // submitted within the queue thread's next job: polled for, where threads poll, not
+        // slept on (its wake-up would come after the GPU's work).
+        crate::gate::unlocked(|| {
+            crate::threads::spin_until(crate::threads::SPIN, || {
+                submitted(&self.submitted.lock().unwrap_or_else(PoisonError::into_inner))
+            })
+        });
         loop {
             // The table's lock is not held across the driver call, nor the gate across the wait
             // (another thread submits the signal: `gate.rs`).

@@ -238,6 +238,12 @@ impl VulkanDevice {
         crate::threads::handovers()
     }
 
+    /// Whether this process's driver threads poll before they sleep (machines of 8 cores or
+    /// more, or as [`crate::POLLING_ENV`] says): hand-overs, CPU waits and queue threads.
+    pub fn driver_threads_poll() -> bool {
+        crate::threads::polling()
+    }
+
     /// Whether this device calls its driver on the app's threads (`DriverThreads::Auto` on a
     /// driver whose threads may end while others call it), handing nothing over.
     pub fn calls_driver_here(&self) -> bool {
@@ -532,7 +538,7 @@ impl DeviceDdi for VulkanDevice {
     }
 
     fn wait_fence(&self, id: FenceId, value: u64, timeout: Duration) -> bool {
-        self.core.on_driver(|| self.tables.fences.get(id.0).is_some_and(|f| f.wait(value, timeout)))
+        self.core.on_driver_waiting(|| self.tables.fences.get(id.0).is_some_and(|f| f.wait(value, timeout)))
     }
 
     fn create_queue(&self, ty: CommandListType) -> Result<Box<dyn QueueDdi>> {

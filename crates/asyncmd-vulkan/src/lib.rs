@@ -32,3 +32,4 @@ mod watchdog;
 pub use device::{ComputeCopies, DriverThreads, VulkanDevice, VulkanOptions};
 pub use instance::{Validation, ValidationLog};
 pub use physical::AdapterInfo;
+pub use threads::POLLING_ENV;

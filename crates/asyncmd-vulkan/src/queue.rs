@@ -84,12 +84,19 @@ impl VkFence {
     /// for values a submitted signal will reach. The validation layer (1.3.239) keeps a driver
     /// wait that timed out in its timeline and then reports later host signals as passing a
     /// pending one; and it holds a satisfied wait for a value between two signals for 20 s.
+    ///
+    /// Where threads poll, the counter is read for a while ([`crate::threads::WAIT_SPIN`])
+    /// before the driver is asked to wait: NVIDIA's wait returns about 200 µs after a
+    /// submission of no work (`docs/performance.md`), most of it the sleeping waiter's wake-up
+    /// after the GPU is done, which the counter shows at once.
     pub(crate) fn wait(&self, value: u64, timeout: Duration) -> bool {
-        let deadline = std::time::Instant::now().checked_add(timeout);
+        let start = std::time::Instant::now();
+        let deadline = start.checked_add(timeout);
         if !self.core.wait_submitted(self.semaphore, value, deadline, || false) {
             return false;
         }
-        if self.value() >= value {
+        let polled = crate::threads::WAIT_SPIN.saturating_sub(start.elapsed()).min(timeout);
+        if crate::threads::spin_long(polled, || self.value() >= value) {
             return true;
         }
         let left = deadline.map_or(Duration::MAX, |d| d.saturating_duration_since(std::time::Instant::now()));
@@ -124,12 +131,34 @@ enum Job {
     Execute(Vec<Arc<Recorded>>, Option<(Arc<VkFence>, u64)>),
     Signal(Arc<VkFence>, u64),
     Wait(Arc<VkFence>, u64),
+    /// No work: wakes the thread, whose [`Inbox::alert`] was raised, to poll for what comes.
+    Poll,
+}
+
+/// Where a queue's jobs go: its submission thread's channel, and the alert a list of the
+/// queue's type raises when it starts recording (`Core::expect_submission`), so that the
+/// thread is awake when the list is executed.
+pub(crate) struct Inbox {
+    /// `None` once the queue is dropped, which ends its thread.
+    sender: Mutex<Option<Sender<Job>>>,
+    alert: crate::threads::Alert,
+}
+
+impl Inbox {
+    /// Asks the submission thread to be awake for a submission on the way.
+    pub(crate) fn expect(&self) {
+        self.alert.raise(|| {
+            if let Some(s) = self.sender.lock().unwrap_or_else(PoisonError::into_inner).as_ref() {
+                let _ = s.send(Job::Poll);
+            }
+        })
+    }
 }
 
 /// A logical queue.
 pub(crate) struct VkQueue {
     ty: CommandListType,
-    sender: Mutex<Option<Sender<Job>>>,
+    inbox: Arc<Inbox>,
     stop: Arc<AtomicBool>,
     worker: Mutex<Option<crate::threads::TaskHandle>>,
     fences: crate::device::Fences,
@@ -320,6 +349,31 @@ impl Worker {
     /// Lets go of what the submissions the GPU has finished used. A submission is finished
     /// when progress has passed it and the fence it signals has its value: destroying a
     /// semaphore the driver is still signalling corrupts its memory (seen on lavapipe).
+    /// Runs one job; `Ok(false)` where the queue is stopping.
+    fn run(&mut self, job: Job, stop: &AtomicBool) -> Result<bool> {
+        match job {
+            Job::Execute(lists, Some(signal)) if !self.core.features.lists_signal_fences => {
+                self.submit(lists, None).and_then(|()| self.submit(Vec::new(), Some(signal))).map(|()| true)
+            }
+            Job::Execute(lists, signal) => self.submit(lists, signal).map(|()| true),
+            Job::Signal(fence, value) => self.submit(Vec::new(), Some((fence, value))).map(|()| true),
+            Job::Poll => Ok(true),
+            Job::Wait(fence, value) => {
+                let cancel = || stop.load(Ordering::Acquire);
+                if !self.core.wait_submitted(fence.semaphore, value, None, cancel) {
+                    return Ok(false);
+                }
+                // A wait the semaphore has already passed orders nothing, and submitting it
+                // could name a value too far below the counter
+                // (maxTimelineSemaphoreValueDifference).
+                if fence.value() < value {
+                    self.waits.push((fence, value));
+                }
+                Ok(true)
+            }
+        }
+    }
+
     fn retire(&mut self) {
         let done = self.progress.value();
         while self.in_flight.front().is_some_and(|f| {
@@ -359,36 +413,17 @@ impl VkQueue {
             boundary: None,
         };
         let (sender, receiver) = channel::<Job>();
+        let inbox = Arc::new(Inbox { sender: Mutex::new(Some(sender)), alert: Default::default() });
+        let worker_inbox = inbox.clone();
         let stop = Arc::new(AtomicBool::new(false));
         let worker_stop = stop.clone();
         // A pooled thread, never ended while the process runs (`threads.rs` says why).
         let handle = crate::threads::spawn(move || {
             // Each job is a stretch of driver calls (`gate.rs`); waiting for the next is not.
-            while let Some(job) = crate::threads::recv_polling(&receiver) {
+            while let Some(job) = crate::threads::recv_alerted(&receiver, &worker_inbox.alert) {
                 let result = crate::gate::shared(|| {
                     worker.retire();
-                    match job {
-                        Job::Execute(lists, Some(signal)) if !worker.core.features.lists_signal_fences => worker
-                            .submit(lists, None)
-                            .and_then(|()| worker.submit(Vec::new(), Some(signal)))
-                            .map(|()| true),
-                        Job::Execute(lists, signal) => worker.submit(lists, signal).map(|()| true),
-                        Job::Signal(fence, value) => worker.submit(Vec::new(), Some((fence, value))).map(|()| true),
-                        Job::Wait(fence, value) => {
-                            let stop = &worker_stop;
-                            let cancel = || stop.load(Ordering::Acquire);
-                            if !worker.core.wait_submitted(fence.semaphore, value, None, cancel) {
-                                return Ok(false);
-                            }
-                            // A wait the semaphore has already passed orders nothing, and
-                            // submitting it could name a value too far below the counter
-                            // (maxTimelineSemaphoreValueDifference).
-                            if fence.value() < value {
-                                worker.waits.push((fence, value));
-                            }
-                            Ok(true)
-                        }
-                    }
+                    worker.run(job, &worker_stop)
                 });
                 match result {
                     Ok(true) => {}
@@ -419,11 +454,12 @@ impl VkQueue {
                 }
             });
         })?;
-        Ok(Self { ty, sender: Mutex::new(Some(sender)), stop, worker: Mutex::new(Some(handle)), fences })
+        core.expect_submissions_to(ty, &inbox);
+        Ok(Self { ty, inbox, stop, worker: Mutex::new(Some(handle)), fences })
     }
 
     fn send(&self, job: Job) -> Result<()> {
-        let s = self.sender.lock().unwrap_or_else(PoisonError::into_inner);
+        let s = self.inbox.sender.lock().unwrap_or_else(PoisonError::into_inner);
         s.as_ref().and_then(|s| s.send(job).ok()).ok_or_else(|| {
             Error::fail(MessageId::ExecuteCommandListsInvalid, "the queue's submission thread has stopped")
         })
@@ -483,7 +519,7 @@ impl QueueDdi for VkQueue {
 impl Drop for VkQueue {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Release);
-        self.sender.lock().unwrap_or_else(PoisonError::into_inner).take();
+        self.inbox.sender.lock().unwrap_or_else(PoisonError::into_inner).take();
         if let Some(h) = self.worker.lock().unwrap_or_else(PoisonError::into_inner).take() {
             h.join();
         }

@@ -27,12 +27,15 @@
 //!
 //! Hand-overs are cheap where cores allow: on machines of [`POLLING_CORES`] or more, a thread
 //! that finished a call and a caller waiting for one poll briefly before they sleep
-//! ([`recv_polling`], [`TaskHandle::join`]), and a recording list holds a thread that is
-//! awake when `Close` hands it the work ([`reserve`]).
+//! ([`recv_polling`], [`TaskHandle::join`]), a recording list holds a thread that is awake
+//! when `Close` hands it the work ([`reserve`]) and alerts its queues' threads to be awake for
+//! its submission ([`Alert`]), and a CPU wait for the GPU is polled for longer
+//! ([`on_driver_waiting`]). Polls past the short window are capped at half the cores
+//! ([`LongPoll`]).
 
 use asyncmd_types::{Error, Result};
 use std::cell::Cell;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -53,7 +56,7 @@ const STACK: usize = 8 << 20;
 /// they sleep. Driver calls come in bursts (a list's `Close`, then its submission and a fence
 /// read) and most return within this: polling saves the futex sleep and wake-up on both sides
 /// of a hand-over, which cost more than the call on a fast driver (`docs/performance.md`).
-const SPIN: Duration = Duration::from_micros(30);
+pub(crate) const SPIN: Duration = Duration::from_micros(30);
 
 thread_local! {
     /// This thread is one of the pool's.
@@ -96,18 +99,77 @@ fn cores() -> usize {
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
-/// Whether hand-overs poll before they sleep: on machines of [`POLLING_CORES`] or more.
-fn polling() -> bool {
-    cores() >= POLLING_CORES
+/// Sets whether the Vulkan device's driver threads poll before they sleep, whatever the
+/// machine's size: `on` or `off`, read once per process. Unset (or any other value), they poll
+/// on machines of 8 cores or more. The test of the polling paths sets it on the 2-core machines
+/// the tests run on (`tests/polling.rs`).
+pub const POLLING_ENV: &str = "ASYNCMD_VULKAN_POLLING";
+
+/// Whether hand-overs poll before they sleep: on machines of [`POLLING_CORES`] or more, or as
+/// [`POLLING_ENV`] says.
+pub(crate) fn polling() -> bool {
+    static POLLING: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *POLLING.get_or_init(|| match std::env::var(POLLING_ENV).as_deref() {
+        Ok("on") => true,
+        Ok("off") => false,
+        _ => cores() >= POLLING_CORES,
+    })
 }
 
-/// Polls `ready` for at most [`SPIN`] (once where nothing polls); says whether it turned true.
-fn spin_until(ready: impl FnMut() -> bool) -> bool {
+/// Polls `ready` for at most `limit` (once where nothing polls); says whether it turned true.
+pub(crate) fn spin_until(limit: Duration, ready: impl FnMut() -> bool) -> bool {
     if !polling() {
         let mut ready = ready;
         return ready();
     }
-    spin_for(SPIN, ready)
+    spin_for(limit, ready)
+}
+
+/// Threads polling past [`SPIN`] now: a CPU wait's caller and its pooled waiter, an alerted
+/// queue thread ([`LongPoll`]).
+static LONG_POLLS: AtomicUsize = AtomicUsize::new(0);
+
+/// A thread's share of the cores for a poll longer than [`SPIN`], held while it polls. At most
+/// half the machine's cores poll so at once: an app whose threads all wait at the same time
+/// (a job system's, a test harness's) would otherwise take the cores the driver's threads and
+/// its own work need, so the polls past the cap sleep as before.
+pub(crate) struct LongPoll(&'static AtomicUsize);
+
+impl LongPoll {
+    /// A share, where threads poll and fewer than half the cores' worth are taken.
+    pub(crate) fn take() -> Option<Self> {
+        if !polling() {
+            return None;
+        }
+        Self::take_of(&LONG_POLLS, cores() / 2)
+    }
+
+    /// A share of `count`'s, where fewer than `cap` are taken.
+    fn take_of(count: &'static AtomicUsize, cap: usize) -> Option<Self> {
+        if count.fetch_add(1, Ordering::AcqRel) >= cap {
+            count.fetch_sub(1, Ordering::AcqRel);
+            return None;
+        }
+        Some(LongPoll(count))
+    }
+}
+
+impl Drop for LongPoll {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Polls `ready` for at most `limit` where a [`LongPoll`] is to be had, else for at most
+/// [`SPIN`] (once where nothing polls); says whether it turned true.
+pub(crate) fn spin_long(limit: Duration, ready: impl FnMut() -> bool) -> bool {
+    if limit <= SPIN {
+        return spin_until(limit, ready);
+    }
+    match LongPoll::take() {
+        Some(_share) => spin_for(limit, ready),
+        None => spin_until(SPIN, ready),
+    }
 }
 
 /// Polls `ready` for at most `limit`; says whether it turned true.
@@ -130,8 +192,13 @@ pub(crate) struct TaskHandle(Arc<Done>);
 impl TaskHandle {
     /// Blocks until the task has returned (or unwound) and its thread is idle again.
     pub(crate) fn join(self) {
+        self.join_polling(SPIN)
+    }
+
+    /// [`TaskHandle::join`], polling for `limit` before it sleeps.
+    fn join_polling(self, limit: Duration) {
         crate::gate::unlocked(|| {
-            if spin_until(|| self.0.finished.load(Ordering::Acquire)) {
+            if spin_long(limit, || self.0.finished.load(Ordering::Acquire)) {
                 return;
             }
             let mut done = self.0.done.lock().unwrap_or_else(PoisonError::into_inner);
@@ -163,7 +230,7 @@ impl TaskHandle {
 pub(crate) fn recv_polling<T>(rx: &Receiver<T>) -> Option<T> {
     let mut got = None;
     let mut closed = false;
-    spin_until(|| match rx.try_recv() {
+    spin_until(SPIN, || match rx.try_recv() {
         Ok(t) => {
             got = Some(t);
             true
@@ -178,6 +245,81 @@ pub(crate) fn recv_polling<T>(rx: &Receiver<T>) -> Option<T> {
         return None;
     }
     got.or_else(|| rx.recv().ok())
+}
+
+/// A pooled thread's wish list for its next message ([`recv_alerted`]): others raise it when
+/// they know a message is on the way, so that the thread is awake, polling, when it comes,
+/// not woken then. A queue's submission thread is raised when a list of its type starts
+/// recording: the list's submission follows within a frame's recording, long after the
+/// thread's own polling ([`SPIN`]) ended.
+#[derive(Default)]
+pub(crate) struct Alert {
+    /// A message is expected: poll for [`RESERVE_SPIN`], not [`SPIN`].
+    expected: AtomicBool,
+    /// The thread sleeps in its channel's `recv`, or is about to.
+    asleep: AtomicBool,
+}
+
+impl Alert {
+    /// Asks the thread to poll for its next message; where it sleeps, `wake` sends it a
+    /// message of no work to wake it with. Nothing where threads do not poll.
+    pub(crate) fn raise(&self, wake: impl FnOnce()) {
+        if !polling() {
+            return;
+        }
+        // With `recv_alerted`'s two stores and loads, sequentially consistent: either the
+        // thread sees `expected` before it sleeps, or this sees it asleep and wakes it.
+        self.expected.store(true, Ordering::SeqCst);
+        if self.asleep.swap(false, Ordering::SeqCst) {
+            wake();
+        }
+    }
+}
+
+/// [`recv_polling`] for a thread others can alert: it polls for [`SPIN`], or for
+/// [`RESERVE_SPIN`] while its alert is raised, then sleeps.
+pub(crate) fn recv_alerted<T>(rx: &Receiver<T>, alert: &Alert) -> Option<T> {
+    loop {
+        if polling() {
+            let start = Instant::now();
+            let mut long = None;
+            loop {
+                match rx.try_recv() {
+                    Ok(t) => {
+                        alert.expected.store(false, Ordering::Relaxed);
+                        return Some(t);
+                    }
+                    Err(TryRecvError::Disconnected) => return None,
+                    Err(TryRecvError::Empty) => {}
+                }
+                let polled = start.elapsed();
+                if polled >= SPIN {
+                    if polled >= RESERVE_SPIN || !alert.expected.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    if long.is_none() {
+                        long = LongPoll::take();
+                        if long.is_none() {
+                            break;
+                        }
+                    }
+                }
+                std::hint::spin_loop();
+            }
+            drop(long);
+        }
+        // An alert covers one stretch of polling.
+        alert.expected.store(false, Ordering::SeqCst);
+        alert.asleep.store(true, Ordering::SeqCst);
+        if alert.expected.load(Ordering::SeqCst) {
+            // Raised since: poll again (its wake-up message, if sent, is taken as a message).
+            alert.asleep.store(false, Ordering::SeqCst);
+            continue;
+        }
+        let got = rx.recv().ok();
+        alert.asleep.store(false, Ordering::SeqCst);
+        return got;
+    }
 }
 
 /// Runs `task` on a pooled thread: an idle one, or a new one that joins the pool afterwards.
@@ -220,12 +362,31 @@ fn hand_over(task: Work) -> std::result::Result<TaskHandle, (Error, Work)> {
 /// started, `call` runs on the caller's thread (as before the pool: correct, only exposed to
 /// the driver's thread-exit deadlock again).
 pub(crate) fn on_driver<R: Send>(call: impl FnOnce() -> R + Send) -> R {
+    on_driver_polling(SPIN, call)
+}
+
+/// How long the caller of a CPU wait for the GPU ([`on_driver_waiting`]) polls for its end
+/// before it sleeps. A frame's wait for its own submission ends within it on a fast GPU
+/// (about 210 µs from submission to a host wait's return on NVIDIA, `docs/performance.md`);
+/// a sleeping caller adds its wake-up to every such wait, and the pooled thread it would
+/// take next for a recording has stopped polling by then. A longer wait costs the caller's
+/// core this long, once (`docs/decisions.md`).
+pub(crate) const WAIT_SPIN: Duration = Duration::from_micros(500);
+
+/// [`on_driver`] for a call that waits for the GPU (a fence wait): the caller polls for
+/// [`WAIT_SPIN`] before it sleeps.
+pub(crate) fn on_driver_waiting<R: Send>(call: impl FnOnce() -> R + Send) -> R {
+    on_driver_polling(WAIT_SPIN, call)
+}
+
+/// [`on_driver`], the caller polling for the call's end for `limit` before it sleeps.
+fn on_driver_polling<R: Send>(limit: Duration, call: impl FnOnce() -> R + Send) -> R {
     if on_driver_thread() {
         return crate::gate::shared(call);
     }
     count_handover();
     run_borrowed(call, |task| match hand_over(task) {
-        Ok(handle) => handle.join(),
+        Ok(handle) => handle.join_polling(limit),
         Err((_, task)) => task(),
     })
 }
@@ -236,6 +397,19 @@ pub(crate) fn on_driver_or_here<R: Send>(here: bool, call: impl FnOnce() -> R + 
     if !here || on_driver_thread() {
         return on_driver(call);
     }
+    run_here(call)
+}
+
+/// [`on_driver_or_here`] for a call that waits for the GPU ([`on_driver_waiting`]).
+pub(crate) fn on_driver_or_here_waiting<R: Send>(here: bool, call: impl FnOnce() -> R + Send) -> R {
+    if !here || on_driver_thread() {
+        return on_driver_waiting(call);
+    }
+    run_here(call)
+}
+
+/// Runs `call` on this (app's) thread, which makes driver calls for its length.
+fn run_here<R: Send>(call: impl FnOnce() -> R + Send) -> R {
     /// Leaves the stretch even where `call` unwinds.
     struct Leave;
     impl Drop for Leave {
@@ -359,7 +533,7 @@ fn reserve_counted(limit: usize) -> Option<Reserved> {
 }
 
 /// Threads held by [`reserve`] now.
-static HELD: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+static HELD: AtomicUsize = AtomicUsize::new(0);
 
 /// [`reserve`] whatever the machine's size.
 fn reserve_thread() -> Option<Reserved> {
@@ -428,7 +602,6 @@ fn serve(first: Option<Task>, own: Sender<Task>, tasks: Receiver<Task>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::{AtomicUsize, Ordering};
 
     /// The pool is the process's: tests that count its threads run one at a time.
     static SERIAL: Mutex<()> = Mutex::new(());
@@ -499,6 +672,68 @@ mod tests {
         assert_eq!(payload.downcast_ref::<&str>(), Some(&"a driver call that unwinds"));
         // The thread that unwound is back in the pool and serves the next call.
         assert_eq!(on_driver(|| 7), 7);
+    }
+
+    #[test]
+    fn long_polls_are_capped_and_give_their_share_back() {
+        static COUNT: AtomicUsize = AtomicUsize::new(0);
+        let taken: Vec<_> = (0..4).map(|_| LongPoll::take_of(&COUNT, 3)).collect();
+        assert_eq!(taken.iter().map(Option::is_some).collect::<Vec<_>>(), [true, true, true, false]);
+        drop(taken);
+        assert_eq!(COUNT.load(Ordering::Acquire), 0, "every share went back");
+        assert!(LongPoll::take_of(&COUNT, 3).is_some());
+        // Half the cores at most, and nothing where threads do not poll.
+        let held: Vec<_> = (0..=cores()).map_while(|_| LongPoll::take()).collect();
+        assert!(held.len() <= cores() / 2, "{} long polls on {} cores", held.len(), cores());
+        if !polling() {
+            assert!(held.is_empty());
+            assert!(!spin_long(Duration::from_secs(5), || false), "one look, no poll");
+        }
+    }
+
+    #[test]
+    fn an_alert_wakes_a_sleeping_receiver_and_loses_no_message() {
+        let _serial = serial();
+        let alert = Arc::new(Alert::default());
+        let (tx, rx) = channel::<u32>();
+        let (receiver_alert, (seen_tx, seen)) = (alert.clone(), channel::<u32>());
+        let receiver = spawn(move || {
+            while let Some(m) = recv_alerted(&rx, &receiver_alert) {
+                let _ = seen_tx.send(m);
+            }
+        })
+        .unwrap();
+        // Wait until the receiver sleeps in its channel.
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !alert.asleep.load(Ordering::SeqCst) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert!(alert.asleep.load(Ordering::SeqCst), "the receiver never slept");
+        let mut woken = 0;
+        alert.raise(|| {
+            woken += 1;
+            tx.send(0).unwrap();
+        });
+        // Where threads poll, the sleeping receiver was woken with a message of its own;
+        // elsewhere an alert does nothing.
+        assert_eq!(woken, usize::from(polling()));
+        if polling() {
+            assert_eq!(seen.recv_timeout(Duration::from_secs(20)), Ok(0));
+        }
+        // Raises and messages interleaved: every message arrives, in order, whatever the
+        // receiver was doing at each raise.
+        let mut wakes = 0u32;
+        for m in 1..=200 {
+            alert.raise(|| wakes += 1);
+            tx.send(m).unwrap();
+            if m % 50 == 0 {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        }
+        let got: Vec<u32> = (1..=200).map(|_| seen.recv_timeout(Duration::from_secs(20)).unwrap()).collect();
+        assert_eq!(got, (1..=200).collect::<Vec<_>>(), "{wakes} wakes");
+        drop(tx);
+        assert!(receiver.join_timeout(Duration::from_secs(20)), "a closed channel ends the receiver");
     }
 
     #[test]

@@ -374,8 +374,11 @@ impl CommandListDdi for VkCommandList {
         if self.error.is_some() {
             return;
         }
-        if self.deferred.is_empty() && self.reserved.is_none() && !self.core.calls_here {
-            self.reserved = crate::threads::reserve();
+        if self.deferred.is_empty() {
+            if self.reserved.is_none() && !self.core.calls_here {
+                self.reserved = crate::threads::reserve();
+            }
+            self.core.expect_submission(self.ty);
         }
         if !self.deferred.push(&self.tables, &mut self.keep, &mut self.queries, command) {
             self.error = Some(Error::out_of_memory("Close: no memory for the list's commands"));
