@@ -446,8 +446,11 @@ impl Core {
         // A wait for a submission on its way (the app's wait right after its `Signal`) sees it
         // submitted within the queue thread's next job: polled for, where threads poll, not
         // slept on (its wake-up would come after the GPU's work).
+        let limit = deadline.map_or(crate::threads::SPIN, |d| {
+            d.saturating_duration_since(std::time::Instant::now()).min(crate::threads::SPIN)
+        });
         crate::gate::unlocked(|| {
-            crate::threads::spin_until(crate::threads::SPIN, || {
+            crate::threads::spin_until(limit, || {
                 submitted(&self.submitted.lock().unwrap_or_else(PoisonError::into_inner))
             })
         });

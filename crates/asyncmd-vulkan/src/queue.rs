@@ -346,9 +346,6 @@ impl Worker {
         fence.is_none_or(|f| unsafe { self.core.device.get_fence_status(f) } == Ok(true))
     }
 
-    /// Lets go of what the submissions the GPU has finished used. A submission is finished
-    /// when progress has passed it and the fence it signals has its value: destroying a
-    /// semaphore the driver is still signalling corrupts its memory (seen on lavapipe).
     /// Runs one job; `Ok(false)` where the queue is stopping.
     fn run(&mut self, job: Job, stop: &AtomicBool) -> Result<bool> {
         match job {
@@ -374,6 +371,9 @@ impl Worker {
         }
     }
 
+    /// Lets go of what the submissions the GPU has finished used. A submission is finished
+    /// when progress has passed it and the fence it signals has its value: destroying a
+    /// semaphore the driver is still signalling corrupts its memory (seen on lavapipe).
     fn retire(&mut self) {
         let done = self.progress.value();
         while self.in_flight.front().is_some_and(|f| {
