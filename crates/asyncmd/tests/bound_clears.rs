@@ -100,6 +100,43 @@ fn inside_a_pass_slots_count_the_targets_the_pass_binds() {
     }
 }
 
+/// Every level of a 10-bit channel, each cleared into a texel of its own inside a pass (the
+/// fallback's clear draws there): stored as D3D rounds the float, `round(v × 1023)`. Lavapipe's
+/// draws take 10-bit channels through 16 bits and used to store `k + 1` for a float a quarter
+/// step above `k` from k = 772 up (fuzz seed 9100286).
+#[test]
+fn every_level_of_a_10_bit_channel_is_stored_as_d3d_rounds_it() {
+    for (name, ctx) in async_contexts() {
+        let t = rt(&ctx, ResourceDesc::tex2d(Format::R10G10B10A2Unorm, 256, 4), None);
+        let level = |k: u32| -> ClearData {
+            let k = k as f32;
+            floats([(k + 0.3) / 1023.0, (k - 0.3) / 1023.0, (1023.0 - k) / 1023.0, (k as u32 % 4) as f32 / 3.0])
+        };
+        ctx.run(CommandListType::Direct, |l| {
+            to_target(l, &t);
+            l.begin_render_pass(&[pass_target(&t)], None, RenderPassFlags::empty());
+            for k in 0..1024u32 {
+                let (x, y) = (k % 256, k / 256);
+                l.clear_bound_render_target_views(
+                    0b1,
+                    &[level(k)],
+                    Some(&[Some(&[Box3::new(x, y, 0, x + 1, y + 1, 1)])]),
+                );
+            }
+            l.end_render_pass();
+            from_target(l, &t);
+        });
+        let got = ctx.read_subresource(&t.tex, 0);
+        for k in 0..1024u32 {
+            // Red and green round to k, blue to 1023 − k, alpha to k mod 4.
+            let want = k | k << 10 | (1023 - k) << 20 | (k % 4) << 30;
+            let at = 4 * k as usize;
+            let texel = u32::from_le_bytes(got[at..at + 4].try_into().unwrap());
+            assert_eq!(texel, want, "{name}: level {k}: {texel:#010x} for {want:#010x}");
+        }
+    }
+}
+
 #[test]
 fn array_slices_are_selected_from_the_views_first_slice() {
     for (name, ctx) in async_contexts() {

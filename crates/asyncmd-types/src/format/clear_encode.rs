@@ -270,8 +270,10 @@ pub fn view_clear_depth(value: &ClearData) -> f32 {
 /// two nearest values, and lavapipe (Mesa 22.3) takes channels narrower than 8 bits through an
 /// 8-bit value whose high bits it keeps. For UNORM and SNORM formats each stored channel
 /// becomes `(k ± ε) / max`, where `k` is the integer [`encode_clear`] stores: rounding,
-/// truncation and that 8-bit path all take it to `k` (ε is 1/32 for channels of up to 8 bits,
-/// 1/4 for wider ones; ±1 exactly at the ends of the range, never past them). Float channels
+/// truncation and that 8-bit path all take it to `k`, and so does the 16-bit path lavapipe
+/// takes 10-bit channels through (ε is 1/32 for channels of up to 8 bits; for 9 to 15 bits
+/// (max − k) / (2 (max + 1)), at most 1/4; 1/4 for 16 bits; ±1 exactly at the ends of the
+/// range, never past them). Float channels
 /// narrower than 32 bits become the value they store (D3D narrows toward zero, lavapipe rounds
 /// to nearest: a value the channel holds exactly stores as itself either way); 32-bit float
 /// channels keep every bit. Other formats: `value` as it is.
@@ -302,7 +304,14 @@ pub fn draw_clear_color(format: Format, value: &ClearData) -> ClearData {
         let k = (stored[c] as f64 * max).round();
         // The ends exactly: past them lavapipe's conversion of one channel of a packed
         // format disturbs another.
-        let nudge = if bits[c] <= 8 { 1.0 / 32.0 } else { 0.25 };
+        let nudge = match bits[c] {
+            0..=8 => 1.0 / 32.0,
+            // Lavapipe's draws take 10-bit channels through 16 bits and keep the high ones, which
+            // a quarter step above `k` carries to `k + 1` from k = 772 up (seed 9100286): the
+            // nudge shrinks toward the top of the range, staying clear of float error.
+            9..=15 => ((max - k.abs()) / (2.0 * (max + 1.0))).min(0.25),
+            _ => 0.25,
+        };
         out[c] = if k.abs() == max { k.signum() as f32 } else { ((k + nudge * k.signum()) / max) as f32 };
     }
     ClearData::from_floats(out)
@@ -604,6 +613,11 @@ mod tests {
                         // Through 8 bits, keeping the high bits.
                         let v8 = ((drawn[c] as f64).clamp(0.0, 1.0) * 255.0).round() as u32;
                         assert_eq!(f64::from(v8 >> (8 - bits[c])), k, "{format} {v:?} channel {c}: through 8 bits");
+                    }
+                    if (9..16).contains(&bits[c]) && !signed {
+                        // Through 16 bits, keeping the high bits (lavapipe's 10-bit draws).
+                        let v16 = ((drawn[c] as f64).clamp(0.0, 1.0) * 65535.0).round() as u32;
+                        assert_eq!(f64::from(v16 >> (16 - bits[c])), k, "{format} {v:?} channel {c}: through 16 bits");
                     }
                 }
             }
