@@ -119,6 +119,9 @@ impl Core {
     /// A list of type `ty` started recording: the queues of its type wake (where threads poll)
     /// to be awake when it is executed, instead of being woken then (`threads::Alert`).
     pub(crate) fn expect_submission(&self, ty: asyncmd_types::CommandListType) {
+        if !crate::threads::polling() {
+            return;
+        }
         let inboxes = self.inboxes.lock().unwrap_or_else(PoisonError::into_inner);
         for inbox in inboxes.iter().filter(|(t, _)| *t == ty).filter_map(|(_, q)| q.upgrade()) {
             inbox.expect();
@@ -126,7 +129,7 @@ impl Core {
     }
 
     /// [`Core::on_driver`] for a call that waits for the GPU: a caller whose call is handed
-    /// over polls for its end a while before it sleeps (`threads::on_driver_waiting`).
+    /// over polls for its end a while before it sleeps (`threads::on_driver_or_here_waiting`).
     pub(crate) fn on_driver_waiting<R: Send>(&self, call: impl FnOnce() -> R + Send) -> R {
         crate::threads::on_driver_or_here_waiting(self.calls_here, call)
     }

@@ -30,7 +30,7 @@
 //! ([`recv_polling`], [`TaskHandle::join`]), a recording list holds a thread that is awake
 //! when `Close` hands it the work ([`reserve`]) and alerts its queues' threads to be awake for
 //! its submission ([`Alert`]), and a CPU wait for the GPU is polled for longer
-//! ([`on_driver_waiting`]). Polls past the short window are capped at half the cores
+//! ([`on_driver_or_here_waiting`]). Polls past the short window are capped at half the cores
 //! ([`LongPoll`]).
 
 use asyncmd_types::{Error, Result};
@@ -109,11 +109,16 @@ pub const POLLING_ENV: &str = "ASYNCMD_VULKAN_POLLING";
 /// [`POLLING_ENV`] says.
 pub(crate) fn polling() -> bool {
     static POLLING: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *POLLING.get_or_init(|| match std::env::var(POLLING_ENV).as_deref() {
-        Ok("on") => true,
-        Ok("off") => false,
-        _ => cores() >= POLLING_CORES,
-    })
+    *POLLING.get_or_init(|| polls(std::env::var(POLLING_ENV).ok().as_deref(), cores()))
+}
+
+/// Whether threads poll, given [`POLLING_ENV`]'s value and the machine's cores.
+fn polls(setting: Option<&str>, cores: usize) -> bool {
+    match setting {
+        Some("on") => true,
+        Some("off") => false,
+        _ => cores >= POLLING_CORES,
+    }
 }
 
 /// Polls `ready` for at most `limit` (once where nothing polls); says whether it turned true.
@@ -365,19 +370,14 @@ pub(crate) fn on_driver<R: Send>(call: impl FnOnce() -> R + Send) -> R {
     on_driver_polling(SPIN, call)
 }
 
-/// How long the caller of a CPU wait for the GPU ([`on_driver_waiting`]) polls for its end
-/// before it sleeps. A frame's wait for its own submission ends within it on a fast GPU
+/// How long a CPU wait for the GPU polls before it sleeps: its caller
+/// ([`on_driver_or_here_waiting`]) and the pooled thread reading the fence's counter
+/// (`VkFence::wait`). A frame's wait for its own submission ends within it on a fast GPU
 /// (about 210 µs from submission to a host wait's return on NVIDIA, `docs/performance.md`);
 /// a sleeping caller adds its wake-up to every such wait, and the pooled thread it would
 /// take next for a recording has stopped polling by then. A longer wait costs the caller's
 /// core this long, once (`docs/decisions.md`).
 pub(crate) const WAIT_SPIN: Duration = Duration::from_micros(500);
-
-/// [`on_driver`] for a call that waits for the GPU (a fence wait): the caller polls for
-/// [`WAIT_SPIN`] before it sleeps.
-pub(crate) fn on_driver_waiting<R: Send>(call: impl FnOnce() -> R + Send) -> R {
-    on_driver_polling(WAIT_SPIN, call)
-}
 
 /// [`on_driver`], the caller polling for the call's end for `limit` before it sleeps.
 fn on_driver_polling<R: Send>(limit: Duration, call: impl FnOnce() -> R + Send) -> R {
@@ -394,16 +394,19 @@ fn on_driver_polling<R: Send>(limit: Duration, call: impl FnOnce() -> R + Send) 
 /// Runs `call` on the calling thread where `here` (a device whose driver a thread may call and
 /// then end: `Core::calls_here`), else as [`on_driver`] does. Nested driver calls run here too.
 pub(crate) fn on_driver_or_here<R: Send>(here: bool, call: impl FnOnce() -> R + Send) -> R {
-    if !here || on_driver_thread() {
-        return on_driver(call);
-    }
-    run_here(call)
+    on_driver_or_here_polling(here, SPIN, call)
 }
 
-/// [`on_driver_or_here`] for a call that waits for the GPU ([`on_driver_waiting`]).
+/// [`on_driver_or_here`] for a call that waits for the GPU (a fence wait): a caller whose call
+/// is handed over polls for [`WAIT_SPIN`] before it sleeps.
 pub(crate) fn on_driver_or_here_waiting<R: Send>(here: bool, call: impl FnOnce() -> R + Send) -> R {
+    on_driver_or_here_polling(here, WAIT_SPIN, call)
+}
+
+/// [`on_driver_or_here`], a handed-over call's caller polling for `limit` before it sleeps.
+fn on_driver_or_here_polling<R: Send>(here: bool, limit: Duration, call: impl FnOnce() -> R + Send) -> R {
     if !here || on_driver_thread() {
-        return on_driver_waiting(call);
+        return on_driver_polling(limit, call);
     }
     run_here(call)
 }
@@ -672,6 +675,17 @@ mod tests {
         assert_eq!(payload.downcast_ref::<&str>(), Some(&"a driver call that unwinds"));
         // The thread that unwound is back in the pool and serves the next call.
         assert_eq!(on_driver(|| 7), 7);
+    }
+
+    #[test]
+    fn the_polling_setting_overrides_the_machines_size_and_nothing_else_does() {
+        assert!(polls(Some("on"), 1) && polls(Some("on"), 64));
+        assert!(!polls(Some("off"), 1) && !polls(Some("off"), 64));
+        // Unset, or any other value: the rule of the cores.
+        for setting in [None, Some(""), Some("ON"), Some("1"), Some("yes please")] {
+            assert!(!polls(setting, POLLING_CORES - 1), "{setting:?}");
+            assert!(polls(setting, POLLING_CORES), "{setting:?}");
+        }
     }
 
     #[test]

@@ -56,34 +56,17 @@ fn a_frame_loop_on_the_apps_threads_hands_over_nothing_where_the_driver_allows()
 /// Twelve frames of one 256-byte copy (allocator and list reset, record, `Close`, execute,
 /// signal, CPU wait); every frame after the first must hand over `handovers` driver calls.
 fn frame_loop(ctx: &Ctx, handovers: u64) {
-    let d = &ctx.device;
-    let (src, dst) = (buffer(ctx, HeapType::Upload), buffer(ctx, HeapType::Readback));
-    let alloc = d.create_command_allocator(CommandListType::Direct).unwrap();
-    let mut list = d.create_command_list(CommandListType::Direct, &alloc).unwrap();
-    list.close().unwrap();
-    let fence = d.create_fence(0).unwrap();
+    let mut frames = CopyFrames::new(ctx);
     for frame in 1..=12u8 {
-        src.write(0, &[frame; 256]).unwrap();
+        frames.src.write(0, &[frame; 256]).unwrap();
         let before = VulkanDevice::driver_handovers();
-        alloc.reset().unwrap();
-        list.reset(&alloc).unwrap();
-        list.copy_buffer_regions(&[BufferCopyRegion {
-            dest: &dst,
-            dest_offset: 0,
-            source: &src,
-            source_offset: 0,
-            size: 256,
-        }]);
-        list.close().unwrap();
-        ctx.direct.execute_command_lists(&[&list]).unwrap();
-        ctx.direct.signal(&fence, u64::from(frame)).unwrap();
-        fence.wait(u64::from(frame), TIMEOUT).unwrap();
+        frames.run(&ctx.direct, u64::from(frame));
         let handed = VulkanDevice::driver_handovers() - before;
         // The first frame's reset has nothing known to answer from.
         if frame > 1 {
             assert_eq!(handed, handovers, "frame {frame}: {handed} driver calls handed over and waited for");
         }
-        assert_eq!(dst.read_vec(0, 256).unwrap(), vec![frame; 256], "frame {frame}");
+        assert_eq!(frames.dst.read_vec(0, 256).unwrap(), vec![frame; 256], "frame {frame}");
     }
 }
 

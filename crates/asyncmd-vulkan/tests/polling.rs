@@ -15,10 +15,6 @@ use std::time::{Duration, Instant};
 
 const TIMEOUT: Duration = Duration::from_secs(20);
 
-fn buffer(ctx: &Ctx, heap: HeapType) -> asyncmd::Resource {
-    ctx.device.create_committed_resource(heap, &ResourceDesc::buffer(256), BarrierLayout::Undefined).unwrap()
-}
-
 #[test]
 fn frames_and_waits_on_threads_that_poll_see_every_result() {
     // Before any device: the first driver call reads it. No other test shares this process.
@@ -41,33 +37,15 @@ fn frames_and_waits_on_threads_that_poll_see_every_result() {
     a_wait_outlasts_the_polls(&ctx);
 }
 
-/// Twenty frames on a queue of this thread's own: a 256-byte copy of the frame's bytes,
-/// executed, signalled and waited for, then read back.
+/// Twenty frames of a 256-byte copy on a queue of this thread's own, each read back.
 fn frames(ctx: &Ctx, thread: u8) {
-    let d = &ctx.device;
-    let queue = d.create_command_queue(CommandListType::Direct).unwrap();
-    let (src, dst) = (buffer(ctx, HeapType::Upload), buffer(ctx, HeapType::Readback));
-    let alloc = d.create_command_allocator(CommandListType::Direct).unwrap();
-    let mut list = d.create_command_list(CommandListType::Direct, &alloc).unwrap();
-    list.close().unwrap();
-    let fence = d.create_fence(0).unwrap();
+    let queue = ctx.device.create_command_queue(CommandListType::Direct).unwrap();
+    let mut frames = CopyFrames::new(ctx);
     for frame in 1..=20u8 {
         let byte = thread.wrapping_mul(50).wrapping_add(frame);
-        src.write(0, &[byte; 256]).unwrap();
-        alloc.reset().unwrap();
-        list.reset(&alloc).unwrap();
-        list.copy_buffer_regions(&[BufferCopyRegion {
-            dest: &dst,
-            dest_offset: 0,
-            source: &src,
-            source_offset: 0,
-            size: 256,
-        }]);
-        list.close().unwrap();
-        queue.execute_command_lists(&[&list]).unwrap();
-        queue.signal(&fence, u64::from(frame)).unwrap();
-        fence.wait(u64::from(frame), TIMEOUT).unwrap();
-        assert_eq!(dst.read_vec(0, 256).unwrap(), vec![byte; 256], "thread {thread}, frame {frame}");
+        frames.src.write(0, &[byte; 256]).unwrap();
+        frames.run(&queue, u64::from(frame));
+        assert_eq!(frames.dst.read_vec(0, 256).unwrap(), vec![byte; 256], "thread {thread}, frame {frame}");
     }
 }
 

@@ -426,3 +426,42 @@ pub fn within<T: Send + 'static>(limit: Duration, what: &str, f: impl FnOnce() -
     });
     rx.recv_timeout(limit).unwrap_or_else(|_| panic!("{what} did not return within {limit:?}"))
 }
+
+/// A D3D12 frame loop's objects for one 256-byte copy: an upload source, a readback
+/// destination, an allocator, a list (closed) and a fence.
+pub struct CopyFrames {
+    pub src: Resource,
+    pub dst: Resource,
+    alloc: CommandAllocator,
+    list: CommandList,
+    fence: Fence,
+}
+
+impl CopyFrames {
+    pub fn new(ctx: &Ctx) -> Self {
+        let d = &ctx.device;
+        let alloc = d.create_command_allocator(CommandListType::Direct).unwrap();
+        let mut list = d.create_command_list(CommandListType::Direct, &alloc).unwrap();
+        list.close().unwrap();
+        let (src, dst) = (ctx.buffer(HeapType::Upload, 256), ctx.buffer(HeapType::Readback, 256));
+        Self { src, dst, alloc, list, fence: d.create_fence(0).unwrap() }
+    }
+
+    /// One frame on `queue`: the allocator and list reset, the copy recorded and closed,
+    /// executed, the fence signalled to `value` and waited for on the CPU.
+    pub fn run(&mut self, queue: &CommandQueue, value: u64) {
+        self.alloc.reset().unwrap();
+        self.list.reset(&self.alloc).unwrap();
+        self.list.copy_buffer_regions(&[BufferCopyRegion {
+            dest: &self.dst,
+            dest_offset: 0,
+            source: &self.src,
+            source_offset: 0,
+            size: 256,
+        }]);
+        self.list.close().unwrap();
+        queue.execute_command_lists(&[&self.list]).unwrap();
+        queue.signal(&self.fence, value).unwrap();
+        self.fence.wait(value, Duration::from_secs(20)).unwrap();
+    }
+}
