@@ -202,8 +202,17 @@ fn bench_peers_runs_every_engine_on_every_row() {
         let engines: Vec<&str> =
             row["cells"].as_array().unwrap().iter().map(|c| c["engine"].as_str().unwrap()).collect();
         assert_eq!(engines, ["asyncmd native", "asyncmd legacy", "wgpu", "ash"], "{row}");
+        // The cycle and latency rows submit their one copy alone on every engine: timestamps
+        // and their resolve would be GPU work the latency counts and the others lack.
+        let work = row["work"].as_str().unwrap();
+        let untimed = work.starts_with("a command-buffer cycle") || work.starts_with("submit → done");
         for c in row["cells"].as_array().unwrap() {
             assert!(c["cpu_us"].as_f64().unwrap() > 0.0 && c["done_us"].as_f64().unwrap() > 0.0, "{c}");
+            if untimed {
+                assert!(c["gpu_ms"].is_null(), "{work}: {c}");
+            } else if c["engine"].as_str().unwrap().starts_with("asyncmd") {
+                assert!(c["gpu_ms"].as_f64().is_some_and(|g| g > 0.0), "{work}: {c}");
+            }
         }
     }
 }

@@ -284,6 +284,17 @@ impl Floor {
 
     /// Records the prepared work between two timestamps, submits it and waits: what it cost.
     pub fn run(&mut self) -> Result<FloorSample> {
+        self.run_with(self.ticks)
+    }
+
+    /// Records the prepared work alone, submits it and waits: what it cost, with no GPU time.
+    /// Rows that time the CPU's side of a submission (a cycle, submit → done) record only
+    /// their work, as the other engines of the peer suite do.
+    pub fn run_untimed(&mut self) -> Result<FloorSample> {
+        self.run_with(None)
+    }
+
+    fn run_with(&mut self, ticks: Option<vk::QueryPool>) -> Result<FloorSample> {
         let work = self.work.ok_or_else(|| Error::unsupported("Vulkan floor: run before prepare"))?;
         let start = Instant::now();
         let (d, cb) = (&self.device, self.cb);
@@ -293,12 +304,12 @@ impl Floor {
             d.reset_command_pool(self.pool, vk::CommandPoolResetFlags::empty()).map_err(fail("vkResetCommandPool"))?;
             let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
             d.begin_command_buffer(cb, &begin).map_err(fail("vkBeginCommandBuffer"))?;
-            if let Some(q) = self.ticks {
+            if let Some(q) = ticks {
                 d.cmd_reset_query_pool(cb, q, 0, 2);
                 d.cmd_write_timestamp2(cb, vk::PipelineStageFlags2::TOP_OF_PIPE, q, 0);
             }
             self.record(work);
-            if let Some(q) = self.ticks {
+            if let Some(q) = ticks {
                 d.cmd_write_timestamp2(cb, vk::PipelineStageFlags2::BOTTOM_OF_PIPE, q, 1);
             }
             d.end_command_buffer(cb).map_err(fail("vkEndCommandBuffer"))?;
@@ -312,7 +323,7 @@ impl Floor {
         Ok(FloorSample {
             cpu_us: (submitted - start).as_secs_f64() * 1e6,
             done_us: (done - submitted).as_secs_f64() * 1e6,
-            gpu_ms: self.gpu_ms()?,
+            gpu_ms: if ticks.is_some() { self.gpu_ms()? } else { None },
         })
     }
 

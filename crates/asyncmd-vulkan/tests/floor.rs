@@ -66,6 +66,14 @@ fn runs_every_work() {
                 assert!(g >= 0.0 && g.is_finite(), "{work:?}: {s:?}");
             }
         }
+        // Untimed, the work is submitted without timestamps: no GPU time, and the next timed
+        // run still reads its own.
+        let s = f.run_untimed().unwrap();
+        assert!(s.cpu_us > 0.0 && s.gpu_ms.is_none(), "{work:?}: {s:?}");
+        let timed = f.run().unwrap();
+        if let Some(g) = timed.gpu_ms {
+            assert!(g >= 0.0 && g.is_finite(), "{work:?}: {timed:?}");
+        }
     }
 }
 

@@ -31,8 +31,11 @@ impl Engine for AshEngine {
         self.0.prepare(floor_work(w))
     }
 
-    fn run(&mut self, _: Workload) -> Result<Sample> {
-        let s = self.0.run()?;
+    fn run(&mut self, w: Workload) -> Result<Sample> {
+        let s = match w {
+            Workload::Work(_) => self.0.run()?,
+            Workload::Cycle | Workload::Latency => self.0.run_untimed()?,
+        };
         Ok(Sample { cpu_us: s.cpu_us, done_us: s.done_us, gpu_ms: s.gpu_ms, ..Sample::default() })
     }
 }
