@@ -10,6 +10,7 @@ use crate::core::Core;
 use ash::vk;
 use asyncmd_ddi::{Executable, QueueDdi};
 use asyncmd_types::{CommandListType, Error, MessageId, Result};
+use smallvec::SmallVec;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Sender};
@@ -126,9 +127,12 @@ impl Drop for VkFence {
     }
 }
 
+/// The recordings of one `ExecuteCommandLists`: most submit one or a few.
+type Lists = SmallVec<[Arc<Recorded>; 4]>;
+
 enum Job {
     /// Lists, and the signal that follows them where the caller gave one.
-    Execute(Vec<Arc<Recorded>>, Option<(Arc<VkFence>, u64)>),
+    Execute(Lists, Option<(Arc<VkFence>, u64)>),
     Signal(Arc<VkFence>, u64),
     Wait(Arc<VkFence>, u64),
     /// No work: wakes the thread, whose [`Inbox::alert`] was raised, to poll for what comes.
@@ -168,9 +172,9 @@ pub(crate) struct VkQueue {
 struct InFlight {
     /// Its progress value.
     value: u64,
-    _lists: Vec<Arc<Recorded>>,
+    _lists: Lists,
     /// The semaphores it waits on or signals.
-    _semaphores: Vec<Arc<VkFence>>,
+    _semaphores: SmallVec<[Arc<VkFence>; 2]>,
     /// The fence value it signals, where it signals one.
     signal: Option<(Arc<VkFence>, u64)>,
     /// Under the validation layer, a `VkFence` the submission signals (see `Worker::layer_fences`).
@@ -247,14 +251,15 @@ impl Worker {
     /// semaphores alive until the GPU has passed the submission. A batch of lists that signals
     /// a fence signals that alone: its retirement reads the fence, and lavapipe 22.3.6 crashed
     /// on batches of lists that signal two timeline semaphores (`docs/reliability.md`).
-    fn submit(&mut self, lists: Vec<Arc<Recorded>>, signal: Option<(Arc<VkFence>, u64)>) -> Result<()> {
+    fn submit(&mut self, lists: Lists, signal: Option<(Arc<VkFence>, u64)>) -> Result<()> {
         let d = self.core.device.clone();
         let boundary = if lists.is_empty() { None } else { Some(self.boundary()?) };
-        let command_buffers: Vec<vk::CommandBuffer> =
-            boundary.into_iter().chain(lists.iter().flat_map(|l| l.command_buffers())).collect();
-        let fences: Vec<Arc<VkFence>> =
+        // Inline vectors: a submission of a few lists allocates nothing here.
+        let command_buffers: SmallVec<[vk::CommandBuffer; 8]> =
+            boundary.into_iter().chain(lists.iter().flat_map(|l| l.command_buffers().iter().copied())).collect();
+        let fences: SmallVec<[Arc<VkFence>; 2]> =
             self.waits.iter().map(|(f, _)| f.clone()).chain(signal.iter().map(|(f, _)| f.clone())).collect();
-        let waits: Vec<_> = self
+        let waits: SmallVec<[_; 2]> = self
             .waits
             .drain(..)
             .map(|(f, v)| {
@@ -265,7 +270,7 @@ impl Worker {
             })
             .collect();
         let layer_fence = self.layer_fence()?;
-        let mut signals = Vec::with_capacity(2);
+        let mut signals: SmallVec<[_; 2]> = SmallVec::new();
         // Held until the submission is made, so that no host signal slips in between.
         let slot = signal.as_ref().map(|(fence, value)| self.core.signal_slot(fence.semaphore, *value));
         let signalled = signal.clone().filter(|_| slot.as_ref().is_some_and(|s| s.moves_forward()));
@@ -289,7 +294,7 @@ impl Worker {
                     .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS),
             );
         }
-        let cbs: Vec<_> =
+        let cbs: SmallVec<[_; 8]> =
             command_buffers.iter().map(|&c| vk::CommandBufferSubmitInfo::default().command_buffer(c)).collect();
         let submit = [vk::SubmitInfo2::default()
             .wait_semaphore_infos(&waits)
@@ -350,10 +355,10 @@ impl Worker {
     fn run(&mut self, job: Job, stop: &AtomicBool) -> Result<bool> {
         match job {
             Job::Execute(lists, Some(signal)) if !self.core.features.lists_signal_fences => {
-                self.submit(lists, None).and_then(|()| self.submit(Vec::new(), Some(signal))).map(|()| true)
+                self.submit(lists, None).and_then(|()| self.submit(Lists::new(), Some(signal))).map(|()| true)
             }
             Job::Execute(lists, signal) => self.submit(lists, signal).map(|()| true),
-            Job::Signal(fence, value) => self.submit(Vec::new(), Some((fence, value))).map(|()| true),
+            Job::Signal(fence, value) => self.submit(Lists::new(), Some((fence, value))).map(|()| true),
             Job::Poll => Ok(true),
             Job::Wait(fence, value) => {
                 let cancel = || stop.load(Ordering::Acquire);
@@ -474,8 +479,8 @@ impl VkQueue {
 
 impl VkQueue {
     /// The lists as this device's recordings of this queue's type.
-    fn recorded(&self, lists: &[Executable]) -> Result<Vec<Arc<Recorded>>> {
-        let mut recorded = Vec::with_capacity(lists.len());
+    fn recorded(&self, lists: &[Executable]) -> Result<Lists> {
+        let mut recorded = Lists::with_capacity(lists.len());
         for l in lists {
             let r = l.0.clone().downcast::<Recorded>().map_err(|_| {
                 Error::invalid_arg(

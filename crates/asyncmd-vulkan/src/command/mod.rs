@@ -43,7 +43,8 @@ pub(crate) struct Recorded {
     /// Given back to the device when the last execution is done.
     pool: pool::ListPool,
     /// Query resets first, then the list's commands.
-    buffers: Vec<vk::CommandBuffer>,
+    /// The prologue (where the list resets queries) and the list's own.
+    buffers: smallvec::SmallVec<[vk::CommandBuffer; 2]>,
     _keep: Vec<Arc<VkResource>>,
     _keep_queries: Vec<Arc<crate::device::VkQueryHeap>>,
     /// A bundle's commands, replayed into the lists that execute it.
@@ -57,8 +58,8 @@ pub(crate) struct Recorded {
 }
 
 impl Recorded {
-    pub(crate) fn command_buffers(&self) -> Vec<vk::CommandBuffer> {
-        self.buffers.clone()
+    pub(crate) fn command_buffers(&self) -> &[vk::CommandBuffer] {
+        &self.buffers
     }
 }
 
@@ -456,7 +457,7 @@ impl VkCommandList {
             let prologue = pool.prologue;
             if self.reset_order.is_empty() {
                 // The prologue stays unrecorded in the pool, for the pool's next list.
-                vec![self.cb]
+                smallvec::smallvec![self.cb]
             } else {
                 d.begin_command_buffer(prologue, &simultaneous_use()).map_err(oom)?;
                 for (heap, index) in &self.reset_order {
@@ -465,7 +466,7 @@ impl VkCommandList {
                     }
                 }
                 d.end_command_buffer(prologue).map_err(oom)?;
-                vec![prologue, self.cb]
+                smallvec::smallvec![prologue, self.cb]
             }
         };
         // The pool is the `Recorded`'s from here on.

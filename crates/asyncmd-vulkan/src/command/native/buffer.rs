@@ -79,7 +79,15 @@ impl VkCommandList {
         if self.pending_copies.is_empty() {
             return Ok(());
         }
-        let pending = std::mem::take(&mut self.pending_copies);
+        let mut pending = std::mem::take(&mut self.pending_copies);
+        let done = self.flush_copies_of(&pending);
+        // The vector goes back emptied: the next run of calls pushes into its capacity.
+        pending.clear();
+        self.pending_copies = pending;
+        done
+    }
+
+    fn flush_copies_of(&mut self, pending: &[PendingCopy]) -> Result<()> {
         if let [p] = pending[..] {
             let crossover = self.core.compute_copy_min.get().copied().flatten();
             if !self.is_predicated() && small_part(crossover, p.part.bytes, SMALL_COPY) {
@@ -102,7 +110,14 @@ impl VkCommandList {
         if self.pending_fills.is_empty() {
             return Ok(());
         }
-        let pending = std::mem::take(&mut self.pending_fills);
+        let mut pending = std::mem::take(&mut self.pending_fills);
+        let done = self.flush_fills_of(&pending);
+        pending.clear();
+        self.pending_fills = pending;
+        done
+    }
+
+    fn flush_fills_of(&mut self, pending: &[PendingFill]) -> Result<()> {
         if let [p] = pending[..] {
             let crossover = self.core.compute_copy_min.get().copied().flatten();
             if !self.is_predicated()
