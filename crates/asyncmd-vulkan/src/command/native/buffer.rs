@@ -9,19 +9,34 @@ use asyncmd_ddi::{Command, ResourceId, TileCopy};
 use asyncmd_types::{BufferCopyRegion, ClearElement, ResolvedFill, Result, TileCopyFlags, TILE_SIZE_IN_BYTES};
 
 /// Byte ranges written so far in one call, per buffer, to find parts that overlap: disjoint
-/// ranges ordered by start, so each check looks at two neighbours.
+/// ranges ordered by start, so each check looks at two neighbours. The first write is kept
+/// inline: a call of one part (the common call) allocates nothing.
 #[derive(Default)]
-struct Written(std::collections::HashMap<vk::Buffer, std::collections::BTreeMap<u64, u64>>);
+struct Written {
+    first: Option<(vk::Buffer, u64, u64)>,
+    rest: std::collections::HashMap<vk::Buffer, std::collections::BTreeMap<u64, u64>>,
+}
 
 impl Written {
     /// Records a write; returns whether it overlaps an earlier one (and then starts afresh).
     fn overlaps(&mut self, buffer: vk::Buffer, start: u64, len: u64) -> bool {
         let end = start.saturating_add(len);
-        let ranges = self.0.entry(buffer).or_default();
+        if self.rest.is_empty() {
+            match self.first.take() {
+                None => {
+                    self.first = Some((buffer, start, end));
+                    return false;
+                }
+                Some((b, s, e)) => {
+                    self.rest.entry(b).or_default().insert(s, e);
+                }
+            }
+        }
+        let ranges = self.rest.entry(buffer).or_default();
         let before = ranges.range(..end).next_back().is_some_and(|(_, &e)| e > start);
         if before {
-            self.0.clear();
-            self.0.entry(buffer).or_default().insert(start, end);
+            self.rest.clear();
+            self.first = Some((buffer, start, end));
             return true;
         }
         ranges.insert(start, end);
