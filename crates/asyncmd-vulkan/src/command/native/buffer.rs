@@ -91,14 +91,23 @@ impl VkCommandList {
     /// region cost about what one call of 10,000 regions does. One small part alone takes
     /// `vkCmdCopyBuffer`, as the legacy copy does at that size.
     pub(crate) fn flush_copies(&mut self) -> Result<()> {
-        if self.pending_copies.is_empty() {
+        self.flush_pending(|l| &mut l.pending_copies, Self::flush_copies_of)
+    }
+
+    /// Records the parts the vector `pending` picks holds with `flush`, then gives it back
+    /// emptied: the next run of calls pushes into its capacity, with no allocation per list.
+    fn flush_pending<T>(
+        &mut self,
+        pending: fn(&mut Self) -> &mut Vec<T>,
+        flush: fn(&mut Self, &[T]) -> Result<()>,
+    ) -> Result<()> {
+        if pending(self).is_empty() {
             return Ok(());
         }
-        let mut pending = std::mem::take(&mut self.pending_copies);
-        let done = self.flush_copies_of(&pending);
-        // The vector goes back emptied: the next run of calls pushes into its capacity.
-        pending.clear();
-        self.pending_copies = pending;
+        let mut parts = std::mem::take(pending(self));
+        let done = flush(self, &parts);
+        parts.clear();
+        *pending(self) = parts;
         done
     }
 
@@ -122,14 +131,7 @@ impl VkCommandList {
     /// cannot write (more than one dword) alone is a copy of the pattern from upload memory,
     /// as one small copy takes a transfer command.
     pub(crate) fn flush_fills(&mut self) -> Result<()> {
-        if self.pending_fills.is_empty() {
-            return Ok(());
-        }
-        let mut pending = std::mem::take(&mut self.pending_fills);
-        let done = self.flush_fills_of(&pending);
-        pending.clear();
-        self.pending_fills = pending;
-        done
+        self.flush_pending(|l| &mut l.pending_fills, Self::flush_fills_of)
     }
 
     fn flush_fills_of(&mut self, pending: &[PendingFill]) -> Result<()> {
