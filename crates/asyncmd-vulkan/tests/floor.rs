@@ -86,6 +86,8 @@ fn refuses_work_vulkan_cannot_hold() {
     let Some(mut f) = floor() else { return };
     let err = f.run().unwrap_err();
     assert!(err.text.contains("run before prepare"), "{}", err.text);
+    let err = f.run_untimed().unwrap_err();
+    assert!(err.text.contains("run before prepare"), "{}", err.text);
     for (work, why) in [
         (FloorWork::Copies { count: 1, bytes: 0 }, "0 bytes"),
         (FloorWork::ZeroFills { count: 3, bytes: 0 }, "0 bytes"),
