@@ -49,10 +49,48 @@ pub(crate) struct Features {
     /// within minutes of fuzzing (`docs/reliability.md`); there the lists' batch signals the
     /// queue's own progress only and the fence gets a batch of its own.
     pub(crate) lists_signal_fences: bool,
-    /// A thread that called the driver may end while other threads call it: Mesa's drivers
-    /// (`DriverThreads::Auto`). NVIDIA's deadlocks there (`threads.rs`), and a driver not
-    /// known to be safe is taken for one that is not.
-    pub(crate) threads_may_end: bool,
+    /// Which of its calls leave a thread free to end while other threads call the driver
+    /// (`threads.rs`, `DriverThreads::Auto`).
+    pub(crate) thread_exit: ThreadExit,
+}
+
+/// Which driver calls a thread may make and then end while other threads call the driver.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum ThreadExit {
+    /// Any call: Mesa's drivers, none of which locks anything in a thread's exit.
+    AnyCall,
+    /// Any call but those that leave the thread per-thread driver state whose destructor runs
+    /// at its exit, where NVIDIA's driver deadlocks (`threads.rs`): instance creation and
+    /// destruction, and pipeline creation (its shader compiler's). Measured on NVIDIA's
+    /// driver 580 (`examples/driver_thread_state.rs`, `docs/reliability.md`).
+    StatelessCalls,
+    /// No call: a driver not measured is taken for one that leaves state everywhere.
+    #[default]
+    NoCall,
+}
+
+impl ThreadExit {
+    /// The rule of the driver `id` at `version` (`VkPhysicalDeviceProperties::driverVersion`).
+    fn of(id: vk::DriverId, version: u32) -> Self {
+        if mesa_native(id) {
+            ThreadExit::AnyCall
+        } else if id == vk::DriverId::NVIDIA_PROPRIETARY && nvidia_major(version) == MEASURED_NVIDIA_MAJOR {
+            ThreadExit::StatelessCalls
+        } else {
+            ThreadExit::NoCall
+        }
+    }
+}
+
+/// The NVIDIA driver branch whose calls' per-thread state was measured (580.159): another
+/// branch may keep state where this one does not, so it keeps every call on the pooled threads
+/// until it is measured too.
+const MEASURED_NVIDIA_MAJOR: u32 = 580;
+
+/// The major version of an NVIDIA `driverVersion` (10 bits major, 8 minor, 8 sub-minor, 6
+/// patch: NVIDIA's own packing, not `VK_MAKE_VERSION`'s).
+fn nvidia_major(version: u32) -> u32 {
+    (version >> 22) & 0x3ff
 }
 
 pub(crate) struct Core {
@@ -84,6 +122,9 @@ pub(crate) struct Core {
     pub(crate) shader_time_budget: std::time::Duration,
     /// Driver calls run on the calling thread (`DriverThreads`, [`Core::on_driver`]).
     pub(crate) calls_here: bool,
+    /// Pipelines are made on the calling thread too ([`Core::on_compiler`]): where it calls
+    /// its driver and no call of the driver leaves the thread state ([`ThreadExit::AnyCall`]).
+    pub(crate) compiles_here: bool,
     /// Drops handed to pooled threads that still hold this core (`drops.rs`).
     pub(crate) drops: Arc<crate::drops::DetachedDrops>,
     /// The budget's clock on such a device, made with the first kernel that has a loop.
@@ -107,6 +148,18 @@ impl Core {
     /// driver there ([`Core::calls_here`]), else on a pooled thread (`threads.rs`).
     pub(crate) fn on_driver<R: Send>(&self, call: impl FnOnce() -> R + Send) -> R {
         crate::threads::on_driver_or_here(self.calls_here, call)
+    }
+
+    /// Runs a call that makes pipelines: as [`Core::on_driver`] where [`Core::compiles_here`],
+    /// else on a pooled thread whoever calls, a `Close` on the app's thread included. NVIDIA's
+    /// shader compiler gives the thread that makes a pipeline per-thread state whose
+    /// destructor runs at the thread's exit (`ThreadExit::StatelessCalls`).
+    pub(crate) fn on_compiler<R: Send>(&self, call: impl FnOnce() -> R + Send) -> R {
+        if self.compiles_here {
+            self.on_driver(call)
+        } else {
+            crate::threads::on_pooled(call)
+        }
     }
 
     /// Registers a queue of type `ty` for [`Core::expect_submission`].
@@ -237,7 +290,7 @@ impl Core {
             cube_arrays: base.image_cube_array != 0,
             max_push_descriptors: push.max_push_descriptors,
             lists_signal_fences: driver.driver_id != vk::DriverId::MESA_LLVMPIPE,
-            threads_may_end: mesa_native(driver.driver_id),
+            thread_exit: ThreadExit::of(driver.driver_id, props.driver_version),
         };
         let mut unique: Vec<u32> = vec![families.direct, families.compute, families.copy];
         unique.sort_unstable();
@@ -363,6 +416,7 @@ impl Core {
             lost: Default::default(),
             shader_time_budget: std::time::Duration::from_secs(2),
             calls_here: false,
+            compiles_here: false,
             drops: Default::default(),
             watchdog: std::sync::OnceLock::new(),
             one_time_fence: Mutex::new(None),

@@ -2,7 +2,7 @@
 
 use crate::command::VkCommandList;
 use crate::conv::vk_format;
-use crate::core::Core;
+use crate::core::{Core, ThreadExit};
 use crate::instance::{Instance, Validation, ValidationLog};
 use crate::memory::VkResource;
 use crate::physical::{adapter_info, vulkan13_devices, AdapterInfo};
@@ -32,12 +32,17 @@ pub enum ComputeCopies {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum DriverThreads {
     /// The app's own threads where the driver is one of Mesa's, whose threads may end while
-    /// others call it; the device's pooled threads on every other driver (NVIDIA's deadlocks
-    /// when a thread that called it exits, `docs/decisions.md`).
+    /// others call it; the app's threads for every call but those that leave them per-thread
+    /// driver state on NVIDIA's driver 580, which deadlocks when a thread with that state exits
+    /// (`docs/decisions.md`); the device's pooled threads on every other driver.
     #[default]
     Auto,
     /// The pooled threads on every driver (for tests of that path on any driver).
     Pooled,
+    /// The app's threads for every call but pipeline creation and the instance's creation and
+    /// destruction, which the pooled threads make: NVIDIA's rule, on any driver (for tests of
+    /// that path on any driver).
+    AllButStateful,
 }
 
 /// Options for opening a Vulkan device.
@@ -116,7 +121,8 @@ impl VulkanDevice {
     /// The Vulkan 1.3 devices the loader offers. Fails with `Unsupported` where there is no
     /// loader or instance.
     pub fn enumerate() -> Result<Vec<AdapterInfo>> {
-        crate::threads::on_driver(|| {
+        // An instance's creation leaves its thread the driver's state (`ThreadExit`).
+        crate::threads::on_pooled(|| {
             let instance = Instance::new(Validation::Off)?;
             Ok(vulkan13_devices(&instance)?.iter().enumerate().map(|(i, (_, p))| adapter_info(i, p)).collect())
         })
@@ -124,7 +130,9 @@ impl VulkanDevice {
 
     /// Opens Vulkan device `index` (see [`VulkanDevice::enumerate`]).
     pub fn open(index: usize, options: VulkanOptions) -> Result<Self> {
-        crate::threads::on_driver(|| Self::open_here(index, options))
+        // An instance's creation and the pipelines made with the device leave their thread
+        // the driver's state (`ThreadExit`).
+        crate::threads::on_pooled(|| Self::open_here(index, options))
     }
 
     fn open_here(index: usize, options: VulkanOptions) -> Result<Self> {
@@ -136,7 +144,13 @@ impl VulkanDevice {
         let info = adapter_info(index, &props);
         let mut core = Core::new(instance, physical)?;
         core.shader_time_budget = options.shader_time_budget;
-        core.calls_here = options.driver_threads == DriverThreads::Auto && core.features.threads_may_end;
+        let rule = match options.driver_threads {
+            DriverThreads::Auto => core.features.thread_exit,
+            DriverThreads::Pooled => ThreadExit::NoCall,
+            DriverThreads::AllButStateful => ThreadExit::StatelessCalls,
+        };
+        core.calls_here = rule != ThreadExit::NoCall;
+        core.compiles_here = rule == ThreadExit::AnyCall;
         let meta = crate::meta::Meta::new(&core)?;
         let _ = core.meta.set(meta);
         let core = Arc::new(core);
@@ -244,10 +258,17 @@ impl VulkanDevice {
         crate::threads::polling()
     }
 
-    /// Whether this device calls its driver on the app's threads (`DriverThreads::Auto` on a
-    /// driver whose threads may end while others call it), handing nothing over.
+    /// Whether this device makes its driver calls on the app's threads, handing nothing over
+    /// (`DriverThreads`): all of them, or all but the pipelines' creation
+    /// ([`VulkanDevice::compiles_here`]).
     pub fn calls_driver_here(&self) -> bool {
         self.core.calls_here
+    }
+
+    /// Whether this device also makes pipelines on the app's threads: where no call of its
+    /// driver leaves the calling thread per-thread state (Mesa's drivers).
+    pub fn compiles_here(&self) -> bool {
+        self.core.compiles_here
     }
 
     fn resource(&self, id: ResourceId, api: &str) -> Result<Arc<VkResource>> {
@@ -495,7 +516,7 @@ impl DeviceDdi for VulkanDevice {
     }
 
     fn create_pipeline(&self, desc: &PipelineDesc) -> Result<PipelineId> {
-        self.core.on_driver(|| {
+        self.core.on_compiler(|| {
             let root = match desc {
                 PipelineDesc::Graphics(g) => g.root_signature,
                 PipelineDesc::Compute(c) => c.root_signature,

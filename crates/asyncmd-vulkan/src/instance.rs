@@ -180,10 +180,10 @@ impl Instance {
 
 impl Drop for Instance {
     fn drop(&mut self) {
-        // On a driver thread (`threads.rs`); the closure takes the instance whole (its log
-        // pointer alone is not `Send`).
+        // On a pooled thread, as its creation (`ThreadExit`); the closure takes the instance
+        // whole (its log pointer alone is not `Send`).
         let this = &mut *self;
-        crate::threads::on_driver(move || {
+        crate::threads::on_pooled(move || {
             if let Some((utils, messenger)) = this.debug.take() {
                 // SAFETY: the messenger was created from this instance and is destroyed once.
                 unsafe { utils.destroy_debug_utils_messenger(messenger, None) };

@@ -242,7 +242,9 @@ impl VkPipeline {
         if let Some(k) = made.as_ref() {
             return Ok(k.clone());
         }
-        let (pipeline, layout) = app_pipeline(&self.core, app, &self.root, true)?;
+        // Made at the first recording that needs it, maybe on the app's thread: the pipeline
+        // is made where pipelines are (`Core::on_compiler`).
+        let (pipeline, layout) = self.core.on_compiler(|| app_pipeline(&self.core, app, &self.root, true))?;
         let k = Arc::new(ConstantsInMemory { core: self.core.clone(), pipeline, layout });
         *made = Some(k.clone());
         Ok(k)

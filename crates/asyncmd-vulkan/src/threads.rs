@@ -1,25 +1,30 @@
-//! Threads that outlive devices: every call into the driver is made on one of them, and device
-//! destruction the app never hangs in.
+//! Threads that outlive devices: the driver calls that must not be made on the app's threads
+//! are made on one of them, and device destruction the app never hangs in.
 //!
-//! NVIDIA's driver (580.159 on an H200) deadlocks intermittently when a thread that called into
-//! it exits while other threads call it: the exiting thread's TLS destructor (in
+//! NVIDIA's driver (580.159 on an H200) deadlocks intermittently when a thread that holds its
+//! per-thread state exits while other threads call it: the exiting thread's TLS destructor (in
 //! `libnvidia-eglcore`) and the other threads' calls meet on one driver lock and none returns
 //! (thread dumps in `docs/reliability.md`). `vkDestroyDevice` joins a driver thread that exits
-//! the same way. So no thread that touched the driver may end while the driver is in use, and
-//! the app's threads (a test harness's, a job system's) end whenever they like. Three rules:
-//! - every driver call is made on a pooled thread that never ends ([`on_driver`]): the
-//!   device's DDI entry points and the drops of its objects hand their work to one and wait
-//!   for it, and a call already on a pooled thread runs inline; command lists buffer their
-//!   commands and replay them into Vulkan at `Close` (one hand-over per list, not per command);
+//! the same way. Which calls give a thread that state was measured on driver 580.159
+//! (`examples/driver_thread_state.rs`): only `vkCreateInstance` (the EGL dispatch's thread key)
+//! and pipeline creation (the shader compiler's); recording, submission, waits, creation and
+//! destruction of every other object leave none. The app's threads (a test harness's, a job
+//! system's) end whenever they like, so three rules:
+//! - the calls that leave state are made on a pooled thread that never ends ([`on_pooled`]):
+//!   the instance's creation and destruction, and pipelines (`Core::on_compiler`); where a
+//!   driver's calls were not measured, every DDI entry point that reaches the driver and the
+//!   drops of its objects are ([`on_driver`]), and command lists buffer their commands and
+//!   replay them into Vulkan at `Close` (one hand-over per list, not per command);
 //! - queue submission threads are pooled the same way: a dropped queue hands its thread back to
 //!   the idle pool, and the next task of any device takes it ([`spawn`]);
 //! - a device is destroyed on a pooled thread, and the thread that dropped it waits a bounded
 //!   time ([`TaskHandle::join_timeout`]): a destroy that deadlocks in the driver strands that
 //!   pooled thread (and the device's memory), never the app.
 //!
-//! The rules are NVIDIA's: a device whose driver is one of Mesa's (`Core::calls_here`, chosen
-//! by `DriverThreads`) makes its calls on the caller's thread ([`on_driver_or_here`]), with
-//! no hand-over; its queues' submission threads are pooled all the same.
+//! Where the driver allows (`Core::calls_here`, chosen by `DriverThreads`: Mesa's drivers,
+//! and NVIDIA's 580 but for the calls above) a device makes its calls on the caller's thread
+//! ([`on_driver_or_here`]), with no hand-over; its queues' submission threads are pooled all
+//! the same.
 //!
 //! The pool grows to the most driver calls ever in flight at once (CPU waits hold a thread for
 //! their length) and never shrinks. Driver calls also pass the validation layer's gate
@@ -387,6 +392,21 @@ fn on_driver_polling<R: Send>(limit: Duration, call: impl FnOnce() -> R + Send) 
     count_handover();
     run_borrowed(call, |task| match hand_over(task) {
         Ok(handle) => handle.join_polling(limit),
+        Err((_, task)) => task(),
+    })
+}
+
+/// Runs `call` on a pooled thread whatever calls it: inline on one, else handed over and waited
+/// for, also from a thread inside a stretch of calls [`on_driver_or_here`] runs where it is.
+/// For the driver calls that leave their thread per-thread driver state whose destructor runs
+/// at the thread's exit (`Core::on_compiler`), which the app's threads must never get.
+pub(crate) fn on_pooled<R: Send>(call: impl FnOnce() -> R + Send) -> R {
+    if POOLED.with(Cell::get) {
+        return crate::gate::shared(call);
+    }
+    count_handover();
+    run_borrowed(call, |task| match hand_over(task) {
+        Ok(handle) => handle.join(),
         Err((_, task)) => task(),
     })
 }
