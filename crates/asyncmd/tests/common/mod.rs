@@ -56,8 +56,9 @@ pub fn async_contexts() -> Vec<(&'static str, Ctx)> {
         // may make them (lavapipe).
         ("vulkan fallback", false, ComputeCopies::Auto, DriverThreads::Pooled),
         ("vulkan native", true, ComputeCopies::Auto, DriverThreads::Auto),
-        // Batched compute kernels, also where transfers are faster (lavapipe).
-        ("vulkan native compute", true, ComputeCopies::Always, DriverThreads::Auto),
+        // Batched compute kernels, also where transfers are faster (lavapipe), and NVIDIA's
+        // rule for the driver's calls: all on the app's threads but the pipelines'.
+        ("vulkan native compute", true, ComputeCopies::Always, DriverThreads::AllButStateful),
     ] {
         let Some(vk) = vulkan_driver_with(options(native, copies, threads)) else { break };
         let device = opted_in(&Adapter::new(vk.clone() as Arc<dyn DeviceDdi>));
