@@ -170,7 +170,8 @@ impl Core {
     }
 
     /// A list of type `ty` started recording: the queues of its type wake (where threads poll)
-    /// to be awake when it is executed, instead of being woken then (`threads::Alert`).
+    /// to be awake when it is executed, instead of being woken then (`threads::Alert`). Only
+    /// queues whose thread makes every submission are registered (`queue.rs`).
     pub(crate) fn expect_submission(&self, ty: asyncmd_types::CommandListType) {
         if !crate::threads::polling() {
             return;
@@ -499,7 +500,7 @@ impl Core {
         cancel: impl Fn() -> bool,
     ) -> bool {
         const POLL: std::time::Duration = std::time::Duration::from_millis(50);
-        let submitted = |m: &HashMap<vk::Semaphore, Signalled>| m.get(&semaphore).map_or(0, |s| s.value) >= value;
+        let submitted = |m: &HashMap<vk::Semaphore, Signalled>| submitted_in(m, semaphore, value);
         // A wait for a submission on its way (the app's wait right after its `Signal`) sees it
         // submitted within the queue thread's next job: polled for, where threads poll, not
         // slept on (its wake-up would come after the GPU's work).
@@ -514,9 +515,7 @@ impl Core {
         loop {
             // The table's lock is not held across the driver call, nor the gate across the wait
             // (another thread submits the signal: `gate.rs`).
-            if submitted(&self.submitted.lock().unwrap_or_else(PoisonError::into_inner))
-                || self.counter(semaphore) >= value
-            {
+            if self.signal_known(semaphore, value) {
                 return true;
             }
             let left = deadline.map_or(POLL, |d| d.saturating_duration_since(std::time::Instant::now()));
@@ -532,6 +531,13 @@ impl Core {
                 }
             });
         }
+    }
+
+    /// Whether a signal reaching `value` has been submitted or has happened on the CPU: a wait
+    /// for it waits for no other thread.
+    pub(crate) fn signal_known(&self, semaphore: vk::Semaphore, value: u64) -> bool {
+        submitted_in(&self.submitted.lock().unwrap_or_else(PoisonError::into_inner), semaphore, value)
+            || self.counter(semaphore) >= value
     }
 
     pub(crate) fn counter(&self, semaphore: vk::Semaphore) -> u64 {
@@ -732,6 +738,11 @@ impl Drop for Core {
             }
         })
     }
+}
+
+/// Whether `table` holds a signal of `semaphore` reaching `value`.
+fn submitted_in(table: &HashMap<vk::Semaphore, Signalled>, semaphore: vk::Semaphore, value: u64) -> bool {
+    table.get(&semaphore).is_some_and(|s| s.value >= value)
 }
 
 /// The highest signal of a semaphore submitted or done on the host.

@@ -252,6 +252,15 @@ impl VulkanDevice {
         crate::threads::handovers()
     }
 
+    /// How many queue operations (`ExecuteCommandLists`, `Signal`, `Wait`) the calling thread
+    /// has handed to a queue's thread instead of submitting them itself, on every Vulkan device
+    /// of the process. Where the device calls its driver on the app's threads, a queue submits
+    /// on the caller's thread while its own thread has nothing to do; a queue-side wait for a
+    /// signal not yet submitted, and everything after it, go to the thread, which holds them.
+    pub fn queue_jobs_sent() -> u64 {
+        crate::threads::queue_jobs_sent()
+    }
+
     /// Whether this process's driver threads poll before they sleep (machines of 8 cores or
     /// more, or as [`crate::POLLING_ENV`] says): hand-overs, CPU waits and queue threads.
     pub fn driver_threads_poll() -> bool {

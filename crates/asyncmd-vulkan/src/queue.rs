@@ -12,7 +12,7 @@ use asyncmd_ddi::{Executable, QueueDdi};
 use asyncmd_types::{CommandListType, Error, MessageId, Result};
 use smallvec::SmallVec;
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -164,7 +164,14 @@ pub(crate) struct VkQueue {
     ty: CommandListType,
     inbox: Arc<Inbox>,
     stop: Arc<AtomicBool>,
-    worker: Mutex<Option<crate::threads::TaskHandle>>,
+    /// What the queue has submitted: its thread's, and the caller's while it submits itself
+    /// ([`VkQueue::run_here`]).
+    worker: Arc<Mutex<Worker>>,
+    /// Jobs sent to the thread and not yet run: while there are any, a job goes after them.
+    queued: Arc<AtomicUsize>,
+    /// The caller submits itself when the thread has nothing to do (`Core::calls_here`).
+    submits_here: bool,
+    thread: Mutex<Option<crate::threads::TaskHandle>>,
     fences: crate::device::Fences,
 }
 
@@ -397,6 +404,38 @@ impl Worker {
             }
         }
     }
+
+    /// Whether `job` runs without waiting for another thread: all do but a queue-side wait
+    /// whose signal has been neither submitted nor made on the host.
+    fn runs_at_once(&self, job: &Job) -> bool {
+        match job {
+            Job::Wait(fence, value) => self.core.signal_known(fence.semaphore, *value),
+            Job::Execute(..) | Job::Signal(..) | Job::Poll => true,
+        }
+    }
+
+    /// Waits for everything submitted and lets go of it: the queue's end.
+    fn finish(&mut self) {
+        let last = self.submitted;
+        self.progress.driver_wait(last, Duration::from_secs(60));
+        for (fence, value) in self.in_flight.iter().filter_map(|f| f.signal.as_ref()) {
+            fence.driver_wait(*value, Duration::from_secs(5));
+        }
+        self.retire();
+        if let Some(fences) = self.layer_fences.take() {
+            for f in fences {
+                // SAFETY: reset, and used by no pending submission.
+                unsafe { self.core.device.destroy_fence(f, None) };
+            }
+        }
+        // A layer fence of a submission still pending is left to the driver, with the lists it
+        // runs (VUID-vkDestroyFence-fence-01120).
+        if let Some((pool, _)) = self.boundary.take() {
+            // SAFETY: the progress semaphore passed every submission that used it (or the device
+            // is lost, where waiting longer changes nothing).
+            unsafe { self.core.device.destroy_command_pool(pool, None) };
+        }
+    }
 }
 
 impl VkQueue {
@@ -406,7 +445,7 @@ impl VkQueue {
             CommandListType::Copy => (core.families.copy, 0),
             _ => (core.families.direct, 0),
         };
-        let mut worker = Worker {
+        let worker = Worker {
             core: core.clone(),
             family,
             index,
@@ -419,17 +458,27 @@ impl VkQueue {
         };
         let (sender, receiver) = channel::<Job>();
         let inbox = Arc::new(Inbox { sender: Mutex::new(Some(sender)), alert: Default::default() });
-        let worker_inbox = inbox.clone();
+        let worker = Arc::new(Mutex::new(worker));
+        let queued = Arc::new(AtomicUsize::new(0));
         let stop = Arc::new(AtomicBool::new(false));
-        let worker_stop = stop.clone();
+        let (thread_inbox, thread_worker, thread_queued, thread_stop) =
+            (inbox.clone(), worker.clone(), queued.clone(), stop.clone());
         // A pooled thread, never ended while the process runs (`threads.rs` says why).
         let handle = crate::threads::spawn(move || {
             // Each job is a stretch of driver calls (`gate.rs`); waiting for the next is not.
-            while let Some(job) = crate::threads::recv_alerted(&receiver, &worker_inbox.alert) {
+            while let Some(job) = crate::threads::recv_alerted(&receiver, &thread_inbox.alert) {
+                let counted = !matches!(job, Job::Poll);
+                let mut worker = thread_worker.lock().unwrap_or_else(PoisonError::into_inner);
                 let result = crate::gate::shared(|| {
                     worker.retire();
-                    worker.run(job, &worker_stop)
+                    worker.run(job, &thread_stop)
                 });
+                // Still holding the worker: a caller that then takes it sees every job sent
+                // before its own run.
+                if counted {
+                    thread_queued.fetch_sub(1, Ordering::AcqRel);
+                }
+                drop(worker);
                 match result {
                     Ok(true) => {}
                     Ok(false) => break,
@@ -437,30 +486,70 @@ impl VkQueue {
                 }
             }
             // Keep everything submitted alive until the GPU is done with it.
-            crate::gate::shared(|| {
-                let last = worker.submitted;
-                worker.progress.driver_wait(last, Duration::from_secs(60));
-                for (fence, value) in worker.in_flight.iter().filter_map(|f| f.signal.as_ref()) {
-                    fence.driver_wait(*value, Duration::from_secs(5));
-                }
-                worker.retire();
-                if let Some(fences) = worker.layer_fences.take() {
-                    for f in fences {
-                        // SAFETY: reset, and used by no pending submission.
-                        unsafe { worker.core.device.destroy_fence(f, None) };
+            let mut worker = thread_worker.lock().unwrap_or_else(PoisonError::into_inner);
+            crate::gate::shared(|| worker.finish());
+        })?;
+        // The thread is woken for lists on their way only where it makes every submission.
+        if !core.calls_here {
+            core.expect_submissions_to(ty, &inbox);
+        }
+        Ok(Self {
+            ty,
+            inbox,
+            stop,
+            worker,
+            queued,
+            submits_here: core.calls_here,
+            thread: Mutex::new(Some(handle)),
+            fences,
+        })
+    }
+
+    /// Runs `job`: on the calling thread where the device calls its driver there and the
+    /// queue's thread has no job before it, else on the thread, after the jobs sent before.
+    /// Submitting here saves the hand-over, and the submission is made when the call returns,
+    /// as the app's next step (a wait for it) expects; a queue-side wait whose signal has not
+    /// been submitted yet goes to the thread, which holds it (and every job after it) back.
+    fn dispatch(&self, job: Job) -> Result<()> {
+        match self.run_here(job) {
+            Ok(result) => result,
+            Err(job) => {
+                self.queued.fetch_add(1, Ordering::AcqRel);
+                let sent = self.send(job);
+                match sent {
+                    Ok(()) => crate::threads::count_queue_job(),
+                    Err(_) => {
+                        self.queued.fetch_sub(1, Ordering::AcqRel);
                     }
                 }
-                // A layer fence of a submission still pending is left to the driver, with the
-                // lists it runs (VUID-vkDestroyFence-fence-01120).
-                if let Some((pool, _)) = worker.boundary.take() {
-                    // SAFETY: the progress semaphore passed every submission that used it (or
-                    // the device is lost, where waiting longer changes nothing).
-                    unsafe { worker.core.device.destroy_command_pool(pool, None) };
-                }
-            });
-        })?;
-        core.expect_submissions_to(ty, &inbox);
-        Ok(Self { ty, inbox, stop, worker: Mutex::new(Some(handle)), fences })
+                sent
+            }
+        }
+    }
+
+    /// [`VkQueue::dispatch`]'s run on the calling thread; `Err(job)` where it must go to the
+    /// queue's thread. The worker is only tried: the thread holds it while it runs a job, and
+    /// a wait it holds back may last.
+    fn run_here(&self, job: Job) -> std::result::Result<Result<()>, Job> {
+        if !self.submits_here {
+            return Err(job);
+        }
+        let mut worker = match self.worker.try_lock() {
+            Ok(w) => w,
+            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return Err(job),
+        };
+        if self.queued.load(Ordering::Acquire) != 0 {
+            return Err(job);
+        }
+        let (worker, stop) = (&mut *worker, &self.stop);
+        crate::threads::on_driver_or_here(true, || {
+            if !worker.runs_at_once(&job) {
+                return Err(job);
+            }
+            worker.retire();
+            Ok(worker.run(job, stop).map(drop))
+        })
     }
 
     fn send(&self, job: Job) -> Result<()> {
@@ -502,22 +591,22 @@ impl VkQueue {
 
 impl QueueDdi for VkQueue {
     fn execute(&self, lists: &[Executable]) -> Result<()> {
-        self.send(Job::Execute(self.recorded(lists)?, None))
+        self.dispatch(Job::Execute(self.recorded(lists)?, None))
     }
 
     fn execute_and_signal(&self, lists: &[Executable], fence: asyncmd_ddi::FenceId, value: u64) -> Result<()> {
         let signal = (self.fence(fence)?, value);
-        self.send(Job::Execute(self.recorded(lists)?, Some(signal)))
+        self.dispatch(Job::Execute(self.recorded(lists)?, Some(signal)))
     }
 
     fn signal(&self, fence: asyncmd_ddi::FenceId, value: u64) -> Result<()> {
         let f = self.fence(fence)?;
-        self.send(Job::Signal(f, value))
+        self.dispatch(Job::Signal(f, value))
     }
 
     fn wait(&self, fence: asyncmd_ddi::FenceId, value: u64) -> Result<()> {
         let f = self.fence(fence)?;
-        self.send(Job::Wait(f, value))
+        self.dispatch(Job::Wait(f, value))
     }
 }
 
@@ -525,7 +614,7 @@ impl Drop for VkQueue {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Release);
         self.inbox.sender.lock().unwrap_or_else(PoisonError::into_inner).take();
-        if let Some(h) = self.worker.lock().unwrap_or_else(PoisonError::into_inner).take() {
+        if let Some(h) = self.thread.lock().unwrap_or_else(PoisonError::into_inner).take() {
             h.join();
         }
     }

@@ -68,6 +68,8 @@ thread_local! {
     static POOLED: Cell<bool> = const { Cell::new(false) };
     /// Driver calls this thread handed to a pooled thread and waited for ([`handovers`]).
     static HANDOVERS: Cell<u64> = const { Cell::new(0) };
+    /// Queue operations this thread handed to a queue's thread ([`queue_jobs_sent`]).
+    static QUEUE_JOBS: Cell<u64> = const { Cell::new(0) };
     /// How deep this (app's) thread is in driver calls it makes itself ([`on_driver_or_here`]):
     /// what those calls call runs here too.
     static HERE: Cell<usize> = const { Cell::new(0) };
@@ -82,6 +84,16 @@ pub(crate) fn handovers() -> u64 {
 
 fn count_handover() {
     HANDOVERS.with(|h| h.set(h.get().saturating_add(1)));
+}
+
+/// How many queue operations (executions, signals, queue-side waits) the calling thread has
+/// handed to a queue's thread rather than submitted itself (`queue.rs`).
+pub(crate) fn queue_jobs_sent() -> u64 {
+    QUEUE_JOBS.with(Cell::get)
+}
+
+pub(crate) fn count_queue_job() {
+    QUEUE_JOBS.with(|h| h.set(h.get().saturating_add(1)));
 }
 
 /// A task's end, which [`TaskHandle::join`] waits for.

@@ -134,3 +134,60 @@ fn under_nvidias_rule_a_frame_hands_over_nothing_and_a_pipeline_is_made_on_the_p
     });
     assert_eq!(ctx.read_buffer(&target), [4u8, 3, 2, 1].repeat(64));
 }
+
+/// Where the app's threads call the driver, a queue whose thread has nothing to do submits on
+/// the caller's thread: a frame loop hands its queue's thread nothing. On the pooled threads
+/// every submission goes to the queue's thread.
+#[test]
+fn a_frame_loop_on_the_apps_threads_submits_there() {
+    for (threads, here) in [(DriverThreads::Pooled, false), (DriverThreads::AllButStateful, true)] {
+        let Some(ctx) = ctx_with(threads) else { return };
+        let mut frames = CopyFrames::new(&ctx);
+        for frame in 1..=6u8 {
+            frames.src.write(0, &[frame; 256]).unwrap();
+            let before = VulkanDevice::queue_jobs_sent();
+            frames.run(&ctx.direct, u64::from(frame));
+            let sent = VulkanDevice::queue_jobs_sent() - before;
+            assert_eq!(sent == 0, here, "{threads:?} frame {frame}: {sent} queue jobs sent to its thread");
+            assert_eq!(frames.dst.read_vec(0, 256).unwrap(), vec![frame; 256], "{threads:?} frame {frame}");
+        }
+    }
+}
+
+/// A queue-side wait for a signal nobody has made yet cannot be submitted on the caller's
+/// thread (the submission would name a value no signal is on its way to): it goes to the
+/// queue's thread, which holds it, and the work after it follows it there, in order. Once the
+/// thread has run them, the caller submits itself again.
+#[test]
+fn a_queue_wait_for_a_signal_not_yet_made_holds_the_work_after_it_on_the_queues_thread() {
+    let Some(ctx) = ctx_with(DriverThreads::AllButStateful) else { return };
+    let d = &ctx.device;
+    let (src, dst) = (buffer(&ctx, HeapType::Upload), buffer(&ctx, HeapType::Readback));
+    src.write(0, &[7; 256]).unwrap();
+    let (gate, done) = (d.create_fence(0).unwrap(), d.create_fence(0).unwrap());
+    let alloc = d.create_command_allocator(CommandListType::Direct).unwrap();
+    let mut list = d.create_command_list(CommandListType::Direct, &alloc).unwrap();
+    list.copy_buffer_region(&dst, 0, &src, 0, 256);
+    list.close().unwrap();
+
+    let before = VulkanDevice::queue_jobs_sent();
+    ctx.direct.wait(&gate, 1).unwrap();
+    ctx.direct.execute_command_lists(&[&list]).unwrap();
+    ctx.direct.signal(&done, 1).unwrap();
+    let sent = VulkanDevice::queue_jobs_sent() - before;
+    assert!(sent >= 2, "the wait and the work after it go to the queue's thread ({sent} sent)");
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(done.completed_value(), 0, "the queue is held by its wait");
+    assert_eq!(dst.read_vec(0, 256).unwrap(), vec![0; 256], "the copy waits behind the wait");
+
+    gate.signal(1).unwrap();
+    done.wait(1, TIMEOUT).unwrap();
+    assert_eq!(dst.read_vec(0, 256).unwrap(), vec![7; 256]);
+    // The thread has run its jobs (a wait for the GPU's signal of them is long past their
+    // submission): the next signal is the caller's own.
+    std::thread::sleep(Duration::from_millis(50));
+    let before = VulkanDevice::queue_jobs_sent();
+    ctx.direct.signal(&done, 2).unwrap();
+    assert_eq!(VulkanDevice::queue_jobs_sent() - before, 0, "the idle queue's thread is passed by");
+    done.wait(2, TIMEOUT).unwrap();
+}

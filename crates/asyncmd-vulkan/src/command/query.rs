@@ -37,11 +37,19 @@ impl VkCommandList {
             self.end_lazy_rendering();
             // SAFETY: outside any rendering instance; the pool is live and kept by this list.
             unsafe { self.core.device.cmd_reset_query_pool(self.cb, h.pool, index, 1) };
-        } else if writes {
+        } else if writes && (self.gfx.rendering || self.gfx.pass.is_some()) {
+            // Inside a rendering instance the slot's reset goes to the list's prologue.
             self.reset_order.push((heap, index));
+        } else if writes {
+            // Reset where it is written, as the prologue would (nothing in the list read it
+            // before): a list of queries outside rendering needs no prologue buffer to begin,
+            // record and submit.
+            // SAFETY: outside any rendering instance; the pool is live and kept by this list.
+            unsafe { self.core.device.cmd_reset_query_pool(self.cb, h.pool, index, 1) };
         }
         let d = &self.core.device;
-        // SAFETY: the pool is live and kept by this list; the slot is reset in the prologue.
+        // SAFETY: the pool is live and kept by this list; the slot is reset above or in the
+        // prologue.
         unsafe {
             match (ty, begin) {
                 (QueryType::Timestamp, _) => {
