@@ -1,5 +1,8 @@
 //! The commands a list keeps until `Close`, when they are recorded into Vulkan on a driver
 //! thread (`threads.rs`), and the objects they name, held from the moment they are recorded.
+//! Where the device calls its driver on the app's threads, lists record each command at once
+//! and keep none (`VkCommandList::record`); bundles, replayed into the lists that execute
+//! them, keep theirs everywhere.
 
 use crate::device::{Tables, VkQueryHeap};
 use crate::memory::VkResource;
@@ -31,17 +34,11 @@ impl Deferred {
         if self.commands.try_reserve(1).is_err() {
             return false;
         }
-        c.for_each_resource(|id| tables.resources.hold_in(resources, id.0));
+        hold_named(tables, resources, queries, &c);
         match &c {
             Command::SetPipelineState(id) => tables.pipelines.hold_in(&mut self.pipelines, id.0),
             Command::SetGraphicsRootSignature(id) | Command::SetComputeRootSignature(id) => {
                 tables.root_signatures.hold_in(&mut self.roots, id.0)
-            }
-            Command::BeginQuery { heap, .. } | Command::EndQuery { heap, .. } => {
-                tables.query_heaps.hold_in(queries, heap.0)
-            }
-            Command::ResolveQueryData(q) | Command::ResolveQueryDataAsync(q) => {
-                tables.query_heaps.hold_in(queries, q.heap.0)
             }
             _ => {}
         }
@@ -83,5 +80,26 @@ impl Deferred {
     /// Root signature `id`, likewise.
     pub(crate) fn root(&self, tables: &Tables, id: u64) -> Option<Arc<VkRootSignature>> {
         self.roots.get(&id).cloned().or_else(|| tables.root_signatures.get(id))
+    }
+}
+
+/// Holds the resources and query heaps `c` names in the list's keep maps: what a command
+/// names lives as long as the recording that uses it, whether it is kept until `Close` or
+/// recorded at once (`VkCommandList::record`).
+pub(crate) fn hold_named(
+    tables: &Tables,
+    resources: &mut HashMap<u64, Arc<VkResource>>,
+    queries: &mut HashMap<u64, Arc<VkQueryHeap>>,
+    c: &Command,
+) {
+    c.for_each_resource(|id| tables.resources.hold_in(resources, id.0));
+    match c {
+        Command::BeginQuery { heap, .. } | Command::EndQuery { heap, .. } => {
+            tables.query_heaps.hold_in(queries, heap.0)
+        }
+        Command::ResolveQueryData(q) | Command::ResolveQueryDataAsync(q) => {
+            tables.query_heaps.hold_in(queries, q.heap.0)
+        }
+        _ => {}
     }
 }

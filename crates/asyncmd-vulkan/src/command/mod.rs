@@ -376,6 +376,12 @@ impl CommandListDdi for VkCommandList {
         if self.error.is_some() {
             return;
         }
+        if self.core.calls_here && self.ty != CommandListType::Bundle {
+            // The app's thread may call the driver: the command goes into the command buffer
+            // now, with no copy kept for `Close` and no replay there.
+            crate::threads::on_driver_or_here(true, || self.record_now(command));
+            return;
+        }
         if self.deferred.is_empty() {
             if self.reserved.is_none() && !self.core.calls_here {
                 self.reserved = crate::threads::reserve();
@@ -418,6 +424,21 @@ impl CommandListDdi for VkCommandList {
 }
 
 impl VkCommandList {
+    /// Records `command` into the command buffer, begun with the list's first command; the
+    /// first error is the list's, which `Close` returns.
+    fn record_now(&mut self, command: Command) {
+        if self.pool.is_none() {
+            if let Err(e) = self.begin() {
+                self.error = Some(e);
+                return;
+            }
+        }
+        crate::deferred::hold_named(&self.tables, &mut self.keep, &mut self.queries, &command);
+        if let Err(e) = self.record_command(command) {
+            self.error = Some(e);
+        }
+    }
+
     /// Records the pending commands into the command buffer; the first error stops it.
     fn replay(&mut self) {
         let mut commands = self.deferred.take_commands();
