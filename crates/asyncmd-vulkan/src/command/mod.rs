@@ -526,7 +526,14 @@ impl VkCommandList {
         if self.pool.is_none() {
             return;
         }
-        self.end_lazy_rendering();
+        // Any rendering instance, the app's render pass included: a list reset or dropped
+        // while recording one (recorded at once, `record_now`) must not end conditional
+        // rendering begun outside it inside it (VUID-vkCmdEndConditionalRenderingEXT-None-01986).
+        if self.gfx.rendering {
+            // SAFETY: ends the instance this list began.
+            unsafe { self.core.device.cmd_end_rendering(self.cb) };
+            self.gfx.rendering = false;
+        }
         self.end_conditional();
         if let Some(p) = self.pool.take() {
             // SAFETY: an open pool was never submitted (it is still this list's).
