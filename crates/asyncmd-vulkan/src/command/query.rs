@@ -37,15 +37,14 @@ impl VkCommandList {
             self.end_lazy_rendering();
             // SAFETY: outside any rendering instance; the pool is live and kept by this list.
             unsafe { self.core.device.cmd_reset_query_pool(self.cb, h.pool, index, 1) };
-        } else if writes && (self.gfx.rendering || self.gfx.pass.is_some()) {
-            // Inside a rendering instance the slot's reset goes to the list's prologue.
-            self.reset_order.push((heap, index));
         } else if writes {
-            // Reset where it is written, as the prologue would (nothing in the list read it
-            // before): a list of queries outside rendering needs no prologue buffer to begin,
-            // record and submit.
-            // SAFETY: outside any rendering instance; the pool is live and kept by this list.
-            unsafe { self.core.device.cmd_reset_query_pool(self.cb, h.pool, index, 1) };
+            // The slot's first write: its reset goes to the list's prologue, which runs before
+            // the list's work, as vkd3d-proton's initial command buffer does. Resets recorded
+            // where the slots are written fell between the work and the timestamp after it:
+            // on an H100, 16 fills × 1 MiB read 0.0102 ms between the timestamps with the
+            // prologue and 0.0133 with the resets there (`docs/performance.md`). Inside a
+            // rendering instance no reset can be recorded at all.
+            self.reset_order.push((heap, index));
         }
         let d = &self.core.device;
         // SAFETY: the pool is live and kept by this list; the slot is reset above or in the
