@@ -6,7 +6,7 @@ use ash::prelude::VkResult;
 use ash::vk;
 use asyncmd_types::{Error, Result};
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::mem::ManuallyDrop;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
@@ -410,7 +410,7 @@ impl Core {
             props,
             features,
             conditional,
-            submitted: Mutex::new(HashMap::new()),
+            submitted: Mutex::new(HashMap::default()),
             submitted_changed: Condvar::new(),
             meta: std::sync::OnceLock::new(),
             compute_copy_min: std::sync::OnceLock::new(),

@@ -26,6 +26,10 @@ pub enum ComputeCopies {
     Always,
     /// Never.
     Never,
+    /// From this many bytes, on any device: a crossover the app has measured itself, or the
+    /// size rules of a GPU (which single parts and which runs take transfer commands) on a
+    /// device where `Auto` finds none, for tests.
+    From(u64),
 }
 
 /// Which threads make the device's driver calls (`threads.rs`).
@@ -157,6 +161,7 @@ impl VulkanDevice {
         let threshold = match options.compute_copies {
             ComputeCopies::Never => None,
             ComputeCopies::Always => Some(0),
+            ComputeCopies::From(bytes) => Some(bytes),
             ComputeCopies::Auto => crate::copy_speed::threshold(&core, &props)?,
         };
         let _ = core.compute_copy_min.set(threshold);

@@ -159,6 +159,38 @@ fn fills_bytes(fills: &[Fill]) -> u64 {
     fills.iter().map(|f| f.gap + (f.pattern_len * f.repeats) as u64).sum::<u64>() + 4
 }
 
+/// Runs of dword-pattern fills whose parts are all large take `vkCmdFillBuffer` (the fill
+/// engine's own command outruns the batch kernel there); runs with a smaller part, or a pattern
+/// of several dwords, keep the kernel. Under a GPU's size rules on any device (`From`), each
+/// writes its pattern: runs of 1 to 3 parts of 1 to 3 MiB, some with a small part or a
+/// 16-byte pattern among them, laid one after another in one buffer.
+#[test]
+fn runs_of_large_fills_write_their_patterns_on_the_fill_engine_and_the_kernel() {
+    let options = VulkanOptions {
+        validation: Validation::IfAvailable,
+        compute_copies: ComputeCopies::From(64 << 10),
+        native_async_commands: true,
+        ..Default::default()
+    };
+    let Some(vk) = vulkan_driver_with(options) else { return };
+    let device = opted_in(&Adapter::new(vk.clone() as std::sync::Arc<dyn asyncmd::ddi::DeviceDdi>));
+    let mut ctx = Ctx::new(device);
+    ctx.vulkan = Some(vk);
+    let large = (1u32 << 18)..(3 << 18);
+    let part = prop_oneof![
+        3 => (large, any::<u32>()).prop_map(|(repeats, seed)| Fill { pattern_len: 4, repeats, gap: 4, seed }),
+        1 => fill().prop_map(|f| Fill { repeats: f.repeats.min(4096), ..f }),
+    ];
+    check(6, prop::collection::vec(part, 1..4), |fills| {
+        let seed = pattern(fills_bytes(&fills) as usize, 9);
+        let buffer = ctx.default_buffer(&seed);
+        let mut want = Vec::new();
+        ctx.run(CommandListType::Direct, |l| want = record_fills(l, &buffer, &fills, &seed));
+        prop_assert!(ctx.read_buffer(&buffer) == want, "fills {fills:?}");
+        Ok(())
+    });
+}
+
 #[test]
 fn batched_fills_write_their_patterns() {
     let Some(ctx) = kernel_ctx(true) else { return };

@@ -14,7 +14,7 @@ use ash::vk;
 use asyncmd_ddi::{Command, CommandListDdi, Executable, ResourceId};
 use asyncmd_types::{CommandListType, Error, MessageId, Result};
 use rustc_hash::FxHashMap as HashMap;
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 use std::sync::Arc;
 
 mod attachment_clear;
@@ -125,6 +125,8 @@ pub(crate) struct VkCommandList {
     pending_copies: Vec<native::PendingCopy>,
     /// Fills of the run of `FillBuffers` calls being recorded (`native::flush_fills`).
     pending_fills: Vec<native::PendingFill>,
+    /// What the transfer form of one copy or fill call has written, kept for its capacity.
+    written: native::Written,
     bundle: Vec<Command>,
     error: Option<Error>,
     pub(crate) gfx: state::Graphics,
@@ -159,12 +161,13 @@ impl VkCommandList {
             sets: None,
             predicated: false,
             queries: HashMap::default(),
-            resets: HashSet::new(),
+            resets: HashSet::default(),
             reset_order: Vec::new(),
             query_reads: Vec::new(),
             transfer_pending: false,
             pending_copies: Vec::new(),
             pending_fills: Vec::new(),
+            written: Default::default(),
             bundle: Vec::new(),
             error: None,
             gfx: Default::default(),

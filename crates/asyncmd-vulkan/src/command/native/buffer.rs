@@ -8,39 +8,48 @@ use ash::vk;
 use asyncmd_ddi::{Command, ResourceId, TileCopy};
 use asyncmd_types::{BufferCopyRegion, ClearElement, ResolvedFill, Result, TileCopyFlags, TILE_SIZE_IN_BYTES};
 
-/// Byte ranges written so far in one call, per buffer, to find parts that overlap: disjoint
-/// ranges ordered by start, so each check looks at two neighbours. The first write is kept
-/// inline: a call of one part (the common call) allocates nothing.
+/// Byte ranges written since the last barrier of one call, to find parts that overlap. A few
+/// are compared one by one from a vector the list keeps, so that a call of a few parts
+/// allocates nothing once the list has recorded one; beyond [`Written::FEW`] they move to
+/// disjoint ranges per buffer ordered by start, where each check looks at one neighbour.
 #[derive(Default)]
-struct Written {
-    first: Option<(vk::Buffer, u64, u64)>,
-    rest: std::collections::HashMap<vk::Buffer, std::collections::BTreeMap<u64, u64>>,
+pub(crate) struct Written {
+    few: Vec<(vk::Buffer, u64, u64)>,
+    many: std::collections::HashMap<vk::Buffer, std::collections::BTreeMap<u64, u64>>,
 }
 
 impl Written {
+    /// Writes compared one by one: a pass over them costs less than the ordered maps' lookups
+    /// and allocations.
+    const FEW: usize = 32;
+
+    /// Forgets every write: a new call, or a barrier.
+    pub(crate) fn clear(&mut self) {
+        self.few.clear();
+        self.many.clear();
+    }
+
     /// Records a write; returns whether it overlaps an earlier one (and then starts afresh).
     fn overlaps(&mut self, buffer: vk::Buffer, start: u64, len: u64) -> bool {
         let end = start.saturating_add(len);
-        if self.rest.is_empty() {
-            match self.first.take() {
-                None => {
-                    self.first = Some((buffer, start, end));
-                    return false;
-                }
-                Some((b, s, e)) => {
-                    self.rest.entry(b).or_default().insert(s, e);
-                }
+        let hit = if self.many.is_empty() {
+            self.few.iter().any(|&(b, s, e)| b == buffer && s < end && start < e)
+        } else {
+            // Disjoint ranges: only the last one starting before `end` can reach `start`.
+            self.many.get(&buffer).is_some_and(|r| r.range(..end).next_back().is_some_and(|(_, &e)| e > start))
+        };
+        if hit {
+            self.clear();
+        }
+        if self.many.is_empty() && self.few.len() < Self::FEW {
+            self.few.push((buffer, start, end));
+        } else {
+            for (b, s, e) in self.few.drain(..) {
+                self.many.entry(b).or_default().insert(s, e);
             }
+            self.many.entry(buffer).or_default().insert(start, end);
         }
-        let ranges = self.rest.entry(buffer).or_default();
-        let before = ranges.range(..end).next_back().is_some_and(|(_, &e)| e > start);
-        if before {
-            self.rest.clear();
-            self.first = Some((buffer, start, end));
-            return true;
-        }
-        ranges.insert(start, end);
-        false
+        hit
     }
 }
 
@@ -55,6 +64,14 @@ const SMALL_COPY: u64 = 16 << 10;
 /// copy against 0.0044–0.0045 by the fill kernel; 4 KiB 0.0037–0.0038 by the copy or inline
 /// (`vkCmdUpdateBuffer`); 64 KiB 0.0044 by the kernel, as the legacy copy (`docs/performance.md`).
 const SMALL_FILL: u64 = 16 << 10;
+
+/// The smallest part of a run of dword-pattern fills, all that large, that takes
+/// `vkCmdFillBuffer` rather than the batch kernel, where the driver's own command writes as fast
+/// or faster (H100, GPU ms, three runs of one call: 16 fills × 1 MiB 0.0098–0.0100 by `vkCmdFillBuffer`
+/// against 0.0101–0.0102 by the kernel; H200, from 256 MiB, 4.21–4.42 TB/s against 4.03–4.38);
+/// below, the kernel's shared grid wins (64 × 64 KiB: 0.0148 against 0.0089). Between 64 KiB
+/// and 1 MiB the crossover was not measured.
+const LARGE_FILL: u64 = 1 << 20;
 
 /// Whether one part of `bytes` takes a transfer command rather than a kernel: at most `limit`
 /// bytes, where the kernels run by measurement, not where tests force them
@@ -135,6 +152,16 @@ impl VkCommandList {
     }
 
     fn flush_fills_of(&mut self, pending: &[PendingFill]) -> Result<()> {
+        let crossover = self.core.compute_copy_min.get().copied().flatten();
+        let large_words = |p: &PendingFill| {
+            p.bytes >= LARGE_FILL
+                && p.offset.is_multiple_of(4)
+                && p.bytes.is_multiple_of(4)
+                && p.pattern.dwords().is_some_and(|(_, n)| n == 1)
+        };
+        if !self.is_predicated() && crossover != Some(0) && pending.iter().all(large_words) {
+            return self.fills_by_transfer(pending);
+        }
         if let [p] = pending[..] {
             let crossover = self.core.compute_copy_min.get().copied().flatten();
             if !self.is_predicated()
@@ -149,6 +176,20 @@ impl VkCommandList {
         self.fill_batch(&parts)
     }
 
+    /// `vkCmdFillBuffer` for each of `pending`, with a barrier only between fills that overlap.
+    fn fills_by_transfer(&mut self, pending: &[PendingFill]) -> Result<()> {
+        let mut written = std::mem::take(&mut self.written);
+        written.clear();
+        let recorded = pending.iter().try_for_each(|p| {
+            if written.overlaps(p.buffer, p.offset, p.bytes) {
+                self.transfer_barrier();
+            }
+            self.fill_by_transfer(p.buffer, p.offset, &p.pattern, p.bytes)
+        });
+        self.written = written;
+        recorded
+    }
+
     pub(super) fn copy_buffer_regions(&mut self, regions: &[BufferCopyRegion<ResourceId>]) -> Result<()> {
         let aligned = regions.iter().all(|r| (r.source_offset | r.dest_offset | r.size) % 16 == 0);
         if aligned && self.buffer_kernels_on() {
@@ -157,7 +198,8 @@ impl VkCommandList {
                 let (s, d) = (self.resource(r.source)?, self.resource(r.dest)?);
                 let part =
                     CopyPart { src: s.address() + r.source_offset, dst: d.address() + r.dest_offset, bytes: r.size };
-                let (src, dst) = (self.buffer_of(r.source)?, self.buffer_of(r.dest)?);
+                let not_buffer = || fail("CopyBufferRegions: a texture where a buffer was expected".into());
+                let (src, dst) = (s.buffer().ok_or_else(not_buffer)?, d.buffer().ok_or_else(not_buffer)?);
                 self.pending_copies.push(PendingCopy {
                     part,
                     src,
@@ -168,7 +210,20 @@ impl VkCommandList {
             }
             return Ok(());
         }
-        let mut written = Written::default();
+        let mut written = std::mem::take(&mut self.written);
+        written.clear();
+        let recorded = self.copy_regions_by_transfer(regions, &mut written);
+        self.written = written;
+        recorded
+    }
+
+    /// [`VkCommandList::copy_buffer_regions`] as `vkCmdCopyBuffer`s, with a barrier before each
+    /// region that overlaps one written since the last.
+    fn copy_regions_by_transfer(
+        &mut self,
+        regions: &[BufferCopyRegion<ResourceId>],
+        written: &mut Written,
+    ) -> Result<()> {
         for r in regions {
             let (src, dst) = (self.buffer_of(r.source)?, self.buffer_of(r.dest)?);
             if r.size == 0 {
@@ -241,36 +296,40 @@ impl VkCommandList {
     }
 
     pub(super) fn fill_buffers(&mut self, fills: &[ResolvedFill<ResourceId>]) -> Result<()> {
-        // (buffer, offset, pattern, bytes) of each fill; validation resolved the pattern and
-        // left out fills that write nothing.
-        let mut parts = Vec::with_capacity(fills.len());
-        for f in fills {
-            parts.push((self.resource(f.buffer)?, f.offset, f.pattern, f.bytes));
-        }
-        if parts.is_empty() {
+        // Validation resolved each pattern and left out fills that write nothing.
+        if fills.is_empty() {
             return Ok(());
         }
-        let aligned = parts.iter().all(|(_, o, _, b)| o % 4 == 0 && b % 4 == 0);
+        let not_buffer = || fail("FillBuffers: a texture where a buffer was expected".into());
+        let aligned = fills.iter().all(|f| f.offset % 4 == 0 && f.bytes % 4 == 0);
         if aligned && self.buffer_kernels_on() {
             // Kept for one batch with the calls that follow (`flush_fills`).
-            for (buffer, offset, pattern, bytes) in parts {
-                let vb =
-                    buffer.buffer().ok_or_else(|| fail("FillBuffers: a texture where a buffer was expected".into()))?;
-                let dst = buffer.address() + offset;
-                self.pending_fills.push(PendingFill { dst, bytes, pattern, buffer: vb, offset });
+            for f in fills {
+                let buffer = self.resource(f.buffer)?;
+                let vb = buffer.buffer().ok_or_else(not_buffer)?;
+                let dst = buffer.address() + f.offset;
+                self.pending_fills.push(PendingFill {
+                    dst,
+                    bytes: f.bytes,
+                    pattern: f.pattern,
+                    buffer: vb,
+                    offset: f.offset,
+                });
             }
             return Ok(());
         }
         self.check_not_predicated("FillBuffers")?;
-        let mut written = Written::default();
-        for (buffer, offset, pattern, bytes) in parts {
-            let vb = buffer.buffer().unwrap_or_default();
-            if written.overlaps(vb, offset, bytes) {
+        let mut written = std::mem::take(&mut self.written);
+        written.clear();
+        let recorded = fills.iter().try_for_each(|f| {
+            let vb = self.resource(f.buffer)?.buffer().ok_or_else(not_buffer)?;
+            if written.overlaps(vb, f.offset, f.bytes) {
                 self.transfer_barrier();
             }
-            self.fill_by_transfer(vb, offset, &pattern, bytes)?;
-        }
-        Ok(())
+            self.fill_by_transfer(vb, f.offset, &f.pattern, f.bytes)
+        });
+        self.written = written;
+        recorded
     }
 
     /// Fills `bytes` of `buffer` from `offset` with transfer commands: `vkCmdFillBuffer` for a
@@ -282,10 +341,10 @@ impl VkCommandList {
             // NVIDIA fills a wrong range above 4096 bytes from an offset that is not
             // 16-aligned: fill up to the next 16-byte boundary first.
             let nvidia = self.core.props.vendor_id == 0x10DE;
-            let mut spans = vec![(offset, bytes)];
+            let mut spans: smallvec::SmallVec<[(u64, u64); 2]> = smallvec::smallvec![(offset, bytes)];
             if nvidia && bytes >= 4096 && !offset.is_multiple_of(16) {
                 let head = 16 - offset % 16;
-                spans = vec![(offset, head), (offset + head, bytes - head)];
+                spans = smallvec::smallvec![(offset, head), (offset + head, bytes - head)];
             }
             for (o, n) in spans {
                 // SAFETY: a live buffer with TRANSFER_DST usage; 4-aligned offset and size.
@@ -296,7 +355,7 @@ impl VkCommandList {
         // Whole patterns, up to 1 MiB, in the list's upload memory, copied as often as needed.
         let (src, at, chunk) = self.pattern_repeats(pattern, bytes)?;
         let mut done = 0;
-        let mut regions = Vec::new();
+        let mut regions: smallvec::SmallVec<[vk::BufferCopy; 4]> = smallvec::SmallVec::new();
         while done < bytes {
             let size = chunk.min(bytes - done);
             regions.push(vk::BufferCopy { src_offset: at, dst_offset: offset + done, size });
@@ -338,5 +397,24 @@ mod tests {
         assert!(!w.overlaps(a, 0, 16));
         assert!(w.overlaps(a, 42, 1));
         assert!(!w.overlaps(b, 10, 100), "the set started afresh");
+    }
+
+    #[test]
+    fn many_writes_are_checked_as_ordered_ranges_with_the_same_answers() {
+        let (a, b) = (vk::Buffer::from_raw(1), vk::Buffer::from_raw(2));
+        let mut w = Written::default();
+        // Every other 16-byte range of `a`, backwards, twice the vector's share.
+        let n = 2 * Written::FEW as u64;
+        for i in (0..n).rev() {
+            assert!(!w.overlaps(a, 32 * i, 16), "range {i}");
+        }
+        assert!(!w.many.is_empty(), "past FEW the ranges moved to the maps");
+        assert!(!w.overlaps(a, 16, 16), "a gap between two ranges");
+        assert!(!w.overlaps(b, 0, 1 << 20), "another buffer");
+        assert!(w.overlaps(a, 32 * 40 + 15, 2), "the end of range 40");
+        // The set restarted with that write alone, in the vector.
+        assert!(w.many.is_empty() && w.few.len() == 1);
+        assert!(!w.overlaps(a, 32 * 41, 16));
+        assert!(w.overlaps(a, 32 * 40, 16));
     }
 }

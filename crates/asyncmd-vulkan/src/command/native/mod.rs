@@ -19,7 +19,7 @@ mod texture_clear;
 mod texture_copy;
 
 pub(crate) use batch::CopyPart;
-pub(crate) use buffer::{PendingCopy, PendingFill};
+pub(crate) use buffer::{PendingCopy, PendingFill, Written};
 
 use super::VkCommandList;
 use crate::memory::VkResource;
