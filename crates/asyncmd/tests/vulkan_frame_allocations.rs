@@ -57,3 +57,55 @@ fn executing_and_signalling_allocate_only_the_queue_channels_blocks_on_the_apps_
     frames(DriverThreads::Auto);
     frames(DriverThreads::Pooled);
 }
+
+/// Recording a copy or fill call of 16 parts allocates on the app's thread only what the
+/// runtime's own command holds (its part vector, and the ownership check's list of resources
+/// past eight): the Vulkan device's side, the overlap set of the transfer form included, keeps
+/// what it needs in the list. Before, each call allocated 22 (copies) and 39 (fills) times.
+#[test]
+fn recording_copies_and_fills_allocates_only_the_runtimes_command() {
+    let Some(ctx) = vulkan_ctx(VulkanOptions::default()) else { return };
+    let d = &ctx.device;
+    let alloc = d.create_command_allocator(CommandListType::Direct).unwrap();
+    let mut list = d.create_command_list(CommandListType::Direct, &alloc).unwrap();
+    list.close().unwrap();
+    let sources: Vec<_> = (0..16).map(|_| ctx.buffer(HeapType::Default, 256)).collect();
+    let dests: Vec<_> = (0..16).map(|_| ctx.buffer(HeapType::Default, 256)).collect();
+    let fence = d.create_fence(0).unwrap();
+    let count = |f: &mut dyn FnMut()| allocation_counter::measure(f).count_total;
+    let (mut copies, mut fills) = (0, 0);
+    for frame in 1..=12u64 {
+        alloc.reset().unwrap();
+        list.reset(&alloc).unwrap();
+        let regions: Vec<_> = dests
+            .iter()
+            .zip(&sources)
+            .map(|(dest, source)| BufferCopyRegion { dest, dest_offset: 0, source, source_offset: 0, size: 256 })
+            .collect();
+        let parts: Vec<_> = dests
+            .iter()
+            .map(|buffer| FillBufferDesc {
+                buffer,
+                offset: 0,
+                fill_value: ClearData::from_uints([frame as u32; 4]),
+                format: Format::Unknown,
+                raw_pattern_size: 4,
+                repeat_count: 64,
+            })
+            .collect();
+        let copied = count(&mut || list.copy_buffer_regions(&regions));
+        let filled = count(&mut || list.fill_buffers(&parts));
+        list.close().unwrap();
+        ctx.direct.execute_command_lists(&[&list]).unwrap();
+        ctx.direct.signal(&fence, frame).unwrap();
+        fence.wait(frame, Duration::from_secs(20)).unwrap();
+        assert_eq!(ctx.read_buffer(&dests[15])[..4], (frame as u32).to_le_bytes(), "frame {frame}");
+        // The first frames fill the list's and the device's bookkeeping.
+        if frame > 4 {
+            copies = copies.max(copied);
+            fills = fills.max(filled);
+        }
+    }
+    assert!(copies <= 2, "CopyBufferRegions of 16 regions: {copies} allocations");
+    assert!(fills <= 2, "FillBuffers of 16 parts: {fills} allocations");
+}
