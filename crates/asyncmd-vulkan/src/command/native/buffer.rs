@@ -163,7 +163,6 @@ impl VkCommandList {
             return self.fills_by_transfer(pending);
         }
         if let [p] = pending[..] {
-            let crossover = self.core.compute_copy_min.get().copied().flatten();
             if !self.is_predicated()
                 && small_part(crossover, p.bytes, SMALL_FILL)
                 && p.pattern.dwords().is_none_or(|(_, n)| n > 1)
@@ -178,16 +177,34 @@ impl VkCommandList {
 
     /// `vkCmdFillBuffer` for each of `pending`, with a barrier only between fills that overlap.
     fn fills_by_transfer(&mut self, pending: &[PendingFill]) -> Result<()> {
+        self.with_written(|l, written| {
+            pending.iter().try_for_each(|p| l.fill_after_overlaps(written, p.buffer, p.offset, &p.pattern, p.bytes))
+        })
+    }
+
+    /// Runs `record` with the list's overlap set, emptied: the writes of one call's transfer
+    /// commands (the set is kept in the list for its capacity).
+    fn with_written(&mut self, record: impl FnOnce(&mut Self, &mut Written) -> Result<()>) -> Result<()> {
         let mut written = std::mem::take(&mut self.written);
         written.clear();
-        let recorded = pending.iter().try_for_each(|p| {
-            if written.overlaps(p.buffer, p.offset, p.bytes) {
-                self.transfer_barrier();
-            }
-            self.fill_by_transfer(p.buffer, p.offset, &p.pattern, p.bytes)
-        });
+        let recorded = record(self, &mut written);
         self.written = written;
         recorded
+    }
+
+    /// One transfer fill, after a barrier where it overlaps a fill of `written`.
+    fn fill_after_overlaps(
+        &mut self,
+        written: &mut Written,
+        buffer: vk::Buffer,
+        offset: u64,
+        pattern: &ClearElement,
+        bytes: u64,
+    ) -> Result<()> {
+        if written.overlaps(buffer, offset, bytes) {
+            self.transfer_barrier();
+        }
+        self.fill_by_transfer(buffer, offset, pattern, bytes)
     }
 
     pub(super) fn copy_buffer_regions(&mut self, regions: &[BufferCopyRegion<ResourceId>]) -> Result<()> {
@@ -210,11 +227,7 @@ impl VkCommandList {
             }
             return Ok(());
         }
-        let mut written = std::mem::take(&mut self.written);
-        written.clear();
-        let recorded = self.copy_regions_by_transfer(regions, &mut written);
-        self.written = written;
-        recorded
+        self.with_written(|l, written| l.copy_regions_by_transfer(regions, written))
     }
 
     /// [`VkCommandList::copy_buffer_regions`] as `vkCmdCopyBuffer`s, with a barrier before each
@@ -319,17 +332,12 @@ impl VkCommandList {
             return Ok(());
         }
         self.check_not_predicated("FillBuffers")?;
-        let mut written = std::mem::take(&mut self.written);
-        written.clear();
-        let recorded = fills.iter().try_for_each(|f| {
-            let vb = self.resource(f.buffer)?.buffer().ok_or_else(not_buffer)?;
-            if written.overlaps(vb, f.offset, f.bytes) {
-                self.transfer_barrier();
-            }
-            self.fill_by_transfer(vb, f.offset, &f.pattern, f.bytes)
-        });
-        self.written = written;
-        recorded
+        self.with_written(|l, written| {
+            fills.iter().try_for_each(|f| {
+                let vb = l.resource(f.buffer)?.buffer().ok_or_else(not_buffer)?;
+                l.fill_after_overlaps(written, vb, f.offset, &f.pattern, f.bytes)
+            })
+        })
     }
 
     /// Fills `bytes` of `buffer` from `offset` with transfer commands: `vkCmdFillBuffer` for a
