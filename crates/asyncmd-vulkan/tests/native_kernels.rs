@@ -16,9 +16,14 @@ use proptest::test_runner::{Config, TestRunner};
 
 /// The Vulkan device with the batched kernels forced on and the native DDI, where there is one.
 fn kernel_ctx(native: bool) -> Option<Ctx> {
+    ctx_with(ComputeCopies::Always, native)
+}
+
+/// The Vulkan device with `compute_copies`, natively or through the fallback.
+fn ctx_with(compute_copies: ComputeCopies, native: bool) -> Option<Ctx> {
     let options = VulkanOptions {
         validation: Validation::IfAvailable,
-        compute_copies: ComputeCopies::Always,
+        compute_copies,
         native_async_commands: native,
         ..Default::default()
     };
@@ -166,35 +171,25 @@ fn fills_bytes(fills: &[Fill]) -> u64 {
 /// 16-byte pattern among them, laid one after another in one buffer.
 #[test]
 fn runs_of_large_fills_write_their_patterns_on_the_fill_engine_and_the_kernel() {
-    let options = VulkanOptions {
-        validation: Validation::IfAvailable,
-        compute_copies: ComputeCopies::From(64 << 10),
-        native_async_commands: true,
-        ..Default::default()
-    };
-    let Some(vk) = vulkan_driver_with(options) else { return };
-    let device = opted_in(&Adapter::new(vk.clone() as std::sync::Arc<dyn asyncmd::ddi::DeviceDdi>));
-    let mut ctx = Ctx::new(device);
-    ctx.vulkan = Some(vk);
+    let Some(ctx) = ctx_with(ComputeCopies::From(64 << 10), true) else { return };
     let large = (1u32 << 18)..(3 << 18);
     let part = prop_oneof![
         3 => (large, any::<u32>()).prop_map(|(repeats, seed)| Fill { pattern_len: 4, repeats, gap: 4, seed }),
         1 => fill().prop_map(|f| Fill { repeats: f.repeats.min(4096), ..f }),
     ];
-    check(6, prop::collection::vec(part, 1..4), |fills| {
-        let seed = pattern(fills_bytes(&fills) as usize, 9);
-        let buffer = ctx.default_buffer(&seed);
-        let mut want = Vec::new();
-        ctx.run(CommandListType::Direct, |l| want = record_fills(l, &buffer, &fills, &seed));
-        prop_assert!(ctx.read_buffer(&buffer) == want, "fills {fills:?}");
-        Ok(())
-    });
+    check_fills(&ctx, 6, prop::collection::vec(part, 1..4));
 }
 
 #[test]
 fn batched_fills_write_their_patterns() {
     let Some(ctx) = kernel_ctx(true) else { return };
-    check(24, prop::collection::vec(fill(), 1..40), |fills| {
+    check_fills(&ctx, 24, prop::collection::vec(fill(), 1..40));
+}
+
+/// Runs `cases` generated runs of fills, each in one list over a buffer of seeded bytes, and
+/// checks every byte against the patterns.
+fn check_fills(ctx: &Ctx, cases: u32, fills: impl Strategy<Value = Vec<Fill>>) {
+    check(cases, fills, |fills| {
         let seed = pattern(fills_bytes(&fills) as usize, 5);
         let buffer = ctx.default_buffer(&seed);
         let mut want = Vec::new();
@@ -209,17 +204,8 @@ fn batched_fills_write_their_patterns() {
 #[test]
 fn the_fill_shader_writes_every_dword_on_both_paths() {
     for copies in [ComputeCopies::Always, ComputeCopies::Auto] {
-        let options = VulkanOptions {
-            validation: Validation::IfAvailable,
-            compute_copies: copies,
-            native_async_commands: false,
-            ..Default::default()
-        };
-        let Some(vk) = vulkan_driver_with(options) else { return };
-        let device = opted_in(&Adapter::new(vk.clone() as std::sync::Arc<dyn asyncmd::ddi::DeviceDdi>));
-        assert_eq!(device.async_commands_impl(), AsyncCommandsImpl::Fallback);
-        let mut ctx = Ctx::new(device);
-        ctx.vulkan = Some(vk);
+        let Some(ctx) = ctx_with(copies, false) else { return };
+        assert_eq!(ctx.device.async_commands_impl(), AsyncCommandsImpl::Fallback);
         check(8, prop::collection::vec(fill(), 1..12), |fills| {
             let len = fills_bytes(&fills);
             let seed = pattern(len as usize, 6);
