@@ -113,8 +113,7 @@ pub(crate) struct VkCommandList {
     predicated: bool,
     queries: HashMap<u64, Arc<crate::device::VkQueryHeap>>,
     resets: HashSet<(u64, u32)>,
-    /// Slots in the order this list first wrote them inside a rendering instance, where no
-    /// reset can be recorded (the prologue resets them); the others are reset where written.
+    /// Slots in the order this list first wrote them (the prologue resets them).
     reset_order: Vec<(u64, u32)>,
     /// Each query resolve: heap, first slot, count. A slot first written after a resolve that
     /// reads it is reset where it is written, not in the prologue.

@@ -210,12 +210,12 @@ impl VkCommandList {
     pub(super) fn copy_buffer_regions(&mut self, regions: &[BufferCopyRegion<ResourceId>]) -> Result<()> {
         let aligned = regions.iter().all(|r| (r.source_offset | r.dest_offset | r.size) % 16 == 0);
         if aligned && self.buffer_kernels_on() {
+            let not_buffer = || fail("CopyBufferRegions: a texture where a buffer was expected".into());
             // Kept for one batch with the calls that follow (`flush_copies`).
             for r in regions.iter().filter(|r| r.size > 0) {
                 let (s, d) = (self.resource(r.source)?, self.resource(r.dest)?);
                 let part =
                     CopyPart { src: s.address() + r.source_offset, dst: d.address() + r.dest_offset, bytes: r.size };
-                let not_buffer = || fail("CopyBufferRegions: a texture where a buffer was expected".into());
                 let (src, dst) = (s.buffer().ok_or_else(not_buffer)?, d.buffer().ok_or_else(not_buffer)?);
                 self.pending_copies.push(PendingCopy {
                     part,
